@@ -1,0 +1,264 @@
+/* chp-chunk-assembler.c: every chunk is checked against its transfer (order, size, total,
+ * budget) so a broken or hostile sender costs at most 16 MiB and 30 s, never a crash. */
+#include "config.h"
+
+#include "chp-chunk-assembler.h"
+
+#include "chp-crypto.h"
+#include "chp-protocol-error.h"
+
+#include <string.h>
+
+typedef struct
+{
+  char       *transfer_id;
+  GByteArray *bytes;
+  gint64      total;
+  gint64      next_index;
+  gint64      original_bytes;
+  gint64      last_activity_ms;
+} Transfer;
+
+struct _ChpChunkAssembler
+{
+  GHashTable *transfers;    /* transfer id -> Transfer */
+  gsize       pending_bytes; /* sum of original_bytes of open transfers */
+};
+
+static void
+transfer_free (Transfer *transfer)
+{
+  g_free (transfer->transfer_id);
+  g_clear_pointer (&transfer->bytes, g_byte_array_unref);
+  g_free (transfer);
+}
+
+ChpChunkAssembler *
+chp_chunk_assembler_new (void)
+{
+  ChpChunkAssembler *self = g_new0 (ChpChunkAssembler, 1);
+
+  self->transfers = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                           (GDestroyNotify) transfer_free);
+
+  return self;
+}
+
+void
+chp_chunk_assembler_free (ChpChunkAssembler *self)
+{
+  if (self == NULL)
+    return;
+
+  g_hash_table_unref (self->transfers);
+  g_free (self);
+}
+
+static void
+drop (ChpChunkAssembler *self,
+      Transfer          *transfer)
+{
+  self->pending_bytes -= transfer->original_bytes;
+  g_hash_table_remove (self->transfers, transfer->transfer_id);
+}
+
+static gsize
+slice_len_for (gint64 original_bytes,
+               gint64 total,
+               gint64 index)
+{
+  if (index < total - 1)
+    return CHP_CHUNK_SIZE;
+
+  return original_bytes - (total - 1) * (gint64) CHP_CHUNK_SIZE;
+}
+
+/**
+ * chp_chunk_assembler_add:
+ *
+ * Returns: (transfer full) (nullable): the whole message once its last chunk arrives;
+ *   %NULL without an error while more are expected. On error the transfer is dropped.
+ */
+GBytes *
+chp_chunk_assembler_add (ChpChunkAssembler  *self,
+                         const ChpFrame     *chunk,
+                         gint64              now_ms,
+                         GError            **error)
+{
+  g_autoptr(GBytes) slice = NULL;
+  Transfer *transfer;
+  gint64 expected_total;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (chunk != NULL && chunk->type == CHP_FRAME_CHUNK, NULL);
+
+  transfer = g_hash_table_lookup (self->transfers, chunk->transfer_id);
+
+  if (transfer == NULL)
+    {
+      if (chunk->original_bytes > CHP_CHUNK_MAX_MESSAGE)
+        {
+          g_set_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_TOO_LARGE,
+                       "A message may be at most %d bytes", CHP_CHUNK_MAX_MESSAGE);
+          return NULL;
+        }
+
+      if (chunk->index != 0)
+        {
+          g_set_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INVALID_PARAMS,
+                       "Transfer %s starts at chunk %" G_GINT64_FORMAT ", not 0",
+                       chunk->transfer_id, chunk->index);
+          return NULL;
+        }
+
+      expected_total = (chunk->original_bytes + CHP_CHUNK_SIZE - 1) / CHP_CHUNK_SIZE;
+      if (chunk->total != expected_total)
+        {
+          g_set_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INVALID_PARAMS,
+                       "Transfer %s: %" G_GINT64_FORMAT " bytes make %" G_GINT64_FORMAT
+                       " chunks, not %" G_GINT64_FORMAT,
+                       chunk->transfer_id, chunk->original_bytes, expected_total, chunk->total);
+          return NULL;
+        }
+
+      if (g_hash_table_size (self->transfers) >= CHP_CHUNK_MAX_TRANSFERS)
+        {
+          g_set_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_BUSY,
+                       "At most %d chunked transfers may be open at once",
+                       CHP_CHUNK_MAX_TRANSFERS);
+          return NULL;
+        }
+
+      if (self->pending_bytes + chunk->original_bytes > CHP_CHUNK_MAX_MESSAGE)
+        {
+          g_set_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_TOO_LARGE,
+                       "At most %d bytes may be in flight in chunks per connection",
+                       CHP_CHUNK_MAX_MESSAGE);
+          return NULL;
+        }
+
+      transfer = g_new0 (Transfer, 1);
+      transfer->transfer_id = g_strdup (chunk->transfer_id);
+      /* Grown as slices arrive, so a lie about the size costs nothing up front. */
+      transfer->bytes = g_byte_array_new ();
+      transfer->total = chunk->total;
+      transfer->original_bytes = chunk->original_bytes;
+      g_hash_table_insert (self->transfers, transfer->transfer_id, transfer);
+      self->pending_bytes += transfer->original_bytes;
+    }
+  else if (chunk->total != transfer->total || chunk->original_bytes != transfer->original_bytes)
+    {
+      g_set_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INVALID_PARAMS,
+                   "Transfer %s changed its total or size midway", chunk->transfer_id);
+      drop (self, transfer);
+      return NULL;
+    }
+  else if (chunk->index != transfer->next_index)
+    {
+      g_set_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INVALID_PARAMS,
+                   "Transfer %s expected chunk %" G_GINT64_FORMAT " but got %" G_GINT64_FORMAT
+                   " (%s)", chunk->transfer_id, transfer->next_index, chunk->index,
+                   chunk->index < transfer->next_index ? "duplicate" : "gap");
+      drop (self, transfer);
+      return NULL;
+    }
+
+  slice = chp_b64url_decode (chunk->chunk_data, NULL);
+  if (slice == NULL ||
+      g_bytes_get_size (slice) != slice_len_for (transfer->original_bytes, transfer->total,
+                                                  chunk->index))
+    {
+      g_set_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INVALID_PARAMS,
+                   "Chunk %" G_GINT64_FORMAT " of transfer %s has the wrong size or encoding",
+                   chunk->index, chunk->transfer_id);
+      drop (self, transfer);
+      return NULL;
+    }
+
+  g_byte_array_append (transfer->bytes, g_bytes_get_data (slice, NULL), g_bytes_get_size (slice));
+  transfer->next_index++;
+  transfer->last_activity_ms = now_ms;
+
+  if (transfer->next_index == transfer->total)
+    {
+      GBytes *whole;
+
+      g_assert ((gint64) transfer->bytes->len == transfer->original_bytes);
+      whole = g_byte_array_free_to_bytes (g_steal_pointer (&transfer->bytes));
+      drop (self, transfer);
+      return whole;
+    }
+
+  return NULL;
+}
+
+/* Returns how many idle transfers were dropped. */
+guint
+chp_chunk_assembler_expire (ChpChunkAssembler *self,
+                            gint64             now_ms)
+{
+  GHashTableIter iter;
+  Transfer *transfer;
+  guint dropped = 0;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  g_hash_table_iter_init (&iter, self->transfers);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &transfer))
+    {
+      if (now_ms - transfer->last_activity_ms >= CHP_CHUNK_TIMEOUT_MS)
+        {
+          self->pending_bytes -= transfer->original_bytes;
+          g_hash_table_iter_remove (&iter);
+          dropped++;
+        }
+    }
+
+  return dropped;
+}
+
+guint
+chp_chunk_assembler_get_n_transfers (ChpChunkAssembler *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return g_hash_table_size (self->transfers);
+}
+
+gsize
+chp_chunk_assembler_get_pending_bytes (ChpChunkAssembler *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->pending_bytes;
+}
+
+/**
+ * chp_chunk_split:
+ * @transfer_id: base64url (it is written into JSON unescaped)
+ *
+ * Returns: (transfer full) (element-type utf8): the chunk frames, in order
+ */
+GPtrArray *
+chp_chunk_split (const char *message,
+                 gsize       len,
+                 const char *transfer_id)
+{
+  GPtrArray *frames = g_ptr_array_new_with_free_func (g_free);
+  gint64 total = (len + CHP_CHUNK_SIZE - 1) / CHP_CHUNK_SIZE;
+
+  g_return_val_if_fail (len > 0 && len <= CHP_CHUNK_MAX_MESSAGE, frames);
+  g_return_val_if_fail (strspn (transfer_id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                             "0123456789-_") == strlen (transfer_id), frames);
+
+  for (gint64 i = 0; i < total; i++)
+    {
+      gsize offset = i * (gsize) CHP_CHUNK_SIZE;
+
+      g_ptr_array_add (frames, chp_frame_build_chunk (transfer_id, i, total, len,
+                                                      (const guint8 *) message + offset,
+                                                      MIN (CHP_CHUNK_SIZE, len - offset)));
+    }
+
+  return frames;
+}

@@ -1,0 +1,81 @@
+/* chp-crypto.h: the small cryptographic vocabulary of the protocol (DESIGN §2–3): base64url,
+ * SHA-256, signed texts, P-256 keys as JWK coordinates and P1363 signatures. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define CHP_CRYPTO_ERROR (chp_crypto_error_quark ())
+
+typedef enum
+{
+  CHP_CRYPTO_ERROR_ENCODING,
+  CHP_CRYPTO_ERROR_BAD_KEY,
+  CHP_CRYPTO_ERROR_BAD_SIGNATURE,
+  CHP_CRYPTO_ERROR_FIELD,
+  CHP_CRYPTO_ERROR_FAILED,
+} ChpCryptoError;
+
+#define CHP_P256_COORD_LEN 32
+#define CHP_P1363_SIG_LEN  64
+
+GQuark   chp_crypto_error_quark  (void);
+
+char    *chp_b64url_encode       (const guint8  *data,
+                                  gsize          len);
+GBytes  *chp_b64url_decode       (const char    *text,
+                                  GError       **error);
+char    *chp_random_b64url       (gsize          n_bytes);
+
+void     chp_sha256              (const void    *data,
+                                  gsize          len,
+                                  guint8         out[32]);
+
+char    *chp_signed_text         (const char * const *fields,
+                                  GError       **error);
+
+char    *chp_engine_id_for_key   (const char    *x,
+                                  const char    *y,
+                                  GError       **error);
+char    *chp_key_fingerprint     (const char    *x,
+                                  const char    *y);
+
+gboolean chp_jwk_read            (JsonObject    *jwk,
+                                  char         **x,
+                                  char         **y,
+                                  GError       **error);
+JsonNode *chp_jwk_new            (const char    *x,
+                                  const char    *y);
+
+gboolean chp_verify_p1363        (const char    *x,
+                                  const char    *y,
+                                  const char    *text,
+                                  const char    *signature,
+                                  GError       **error);
+
+char    *chp_pair_commitment     (const char    *nonce_c,
+                                  const char    *ext_x,
+                                  const char    *ext_y,
+                                  GError       **error);
+char    *chp_pair_code           (const char * const transcript[10],
+                                  GError       **error);
+char    *chp_pair_code_display   (const char    *code);
+
+char    *chp_auth_challenge_text (const char    *engine_id,
+                                  const char    *engine_instance_id,
+                                  const char    *connection_id,
+                                  const char    *challenge,
+                                  gint64         timestamp,
+                                  GError       **error);
+char    *chp_auth_client_text    (const char    *origin,
+                                  const char    *engine_id,
+                                  const char    *engine_instance_id,
+                                  const char    *connection_id,
+                                  const char    *challenge,
+                                  const char    *installation_id,
+                                  JsonArray     *capabilities,
+                                  GError       **error);
+
+G_END_DECLS

@@ -1,0 +1,78 @@
+/* chp-store-types.h: plain records that cross between the main thread and the database thread. */
+#pragma once
+
+#include <glib-object.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  char   *device_id;
+  char   *installation_id;
+  char   *origin;
+  char   *name;
+  char   *browser;
+  char   *client;
+  char   *version;
+  char   *key_x;
+  char   *key_y;
+  gint64  created_at;   /* ms since the epoch */
+  gint64  paired_at;    /* last (re-)pairing: a rotation moves this, not created_at */
+  gint64  last_seen;
+  gint64  revoked_at;   /* 0 while the device is trusted */
+} ChpDeviceInfo;
+
+#define CHP_TYPE_DEVICE_INFO (chp_device_info_get_type ())
+GType          chp_device_info_get_type (void);
+ChpDeviceInfo *chp_device_info_copy     (const ChpDeviceInfo *info);
+void           chp_device_info_free     (ChpDeviceInfo       *info);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ChpDeviceInfo, chp_device_info_free)
+
+typedef enum
+{
+  CHP_PAIRING_OUTCOME_APPROVED,
+  CHP_PAIRING_OUTCOME_REJECTED,
+  CHP_PAIRING_OUTCOME_EXPIRED,
+  CHP_PAIRING_OUTCOME_FAILED,   /* wrong commitment or signature */
+  CHP_PAIRING_OUTCOME_ABANDONED /* the browser went away before anyone decided */
+} ChpPairingOutcome;
+
+const char *chp_pairing_outcome_to_string (ChpPairingOutcome outcome);
+
+typedef struct
+{
+  gint64             at;
+  char              *installation_id;
+  char              *origin;
+  ChpPairingOutcome  outcome;
+} ChpPairingAttempt;
+
+void chp_pairing_attempt_free (ChpPairingAttempt *attempt);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ChpPairingAttempt, chp_pairing_attempt_free)
+
+/* Metadata only: never parameters, values or results (DESIGN §8). */
+typedef struct
+{
+  gint64  id;
+  gint64  at;
+  char   *category;
+  char   *method;
+  char   *outcome;
+  char   *device_id;
+  gint64  duration_ms;
+  char   *error_code;
+} ChpAuditEntry;
+
+#define CHP_TYPE_AUDIT_ENTRY (chp_audit_entry_get_type ())
+GType          chp_audit_entry_get_type (void);
+ChpAuditEntry *chp_audit_entry_new      (const char          *category,
+                                         const char          *method,
+                                         const char          *outcome,
+                                         const char          *device_id,
+                                         gint64               duration_ms,
+                                         const char          *error_code);
+ChpAuditEntry *chp_audit_entry_copy     (const ChpAuditEntry *entry);
+void           chp_audit_entry_free     (ChpAuditEntry       *entry);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ChpAuditEntry, chp_audit_entry_free)
+
+G_END_DECLS

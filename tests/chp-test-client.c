@@ -1,0 +1,612 @@
+/* chp-test-client.c: synchronous helpers over the main loop, so tests read top to bottom. */
+#include "config.h"
+
+#include "chp-test-client.h"
+
+#include "chp-chunk-assembler.h"
+#include "chp-crypto.h"
+#include "chp-frame.h"
+
+#include <string.h>
+
+static gboolean
+timeout_flag_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+void
+chp_test_spin (guint ms)
+{
+  gboolean done = FALSE;
+  guint id = g_timeout_add (ms, timeout_flag_cb, &done);
+
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+  (void) id;
+}
+
+gboolean
+chp_test_spin_until (gboolean (*done) (gpointer),
+                     gpointer  data,
+                     guint     timeout_ms)
+{
+  gboolean expired = FALSE;
+  guint id = g_timeout_add (timeout_ms, timeout_flag_cb, &expired);
+
+  while (!done (data) && !expired)
+    g_main_context_iteration (NULL, TRUE);
+
+  if (!expired)
+    g_source_remove (id);
+
+  return done (data);
+}
+
+typedef struct
+{
+  SoupWebsocketConnection *ws;
+  GError *error;
+  gboolean done;
+} OpenData;
+
+static void
+open_cb (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  OpenData *data = user_data;
+
+  data->ws = soup_session_websocket_connect_finish (SOUP_SESSION (source), result, &data->error);
+  data->done = TRUE;
+}
+
+static gboolean
+open_done (gpointer data)
+{
+  return ((OpenData *) data)->done;
+}
+
+SoupWebsocketConnection *
+chp_test_ws_open (guint        port,
+                  const char  *path,
+                  const char  *origin,
+                  const char  *host,
+                  guint       *http_status,
+                  GError     **error)
+{
+  g_autoptr(SoupSession) session = soup_session_new ();
+  g_autofree char *uri = g_strdup_printf ("ws://127.0.0.1:%u%s", port, path);
+  g_autoptr(SoupMessage) msg = soup_message_new ("GET", uri);
+  OpenData data = { 0 };
+
+  if (origin != NULL)
+    soup_message_headers_replace (soup_message_get_request_headers (msg), "Origin", origin);
+  if (host != NULL)
+    soup_message_headers_replace (soup_message_get_request_headers (msg), "Host", host);
+
+  soup_session_websocket_connect_async (session, msg, NULL, NULL, G_PRIORITY_DEFAULT, NULL,
+                                        open_cb, &data);
+  chp_test_spin_until (open_done, &data, 5000);
+
+  if (http_status != NULL)
+    *http_status = soup_message_get_status (msg);
+
+  if (data.ws == NULL)
+    {
+      if (data.error != NULL)
+        g_propagate_error (error, data.error);
+      else
+        g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT, "connect timed out");
+      return NULL;
+    }
+
+  /* The engine may send up to its own frame limit; match it on this side. */
+  soup_websocket_connection_set_max_incoming_payload_size (data.ws, 640 * 1024);
+  soup_websocket_connection_set_keepalive_interval (data.ws, 0);
+  return data.ws;
+}
+
+typedef struct
+{
+  char     buf[512];
+  gssize   n;
+  gboolean done;
+} ReadData;
+
+static void
+read_cb (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  ReadData *data = user_data;
+
+  data->n = g_input_stream_read_finish (G_INPUT_STREAM (source), result, NULL);
+  data->done = TRUE;
+}
+
+static gboolean
+read_done (gpointer data)
+{
+  return ((ReadData *) data)->done;
+}
+
+/* A hand-written upgrade request: libsoup's client always writes its own Host header, and
+ * the gate must be tested against any Host a page or a rebinding attack could send. */
+guint
+chp_test_http_upgrade_status (guint       port,
+                              const char *path,
+                              const char *origin,
+                              const char *host)
+{
+  g_autoptr(GSocketClient) socket_client = g_socket_client_new ();
+  g_autoptr(GSocketConnection) connection = NULL;
+  g_autoptr(GString) request = g_string_new (NULL);
+  ReadData data = { 0 };
+  guint status = 0;
+
+  connection = g_socket_client_connect_to_host (socket_client, "127.0.0.1", port, NULL, NULL);
+  g_assert_nonnull (connection);
+
+  g_string_append_printf (request, "GET %s HTTP/1.1\r\n", path);
+  if (host != NULL)
+    g_string_append_printf (request, "Host: %s\r\n", host);
+  if (origin != NULL)
+    g_string_append_printf (request, "Origin: %s\r\n", origin);
+  g_string_append (request, "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                            "Sec-WebSocket-Version: 13\r\n\r\n");
+  g_assert_true (g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (connection)),
+                                            request->str, request->len, NULL, NULL, NULL));
+
+  g_input_stream_read_async (g_io_stream_get_input_stream (G_IO_STREAM (connection)), data.buf,
+                             sizeof data.buf - 1, G_PRIORITY_DEFAULT, NULL, read_cb, &data);
+  chp_test_spin_until (read_done, &data, 5000);
+  if (data.n > 12 && g_str_has_prefix (data.buf, "HTTP/1.1 "))
+    status = (guint) g_ascii_strtoull (data.buf + 9, NULL, 10);
+
+  return status;
+}
+
+ChpTestClient *
+chp_test_client_new (guint       port,
+                     const char *origin)
+{
+  ChpTestClient *client = g_new0 (ChpTestClient, 1);
+
+  client->port = port;
+  client->origin = g_strdup (origin ? origin : CHP_TEST_ORIGIN);
+  client->installation_id = chp_random_b64url (16);
+  client->key = chp_identity_new_ephemeral ();
+  g_queue_init (&client->inbox);
+
+  return client;
+}
+
+static void
+client_drop_ws (ChpTestClient *client)
+{
+  if (client->ws != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (client->ws, client);
+      if (soup_websocket_connection_get_state (client->ws) == SOUP_WEBSOCKET_STATE_OPEN)
+        soup_websocket_connection_close (client->ws, SOUP_WEBSOCKET_CLOSE_NORMAL, NULL);
+    }
+  g_clear_object (&client->ws);
+  g_queue_clear_full (&client->inbox, (GDestroyNotify) json_node_unref);
+}
+
+void
+chp_test_client_free (ChpTestClient *client)
+{
+  if (client == NULL)
+    return;
+
+  client_drop_ws (client);
+  g_clear_pointer (&client->assembler, chp_chunk_assembler_free);
+  g_clear_object (&client->key);
+  g_free (client->origin);
+  g_free (client->installation_id);
+  g_free (client->engine_x);
+  g_free (client->engine_y);
+  g_free (client->engine_id);
+  g_free (client->device_id);
+  g_free (client->session_id);
+  g_free (client->code);
+  g_free (client);
+}
+
+static void
+answer_request (ChpTestClient *client,
+                JsonObject    *o)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) result = NULL;
+  g_autofree char *text = NULL;
+  JsonNode *params = json_object_get_member (o, "params");
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "echo");
+  if (params != NULL)
+    json_builder_add_value (b, json_node_copy (params));
+  else
+    json_builder_add_null_value (b);
+  json_builder_end_object (b);
+  result = json_builder_get_root (b);
+
+  text = chp_frame_build_response (json_object_get_string_member (o, "id"), result);
+  chp_test_client_send (client, text);
+}
+
+static void handle_text (ChpTestClient *client, SoupWebsocketConnection *ws, const char *data,
+                         gsize len);
+
+static void
+message_cb (SoupWebsocketConnection *ws,
+            gint                     type,
+            GBytes                  *message,
+            gpointer                 user_data)
+{
+  gsize len;
+  const char *data = g_bytes_get_data (message, &len);
+
+  handle_text (user_data, ws, data, len);
+}
+
+static void
+handle_text (ChpTestClient           *client,
+             SoupWebsocketConnection *ws,
+             const char              *data,
+             gsize                    len)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *o;
+  const char *type_name;
+
+  if (!json_parser_load_from_data (parser, data, len, NULL))
+    return;
+
+  o = json_node_get_object (json_parser_get_root (parser));
+  type_name = json_object_get_string_member_with_default (o, "type", "");
+
+  if (g_str_equal (type_name, "chunk"))
+    {
+      g_autoptr(ChpFrame) frame = chp_frame_parse (data, len, NULL);
+      g_autoptr(GBytes) whole = NULL;
+
+      if (client->assembler == NULL)
+        client->assembler = chp_chunk_assembler_new ();
+      if (frame != NULL)
+        whole = chp_chunk_assembler_add (client->assembler, frame, g_get_real_time () / 1000, NULL);
+      if (whole != NULL)
+        handle_text (client, ws, g_bytes_get_data (whole, NULL), g_bytes_get_size (whole));
+      return;
+    }
+
+  /* Pings are the engine's business with any extension: answer them like the real one. */
+  if (g_str_equal (type_name, "ping"))
+    {
+      g_autofree char *pong = chp_frame_build_pong (json_object_get_int_member (o, "sequence"),
+                                                    json_object_get_int_member_with_default (o, "timestamp", 0),
+                                                    g_get_real_time () / 1000);
+
+      soup_websocket_connection_send_text (ws, pong);
+      return;
+    }
+
+  if (client->auto_answer && g_str_equal (type_name, "request"))
+    {
+      answer_request (client, o);
+      return;
+    }
+
+  g_queue_push_tail (&client->inbox, json_node_ref (json_parser_get_root (parser)));
+}
+
+static void
+closed_cb (SoupWebsocketConnection *ws,
+           gpointer                 user_data)
+{
+  ChpTestClient *client = user_data;
+
+  client->closed = TRUE;
+  client->close_code = soup_websocket_connection_get_close_code (ws);
+}
+
+gboolean
+chp_test_client_open (ChpTestClient *client,
+                      const char    *path)
+{
+  g_autoptr(GError) error = NULL;
+
+  client_drop_ws (client);
+  client->closed = FALSE;
+  client->close_code = 0;
+  client->ws = chp_test_ws_open (client->port, path, client->origin, NULL, NULL, &error);
+  if (client->ws == NULL)
+    {
+      g_test_message ("open %s: %s", path, error->message);
+      return FALSE;
+    }
+
+  g_signal_connect (client->ws, "message", G_CALLBACK (message_cb), client);
+  g_signal_connect (client->ws, "closed", G_CALLBACK (closed_cb), client);
+
+  return TRUE;
+}
+
+static gboolean
+inbox_ready (gpointer data)
+{
+  ChpTestClient *client = data;
+
+  return !g_queue_is_empty (&client->inbox) || client->closed;
+}
+
+/* Returns: (transfer none) (nullable): the next message; valid until the next call */
+JsonObject *
+chp_test_client_next (ChpTestClient *client,
+                      guint          timeout_ms)
+{
+  static JsonNode *last;
+
+  g_clear_pointer (&last, json_node_unref);
+  chp_test_spin_until (inbox_ready, client, timeout_ms);
+  last = g_queue_pop_head (&client->inbox);
+
+  return last ? json_node_get_object (last) : NULL;
+}
+
+JsonObject *
+chp_test_client_next_type (ChpTestClient *client,
+                           const char    *type,
+                           guint          timeout_ms)
+{
+  JsonObject *o = chp_test_client_next (client, timeout_ms);
+
+  if (o == NULL)
+    return NULL;
+
+  if (g_strcmp0 (json_object_get_string_member_with_default (o, "type", ""), type) != 0)
+    {
+      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), o);
+      g_autofree char *text = chp_json_to_string (node);
+
+      g_test_message ("expected %s, got %s", type, text);
+      return NULL;
+    }
+
+  return o;
+}
+
+static gboolean
+is_closed (gpointer data)
+{
+  return ((ChpTestClient *) data)->closed;
+}
+
+gboolean
+chp_test_client_wait_closed (ChpTestClient *client,
+                             guint          timeout_ms)
+{
+  return chp_test_spin_until (is_closed, client, timeout_ms);
+}
+
+/* Sends like the extension: a message over 512 KiB travels as 256 KiB chunks. */
+void
+chp_test_client_send (ChpTestClient *client,
+                      const char    *text)
+{
+  gsize len = strlen (text);
+
+  if (len > CHP_CHUNK_THRESHOLD)
+    {
+      g_autofree char *transfer_id = chp_random_b64url (12);
+      g_autoptr(GPtrArray) frames = chp_chunk_split (text, len, transfer_id);
+
+      for (guint i = 0; i < frames->len; i++)
+        soup_websocket_connection_send_text (client->ws, g_ptr_array_index (frames, i));
+      return;
+    }
+
+  soup_websocket_connection_send_text (client->ws, text);
+}
+
+void
+chp_test_client_send_json (ChpTestClient *client,
+                           JsonBuilder   *builder)
+{
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  text = chp_json_to_string (root);
+  chp_test_client_send (client, text);
+}
+
+static void
+add_string (JsonBuilder *b,
+            const char  *member,
+            const char  *value)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_add_string_value (b, value);
+}
+
+/**
+ * chp_test_client_begin_pairing:
+ * @nonce_c: (nullable): the nonce to reveal; %NULL reveals the one committed to. Another
+ *   value plays a man in the middle who changes its mind after seeing the engine's nonce.
+ *
+ * Runs pair_request, pair_challenge, pair_reveal and waits for pair_pending.
+ *
+ * Returns: (transfer full) (nullable): the code the browser would show
+ */
+char *
+chp_test_client_begin_pairing (ChpTestClient *client,
+                               const char    *nonce_c)
+{
+  g_autofree char *committed = chp_random_b64url (32);
+  g_autofree char *commitment = NULL;
+  g_autofree char *reveal_text = NULL;
+  g_autofree char *signature = NULL;
+  g_autofree char *request_id = NULL;
+  g_autofree char *nonce_e = NULL;
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) jwk = chp_identity_dup_public_jwk (client->key);
+  const char *revealed = nonce_c ? nonce_c : committed;
+  JsonObject *o, *engine_key;
+  const char *t[10];
+
+  if (!chp_test_client_open (client, "/pairing"))
+    return NULL;
+
+  commitment = chp_pair_commitment (committed, chp_identity_get_x (client->key),
+                                    chp_identity_get_y (client->key), NULL);
+  json_builder_begin_object (b);
+  add_string (b, "type", "pair_request");
+  json_builder_set_member_name (b, "protocol");
+  json_builder_add_int_value (b, 1);
+  add_string (b, "installationId", client->installation_id);
+  add_string (b, "client", "chaperone-test-client");
+  add_string (b, "version", "1");
+  add_string (b, "browser", "Test Browser 1");
+  json_builder_set_member_name (b, "publicKey");
+  json_builder_add_value (b, json_node_copy (jwk));
+  add_string (b, "commitment", commitment);
+  chp_test_client_send_json (client, b);
+
+  o = chp_test_client_next_type (client, "pair_challenge", 5000);
+  if (o == NULL)
+    return NULL;
+
+  request_id = g_strdup (json_object_get_string_member (o, "requestId"));
+  nonce_e = g_strdup (json_object_get_string_member (o, "nonceE"));
+  engine_key = json_object_get_object_member (o, "enginePublicKey");
+  g_free (client->engine_x);
+  g_free (client->engine_y);
+  client->engine_x = g_strdup (json_object_get_string_member (engine_key, "x"));
+  client->engine_y = g_strdup (json_object_get_string_member (engine_key, "y"));
+  g_free (client->engine_id);
+  client->engine_id = g_strdup (json_object_get_string_member (o, "engineId"));
+
+  t[0] = request_id;
+  t[1] = client->origin;
+  t[2] = client->installation_id;
+  t[3] = chp_identity_get_x (client->key);
+  t[4] = chp_identity_get_y (client->key);
+  t[5] = client->engine_id;
+  t[6] = client->engine_x;
+  t[7] = client->engine_y;
+  t[8] = revealed;
+  t[9] = nonce_e;
+
+  {
+    const char *fields[] = { "chaperone-pair-v1", "reveal", t[0], t[1], t[2], t[3], t[4], t[5],
+                             t[6], t[7], t[8], t[9], NULL };
+
+    reveal_text = chp_signed_text (fields, NULL);
+  }
+  signature = chp_identity_sign (client->key, reveal_text, NULL);
+
+  g_clear_object (&b);
+  b = json_builder_new ();
+  json_builder_begin_object (b);
+  add_string (b, "type", "pair_reveal");
+  add_string (b, "requestId", request_id);
+  add_string (b, "nonceC", revealed);
+  add_string (b, "signature", signature);
+  chp_test_client_send_json (client, b);
+
+  g_free (client->code);
+  client->code = chp_pair_code (t, NULL);
+
+  o = chp_test_client_next (client, 5000);
+  if (o == NULL || g_strcmp0 (json_object_get_string_member (o, "type"), "pair_pending") != 0)
+    return NULL;
+
+  return g_strdup (client->code);
+}
+
+/* Waits for pair_approved and pins the engine key, after checking the engine's signature. */
+gboolean
+chp_test_client_finish_pairing (ChpTestClient *client)
+{
+  JsonObject *o = chp_test_client_next_type (client, "pair_approved", 10000);
+
+  if (o == NULL)
+    return FALSE;
+
+  g_free (client->device_id);
+  client->device_id = g_strdup (json_object_get_string_member (o, "deviceId"));
+
+  return TRUE;
+}
+
+/* Opens /extension, verifies the signed challenge against the pinned engine key, sends auth. */
+gboolean
+chp_test_client_connect (ChpTestClient *client,
+                         const char    *resume_session_id)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonArray) caps = json_array_new ();
+  g_autofree char *challenge_text = NULL;
+  g_autofree char *auth_text = NULL;
+  g_autofree char *signature = NULL;
+  JsonObject *o;
+
+  if (!chp_test_client_open (client, "/extension"))
+    return FALSE;
+
+  o = chp_test_client_next_type (client, "challenge", 5000);
+  if (o == NULL)
+    return FALSE;
+
+  challenge_text = chp_auth_challenge_text (json_object_get_string_member (o, "engineId"),
+                                            json_object_get_string_member (o, "engineInstanceId"),
+                                            json_object_get_string_member (o, "connectionId"),
+                                            json_object_get_string_member (o, "challenge"),
+                                            json_object_get_int_member (o, "timestamp"), NULL);
+  if (!chp_verify_p1363 (client->engine_x, client->engine_y, challenge_text,
+                         json_object_get_string_member (o, "signature"), NULL))
+    {
+      g_test_message ("this Chaperone is not the one we paired with");
+      return FALSE;
+    }
+
+  json_array_add_string_element (caps, "browser.tabs");
+  json_array_add_string_element (caps, "browser.context");
+  auth_text = chp_auth_client_text (client->origin, json_object_get_string_member (o, "engineId"),
+                                    json_object_get_string_member (o, "engineInstanceId"),
+                                    json_object_get_string_member (o, "connectionId"),
+                                    json_object_get_string_member (o, "challenge"),
+                                    client->installation_id, caps, NULL);
+  signature = chp_identity_sign (client->key, auth_text, NULL);
+
+  json_builder_begin_object (b);
+  add_string (b, "type", "auth");
+  add_string (b, "installationId", client->installation_id);
+  add_string (b, "deviceId", client->device_id);
+  add_string (b, "client", "chaperone-test-client");
+  add_string (b, "version", "1");
+  json_builder_set_member_name (b, "capabilities");
+  json_builder_begin_array (b);
+  json_builder_add_string_value (b, "browser.tabs");
+  json_builder_add_string_value (b, "browser.context");
+  json_builder_end_array (b);
+  if (resume_session_id != NULL)
+    add_string (b, "resumeSessionId", resume_session_id);
+  add_string (b, "signature", signature);
+  chp_test_client_send_json (client, b);
+
+  o = chp_test_client_next_type (client, "hello_ack", 5000);
+  if (o == NULL)
+    return FALSE;
+
+  g_free (client->session_id);
+  client->session_id = g_strdup (json_object_get_string_member (o, "sessionId"));
+
+  return TRUE;
+}

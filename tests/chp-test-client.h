@@ -1,0 +1,77 @@
+/* chp-test-client.h: a browser extension played in C, for GTest and the benchmarks. It signs
+ * with its own P-256 key exactly as the extension does (P1363, JWK), over real WebSockets. */
+#pragma once
+
+#include <json-glib/json-glib.h>
+#include <libsoup/soup.h>
+
+#include "chp-identity.h"
+
+G_BEGIN_DECLS
+
+#define CHP_TEST_ORIGIN "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
+
+typedef struct
+{
+  guint                    port;
+  char                    *origin;
+  char                    *installation_id;
+  ChpIdentity             *key;          /* the extension's key */
+  char                    *engine_x;     /* pinned after approval */
+  char                    *engine_y;
+  char                    *engine_id;
+  char                    *device_id;
+  char                    *session_id;
+  char                    *code;
+  SoupSession             *session;
+  SoupWebsocketConnection *ws;
+  GQueue                   inbox;        /* JsonNode*, oldest first */
+  gboolean                 closed;
+  gushort                  close_code;
+  gboolean                 auto_answer;  /* answer requests with {"echo": params} */
+  gpointer                 assembler;    /* ChpChunkAssembler for chunked frames */
+} ChpTestClient;
+
+ChpTestClient *chp_test_client_new        (guint           port,
+                                           const char     *origin);
+void           chp_test_client_free       (ChpTestClient  *client);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ChpTestClient, chp_test_client_free)
+
+SoupWebsocketConnection *chp_test_ws_open (guint           port,
+                                           const char     *path,
+                                           const char     *origin,
+                                           const char     *host,
+                                           guint          *http_status,
+                                           GError        **error);
+
+guint          chp_test_http_upgrade_status (guint        port,
+                                             const char  *path,
+                                             const char  *origin,
+                                             const char  *host);
+
+gboolean       chp_test_client_open       (ChpTestClient  *client,
+                                           const char     *path);
+JsonObject    *chp_test_client_next       (ChpTestClient  *client,
+                                           guint           timeout_ms);
+JsonObject    *chp_test_client_next_type  (ChpTestClient  *client,
+                                           const char     *type,
+                                           guint           timeout_ms);
+gboolean       chp_test_client_wait_closed (ChpTestClient *client,
+                                            guint          timeout_ms);
+void           chp_test_client_send       (ChpTestClient  *client,
+                                           const char     *text);
+void           chp_test_client_send_json  (ChpTestClient  *client,
+                                           JsonBuilder    *builder);
+
+char          *chp_test_client_begin_pairing (ChpTestClient *client,
+                                              const char    *nonce_c);
+gboolean       chp_test_client_finish_pairing (ChpTestClient *client);
+gboolean       chp_test_client_connect    (ChpTestClient  *client,
+                                           const char     *resume_session_id);
+
+void           chp_test_spin              (guint           ms);
+gboolean       chp_test_spin_until        (gboolean      (*done) (gpointer),
+                                           gpointer        data,
+                                           guint           timeout_ms);
+
+G_END_DECLS

@@ -1,0 +1,508 @@
+/* test-bridge.c: the real bridge on 127.0.0.1 with a C client playing the extension: pairing,
+ * the Host/Origin gate, authentication, calls both ways, resume, revoke, and bad input.
+ * The Node suite (tests/js/bridge.test.mjs) covers the same ground from WebCrypto. */
+#include "config.h"
+
+#include <string.h>
+
+#include "chp-crypto.h"
+#include "chp-engine.h"
+#include "chp-frame.h"
+#include "chp-protocol-error.h"
+#include "chp-test-client.h"
+
+typedef struct
+{
+  char *dir;
+  ChpEngine *engine;
+  guint port;
+  gboolean started;
+} Fixture;
+
+static void
+started_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Fixture *f = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (chp_engine_start_finish (CHP_ENGINE (source), result, &error));
+  g_assert_no_error (error);
+  f->started = TRUE;
+}
+
+static gboolean
+is_started (gpointer data)
+{
+  return ((Fixture *) data)->started;
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->dir = g_dir_make_tmp ("chp-bridge-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->engine = chp_engine_new (f->dir);
+  chp_engine_start_async (f->engine, 0, NULL, started_cb, f);
+  g_assert_true (chp_test_spin_until (is_started, f, 10000));
+  f->port = chp_bridge_get_port (chp_engine_get_bridge (f->engine));
+  g_assert_cmpuint (f->port, >, 0);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_clear_object (&f->engine);
+  g_free (f->dir);
+}
+
+static ChpPairingRequest *
+waiting_request (Fixture *f)
+{
+  GListModel *model = G_LIST_MODEL (chp_engine_get_pairing (f->engine));
+
+  if (g_list_model_get_n_items (model) == 0)
+    return NULL;
+
+  return g_list_model_get_item (model, 0);
+}
+
+/* Pairs @client: the code the engine shows equals the browser's, then the person presses Pair. */
+static void
+pair (Fixture       *f,
+      ChpTestClient *client)
+{
+  g_autofree char *code = chp_test_client_begin_pairing (client, NULL);
+  g_autoptr(ChpPairingRequest) request = waiting_request (f);
+
+  g_assert_nonnull (code);
+  g_assert_nonnull (request);
+  g_assert_cmpstr (chp_pairing_request_get_code (request), ==, code);
+  g_assert_cmpstr (chp_pairing_request_get_origin (request), ==, client->origin);
+
+  chp_pairing_request_approve (request, FALSE);
+  g_assert_true (chp_test_client_finish_pairing (client));
+  g_assert_cmpint (chp_pairing_request_get_state (request), ==, CHP_PAIRING_STATE_APPROVED);
+}
+
+typedef struct
+{
+  gboolean done;
+  JsonNode *result;
+  GError *error;
+} Call;
+
+static void
+call_cb (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  Call *call = user_data;
+
+  call->result = chp_bridge_call_finish (CHP_BRIDGE (source), result, &call->error);
+  call->done = TRUE;
+}
+
+static gboolean
+call_done (gpointer data)
+{
+  return ((Call *) data)->done;
+}
+
+static void
+call_clear (Call *call)
+{
+  g_clear_pointer (&call->result, json_node_unref);
+  g_clear_error (&call->error);
+  call->done = FALSE;
+}
+
+static void
+start_call (Fixture    *f,
+            const char *device_id,
+            const char *method,
+            const char *params_json,
+            Call       *call)
+{
+  g_autoptr(JsonNode) params = params_json ? json_from_string (params_json, NULL) : NULL;
+
+  chp_bridge_call_async (chp_engine_get_bridge (f->engine), device_id, method, params, 5000,
+                         NULL, call_cb, call);
+}
+
+static gboolean
+device_online (gpointer data)
+{
+  return chp_device_get_online (data);
+}
+
+static void
+test_pair_connect_call_revoke (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autoptr(ChpTestClient) client = chp_test_client_new (f->port, NULL);
+  ChpDevice *device;
+  Call call = { 0 };
+  JsonObject *o;
+
+  pair (f, client);
+  device = chp_device_list_lookup (chp_engine_get_devices (f->engine), client->device_id);
+  g_assert_nonnull (device);
+  g_assert_false (chp_device_get_online (device));
+
+  g_assert_true (chp_test_client_connect (client, NULL));
+  g_assert_true (chp_test_spin_until (device_online, device, 2000));
+
+  /* Engine -> browser. */
+  client->auto_answer = TRUE;
+  start_call (f, client->device_id, "browser.tabs", "{\"n\":1}", &call);
+  g_assert_true (chp_test_spin_until (call_done, &call, 5000));
+  g_assert_no_error (call.error);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (
+                     json_node_get_object (call.result), "echo"), "n"), ==, 1);
+  call_clear (&call);
+
+  /* Browser -> engine. */
+  chp_test_client_send (client, "{\"type\":\"request\",\"id\":\"c1\",\"method\":\"engine.info\","
+                                "\"params\":{}}");
+  o = chp_test_client_next_type (client, "response", 5000);
+  g_assert_nonnull (o);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (o, "result"),
+                                                  "deviceId"), ==, client->device_id);
+
+  /* An unknown method. */
+  chp_test_client_send (client, "{\"type\":\"request\",\"id\":\"c2\",\"method\":\"engine.fly\"}");
+  o = chp_test_client_next_type (client, "response", 5000);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (o, "error"),
+                                                  "code"), ==, "unknown_method");
+
+  /* A round trip is measured and shown. */
+  g_assert_cmpfloat (chp_device_get_rtt_ms (device), >=, 0);
+
+  /* Revoke while a call is outstanding: the call fails `revoked`, the socket closes 4403. */
+  client->auto_answer = FALSE;
+  start_call (f, client->device_id, "browser.slow", NULL, &call);
+  g_assert_nonnull (chp_test_client_next_type (client, "request", 2000));
+  chp_bridge_revoke_device (chp_engine_get_bridge (f->engine), client->device_id);
+  g_assert_true (chp_test_spin_until (call_done, &call, 1000));
+  g_assert_error (call.error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_REVOKED);
+  call_clear (&call);
+  g_assert_true (chp_test_client_wait_closed (client, 3000));
+  g_assert_cmpuint (client->close_code, ==, 4403);
+  g_assert_null (chp_device_list_lookup (chp_engine_get_devices (f->engine), client->device_id));
+
+  /* A revoked device is refused with 4403 when it comes back. */
+  g_assert_false (chp_test_client_connect (client, NULL));
+  g_assert_true (chp_test_client_wait_closed (client, 3000));
+  g_assert_cmpuint (client->close_code, ==, 4403);
+}
+
+static void
+test_host_and_origin (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *good_host = g_strdup_printf ("127.0.0.1:%u", f->port);
+  g_autofree char *other_port = g_strdup_printf ("127.0.0.1:%u", f->port + 1);
+  g_autofree char *localhost = g_strdup_printf ("localhost:%u", f->port);
+  const struct { const char *origin; const char *host; guint status; } cases[] = {
+    { CHP_TEST_ORIGIN, "evil.example:80", 403 },
+    { CHP_TEST_ORIGIN, other_port, 403 },
+    /* HTTP/1.1 without Host: libsoup answers 400 itself, before any handler. */
+    { CHP_TEST_ORIGIN, NULL, 400 },
+    { CHP_TEST_ORIGIN, "localhost", 403 },
+    { NULL, good_host, 403 },
+    { "null", good_host, 403 },
+    { "https://example.com", good_host, 403 },
+    { "chrome-extension://ABCDEFGHIJKLMNOPABCDEFGHIJKLMNOP", good_host, 403 },
+    { "chrome-extension://abcdefghijklmnopabcdefghijklmnopq", good_host, 403 },
+    { "chrome-extension://qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq", good_host, 403 },
+    { "moz-extension://not-a-uuid", good_host, 403 },
+    { "moz-extension://1b4e28ba-2fa1-11d2-883f-0016d3cca427", good_host, 101 },
+    { CHP_TEST_ORIGIN, good_host, 101 },
+    { CHP_TEST_ORIGIN, localhost, 101 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      for (guint p = 0; p < 2; p++)
+        {
+          const char *path = p == 0 ? "/extension" : "/pairing";
+          guint status = chp_test_http_upgrade_status (f->port, path, cases[i].origin,
+                                                       cases[i].host);
+
+          g_test_message ("%s origin=%s host=%s -> %u", path, cases[i].origin, cases[i].host,
+                          status);
+          g_assert_cmpuint (status, ==, cases[i].status);
+        }
+    }
+}
+
+static void
+test_first_message_rules (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(ChpTestClient) client = chp_test_client_new (f->port, NULL);
+  g_autoptr(ChpTestClient) good = chp_test_client_new (f->port, "chrome-extension://bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+  g_autofree char *big = NULL;
+  Call call = { 0 };
+
+  pair (f, good);
+  pair (f, client);
+
+  /* Anything but auth first: 4401. */
+  g_assert_true (chp_test_client_open (client, "/extension"));
+  g_assert_nonnull (chp_test_client_next_type (client, "challenge", 2000));
+  chp_test_client_send (client, "{\"type\":\"request\",\"id\":\"x\",\"method\":\"engine.info\"}");
+  g_assert_true (chp_test_client_wait_closed (client, 3000));
+  g_assert_cmpuint (client->close_code, ==, 4401);
+
+  /* More than 16 KiB before auth: closed by the frame limit before the payload is read. libsoup
+   * sends 1009 and drops the socket at once, so the close frame may be lost under the unread
+   * payload; the socket is closed either way. */
+  g_assert_true (chp_test_client_open (client, "/extension"));
+  big = g_strnfill (17 * 1024, 'a');
+  chp_test_client_send (client, big);
+  g_assert_true (chp_test_client_wait_closed (client, 3000));
+  g_assert_true (client->close_code == 1009 || client->close_code == 0);
+
+  /* Silence: closed after 5 s. */
+  g_assert_true (chp_test_client_open (client, "/extension"));
+  g_assert_true (chp_test_client_wait_closed (client, 7000));
+  g_assert_cmpuint (client->close_code, ==, 4401);
+
+  /* Through all that, the other browser is served. */
+  g_assert_true (chp_test_client_connect (good, NULL));
+  good->auto_answer = TRUE;
+  start_call (f, good->device_id, "browser.tabs", NULL, &call);
+  g_assert_true (chp_test_spin_until (call_done, &call, 5000));
+  g_assert_no_error (call.error);
+  call_clear (&call);
+}
+
+static void
+test_wrong_key_and_replay (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(ChpTestClient) client = chp_test_client_new (f->port, NULL);
+  g_autoptr(ChpIdentity) real_key = NULL;
+
+  pair (f, client);
+
+  /* A signature by another key (someone who copied the device id and installation id). */
+  real_key = client->key;
+  client->key = chp_identity_new_ephemeral ();
+  g_assert_false (chp_test_client_connect (client, NULL));
+  g_assert_true (chp_test_client_wait_closed (client, 3000));
+  g_assert_cmpuint (client->close_code, ==, 4401);
+  g_object_unref (client->key);
+  client->key = g_steal_pointer (&real_key);
+
+  /* The right key works. */
+  g_assert_true (chp_test_client_connect (client, NULL));
+}
+
+static gboolean
+devices_has_two (gpointer data)
+{
+  return g_list_model_get_n_items (data) == 2;
+}
+
+static void
+test_two_devices_routed (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(ChpTestClient) a = chp_test_client_new (f->port, NULL);
+  g_autoptr(ChpTestClient) b = chp_test_client_new (f->port, "chrome-extension://cccccccccccccccccccccccccccccccc");
+  Call call = { 0 };
+  JsonObject *o;
+
+  pair (f, a);
+  pair (f, b);
+  g_assert_true (chp_test_spin_until (devices_has_two, chp_engine_get_devices (f->engine), 1000));
+  g_assert_true (chp_test_client_connect (a, NULL));
+  g_assert_true (chp_test_client_connect (b, NULL));
+
+  /* A call to b reaches b only. */
+  start_call (f, b->device_id, "browser.tabs", "{\"for\":\"b\"}", &call);
+  o = chp_test_client_next_type (b, "request", 2000);
+  g_assert_nonnull (o);
+  g_assert_true (g_queue_is_empty (&a->inbox));
+  {
+    g_autofree char *reply = g_strdup_printf ("{\"type\":\"response\",\"id\":\"%s\",\"result\":\"b\"}",
+                                              json_object_get_string_member (o, "id"));
+
+    chp_test_client_send (b, reply);
+  }
+  g_assert_true (chp_test_spin_until (call_done, &call, 2000));
+  g_assert_cmpstr (json_node_get_string (call.result), ==, "b");
+  call_clear (&call);
+
+  /* b goes away for good: a call to b does not fall back to a. */
+  chp_bridge_revoke_device (chp_engine_get_bridge (f->engine), b->device_id);
+  start_call (f, b->device_id, "browser.tabs", NULL, &call);
+  g_assert_true (chp_test_spin_until (call_done, &call, 2000));
+  g_assert_error (call.error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_REVOKED);
+  g_assert_true (g_queue_is_empty (&a->inbox));
+  call_clear (&call);
+
+  /* A device that never connected in this run: offline at once. */
+  start_call (f, "no-such-device", "browser.tabs", NULL, &call);
+  g_assert_true (chp_test_spin_until (call_done, &call, 2000));
+  g_assert_error (call.error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_NOT_PAIRED);
+  call_clear (&call);
+}
+
+static void
+test_resume_and_queue (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(ChpTestClient) client = chp_test_client_new (f->port, NULL);
+  g_autofree char *session = NULL;
+  Call sent = { 0 }, queued = { 0 };
+
+  pair (f, client);
+  g_assert_true (chp_test_client_connect (client, NULL));
+  session = g_strdup (client->session_id);
+
+  /* A call on the wire when the worker dies fails; it is never sent twice. */
+  start_call (f, client->device_id, "browser.click", NULL, &sent);
+  g_assert_nonnull (chp_test_client_next_type (client, "request", 2000));
+  soup_websocket_connection_close (client->ws, SOUP_WEBSOCKET_CLOSE_GOING_AWAY, NULL);
+  g_assert_true (chp_test_spin_until (call_done, &sent, 3000));
+  g_assert_error (sent.error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_DEVICE_OFFLINE);
+  call_clear (&sent);
+
+  /* A call made while it is away waits for it to resume the session. */
+  start_call (f, client->device_id, "browser.tabs", NULL, &queued);
+  chp_test_spin (100);
+  g_assert_false (queued.done);
+  client->auto_answer = TRUE;
+  g_assert_true (chp_test_client_connect (client, session));
+  g_assert_cmpstr (client->session_id, ==, session);
+  g_assert_true (chp_test_spin_until (call_done, &queued, 3000));
+  g_assert_no_error (queued.error);
+  call_clear (&queued);
+}
+
+static void
+test_in_flight_limit (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(ChpTestClient) client = chp_test_client_new (f->port, NULL);
+  Call calls[9] = { 0 };
+  GPtrArray *ids = g_ptr_array_new_with_free_func (g_free);
+  JsonObject *o;
+
+  pair (f, client);
+  g_assert_true (chp_test_client_connect (client, NULL));
+
+  for (guint i = 0; i < 9; i++)
+    start_call (f, client->device_id, "browser.tabs", NULL, &calls[i]);
+
+  /* Eight arrive; the ninth waits in the engine's queue. */
+  for (guint i = 0; i < 8; i++)
+    {
+      o = chp_test_client_next_type (client, "request", 2000);
+      g_assert_nonnull (o);
+      g_ptr_array_add (ids, g_strdup (json_object_get_string_member (o, "id")));
+    }
+  g_assert_null (chp_test_client_next (client, 300));
+
+  /* One answer lets the ninth through. */
+  {
+    g_autofree char *reply = g_strdup_printf ("{\"type\":\"response\",\"id\":\"%s\",\"result\":1}",
+                                              (char *) ids->pdata[0]);
+
+    chp_test_client_send (client, reply);
+  }
+  o = chp_test_client_next_type (client, "request", 2000);
+  g_assert_nonnull (o);
+  g_ptr_array_add (ids, g_strdup (json_object_get_string_member (o, "id")));
+
+  for (guint i = 1; i < ids->len; i++)
+    {
+      g_autofree char *reply = g_strdup_printf ("{\"type\":\"response\",\"id\":\"%s\",\"result\":1}",
+                                                (char *) ids->pdata[i]);
+
+      chp_test_client_send (client, reply);
+    }
+
+  for (guint i = 0; i < 9; i++)
+    {
+      g_assert_true (chp_test_spin_until (call_done, &calls[i], 2000));
+      g_assert_no_error (calls[i].error);
+      call_clear (&calls[i]);
+    }
+  g_ptr_array_unref (ids);
+}
+
+static void
+test_bad_frames_after_auth (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(ChpTestClient) client = chp_test_client_new (f->port, NULL);
+  JsonObject *o;
+
+  pair (f, client);
+  g_assert_true (chp_test_client_connect (client, NULL));
+
+  chp_test_client_send (client, "{not json");
+  o = chp_test_client_next_type (client, "error", 2000);
+  g_assert_cmpstr (json_object_get_string_member (o, "code"), ==, "invalid_params");
+
+  chp_test_client_send (client, "{\"type\":\"teleport\"}");
+  o = chp_test_client_next_type (client, "error", 2000);
+  g_assert_cmpstr (json_object_get_string_member (o, "code"), ==, "unsupported");
+
+  /* A chunk that starts in the middle. */
+  chp_test_client_send (client, "{\"type\":\"chunk\",\"transferId\":\"t\",\"index\":1,\"total\":3,"
+                                "\"originalBytes\":600000,\"data\":\"AA\"}");
+  o = chp_test_client_next_type (client, "error", 2000);
+  g_assert_cmpstr (json_object_get_string_member (o, "transferId"), ==, "t");
+
+  /* Still serving on the same socket. */
+  chp_test_client_send (client, "{\"type\":\"request\",\"id\":\"ok\",\"method\":\"engine.info\"}");
+  g_assert_nonnull (chp_test_client_next_type (client, "response", 2000));
+}
+
+static void
+test_commitment_mismatch (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(ChpTestClient) client = chp_test_client_new (f->port, NULL);
+  g_autofree char *other = chp_random_b64url (32);
+  g_autofree char *code = chp_test_client_begin_pairing (client, other);
+  JsonObject *o;
+
+  /* The reveal does not open the commitment: no code is shown, the attempt counts. */
+  g_assert_null (code);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (chp_engine_get_pairing (f->engine))),
+                    ==, 0);
+  (void) o;
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
+  ADD ("/chaperone/bridge/pair-connect-call-revoke", test_pair_connect_call_revoke);
+  ADD ("/chaperone/bridge/host-and-origin", test_host_and_origin);
+  ADD ("/chaperone/bridge/first-message-rules", test_first_message_rules);
+  ADD ("/chaperone/bridge/wrong-key", test_wrong_key_and_replay);
+  ADD ("/chaperone/bridge/two-devices-routed", test_two_devices_routed);
+  ADD ("/chaperone/bridge/resume-and-queue", test_resume_and_queue);
+  ADD ("/chaperone/bridge/in-flight-limit", test_in_flight_limit);
+  ADD ("/chaperone/bridge/bad-frames-after-auth", test_bad_frames_after_auth);
+  ADD ("/chaperone/bridge/pairing/commitment-mismatch", test_commitment_mismatch);
+#undef ADD
+
+  return g_test_run ();
+}

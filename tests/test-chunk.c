@@ -1,0 +1,184 @@
+/* test-chunk.c: reassembly, and every way a sender can get chunking wrong. */
+#include "config.h"
+
+#include <string.h>
+
+#include "chp-chunk-assembler.h"
+#include "chp-protocol-error.h"
+
+static char *
+big_message (gsize len)
+{
+  char *text = g_malloc (len + 1);
+
+  for (gsize i = 0; i < len; i++)
+    text[i] = 'a' + (i * 7) % 26;
+  text[len] = '\0';
+
+  return text;
+}
+
+static ChpFrame *
+parse (const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  ChpFrame *frame = chp_frame_parse (text, strlen (text), &error);
+
+  g_assert_no_error (error);
+  return frame;
+}
+
+static GBytes *
+feed (ChpChunkAssembler *assembler,
+      const char        *frame_text,
+      GError           **error)
+{
+  g_autoptr(ChpFrame) frame = parse (frame_text);
+
+  return chp_chunk_assembler_add (assembler, frame, 1000, error);
+}
+
+static void
+test_roundtrip (void)
+{
+  const gsize sizes[] = { 1, 262144, 262145, 600000, 16 * 1024 * 1024 };
+
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    {
+      g_autofree char *message = big_message (sizes[s]);
+      g_autoptr(GPtrArray) frames = chp_chunk_split (message, sizes[s], "t1");
+      g_autoptr(ChpChunkAssembler) assembler = chp_chunk_assembler_new ();
+      g_autoptr(GBytes) whole = NULL;
+
+      g_assert_cmpuint (frames->len, ==, (sizes[s] + CHP_CHUNK_SIZE - 1) / CHP_CHUNK_SIZE);
+      for (guint i = 0; i < frames->len; i++)
+        {
+          g_autoptr(GError) error = NULL;
+          GBytes *out = feed (assembler, g_ptr_array_index (frames, i), &error);
+
+          g_assert_no_error (error);
+          /* Each frame stays far below the 640 KiB frame limit. */
+          g_assert_cmpuint (strlen (g_ptr_array_index (frames, i)), <, 400 * 1024);
+          if (i + 1 < frames->len)
+            g_assert_null (out);
+          else
+            whole = out;
+        }
+
+      g_assert_nonnull (whole);
+      g_assert_cmpuint (g_bytes_get_size (whole), ==, sizes[s]);
+      g_assert_cmpmem (g_bytes_get_data (whole, NULL), sizes[s], message, sizes[s]);
+      g_assert_cmpuint (chp_chunk_assembler_get_n_transfers (assembler), ==, 0);
+      g_assert_cmpuint (chp_chunk_assembler_get_pending_bytes (assembler), ==, 0);
+    }
+}
+
+static void
+assert_error (ChpChunkAssembler *assembler,
+              const char        *frame_text,
+              int                code)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) out = feed (assembler, frame_text, &error);
+
+  g_assert_null (out);
+  g_assert_error (error, CHP_PROTOCOL_ERROR, code);
+}
+
+static void
+test_gap_duplicate_total (void)
+{
+  g_autofree char *message = big_message (700000);
+  g_autoptr(GPtrArray) frames = chp_chunk_split (message, 700000, "t2");
+  g_autoptr(ChpChunkAssembler) assembler = chp_chunk_assembler_new ();
+
+  g_assert_cmpuint (frames->len, ==, 3);
+
+  /* A gap: 0 then 2. The transfer is dropped. */
+  g_assert_null (feed (assembler, g_ptr_array_index (frames, 0), NULL));
+  assert_error (assembler, g_ptr_array_index (frames, 2), CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  g_assert_cmpuint (chp_chunk_assembler_get_n_transfers (assembler), ==, 0);
+
+  /* A duplicate: 0, 0. */
+  g_assert_null (feed (assembler, g_ptr_array_index (frames, 0), NULL));
+  assert_error (assembler, g_ptr_array_index (frames, 0), CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  g_assert_cmpuint (chp_chunk_assembler_get_n_transfers (assembler), ==, 0);
+
+  /* A start that is not 0. */
+  assert_error (assembler, g_ptr_array_index (frames, 1), CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+
+  /* A total that does not match the size. */
+  assert_error (assembler,
+                "{\"type\":\"chunk\",\"transferId\":\"t3\",\"index\":0,\"total\":5,"
+                "\"originalBytes\":10,\"data\":\"AAAAAAAAAAAAAA\"}",
+                CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+
+  /* A slice of the wrong length. */
+  assert_error (assembler,
+                "{\"type\":\"chunk\",\"transferId\":\"t4\",\"index\":0,\"total\":1,"
+                "\"originalBytes\":10,\"data\":\"AAAA\"}",
+                CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+
+  /* Over 16 MiB. */
+  assert_error (assembler,
+                "{\"type\":\"chunk\",\"transferId\":\"t5\",\"index\":0,\"total\":65,"
+                "\"originalBytes\":16777217,\"data\":\"AA\"}",
+                CHP_PROTOCOL_ERROR_TOO_LARGE);
+
+  g_assert_cmpuint (chp_chunk_assembler_get_n_transfers (assembler), ==, 0);
+}
+
+static void
+test_budget_and_expiry (void)
+{
+  g_autoptr(ChpChunkAssembler) assembler = chp_chunk_assembler_new ();
+  g_autofree char *message = big_message (3 * 1024 * 1024);
+
+  /* Eight open transfers of 3 MiB would be 24 MiB: the sixth breaks the 16 MiB budget. */
+  for (guint i = 0; i < 5; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("b%u", i);
+      g_autoptr(GPtrArray) frames = chp_chunk_split (message, 3 * 1024 * 1024, id);
+      g_autoptr(GError) error = NULL;
+
+      g_assert_null (feed (assembler, g_ptr_array_index (frames, 0), &error));
+      g_assert_no_error (error);
+    }
+  {
+    g_autoptr(GPtrArray) frames = chp_chunk_split (message, 3 * 1024 * 1024, "b5");
+
+    assert_error (assembler, g_ptr_array_index (frames, 0), CHP_PROTOCOL_ERROR_TOO_LARGE);
+  }
+  g_assert_cmpuint (chp_chunk_assembler_get_n_transfers (assembler), ==, 5);
+
+  /* Idle for 30 s: all dropped, budget back. */
+  g_assert_cmpuint (chp_chunk_assembler_expire (assembler, 1000 + CHP_CHUNK_TIMEOUT_MS), ==, 5);
+  g_assert_cmpuint (chp_chunk_assembler_get_pending_bytes (assembler), ==, 0);
+
+  /* More than eight transfers at once: busy. */
+  for (guint i = 0; i < 8; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("c%u", i);
+      g_autoptr(GPtrArray) frames = chp_chunk_split (message, 600000, id);
+
+      g_assert_null (feed (assembler, g_ptr_array_index (frames, 0), NULL));
+    }
+  {
+    g_autoptr(GPtrArray) frames = chp_chunk_split (message, 600000, "c8");
+
+    assert_error (assembler, g_ptr_array_index (frames, 0), CHP_PROTOCOL_ERROR_BUSY);
+  }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/chaperone/chunk/roundtrip", test_roundtrip);
+  g_test_add_func ("/chaperone/chunk/gap-duplicate-total", test_gap_duplicate_total);
+  g_test_add_func ("/chaperone/chunk/budget-expiry", test_budget_and_expiry);
+
+  return g_test_run ();
+}

@@ -1,0 +1,167 @@
+/* test-frame.c: the envelope parser refuses what it must, with the typed error it must. */
+#include "config.h"
+
+#include <string.h>
+
+#include "chp-frame.h"
+#include "chp-protocol-error.h"
+
+static ChpFrame *
+parse (const char *text,
+       GError    **error)
+{
+  return chp_frame_parse (text, strlen (text), error);
+}
+
+static void
+assert_refused (const char *text,
+                int         code)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ChpFrame) frame = parse (text, &error);
+
+  g_assert_null (frame);
+  g_assert_error (error, CHP_PROTOCOL_ERROR, code);
+}
+
+static void
+test_request (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ChpFrame) frame =
+    parse ("{\"type\":\"request\",\"id\":\"r1\",\"method\":\"browser.tabs\","
+           "\"params\":{\"a\":1},\"timeoutMs\":5000}", &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (frame->type, ==, CHP_FRAME_REQUEST);
+  g_assert_cmpstr (frame->id, ==, "r1");
+  g_assert_cmpstr (frame->method, ==, "browser.tabs");
+  g_assert_cmpint (frame->timeout_ms, ==, 5000);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (frame->params));
+}
+
+static void
+test_response (void)
+{
+  g_autoptr(ChpFrame) ok = parse ("{\"type\":\"response\",\"id\":\"r1\",\"result\":[1,2]}", NULL);
+  g_autoptr(ChpFrame) err =
+    parse ("{\"type\":\"response\",\"id\":\"r1\",\"error\":{\"code\":\"stale_node\","
+           "\"message\":\"gone\"}}", NULL);
+
+  g_assert_nonnull (ok);
+  g_assert_null (ok->error_code);
+  g_assert_true (JSON_NODE_HOLDS_ARRAY (ok->result));
+  g_assert_nonnull (err);
+  g_assert_cmpstr (err->error_code, ==, "stale_node");
+  g_assert_cmpstr (err->error_message, ==, "gone");
+
+  assert_refused ("{\"type\":\"response\",\"id\":\"r1\"}", CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  assert_refused ("{\"type\":\"response\",\"id\":\"r1\",\"result\":1,\"error\":{\"code\":\"x\"}}",
+                  CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+}
+
+static void
+test_malformed (void)
+{
+  g_autofree char *deep = NULL;
+  g_autofree char *long_id = NULL;
+  GString *s = g_string_new ("{\"type\":\"event\",\"event\":\"x\",\"sequence\":1,\"data\":");
+
+  assert_refused ("", CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  assert_refused ("{", CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  assert_refused ("[1,2]", CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  assert_refused ("\"request\"", CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  assert_refused ("{\"id\":\"a\"}", CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  assert_refused ("{\"type\":42}", CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  assert_refused ("{\"type\":\"teleport\"}", CHP_PROTOCOL_ERROR_UNSUPPORTED);
+  assert_refused ("{\"type\":\"request\",\"id\":\"\",\"method\":\"m\"}",
+                  CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  assert_refused ("{\"type\":\"request\",\"id\":7,\"method\":\"m\"}",
+                  CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  assert_refused ("{\"type\":\"request\",\"id\":\"a b\",\"method\":\"m\"}",
+                  CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  assert_refused ("{\"type\":\"request\",\"id\":\"a\",\"method\":\"m\",\"params\":[1]}",
+                  CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  assert_refused ("{\"type\":\"request\",\"id\":\"a\",\"method\":\"m\",\"timeoutMs\":-1}",
+                  CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  assert_refused ("{\"type\":\"ping\",\"sequence\":1.5}", CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  assert_refused ("{\"type\":\"chunk\",\"transferId\":\"t\",\"index\":0,\"total\":0,"
+                  "\"originalBytes\":1,\"data\":\"AA\"}", CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+
+  long_id = g_strnfill (129, 'a');
+  {
+    g_autofree char *text = g_strdup_printf ("{\"type\":\"cancel\",\"id\":\"%s\"}", long_id);
+
+    assert_refused (text, CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  }
+
+  /* 100,000 nested arrays would overflow json-glib's recursive parser's stack. */
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (s, '[');
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (s, ']');
+  g_string_append_c (s, '}');
+  deep = g_string_free (s, FALSE);
+  assert_refused (deep, CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+
+  /* Not UTF-8. */
+  {
+    const char bad[] = "{\"type\":\"cancel\",\"id\":\"\xff\"}";
+
+    assert_refused (bad, CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  }
+}
+
+static void
+test_builders_roundtrip (void)
+{
+  g_autoptr(JsonNode) params = json_from_string ("{\"q\":\"a\\nb\\\"c\"}", NULL);
+  g_autofree char *text = chp_frame_build_request ("x-1", "engine.info", params, 30);
+  g_autoptr(ChpFrame) frame = parse (text, NULL);
+  g_autofree char *err = chp_frame_build_error_response ("x-2", "busy", "too many");
+  g_autoptr(ChpFrame) eframe = parse (err, NULL);
+  g_autofree char *pong = chp_frame_build_pong (3, 10, 11);
+  g_autoptr(ChpFrame) pframe = parse (pong, NULL);
+
+  g_assert_nonnull (frame);
+  g_assert_cmpstr (frame->method, ==, "engine.info");
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (frame->params), "q"), ==,
+                   "a\nb\"c");
+  g_assert_cmpstr (eframe->error_code, ==, "busy");
+  g_assert_cmpint (pframe->sequence, ==, 3);
+  g_assert_cmpint (pframe->reply_timestamp, ==, 11);
+}
+
+static void
+test_error_table (void)
+{
+  ChpProtocolError code;
+
+  g_assert_cmpstr (chp_protocol_error_to_string (CHP_PROTOCOL_ERROR_STALE_DOCUMENT), ==,
+                   "stale_document");
+  g_assert_true (chp_protocol_error_from_string ("refused_floor", &code));
+  g_assert_cmpint (code, ==, CHP_PROTOCOL_ERROR_REFUSED_FLOOR);
+  g_assert_false (chp_protocol_error_from_string ("nope", &code));
+  g_assert_cmpint (CHP_PROTOCOL_ERROR_N_CODES, ==, 26);
+
+  for (guint i = 0; i < CHP_PROTOCOL_ERROR_N_CODES; i++)
+    {
+      g_assert_true (chp_protocol_error_from_string (chp_protocol_error_to_string (i), &code));
+      g_assert_cmpint (code, ==, i);
+    }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/chaperone/frame/request", test_request);
+  g_test_add_func ("/chaperone/frame/response", test_response);
+  g_test_add_func ("/chaperone/frame/malformed", test_malformed);
+  g_test_add_func ("/chaperone/frame/builders", test_builders_roundtrip);
+  g_test_add_func ("/chaperone/frame/error-table", test_error_table);
+
+  return g_test_run ();
+}
