@@ -295,6 +295,20 @@ handle_text (ChpTestClient           *client,
       return;
     }
 
+  /* The engine asks every connection what it is, as the real extension answers itself. */
+  if (g_str_equal (type_name, "request") &&
+      g_strcmp0 (json_object_get_string_member_with_default (o, "method", ""), "extension.info") == 0)
+    {
+      g_autofree char *text = NULL;
+      g_autoptr(JsonNode) info = json_from_string ("{\"client\":\"chaperone-test-client\","
+                                                   "\"version\":\"1\",\"browser\":\"Test Browser 1\"}",
+                                                   NULL);
+
+      text = chp_frame_build_response (json_object_get_string_member (o, "id"), info);
+      chp_test_client_send (client, text);
+      return;
+    }
+
   if (client->auto_answer && g_str_equal (type_name, "request"))
     {
       answer_request (client, o);

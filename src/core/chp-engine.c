@@ -6,6 +6,8 @@
 
 #include "chp-engine.h"
 
+#include <string.h>
+
 struct _ChpEngine
 {
   GObject parent_instance;
@@ -82,6 +84,93 @@ chp_engine_get_data_dir (ChpEngine *self)
   g_return_val_if_fail (CHP_IS_ENGINE (self), NULL);
 
   return self->data_dir;
+}
+
+/* GLib 2.74 has no g_set_str. */
+static void
+replace_str (char       **slot,
+                  const char  *value)
+{
+  g_free (*slot);
+  *slot = g_strdup (value);
+}
+
+typedef struct
+{
+  ChpEngine *engine;
+  char      *device_id;
+} InfoQuery;
+
+static const char *
+label_member (JsonObject *o,
+              const char *member)
+{
+  const char *value = json_object_get_string_member_with_default (o, member, NULL);
+
+  /* Shown to the person: one short line or nothing. */
+  if (value == NULL || *value == '\0' || strlen (value) > 128 || strchr (value, '\n') != NULL)
+    return NULL;
+
+  return value;
+}
+
+static void
+extension_info_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  InfoQuery *query = user_data;
+  ChpEngine *self = query->engine;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = chp_bridge_call_finish (CHP_BRIDGE (source), result, &error);
+  ChpDevice *device;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_debug ("extension.info from %s: %s", query->device_id,
+               error ? error->message : "not an object");
+    }
+  else if (self->devices != NULL &&
+           (device = chp_device_list_lookup (self->devices, query->device_id)) != NULL)
+    {
+      JsonObject *o = json_node_get_object (node);
+      const char *browser = label_member (o, "browser");
+      const char *version = label_member (o, "version");
+      const ChpDeviceInfo *old = chp_device_get_info (device);
+
+      /* A browser that updated itself reports its new version here, not by pairing again. */
+      if ((browser != NULL && g_strcmp0 (browser, old->browser) != 0) ||
+          (version != NULL && g_strcmp0 (version, old->version) != 0))
+        {
+          g_autoptr(ChpDeviceInfo) info = chp_device_info_copy (old);
+
+          if (browser != NULL)
+            replace_str (&info->browser, browser);
+          if (version != NULL)
+            replace_str (&info->version, version);
+          chp_device_list_add_or_update (self->devices, info);
+          chp_store_save_device_async (self->store, info, NULL, NULL, NULL);
+        }
+    }
+
+  g_object_unref (query->engine);
+  g_free (query->device_id);
+  g_free (query);
+}
+
+static void
+device_connected_cb (ChpBridge  *bridge,
+                     const char *device_id,
+                     const char *session_id,
+                     gboolean    resumed,
+                     gpointer    user_data)
+{
+  InfoQuery *query = g_new0 (InfoQuery, 1);
+
+  query->engine = g_object_ref (user_data);
+  query->device_id = g_strdup (device_id);
+  chp_bridge_call_async (bridge, device_id, "extension.info", NULL, 5000, NULL,
+                         extension_info_cb, query);
 }
 
 static void
@@ -196,6 +285,8 @@ chp_engine_start_async (ChpEngine           *self,
   self->store = chp_store_new (db_path);
   self->pairing = chp_pairing_manager_new (self->store);
   self->bridge = chp_bridge_new (self->identity, self->store, self->devices, self->pairing);
+  g_signal_connect_object (self->bridge, "device-connected", G_CALLBACK (device_connected_cb),
+                           self, G_CONNECT_DEFAULT);
 
   chp_store_open_async (self->store, cancellable, store_opened_cb, g_steal_pointer (&task));
 }

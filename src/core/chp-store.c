@@ -139,12 +139,31 @@ struct _ChpStore
 G_DEFINE_FINAL_TYPE (ChpStore, chp_store, G_TYPE_OBJECT)
 G_DEFINE_QUARK (chp-store-error-quark, chp_store_error)
 
+static gboolean
+unref_task_cb (gpointer data)
+{
+  g_object_unref (data);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 job_free (Job *job)
 {
   if (job->data_free != NULL)
     g_clear_pointer (&job->data, job->data_free);
-  g_clear_object (&job->task);
+
+  /* The task holds the store: its last reference must not go on this thread, or the store's
+   * dispose would join the thread it runs on. Hand it back to the caller's context. */
+  if (job->task != NULL)
+    {
+      GTask *task = g_steal_pointer (&job->task);
+      g_autoptr(GSource) source = g_idle_source_new ();
+
+      /* Not g_main_context_invoke(): it may run the function right here if it can
+       * acquire the context. */
+      g_source_set_callback (source, unref_task_cb, task, NULL);
+      g_source_attach (source, g_task_get_context (task));
+    }
   g_free (job);
 }
 

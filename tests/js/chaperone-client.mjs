@@ -598,6 +598,11 @@ export class ChaperoneClient extends EventEmitter {
     this.#handler = handler;
   }
 
+  /** What `extension.info` answers; a test may replace it to play a browser that updated. */
+  extensionInfo() {
+    return { client: 'chaperone-test-client', version: '1', browser: this.browser };
+  }
+
   /** Resolves with the first emitted `name` whose payload satisfies `predicate`. */
   waitFor(name, predicate = () => true, { timeoutMs = 5000 } = {}) {
     return new Promise((resolve, reject) => {
@@ -703,6 +708,9 @@ export class ChaperoneClient extends EventEmitter {
     this.stats.maxEngineInFlight = Math.max(this.stats.maxEngineInFlight, this.#incoming.size);
     const ctx = { id, signal: entry.controller.signal, timeoutMs: msg.timeoutMs };
     const run = async () => {
+      // Like the real extension, answered by the client itself: the engine asks on every
+      // connection, and tests' handlers only see the methods they are about.
+      if (msg.method === 'extension.info') return this.extensionInfo();
       if (!this.#handler) throw new ChaperoneError('unknown_method', `no handler for ${msg.method}`);
       return this.#handler(msg.method, msg.params, ctx);
     };
