@@ -17,6 +17,7 @@ struct _ChpBridge
   ChpPairingManager *pairing;
 
   SoupServer *server;
+  GSocketService *service;
   guint port;
   char *instance_id;
   guint heartbeat_ms;
@@ -30,7 +31,13 @@ struct _ChpBridge
   GPtrArray *pairings;        /* /pairing sockets */
 };
 
+/* Bytes a socket may send before it authenticates (HTTP upgrade request and handshake frames
+ * included), and per message after: libsoup 3.2 bounds frames, not fragmented messages. */
+#define CHP_BRIDGE_PREAUTH_BUDGET  (96 * 1024)
+#define CHP_BRIDGE_MESSAGE_BUDGET  (640 * 1024 + 64 * 1024)
+
 gboolean chp_bridge_check_origin   (const char  *origin);
+GInputStream *chp_bridge_get_limiter (SoupServerMessage *msg);
 void     chp_bridge_pairing_start  (ChpBridge               *self,
                                     SoupWebsocketConnection *ws,
                                     const char              *origin);

@@ -9,6 +9,8 @@
 #include "chp-connection.h"
 #include "chp-crypto.h"
 #include "chp-frame.h"
+#include "chp-limited-input-stream.h"
+#include "chp-limited-io-stream.h"
 #include "chp-protocol-error.h"
 #include "chp-session.h"
 
@@ -26,6 +28,7 @@ typedef struct
 {
   ChpBridge               *bridge;
   SoupWebsocketConnection *ws;
+  GInputStream            *limiter;
   char                    *origin;
   char                    *connection_id;
   char                    *challenge;
@@ -253,6 +256,9 @@ connection_closed_cb (ChpConnection *connection,
                       gpointer       user_data)
 {
   ChpBridge *self = user_data;
+  /* Failing the session's calls runs their callbacks, which may drop the last reference to
+   * the bridge: keep it until this function is done. */
+  g_autoptr(ChpBridge) self_guard = g_object_ref (self);
   g_autoptr(ChpConnection) guard = g_object_ref (connection);
   const char *device_id = chp_connection_get_device_id (connection);
   ChpSession *session = g_hash_table_lookup (self->connections, connection);
@@ -267,6 +273,10 @@ connection_closed_cb (ChpConnection *connection,
 
   g_message ("bridge: %s disconnected (%u)", device_id, code);
   chp_session_detach (session);
+
+  /* The calls that just failed ran their callbacks; one of them may have shut us down. */
+  if (self->devices == NULL)
+    return;
 
   if ((device = chp_device_list_lookup (self->devices, device_id)) != NULL)
     {
@@ -434,6 +444,7 @@ handshake_free (Handshake *handshake)
   if (handshake->ws != NULL)
     g_signal_handlers_disconnect_by_data (handshake->ws, handshake);
   g_clear_object (&handshake->ws);
+  g_clear_object (&handshake->limiter);
   g_free (handshake->origin);
   g_free (handshake->connection_id);
   g_free (handshake->challenge);
@@ -529,7 +540,7 @@ handshake_accept (Handshake  *handshake,
   ChpConnection *previous;
   gboolean resumed = FALSE;
 
-  connection = chp_connection_new (ws, handshake->connection_id, device_id);
+  connection = chp_connection_new (ws, handshake->connection_id, device_id, handshake->limiter);
   handshake_end (handshake, 0, NULL);
 
   if (session != NULL && resume_session_id != NULL &&
@@ -716,6 +727,9 @@ extension_cb (SoupServer              *server,
 
   handshake->bridge = self;
   handshake->ws = g_object_ref (ws);
+  handshake->limiter = chp_bridge_get_limiter (msg);
+  if (handshake->limiter != NULL)
+    g_object_ref (handshake->limiter);
   handshake->origin = g_strdup (soup_message_headers_get_one (headers, "Origin"));
   handshake->connection_id = chp_random_b64url (16);
   handshake->challenge = chp_random_b64url (32);
@@ -776,13 +790,14 @@ chp_bridge_dispose (GObject *object)
   GHashTableIter iter;
   gpointer value;
 
-  if (self->server != NULL)
-    soup_server_disconnect (self->server);
-  g_clear_object (&self->server);
-
-  chp_bridge_pairing_clear (self);
-  if (self->handshakes != NULL)
-    g_ptr_array_set_size (self->handshakes, 0);
+  /* Forget every socket first: closing them below must not call back into a half-gone bridge. */
+  if (self->connections != NULL)
+    {
+      g_hash_table_iter_init (&iter, self->connections);
+      while (g_hash_table_iter_next (&iter, &value, NULL))
+        g_signal_handlers_disconnect_by_data (value, self);
+      g_hash_table_remove_all (self->connections);
+    }
 
   if (self->resume_timers != NULL)
     {
@@ -792,15 +807,22 @@ chp_bridge_dispose (GObject *object)
       g_hash_table_remove_all (self->resume_timers);
     }
 
-  if (self->connections != NULL)
-    {
-      g_hash_table_iter_init (&iter, self->connections);
-      while (g_hash_table_iter_next (&iter, &value, NULL))
-        g_signal_handlers_disconnect_by_data (value, self);
-      g_hash_table_remove_all (self->connections);
-    }
+  chp_bridge_pairing_clear (self);
+  if (self->handshakes != NULL)
+    g_ptr_array_set_size (self->handshakes, 0);
   if (self->sessions != NULL)
     g_hash_table_remove_all (self->sessions);
+
+  if (self->service != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->service, self);
+      g_socket_service_stop (self->service);
+      g_socket_listener_close (G_SOCKET_LISTENER (self->service));
+    }
+  g_clear_object (&self->service);
+  if (self->server != NULL)
+    soup_server_disconnect (self->server);
+  g_clear_object (&self->server);
 
   g_clear_object (&self->identity);
   g_clear_object (&self->store);
@@ -883,13 +905,46 @@ chp_bridge_new (ChpIdentity       *identity,
   return self;
 }
 
+/* The limiter travels on the remote address that libsoup hands back with each message. */
+GInputStream *
+chp_bridge_get_limiter (SoupServerMessage *msg)
+{
+  GSocketAddress *remote = soup_server_message_get_remote_address (msg);
+
+  return remote ? g_object_get_data (G_OBJECT (remote), "chp-limiter") : NULL;
+}
+
+static gboolean
+incoming_cb (GSocketService    *service,
+             GSocketConnection *connection,
+             GObject           *source_object,
+             gpointer           user_data)
+{
+  ChpBridge *self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSocketAddress) local = g_socket_connection_get_local_address (connection, NULL);
+  g_autoptr(GSocketAddress) remote = g_socket_connection_get_remote_address (connection, NULL);
+  g_autoptr(GIOStream) stream = NULL;
+
+  if (local == NULL || remote == NULL)
+    return TRUE;
+
+  stream = chp_limited_io_stream_new (G_IO_STREAM (connection), CHP_BRIDGE_PREAUTH_BUDGET);
+  g_object_set_data_full (G_OBJECT (remote), "chp-limiter",
+                          g_object_ref (chp_limited_io_stream_get_limiter (CHP_LIMITED_IO_STREAM (stream))),
+                          g_object_unref);
+
+  if (!soup_server_accept_iostream (self->server, stream, local, remote, &error))
+    g_debug ("Could not accept a connection: %s", error->message);
+
+  return TRUE;
+}
+
 gboolean
 chp_bridge_listen (ChpBridge  *self,
                    guint       port,
                    GError    **error)
 {
-  g_autoptr(GSList) uris = NULL;
-
   g_return_val_if_fail (CHP_IS_BRIDGE (self), FALSE);
   g_return_val_if_fail (self->server == NULL, FALSE);
   g_return_val_if_fail (port <= 65535, FALSE);
@@ -910,16 +965,27 @@ chp_bridge_listen (ChpBridge  *self,
   soup_server_add_websocket_handler (self->server, "/pairing", NULL, NULL,
                                      pairing_cb, self, NULL);
 
-  /* 127.0.0.1 only: never the wildcard address, never IPv6's ::. */
-  if (!soup_server_listen_local (self->server, port, SOUP_SERVER_LISTEN_IPV4_ONLY, error))
-    {
-      g_clear_object (&self->server);
-      return FALSE;
-    }
+  /* 127.0.0.1 only: never the wildcard address, never IPv6's ::. We accept connections
+   * ourselves so that each one reaches libsoup through a byte budget. */
+  {
+    g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+    g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, port);
+    g_autoptr(GSocketAddress) effective = NULL;
 
-  uris = soup_server_get_uris (self->server);
-  self->port = uris ? (guint) g_uri_get_port (uris->data) : port;
-  g_slist_free_full (g_steal_pointer (&uris), (GDestroyNotify) g_uri_unref);
+    self->service = g_socket_service_new ();
+    if (!g_socket_listener_add_address (G_SOCKET_LISTENER (self->service), address,
+                                        G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL,
+                                        &effective, error))
+      {
+        g_clear_object (&self->service);
+        g_clear_object (&self->server);
+        return FALSE;
+      }
+
+    self->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (effective));
+    g_signal_connect (self->service, "incoming", G_CALLBACK (incoming_cb), self);
+    g_socket_service_start (self->service);
+  }
 
   g_message ("bridge: listening on 127.0.0.1:%u", self->port);
 

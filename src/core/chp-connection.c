@@ -9,6 +9,7 @@
 #include "chp-chunk-assembler.h"
 #include "chp-crypto.h"
 #include "chp-frame.h"
+#include "chp-limited-input-stream.h"
 #include "chp-protocol-error.h"
 
 #include <string.h>
@@ -18,6 +19,7 @@ struct _ChpConnection
   GObject parent_instance;
 
   SoupWebsocketConnection *ws;
+  ChpLimitedInputStream *limiter;
   char *connection_id;
   char *device_id;
 
@@ -278,6 +280,9 @@ message_cb (SoupWebsocketConnection *ws,
   const char *data;
   gsize len;
 
+  if (self->limiter != NULL)
+    chp_limited_input_stream_set_budget (self->limiter, CHP_CONNECTION_MESSAGE_BUDGET);
+
   if (type != SOUP_WEBSOCKET_DATA_TEXT)
     {
       g_set_error_literal (&error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INVALID_PARAMS,
@@ -285,6 +290,10 @@ message_cb (SoupWebsocketConnection *ws,
       send_frame_error (self, error, NULL, NULL);
       return;
     }
+
+  /* A whole message arrived: the next one gets a fresh allowance. */
+  if (self->limiter != NULL)
+    chp_limited_input_stream_set_budget (self->limiter, CHP_CONNECTION_MESSAGE_BUDGET);
 
   data = g_bytes_get_data (message, &len);
   frame = chp_frame_parse (data, len, &error);
@@ -366,6 +375,7 @@ chp_connection_dispose (GObject *object)
         soup_websocket_connection_close (self->ws, SOUP_WEBSOCKET_CLOSE_GOING_AWAY, NULL);
     }
   g_clear_object (&self->ws);
+  g_clear_object (&self->limiter);
 
   G_OBJECT_CLASS (chp_connection_parent_class)->dispose (object);
 }
@@ -442,17 +452,28 @@ chp_connection_init (ChpConnection *self)
   self->rtt_ms = -1;
 }
 
+/**
+ * chp_connection_new:
+ * @limiter: (nullable): the byte budget under this socket, moved on with each whole message
+ */
 ChpConnection *
 chp_connection_new (SoupWebsocketConnection *ws,
                     const char              *connection_id,
-                    const char              *device_id)
+                    const char              *device_id,
+                    GInputStream            *limiter)
 {
   ChpConnection *self;
 
   g_return_val_if_fail (SOUP_IS_WEBSOCKET_CONNECTION (ws), NULL);
+  g_return_val_if_fail (limiter == NULL || CHP_IS_LIMITED_INPUT_STREAM (limiter), NULL);
 
   self = g_object_new (CHP_TYPE_CONNECTION, NULL);
   self->ws = g_object_ref (ws);
+  if (limiter != NULL)
+    {
+      self->limiter = g_object_ref (CHP_LIMITED_INPUT_STREAM (limiter));
+      chp_limited_input_stream_set_budget (self->limiter, CHP_CONNECTION_MESSAGE_BUDGET);
+    }
   self->connection_id = g_strdup (connection_id);
   self->device_id = g_strdup (device_id);
 

@@ -9,6 +9,9 @@ G_BEGIN_DECLS
 
 /* Large enough for a 256 KiB chunk in base64url plus its envelope; never 0 (unbounded). */
 #define CHP_CONNECTION_MAX_FRAME      (640 * 1024)
+/* What may arrive between two whole messages: one frame, plus what one read can bring of the
+ * next. Enforced under libsoup, which bounds frames but not fragmented messages. */
+#define CHP_CONNECTION_MESSAGE_BUDGET (CHP_CONNECTION_MAX_FRAME + 64 * 1024)
 #define CHP_CONNECTION_MAX_IN_FLIGHT  8
 #define CHP_CONNECTION_HEARTBEAT_MS   15000
 #define CHP_CONNECTION_MISSED_PONGS   3
@@ -25,7 +28,8 @@ G_DECLARE_FINAL_TYPE (ChpConnection, chp_connection, CHP, CONNECTION, GObject)
 
 ChpConnection *chp_connection_new              (SoupWebsocketConnection *ws,
                                                 const char              *connection_id,
-                                                const char              *device_id);
+                                                const char              *device_id,
+                                                GInputStream            *limiter);
 const char    *chp_connection_get_id           (ChpConnection *self);
 const char    *chp_connection_get_device_id    (ChpConnection *self);
 gboolean       chp_connection_is_open          (ChpConnection *self);

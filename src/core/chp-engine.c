@@ -27,6 +27,9 @@ chp_engine_dispose (GObject *object)
 {
   ChpEngine *self = CHP_ENGINE (object);
 
+  /* Calls in flight hold the bridge: stop it now, not when the last of them finishes. */
+  if (self->bridge != NULL)
+    g_object_run_dispose (G_OBJECT (self->bridge));
   g_clear_object (&self->bridge);
   g_clear_object (&self->pairing);
   g_clear_object (&self->devices);
@@ -97,7 +100,7 @@ replace_str (char       **slot,
 
 typedef struct
 {
-  ChpEngine *engine;
+  GWeakRef   engine;    /* an answer that comes after the engine is gone is dropped */
   char      *device_id;
 } InfoQuery;
 
@@ -120,7 +123,7 @@ extension_info_cb (GObject      *source,
                    gpointer      user_data)
 {
   InfoQuery *query = user_data;
-  ChpEngine *self = query->engine;
+  g_autoptr(ChpEngine) self = g_weak_ref_get (&query->engine);
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) node = chp_bridge_call_finish (CHP_BRIDGE (source), result, &error);
   ChpDevice *device;
@@ -130,7 +133,7 @@ extension_info_cb (GObject      *source,
       g_debug ("extension.info from %s: %s", query->device_id,
                error ? error->message : "not an object");
     }
-  else if (self->devices != NULL &&
+  else if (self != NULL && self->devices != NULL &&
            (device = chp_device_list_lookup (self->devices, query->device_id)) != NULL)
     {
       JsonObject *o = json_node_get_object (node);
@@ -153,7 +156,7 @@ extension_info_cb (GObject      *source,
         }
     }
 
-  g_object_unref (query->engine);
+  g_weak_ref_clear (&query->engine);
   g_free (query->device_id);
   g_free (query);
 }
@@ -167,7 +170,7 @@ device_connected_cb (ChpBridge  *bridge,
 {
   InfoQuery *query = g_new0 (InfoQuery, 1);
 
-  query->engine = g_object_ref (user_data);
+  g_weak_ref_init (&query->engine, user_data);
   query->device_id = g_strdup (device_id);
   chp_bridge_call_async (bridge, device_id, "extension.info", NULL, 5000, NULL,
                          extension_info_cb, query);

@@ -311,8 +311,8 @@ check_database (sqlite3  *db,
   if (version > (gint64) G_N_ELEMENTS (migrations))
     {
       g_set_error (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NEWER,
-                   _("The database was written by a newer Chaperone (version %" G_GINT64_FORMAT
-                     "). Update Chaperone to use it."), version);
+                   _("The database was written by a newer Chaperone (version %lld). Update "
+                     "Chaperone to use it."), (long long) version);
       return CHECK_ERROR;
     }
 

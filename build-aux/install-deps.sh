@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs what Chaperone needs on Debian 12, and nothing when it is all there already.
+#   install-deps.sh          build and run
+#   install-deps.sh --test   also what the test suite needs (Xvfb, AT-SPI, clang, Node modules)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+build_pkgs=(
+  build-essential meson ninja-build pkg-config gettext
+  libglib2.0-dev libglib2.0-dev-bin libgtk-4-dev libadwaita-1-dev libjson-glib-dev
+  libsoup-3.0-dev libgnutls28-dev libsqlite3-dev
+  desktop-file-utils appstream
+)
+test_pkgs=(
+  xvfb xauth dbus dbus-x11 imagemagick
+  at-spi2-core python3 python3-gi gir1.2-atspi-2.0
+  clang libclang-rt-14-dev
+  nodejs npm
+)
+
+pkgs=("${build_pkgs[@]}")
+if [ "${1:-}" = "--test" ]; then
+  pkgs+=("${test_pkgs[@]}")
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  # nodejs may come from elsewhere than Debian (a newer one is fine): judge by the command.
+  case "$p" in
+    nodejs) command -v node >/dev/null && continue ;;
+    npm) command -v npm >/dev/null && continue ;;
+  esac
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ "${1:-}" = "--test" ]; then
+  # The JS test tools (ws) from npm, pinned by package-lock.json.
+  if [ ! -d "$here/node_modules/ws" ] || [ "$here/package-lock.json" -nt "$here/node_modules" ]; then
+    (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+fi

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Set up and run the whole test suite: install what is missing, build with warnings as errors,
+# run every test under a virtual display and a private D-Bus session, run the same suite again
+# under AddressSanitizer and UndefinedBehaviorSanitizer, and give the fuzzers a short run.
+#   build-aux/test.sh            everything
+#   build-aux/test.sh --quick    the plain build's suites only
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+
+build-aux/install-deps.sh --test
+
+status=0
+summary=()
+
+configure () {
+  local dir=$1; shift
+  if [ -f "$dir/build.ninja" ]; then
+    meson setup --reconfigure "$dir" "$@" >/dev/null
+  else
+    meson setup "$dir" "$@" >/dev/null
+  fi
+}
+
+run_suite () {
+  local name=$1 dir=$2; shift 2
+  echo "=== $name"
+  # Xvfb for the windows, a private session bus for AT-SPI and the app's own name.
+  if xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- \
+       meson test -C "$dir" --print-errorlogs --num-processes 2 "$@"; then
+    :
+  else
+    status=1
+  fi
+  summary+=("$(python3 build-aux/summarize-tests.py "$dir" "$name")")
+}
+
+configure build -Dwerror=true
+ninja -C build
+run_suite "tests" build
+
+if [ "${1:-}" != "--quick" ]; then
+  # The same suites with sanitizers. GTK and fontconfig keep caches for the whole process life,
+  # so leak reports there are not ours; everything else aborts on the first finding.
+  configure build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
+    -Dbuildtype=debug
+  ninja -C build-asan
+  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    run_suite "tests under ASan+UBSan" build-asan --no-suite data --no-suite fuzz
+
+  # libFuzzer needs clang; a short run on the committed corpus (see tests/fuzz/README.md).
+  CC=clang configure build-fuzz -Dui=false -Dfuzzing=true -Db_sanitize=address,undefined \
+    -Db_lundef=false -Dbuildtype=debug
+  ninja -C build-fuzz
+  run_suite "fuzzing (short run)" build-fuzz --suite fuzz
+fi
+
+builds=(build)
+if [ "${1:-}" != "--quick" ]; then
+  builds+=(build-asan build-fuzz)
+fi
+
+echo
+printf '%s\n' "${summary[@]}"
+python3 build-aux/summarize-tests.py --total "${builds[@]}"
+exit $status

@@ -1,0 +1,1421 @@
+/* test-native-host.c: the built chaperone-native-host driven as Chrome drives it — framed JSON on
+ * its stdin and stdout — against a real engine, and against a scripted WebSocket server for what
+ * the engine never does on purpose (oversized frames, HTTP refusals, exact bytes, close codes). */
+#include "config.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include <gio/gio.h>
+#include <libsoup/soup.h>
+
+#include "chp-crypto.h"
+#include "chp-engine.h"
+#include "chp-frame.h"
+#include "chp-test-client.h"
+
+#define TEST_ORIGIN_ARG  "chrome-extension://abcdefghijklmnopabcdefghijklmnop/"
+#define TEST_ORIGIN      "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
+#define OTHER_ORIGIN_ARG "chrome-extension://bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb/"
+#define OTHER_ORIGIN     "chrome-extension://bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define EVIL_FIELDS      ",\"origin\":\"https://evil.example\",\"headers\":{\"Origin\":\"https://evil.example\"}"
+
+#define MAX_IN_BYTES     (16 * 1024 * 1024)
+#define MAX_OUT_BYTES    (1024 * 1024)
+/* "Quickly": a refusal must not wait for input that will never come. */
+#define PROMPT_MS        2000
+
+/* ---- the host, played as Chrome plays it ---------------------------------------------- */
+
+typedef struct
+{
+  GSubprocess   *proc;
+  GOutputStream *in;
+  GInputStream  *out;
+  GByteArray    *buf;        /* stdout read so far and not yet taken as frames */
+  guint8         chunk[64 * 1024];
+  GCancellable  *cancellable;
+  gboolean       reading;
+  gboolean       out_eof;
+  gboolean       waiting;
+  gboolean       exited;
+} Host;
+
+static void host_read (Host *host);
+
+static void
+host_read_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Host *host = user_data;
+  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (source), result, NULL);
+
+  host->reading = FALSE;
+  if (n <= 0)
+    {
+      host->out_eof = TRUE;
+      return;
+    }
+
+  g_byte_array_append (host->buf, host->chunk, (guint) n);
+  host_read (host);
+}
+
+static void
+host_read (Host *host)
+{
+  host->reading = TRUE;
+  g_input_stream_read_async (host->out, host->chunk, sizeof host->chunk, G_PRIORITY_DEFAULT,
+                             host->cancellable, host_read_cb, host);
+}
+
+static void
+host_wait_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Host *host = user_data;
+
+  host->waiting = FALSE;
+  if (g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL))
+    host->exited = TRUE;
+}
+
+static Host *
+host_spawn (const char *origin_arg)
+{
+  const char *path = g_getenv ("CHAPERONE_NATIVE_HOST");
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GError) error = NULL;
+  Host *host;
+
+  g_assert_nonnull (path);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  /* All debug output on: it must go to stderr and never into the frames. */
+  g_subprocess_launcher_setenv (launcher, "G_MESSAGES_DEBUG", "all", TRUE);
+
+  host = g_new0 (Host, 1);
+  host->proc = g_subprocess_launcher_spawn (launcher, &error, path, origin_arg, NULL);
+  g_assert_no_error (error);
+  host->in = g_subprocess_get_stdin_pipe (host->proc);
+  host->out = g_subprocess_get_stdout_pipe (host->proc);
+  host->buf = g_byte_array_new ();
+  host->cancellable = g_cancellable_new ();
+
+  host_read (host);
+  host->waiting = TRUE;
+  g_subprocess_wait_async (host->proc, host->cancellable, host_wait_cb, host);
+
+  return host;
+}
+
+static gboolean
+host_idle (gpointer data)
+{
+  Host *host = data;
+
+  return !host->reading && !host->waiting;
+}
+
+static void
+host_free (Host *host)
+{
+  if (!host->exited)
+    g_subprocess_force_exit (host->proc);
+  g_cancellable_cancel (host->cancellable);
+  /* The callbacks hold this struct: let them finish before it goes. */
+  g_assert_true (chp_test_spin_until (host_idle, host, 5000));
+
+  g_clear_object (&host->cancellable);
+  g_clear_object (&host->proc);
+  g_byte_array_unref (host->buf);
+  g_free (host);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Host, host_free)
+
+static void
+frame_append (GByteArray *out,
+              const void *data,
+              gsize       len)
+{
+  guint32 prefix = (guint32) len;
+
+  g_byte_array_append (out, (const guint8 *) &prefix, sizeof prefix);
+  g_byte_array_append (out, data, (guint) len);
+}
+
+static void
+host_write_raw (Host       *host,
+                const void *data,
+                gsize       len)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_output_stream_write_all (host->in, data, len, NULL, NULL, &error);
+  g_assert_no_error (error);
+}
+
+static void
+host_send_len (Host       *host,
+               const char *data,
+               gsize       len)
+{
+  g_autoptr(GByteArray) frame = g_byte_array_new ();
+
+  frame_append (frame, data, len);
+  host_write_raw (host, frame->data, frame->len);
+}
+
+static void
+host_send (Host       *host,
+           const char *text)
+{
+  host_send_len (host, text, strlen (text));
+}
+
+static void
+host_send_builder (Host        *host,
+                   JsonBuilder *builder)
+{
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  text = json_to_string (root, FALSE);
+  host_send (host, text);
+}
+
+static void
+host_close_stdin (Host *host)
+{
+  g_assert_true (g_output_stream_close (host->in, NULL, NULL));
+}
+
+static gboolean
+host_frame_ready (gpointer data)
+{
+  Host *host = data;
+  guint32 len;
+
+  if (host->out_eof)
+    return TRUE;
+  if (host->buf->len < sizeof len)
+    return FALSE;
+  memcpy (&len, host->buf->data, sizeof len);
+
+  return host->buf->len - sizeof len >= len;
+}
+
+/* Returns: (transfer full) (nullable): the next frame's payload; %NULL at EOF or timeout */
+static GBytes *
+host_next_bytes (Host  *host,
+                 guint  timeout_ms)
+{
+  GBytes *payload;
+  guint32 len;
+
+  chp_test_spin_until (host_frame_ready, host, timeout_ms);
+  if (host->buf->len < sizeof len)
+    return NULL;
+  memcpy (&len, host->buf->data, sizeof len);
+  if (host->buf->len - sizeof len < len)
+    return NULL;
+
+  payload = g_bytes_new (host->buf->data + sizeof len, len);
+  g_byte_array_remove_range (host->buf, 0, (guint) (sizeof len + len));
+
+  return payload;
+}
+
+/* Returns: (transfer full) (nullable): the next frame as JSON */
+static JsonNode *
+host_next (Host  *host,
+           guint  timeout_ms)
+{
+  g_autoptr(GBytes) payload = host_next_bytes (host, timeout_ms);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  gsize len;
+  const char *data;
+
+  if (payload == NULL)
+    return NULL;
+
+  data = g_bytes_get_data (payload, &len);
+  g_assert_cmpuint (len, <=, MAX_OUT_BYTES);
+  g_assert_true (g_utf8_validate_len (data, len, NULL));
+  g_assert_true (json_parser_load_from_data (parser, data, (gssize) len, NULL));
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)));
+
+  return json_node_ref (json_parser_get_root (parser));
+}
+
+static const char *
+str_of (JsonNode   *node,
+        const char *member)
+{
+  return json_object_get_string_member_with_default (json_node_get_object (node), member, NULL);
+}
+
+static gint64
+int_of (JsonNode   *node,
+        const char *member)
+{
+  return json_object_get_int_member_with_default (json_node_get_object (node), member, -1);
+}
+
+/* Like the extension, answers the engine's pings and its extension.info question, and returns
+ * the next frame of @type. */
+static JsonNode *
+host_next_type (Host       *host,
+                const char *type,
+                guint       timeout_ms)
+{
+  for (;;)
+    {
+      g_autoptr(JsonNode) node = host_next (host, timeout_ms);
+      const char *got;
+
+      if (node == NULL)
+        return NULL;
+
+      got = str_of (node, "type");
+      if (g_strcmp0 (got, "ping") == 0 && g_strcmp0 (type, "ping") != 0)
+        {
+          g_autofree char *pong = chp_frame_build_pong (int_of (node, "sequence"),
+                                                        int_of (node, "timestamp"),
+                                                        g_get_real_time () / 1000);
+          host_send (host, pong);
+          continue;
+        }
+      if (g_strcmp0 (got, "request") == 0 && g_strcmp0 (type, "request") != 0 &&
+          g_strcmp0 (str_of (node, "method"), "extension.info") == 0)
+        {
+          g_autoptr(JsonNode) info = json_from_string ("{\"client\":\"chaperone-test-client\","
+                                                       "\"version\":\"1\","
+                                                       "\"browser\":\"Test Browser 1\"}", NULL);
+          g_autofree char *text = chp_frame_build_response (str_of (node, "id"), info);
+
+          host_send (host, text);
+          continue;
+        }
+
+      if (g_strcmp0 (got, type) != 0)
+        {
+          g_test_message ("expected %s, got %s", type, got);
+          return NULL;
+        }
+
+      return g_steal_pointer (&node);
+    }
+}
+
+static gboolean
+host_exited (gpointer data)
+{
+  return ((Host *) data)->exited;
+}
+
+/* Returns: the exit status, or -1 when the host is still running after @timeout_ms */
+static int
+host_wait_exit (Host  *host,
+                guint  timeout_ms)
+{
+  if (!chp_test_spin_until (host_exited, host, timeout_ms))
+    return -1;
+  if (!g_subprocess_get_if_exited (host->proc))
+    return -2;
+
+  return g_subprocess_get_exit_status (host->proc);
+}
+
+/* After the host exits, stdout holds nothing more: no frame, no stray byte. */
+static void
+assert_stdout_drained (Host *host)
+{
+  g_assert_true (chp_test_spin_until (host_frame_ready, host, 5000));
+  g_assert_true (host->out_eof);
+  g_assert_cmpuint (host->buf->len, ==, 0);
+}
+
+static char *
+native_open (const char *path,
+             guint       port,
+             const char *extra)
+{
+  return g_strdup_printf ("{\"type\":\"native_open\",\"path\":\"%s\",\"port\":%u%s}", path, port,
+                          extra ? extra : "");
+}
+
+/* ---- a scripted bridge ----------------------------------------------------------------- */
+
+typedef struct
+{
+  SoupServer              *server;
+  guint                    port;
+  guint                    refuse_status;  /* answer every upgrade with this, when set */
+  GPtrArray               *greeting;       /* GBytes sent as soon as a socket opens */
+  gboolean                 greet_binary;
+  guint                    upgrades;
+  char                    *origin;         /* headers of the last upgrade request */
+  char                    *host_header;
+  char                    *path;
+  SoupWebsocketConnection *ws;
+  GPtrArray               *received;       /* GBytes, in order */
+  gboolean                 closed;
+  gushort                  close_code;
+} FakeBridge;
+
+static void
+fake_early_cb (SoupServer        *server,
+               SoupServerMessage *msg,
+               const char        *path,
+               GHashTable        *query,
+               gpointer           user_data)
+{
+  FakeBridge *fb = user_data;
+  SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
+
+  fb->upgrades++;
+  g_free (fb->origin);
+  fb->origin = g_strdup (soup_message_headers_get_one (headers, "Origin"));
+  g_free (fb->host_header);
+  fb->host_header = g_strdup (soup_message_headers_get_one (headers, "Host"));
+  g_free (fb->path);
+  fb->path = g_strdup (path);
+
+  if (fb->refuse_status != 0)
+    soup_server_message_set_status (msg, fb->refuse_status, NULL);
+}
+
+static void
+fake_message_cb (SoupWebsocketConnection *ws,
+                 gint                     type,
+                 GBytes                  *message,
+                 FakeBridge              *fb)
+{
+  g_ptr_array_add (fb->received, g_bytes_ref (message));
+}
+
+static void
+fake_closed_cb (SoupWebsocketConnection *ws,
+                FakeBridge              *fb)
+{
+  fb->closed = TRUE;
+  fb->close_code = soup_websocket_connection_get_close_code (ws);
+}
+
+static void
+fake_ws_cb (SoupServer              *server,
+            SoupServerMessage       *msg,
+            const char              *path,
+            SoupWebsocketConnection *ws,
+            gpointer                 user_data)
+{
+  FakeBridge *fb = user_data;
+
+  g_assert_null (fb->ws);
+  fb->ws = g_object_ref (ws);
+  soup_websocket_connection_set_max_incoming_payload_size (ws, MAX_IN_BYTES + 1024);
+  soup_websocket_connection_set_keepalive_interval (ws, 0);
+  g_signal_connect (ws, "message", G_CALLBACK (fake_message_cb), fb);
+  g_signal_connect (ws, "closed", G_CALLBACK (fake_closed_cb), fb);
+
+  for (guint i = 0; i < fb->greeting->len; i++)
+    soup_websocket_connection_send_message (ws, fb->greet_binary ? SOUP_WEBSOCKET_DATA_BINARY
+                                                                 : SOUP_WEBSOCKET_DATA_TEXT,
+                                            g_ptr_array_index (fb->greeting, i));
+}
+
+static FakeBridge *
+fake_bridge_new (void)
+{
+  FakeBridge *fb = g_new0 (FakeBridge, 1);
+  g_autoptr(GError) error = NULL;
+  GSList *uris;
+
+  fb->server = soup_server_new (NULL, NULL);
+  fb->greeting = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  fb->received = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  /* libsoup keeps one handler record per path and picks the most specific: an early handler
+   * on NULL alone would never run for the WebSocket paths. */
+  soup_server_add_early_handler (fb->server, "/extension", fake_early_cb, fb, NULL);
+  soup_server_add_early_handler (fb->server, "/pairing", fake_early_cb, fb, NULL);
+  soup_server_add_websocket_handler (fb->server, "/extension", NULL, NULL, fake_ws_cb, fb, NULL);
+  soup_server_add_websocket_handler (fb->server, "/pairing", NULL, NULL, fake_ws_cb, fb, NULL);
+  g_assert_true (soup_server_listen_local (fb->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
+  g_assert_no_error (error);
+
+  uris = soup_server_get_uris (fb->server);
+  fb->port = (guint) g_uri_get_port (uris->data);
+  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+
+  return fb;
+}
+
+static void
+fake_bridge_free (FakeBridge *fb)
+{
+  if (fb->ws != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (fb->ws, fb);
+      if (soup_websocket_connection_get_state (fb->ws) == SOUP_WEBSOCKET_STATE_OPEN)
+        soup_websocket_connection_close (fb->ws, SOUP_WEBSOCKET_CLOSE_NORMAL, NULL);
+      g_clear_object (&fb->ws);
+    }
+  soup_server_disconnect (fb->server);
+  g_clear_object (&fb->server);
+  g_ptr_array_unref (fb->greeting);
+  g_ptr_array_unref (fb->received);
+  g_free (fb->origin);
+  g_free (fb->host_header);
+  g_free (fb->path);
+  g_free (fb);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FakeBridge, fake_bridge_free)
+
+static void
+fake_greet (FakeBridge *fb,
+            const char *data,
+            gsize       len)
+{
+  g_ptr_array_add (fb->greeting, g_bytes_new (data, len));
+}
+
+static gboolean
+fake_closed (gpointer data)
+{
+  return ((FakeBridge *) data)->closed;
+}
+
+static gboolean
+fake_has_socket (gpointer data)
+{
+  return ((FakeBridge *) data)->ws != NULL;
+}
+
+typedef struct
+{
+  FakeBridge *fb;
+  guint       n;
+} Received;
+
+static gboolean
+fake_received_n (gpointer data)
+{
+  Received *r = data;
+
+  return r->fb->received->len >= r->n;
+}
+
+static void
+assert_bytes_eq (GBytes     *bytes,
+                 const char *data,
+                 gsize       len)
+{
+  g_assert_nonnull (bytes);
+  g_assert_cmpmem (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), data, len);
+}
+
+/* A text message of exactly @len bytes: {"type":"event","pad":"xxx…"}. */
+static char *
+padded_message (gsize len)
+{
+  static const char head[] = "{\"type\":\"event\",\"pad\":\"";
+  static const char tail[] = "\"}";
+  char *text = g_malloc (len + 1);
+  gsize fixed = strlen (head) + strlen (tail);
+
+  g_assert_cmpuint (len, >, fixed);
+  memcpy (text, head, strlen (head));
+  memset (text + strlen (head), 'x', len - fixed);
+  memcpy (text + len - strlen (tail), tail, strlen (tail));
+  text[len] = '\0';
+
+  return text;
+}
+
+/* ---- the fixture: a real engine on 127.0.0.1, port 0, in a temporary folder ------------ */
+
+typedef struct
+{
+  char      *dir;
+  ChpEngine *engine;
+  guint      port;
+  gboolean   started;
+} Fixture;
+
+static void
+started_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Fixture *f = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (chp_engine_start_finish (CHP_ENGINE (source), result, &error));
+  g_assert_no_error (error);
+  f->started = TRUE;
+}
+
+static gboolean
+is_started (gpointer data)
+{
+  return ((Fixture *) data)->started;
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->dir = g_dir_make_tmp ("chp-native-host-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->engine = chp_engine_new (f->dir);
+  chp_engine_start_async (f->engine, 0, NULL, started_cb, f);
+  g_assert_true (chp_test_spin_until (is_started, f, 10000));
+  f->port = chp_bridge_get_port (chp_engine_get_bridge (f->engine));
+  g_assert_cmpuint (f->port, >, 0);
+}
+
+static void
+remove_tree (GFile *file)
+{
+  g_autoptr(GFileEnumerator) children = NULL;
+  GFileInfo *info;
+
+  children = g_file_enumerate_children (file, G_FILE_ATTRIBUTE_STANDARD_NAME,
+                                        G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, NULL, NULL);
+  while (children != NULL && (info = g_file_enumerator_next_file (children, NULL, NULL)) != NULL)
+    {
+      g_autoptr(GFile) child = g_file_get_child (file, g_file_info_get_name (info));
+
+      remove_tree (child);
+      g_object_unref (info);
+    }
+  g_file_delete (file, NULL, NULL);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(GFile) dir = g_file_new_for_path (f->dir);
+
+  g_clear_object (&f->engine);
+  remove_tree (dir);
+  g_free (f->dir);
+}
+
+/* ---- through the host to the real engine ---------------------------------------------- */
+
+static void
+assert_signed_challenge (Fixture  *f,
+                         JsonNode *challenge)
+{
+  ChpIdentity *identity = chp_engine_get_identity (f->engine);
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_nonnull (challenge);
+  g_assert_cmpstr (str_of (challenge, "type"), ==, "challenge");
+  g_assert_cmpint (int_of (challenge, "protocol"), ==, 1);
+  g_assert_cmpstr (str_of (challenge, "engineId"), ==, chp_identity_get_engine_id (identity));
+  g_assert_cmpstr (str_of (challenge, "engineInstanceId"), ==,
+                   chp_bridge_get_instance_id (chp_engine_get_bridge (f->engine)));
+  g_assert_cmpuint (strlen (str_of (challenge, "connectionId")), ==, 22);
+  g_assert_cmpuint (strlen (str_of (challenge, "challenge")), ==, 43);
+  g_assert_cmpint (int_of (challenge, "timestamp"), >, 0);
+
+  /* The relay passed the bytes untouched: the engine's signature still verifies. */
+  text = chp_auth_challenge_text (str_of (challenge, "engineId"),
+                                  str_of (challenge, "engineInstanceId"),
+                                  str_of (challenge, "connectionId"),
+                                  str_of (challenge, "challenge"),
+                                  int_of (challenge, "timestamp"), &error);
+  g_assert_no_error (error);
+  g_assert_true (chp_verify_p1363 (chp_identity_get_x (identity), chp_identity_get_y (identity),
+                                   text, str_of (challenge, "signature"), &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_extension_challenge (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+  g_autofree char *open = native_open ("/extension", f->port, NULL);
+  g_autoptr(JsonNode) challenge = NULL;
+  g_autoptr(JsonNode) closed = NULL;
+
+  host_send (host, open);
+  challenge = host_next (host, 5000);
+  assert_signed_challenge (f, challenge);
+
+  /* Anything but auth first: the engine closes 4401 and the host reports it, then exits 0. */
+  host_send (host, "{\"type\":\"ping\",\"sequence\":1,\"timestamp\":1}");
+  closed = host_next (host, 5000);
+  g_assert_nonnull (closed);
+  g_assert_cmpstr (str_of (closed, "type"), ==, "native_closed");
+  g_assert_cmpint (int_of (closed, "code"), ==, 4401);
+  g_assert_nonnull (str_of (closed, "reason"));
+  g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 0);
+  assert_stdout_drained (host);
+}
+
+static ChpPairingRequest *
+waiting_request (Fixture *f)
+{
+  GListModel *model = G_LIST_MODEL (chp_engine_get_pairing (f->engine));
+
+  if (g_list_model_get_n_items (model) == 0)
+    return NULL;
+
+  return g_list_model_get_item (model, 0);
+}
+
+static gboolean
+device_online (gpointer data)
+{
+  return chp_device_get_online (data);
+}
+
+static gboolean
+device_offline (gpointer data)
+{
+  return !chp_device_get_online (data);
+}
+
+static void
+add_string (JsonBuilder *b,
+            const char  *member,
+            const char  *value)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_add_string_value (b, value);
+}
+
+/* Pairs through the host, then connects through a second host, as the extension would with
+ * connectNative. The host runs for a second extension id and native_open claims another origin
+ * each time: the engine must see the argv origin in the pairing window, in the stored device
+ * and in the signed auth text. */
+static void
+test_pair_and_connect (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(ChpTestClient) ext = chp_test_client_new (f->port, OTHER_ORIGIN);
+  g_autoptr(Host) host = host_spawn (OTHER_ORIGIN_ARG);
+  g_autofree char *open = native_open ("/pairing", f->port, EVIL_FIELDS);
+  g_autofree char *nonce_c = chp_random_b64url (32);
+  g_autofree char *commitment = NULL;
+  g_autofree char *reveal_text = NULL;
+  g_autofree char *reveal_sig = NULL;
+  g_autofree char *approved_text = NULL;
+  g_autofree char *request_id = NULL;
+  g_autofree char *nonce_e = NULL;
+  g_autofree char *engine_id = NULL;
+  g_autofree char *engine_x = NULL;
+  g_autofree char *engine_y = NULL;
+  g_autofree char *device_id = NULL;
+  g_autofree char *auth_text = NULL;
+  g_autofree char *auth_sig = NULL;
+  g_autoptr(JsonNode) jwk = chp_identity_dup_public_jwk (ext->key);
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(JsonBuilder) b = NULL;
+  g_autoptr(JsonArray) caps = NULL;
+  g_autoptr(ChpPairingRequest) request = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *engine_key;
+  ChpDevice *device;
+  const char *t[10];
+
+  /* Pairing: the extension speaks first, right after native_open. */
+  host_send (host, open);
+  commitment = chp_pair_commitment (nonce_c, chp_identity_get_x (ext->key),
+                                    chp_identity_get_y (ext->key), &error);
+  g_assert_no_error (error);
+  b = json_builder_new ();
+  json_builder_begin_object (b);
+  add_string (b, "type", "pair_request");
+  json_builder_set_member_name (b, "protocol");
+  json_builder_add_int_value (b, 1);
+  add_string (b, "installationId", ext->installation_id);
+  add_string (b, "client", "chaperone-extension");
+  add_string (b, "version", "1");
+  add_string (b, "browser", "Chromium");
+  json_builder_set_member_name (b, "publicKey");
+  json_builder_add_value (b, json_node_copy (jwk));
+  add_string (b, "commitment", commitment);
+  host_send_builder (host, b);
+
+  node = host_next_type (host, "pair_challenge", 5000);
+  g_assert_nonnull (node);
+  request_id = g_strdup (str_of (node, "requestId"));
+  nonce_e = g_strdup (str_of (node, "nonceE"));
+  engine_id = g_strdup (str_of (node, "engineId"));
+  engine_key = json_object_get_object_member (json_node_get_object (node), "enginePublicKey");
+  engine_x = g_strdup (json_object_get_string_member (engine_key, "x"));
+  engine_y = g_strdup (json_object_get_string_member (engine_key, "y"));
+  g_clear_pointer (&node, json_node_unref);
+
+  t[0] = request_id;
+  t[1] = OTHER_ORIGIN;
+  t[2] = ext->installation_id;
+  t[3] = chp_identity_get_x (ext->key);
+  t[4] = chp_identity_get_y (ext->key);
+  t[5] = engine_id;
+  t[6] = engine_x;
+  t[7] = engine_y;
+  t[8] = nonce_c;
+  t[9] = nonce_e;
+  {
+    const char *fields[] = { "chaperone-pair-v1", "reveal", t[0], t[1], t[2], t[3], t[4], t[5],
+                             t[6], t[7], t[8], t[9], NULL };
+
+    reveal_text = chp_signed_text (fields, &error);
+    g_assert_no_error (error);
+  }
+  reveal_sig = chp_identity_sign (ext->key, reveal_text, &error);
+  g_assert_no_error (error);
+
+  g_clear_object (&b);
+  b = json_builder_new ();
+  json_builder_begin_object (b);
+  add_string (b, "type", "pair_reveal");
+  add_string (b, "requestId", request_id);
+  add_string (b, "nonceC", nonce_c);
+  add_string (b, "signature", reveal_sig);
+  host_send_builder (host, b);
+
+  node = host_next_type (host, "pair_pending", 5000);
+  g_assert_nonnull (node);
+  g_clear_pointer (&node, json_node_unref);
+
+  /* The window shows the argv origin, and the code computed with it matches. */
+  request = waiting_request (f);
+  g_assert_nonnull (request);
+  g_assert_cmpstr (chp_pairing_request_get_origin (request), ==, OTHER_ORIGIN);
+  {
+    g_autofree char *code = chp_pair_code (t, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpstr (chp_pairing_request_get_code (request), ==, code);
+  }
+  chp_pairing_request_approve (request, FALSE);
+
+  node = host_next_type (host, "pair_approved", 10000);
+  g_assert_nonnull (node);
+  device_id = g_strdup (str_of (node, "deviceId"));
+  {
+    const char *fields[] = { "chaperone-pair-v1", "approved", t[0], t[1], t[2], t[3], t[4], t[5],
+                             t[6], t[7], t[8], t[9], device_id, NULL };
+
+    approved_text = chp_signed_text (fields, &error);
+    g_assert_no_error (error);
+  }
+  g_assert_true (chp_verify_p1363 (engine_x, engine_y, approved_text, str_of (node, "signature"),
+                                   &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&node, json_node_unref);
+
+  /* The engine ends a pairing socket with 1000; so does the host, with status 0. */
+  node = host_next_type (host, "native_closed", 5000);
+  g_assert_nonnull (node);
+  g_assert_cmpint (int_of (node, "code"), ==, 1000);
+  g_clear_pointer (&node, json_node_unref);
+  g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 0);
+  assert_stdout_drained (host);
+  g_clear_pointer (&host, host_free);
+
+  /* Connect through a fresh host, as a new connectNative port would. */
+  host = host_spawn (OTHER_ORIGIN_ARG);
+  g_free (open);
+  open = native_open ("/extension", f->port, EVIL_FIELDS);
+  host_send (host, open);
+  node = host_next_type (host, "challenge", 5000);
+  assert_signed_challenge (f, node);
+
+  caps = json_array_new ();
+  json_array_add_string_element (caps, "browser.tabs");
+  auth_text = chp_auth_client_text (OTHER_ORIGIN, str_of (node, "engineId"),
+                                    str_of (node, "engineInstanceId"),
+                                    str_of (node, "connectionId"), str_of (node, "challenge"),
+                                    ext->installation_id, caps, &error);
+  g_assert_no_error (error);
+  auth_sig = chp_identity_sign (ext->key, auth_text, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&node, json_node_unref);
+
+  g_clear_object (&b);
+  b = json_builder_new ();
+  json_builder_begin_object (b);
+  add_string (b, "type", "auth");
+  add_string (b, "installationId", ext->installation_id);
+  add_string (b, "deviceId", device_id);
+  add_string (b, "client", "chaperone-extension");
+  add_string (b, "version", "1");
+  json_builder_set_member_name (b, "capabilities");
+  json_builder_begin_array (b);
+  json_builder_add_string_value (b, "browser.tabs");
+  json_builder_end_array (b);
+  add_string (b, "signature", auth_sig);
+  host_send_builder (host, b);
+
+  node = host_next_type (host, "hello_ack", 5000);
+  g_assert_nonnull (node);
+  g_assert_cmpstr (str_of (node, "deviceId"), ==, device_id);
+  g_clear_pointer (&node, json_node_unref);
+
+  device = chp_device_list_lookup (chp_engine_get_devices (f->engine), device_id);
+  g_assert_nonnull (device);
+  g_assert_true (chp_test_spin_until (device_online, device, 2000));
+
+  /* A request through the relay and its answer. */
+  host_send (host, "{\"type\":\"request\",\"id\":\"c1\",\"method\":\"engine.info\",\"params\":{},"
+                   "\"timeoutMs\":5000}");
+  node = host_next_type (host, "response", 5000);
+  g_assert_nonnull (node);
+  g_assert_cmpstr (str_of (node, "id"), ==, "c1");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (
+                     json_node_get_object (node), "result"), "deviceId"), ==, device_id);
+  g_clear_pointer (&node, json_node_unref);
+
+  /* The browser closes the port: the host closes the socket and exits 0; the device goes
+   * offline. */
+  host_close_stdin (host);
+  g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 0);
+  g_assert_true (chp_test_spin_until (device_offline, device, 2000));
+}
+
+static void
+test_first_message_refused (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(FakeBridge) fb = fake_bridge_new ();
+  /* %u is the scripted server's port, so a host that wrongly accepted one would reach it. */
+  const char *bad[] = {
+    "{\"type\":\"auth\",\"path\":\"/extension\",\"port\":%u}",
+    "{\"path\":\"/extension\",\"port\":%u}",
+    "{\"type\":\"native_open\",\"path\":\"/other\",\"port\":%u}",
+    "{\"type\":\"native_open\",\"path\":\"/extension/\",\"port\":%u}",
+    "{\"type\":\"native_open\",\"port\":%u}",
+    "{\"type\":\"native_open\",\"path\":\"/extension\",\"port\":\"%u\"}",
+    "{\"type\":\"native_open\",\"path\":\"/extension\",\"port\":0,\"p\":%u}",
+    "{\"type\":\"native_open\",\"path\":\"/extension\",\"port\":%u.5}",
+    "{\"type\":\"native_open\",\"path\":\"/extension\",\"port\":%u0000}",
+    "{\"type\":\"native_open\",\"path\":\"/extension\",\"port\":-%u}",
+    "{\"type\":\"native_open\",\"path\":\"/extension\",\"port\":%u,"
+      "\"x\":[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}",
+    "[\"native_open\",\"/extension\",%u]",
+    "native_open %u",
+    "",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+      g_autoptr(JsonNode) error = NULL;
+      g_autofree char *text = NULL;
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+      text = g_strdup_printf (bad[i], fb->port);
+#pragma GCC diagnostic pop
+      g_test_message ("first message: %s", text);
+      host_send (host, text);
+      error = host_next (host, 5000);
+      g_assert_nonnull (error);
+      g_assert_cmpstr (str_of (error, "type"), ==, "native_error");
+      g_assert_cmpstr (str_of (error, "code"), ==, "invalid_params");
+      g_assert_cmpuint (strlen (str_of (error, "message")), >, 0);
+      g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 1);
+      assert_stdout_drained (host);
+    }
+
+  /* None of them even reached the server. */
+  g_assert_cmpuint (fb->upgrades, ==, 0);
+}
+
+/* A length prefix over 16 MiB ends the host at once, whatever follows and with stdin still
+ * open: it does not wait to read (or allocate) the claimed bytes. */
+static void
+test_oversized_prefix (Fixture       *f,
+                       gconstpointer  data)
+{
+  static const char trailer[] = "{\"type\":\"native_open\"";
+  guint32 prefix = MAX_IN_BYTES + 1;
+  g_autofree char *open = native_open ("/extension", f->port, NULL);
+  g_autoptr(GByteArray) claim = g_byte_array_new ();
+
+  /* One write, well under PIPE_BUF: the host may exit as soon as it has the prefix, and a
+   * second write would race its exit (EPIPE). */
+  g_byte_array_append (claim, (const guint8 *) &prefix, sizeof prefix);
+  g_byte_array_append (claim, (const guint8 *) trailer, strlen (trailer));
+
+  /* As the first message. */
+  {
+    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+    gint64 start = g_get_monotonic_time ();
+
+    host_write_raw (host, claim->data, claim->len);
+    g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 1);
+    g_assert_cmpint (g_get_monotonic_time () - start, <, PROMPT_MS * 1000);
+    assert_stdout_drained (host);
+  }
+
+  /* In the middle of a relay: no further frame, the socket is not reported as closed. */
+  {
+    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+    g_autoptr(JsonNode) challenge = NULL;
+    gint64 start;
+
+    host_send (host, open);
+    challenge = host_next (host, 5000);
+    assert_signed_challenge (f, challenge);
+
+    start = g_get_monotonic_time ();
+    host_write_raw (host, claim->data, claim->len);
+    g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 1);
+    g_assert_cmpint (g_get_monotonic_time () - start, <, PROMPT_MS * 1000);
+    assert_stdout_drained (host);
+  }
+}
+
+/* Exactly 16 MiB is still a message: it reaches the bridge whole. */
+static void
+test_largest_message_relayed (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autoptr(FakeBridge) fb = fake_bridge_new ();
+  g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+  g_autofree char *open = native_open ("/extension", fb->port, NULL);
+  g_autofree char *big = padded_message (MAX_IN_BYTES);
+  Received one = { fb, 1 };
+
+  host_send (host, open);
+  g_assert_true (chp_test_spin_until (fake_has_socket, fb, 5000));
+  host_send_len (host, big, MAX_IN_BYTES);
+  g_assert_true (chp_test_spin_until (fake_received_n, &one, 10000));
+  assert_bytes_eq (g_ptr_array_index (fb->received, 0), big, MAX_IN_BYTES);
+
+  host_close_stdin (host);
+  g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 0);
+}
+
+static void
+test_origin_refused (Fixture       *f,
+                     gconstpointer  data)
+{
+  const char *path = g_getenv ("CHAPERONE_NATIVE_HOST");
+  const char *bad[] = {
+    NULL,
+    "",
+    "https://evil.example/",
+    "chrome-extension://",
+    "chrome-extension://abcdefghijklmnopabcdefghijklmno/",
+    "chrome-extension://abcdefghijklmnopabcdefghijklmnopa/",
+    "chrome-extension://abcdefghijklmnopabcdefghijklmnoq/",
+    "chrome-extension://ABCDEFGHIJKLMNOPABCDEFGHIJKLMNOP/",
+    "chrome-extension://abcdefghijklmnopabcdefghijklmnop/x",
+    "chrome-extension://abcdefghijklmnopabcdefghijklmnop//",
+    "chrome-extension://abcdefghijklmnopabcdefghijklmnop/ ",
+    "Chrome-Extension://abcdefghijklmnopabcdefghijklmnop/",
+    "moz-extension://0f8c4f3e-9a0b-4c55-9d1e-2f4b7c6a8d90/",
+    "/home/user/.mozilla/native-messaging-hosts/io.github.chaperone.native.json",
+  };
+  const char *good[] = { TEST_ORIGIN_ARG, TEST_ORIGIN, OTHER_ORIGIN_ARG };
+
+  g_assert_nonnull (path);
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad) + G_N_ELEMENTS (good); i++)
+    {
+      gboolean refused = i < G_N_ELEMENTS (bad);
+      const char *arg = refused ? bad[i] : good[i - G_N_ELEMENTS (bad)];
+      g_autoptr(GSubprocess) proc = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *out = NULL;
+      g_autofree char *err = NULL;
+
+      g_test_message ("argv[1]: %s", arg ? arg : "(none)");
+      proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                               G_SUBPROCESS_FLAGS_STDERR_PIPE, &error, path, arg, NULL);
+      g_assert_no_error (error);
+      /* stdin is closed at once: a host that accepted the origin would then exit 0. */
+      g_assert_true (g_subprocess_communicate_utf8 (proc, NULL, NULL, &out, &err, &error));
+      g_assert_no_error (error);
+      g_assert_true (g_subprocess_get_if_exited (proc));
+      g_assert_cmpstr (out, ==, "");
+
+      if (refused)
+        {
+          g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 1);
+          g_assert_nonnull (strstr (err, "caller origin"));
+        }
+      else
+        {
+          g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 0);
+          g_assert_cmpstr (err, ==, "");
+        }
+    }
+}
+
+/* ---- through the host to a scripted server --------------------------------------------- */
+
+/* The Origin the server sees is argv[1] without its slash, whatever native_open says. */
+static void
+test_origin_from_argv_only (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(FakeBridge) fb = fake_bridge_new ();
+  g_autoptr(Host) host = host_spawn (OTHER_ORIGIN_ARG);
+  g_autofree char *open = native_open ("/pairing", fb->port, EVIL_FIELDS);
+  g_autofree char *host_header = g_strdup_printf ("127.0.0.1:%u", fb->port);
+
+  host_send (host, open);
+  g_assert_true (chp_test_spin_until (fake_has_socket, fb, 5000));
+  g_assert_cmpstr (fb->origin, ==, OTHER_ORIGIN);
+  g_assert_cmpstr (fb->host_header, ==, host_header);
+  g_assert_cmpstr (fb->path, ==, "/pairing");
+  g_assert_cmpuint (fb->upgrades, ==, 1);
+
+  host_close_stdin (host);
+  g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 0);
+  /* The browser went away: the socket is closed as "going away". */
+  g_assert_true (chp_test_spin_until (fake_closed, fb, PROMPT_MS));
+  g_assert_cmpuint (fb->close_code, ==, SOUP_WEBSOCKET_CLOSE_GOING_AWAY);
+  assert_stdout_drained (host);
+}
+
+/* Messages pass byte for byte both ways, in order, including what the browser sent before the
+ * socket was open; the close code and reason reach the browser. */
+static void
+test_relay_exact (Fixture       *f,
+                  gconstpointer  data)
+{
+  static const char *down[] = {
+    "{ \"type\" : \"event\",\n \"text\": \"caf\xc3\xa9 \xe2\x9c\x93 \\u00e9\", \"n\": 1.50 }",
+    "{\"type\":\"pong\",\"sequence\":7,\"timestamp\":1,\"replyTimestamp\":2,\"extra\":null}",
+  };
+  static const char *up[] = {
+    "{\"type\":\"auth\" , \"z\":\"\xe2\x82\xac\",\"a\":[ 1,2 ]}",
+    "{\"type\":\"ping\",\"sequence\":1,\"timestamp\":1}",
+    "{\"type\":\"cancel\",\"id\":\"\\\"quoted\\\"\"}",
+  };
+  g_autoptr(FakeBridge) fb = fake_bridge_new ();
+  g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+  g_autofree char *open = native_open ("/extension", fb->port, NULL);
+  g_autoptr(GByteArray) burst = g_byte_array_new ();
+  g_autoptr(JsonNode) closed = NULL;
+  Received all = { fb, G_N_ELEMENTS (up) };
+
+  for (guint i = 0; i < G_N_ELEMENTS (down); i++)
+    fake_greet (fb, down[i], strlen (down[i]));
+
+  /* One write: native_open and three messages that arrive before the socket is open. */
+  frame_append (burst, open, strlen (open));
+  for (guint i = 0; i < G_N_ELEMENTS (up); i++)
+    frame_append (burst, up[i], strlen (up[i]));
+  host_write_raw (host, burst->data, burst->len);
+
+  for (guint i = 0; i < G_N_ELEMENTS (down); i++)
+    {
+      g_autoptr(GBytes) got = host_next_bytes (host, 5000);
+
+      assert_bytes_eq (got, down[i], strlen (down[i]));
+    }
+
+  g_assert_true (chp_test_spin_until (fake_received_n, &all, 5000));
+  g_assert_cmpuint (fb->received->len, ==, G_N_ELEMENTS (up));
+  for (guint i = 0; i < G_N_ELEMENTS (up); i++)
+    assert_bytes_eq (g_ptr_array_index (fb->received, i), up[i], strlen (up[i]));
+  g_assert_cmpstr (fb->origin, ==, TEST_ORIGIN);
+
+  soup_websocket_connection_close (fb->ws, 4000, "bye \xe2\x9c\x93");
+  closed = host_next (host, 5000);
+  g_assert_nonnull (closed);
+  g_assert_cmpstr (str_of (closed, "type"), ==, "native_closed");
+  g_assert_cmpint (int_of (closed, "code"), ==, 4000);
+  g_assert_cmpstr (str_of (closed, "reason"), ==, "bye \xe2\x9c\x93");
+  g_assert_false (json_object_has_member (json_node_get_object (closed), "status"));
+  g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 0);
+  assert_stdout_drained (host);
+}
+
+/* The HTTP refusal at the upgrade (the bridge's Host/Origin gate answers 403). */
+static void
+test_upgrade_refused (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(FakeBridge) fb = fake_bridge_new ();
+  g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+  g_autofree char *open = native_open ("/extension", fb->port, NULL);
+  g_autoptr(GByteArray) burst = g_byte_array_new ();
+  g_autoptr(JsonNode) closed = NULL;
+
+  fb->refuse_status = SOUP_STATUS_FORBIDDEN;
+  /* A message right behind native_open, in the same write (the host may be gone before a second
+   * one): it waits for the socket, and is discarded with the failed connection. */
+  frame_append (burst, open, strlen (open));
+  frame_append (burst, "{\"type\":\"auth\"}", 15);
+  host_write_raw (host, burst->data, burst->len);
+
+  closed = host_next (host, 5000);
+  g_assert_nonnull (closed);
+  g_assert_cmpstr (str_of (closed, "type"), ==, "native_closed");
+  g_assert_cmpint (int_of (closed, "code"), ==, 0);
+  g_assert_cmpint (int_of (closed, "status"), ==, 403);
+  g_assert_cmpuint (fb->upgrades, ==, 1);
+  g_assert_null (fb->ws);
+  g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 0);
+  assert_stdout_drained (host);
+}
+
+/* Nothing listens on the port (the app is not running): code 0, status 0. */
+static void
+test_nothing_listening (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(GSocket) sock = NULL;
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) any = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(Host) host = NULL;
+  g_autoptr(JsonNode) closed = NULL;
+  g_autofree char *open = NULL;
+  guint port;
+
+  /* A port that is bound but not listening refuses connections, and stays ours meanwhile. */
+  sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_socket_bind (sock, any, FALSE, &error));
+  bound = g_socket_get_local_address (sock, &error);
+  g_assert_no_error (error);
+  port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+
+  host = host_spawn (TEST_ORIGIN_ARG);
+  open = native_open ("/pairing", port, NULL);
+  host_send (host, open);
+  closed = host_next (host, 5000);
+  g_assert_nonnull (closed);
+  g_assert_cmpstr (str_of (closed, "type"), ==, "native_closed");
+  g_assert_cmpint (int_of (closed, "code"), ==, 0);
+  g_assert_cmpint (int_of (closed, "status"), ==, 0);
+  g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 0);
+  assert_stdout_drained (host);
+}
+
+/* Chrome's 1 MiB limit: exactly 1 MiB is forwarded; anything more is reported, not forwarded —
+ * both one byte over (the host's own check) and a frame over libsoup's limit (its check). */
+static void
+test_too_large_for_browser (Fixture       *f,
+                            gconstpointer  data)
+{
+  const gsize too_big[] = { MAX_OUT_BYTES + 1, MAX_OUT_BYTES + 2, 4 * MAX_OUT_BYTES };
+  g_autofree char *fits = padded_message (MAX_OUT_BYTES);
+
+  for (guint i = 0; i < G_N_ELEMENTS (too_big); i++)
+    {
+      g_autoptr(FakeBridge) fb = fake_bridge_new ();
+      g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+      g_autofree char *open = native_open ("/extension", fb->port, NULL);
+      g_autofree char *over = padded_message (too_big[i]);
+      g_autoptr(GBytes) got = NULL;
+      g_autoptr(JsonNode) error = NULL;
+
+      g_test_message ("a message of %" G_GSIZE_FORMAT " bytes", too_big[i]);
+      fake_greet (fb, fits, MAX_OUT_BYTES);
+      fake_greet (fb, over, too_big[i]);
+      host_send (host, open);
+
+      got = host_next_bytes (host, 5000);
+      assert_bytes_eq (got, fits, MAX_OUT_BYTES);
+
+      error = host_next (host, 5000);
+      g_assert_nonnull (error);
+      g_assert_cmpstr (str_of (error, "type"), ==, "native_error");
+      g_assert_cmpstr (str_of (error, "code"), ==, "too_large");
+      g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 1);
+      assert_stdout_drained (host);
+      g_assert_true (chp_test_spin_until (fake_closed, fb, PROMPT_MS));
+    }
+}
+
+/* Native messaging is JSON text: a binary WebSocket message is not passed on. */
+static void
+test_binary_from_bridge (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(FakeBridge) fb = fake_bridge_new ();
+  g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+  g_autofree char *open = native_open ("/extension", fb->port, NULL);
+  g_autoptr(JsonNode) error = NULL;
+
+  fb->greet_binary = TRUE;
+  fake_greet (fb, "{\"type\":\"challenge\"}", 21);
+  host_send (host, open);
+
+  error = host_next (host, 5000);
+  g_assert_nonnull (error);
+  g_assert_cmpstr (str_of (error, "type"), ==, "native_error");
+  g_assert_cmpstr (str_of (error, "code"), ==, "unsupported");
+  g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 1);
+  assert_stdout_drained (host);
+  g_assert_true (chp_test_spin_until (fake_closed, fb, PROMPT_MS));
+  g_assert_cmpuint (fb->close_code, ==, SOUP_WEBSOCKET_CLOSE_UNSUPPORTED_DATA);
+}
+
+/* A text frame must be UTF-8 without NULs: other bytes are refused, not sent. */
+static void
+test_not_utf8 (Fixture       *f,
+               gconstpointer  data)
+{
+  static const char bad_utf8[] = "{\"type\":\"auth\",\"x\":\"\xff\xfe\"}";
+  static const char with_nul[] = "{\"type\":\"auth\"}\0{}";
+  const struct { const char *data; gsize len; } cases[] = {
+    { bad_utf8, sizeof bad_utf8 - 1 },
+    { with_nul, sizeof with_nul - 1 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(FakeBridge) fb = fake_bridge_new ();
+      g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+      g_autofree char *open = native_open ("/extension", fb->port, NULL);
+      g_autoptr(JsonNode) error = NULL;
+
+      host_send (host, open);
+      g_assert_true (chp_test_spin_until (fake_has_socket, fb, 5000));
+      host_send_len (host, cases[i].data, cases[i].len);
+
+      error = host_next (host, 5000);
+      g_assert_nonnull (error);
+      g_assert_cmpstr (str_of (error, "type"), ==, "native_error");
+      g_assert_cmpstr (str_of (error, "code"), ==, "invalid_params");
+      g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 1);
+      assert_stdout_drained (host);
+      g_assert_true (chp_test_spin_until (fake_closed, fb, PROMPT_MS));
+      g_assert_cmpuint (fb->received->len, ==, 0);
+    }
+}
+
+/* The browser closes the port: before native_open, after it, and in the middle of a frame. */
+static void
+test_stdin_eof (Fixture       *f,
+                gconstpointer  data)
+{
+  /* Before anything was sent. */
+  {
+    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+
+    host_close_stdin (host);
+    g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 0);
+    assert_stdout_drained (host);
+  }
+
+  /* With the engine's socket open: the engine sees the socket go. */
+  {
+    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+    g_autofree char *open = native_open ("/extension", f->port, NULL);
+    g_autoptr(JsonNode) challenge = NULL;
+
+    host_send (host, open);
+    challenge = host_next (host, 5000);
+    assert_signed_challenge (f, challenge);
+    host_close_stdin (host);
+    g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 0);
+    assert_stdout_drained (host);
+  }
+
+  /* Cut in a length prefix, or in a message: a broken pipe, not a clean close. */
+  {
+    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+    guint16 half = 40;
+
+    host_write_raw (host, &half, sizeof half);
+    host_close_stdin (host);
+    g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 1);
+    assert_stdout_drained (host);
+  }
+  {
+    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+    guint32 prefix = 40;
+
+    host_write_raw (host, &prefix, sizeof prefix);
+    host_write_raw (host, "{\"type\":", 8);
+    host_close_stdin (host);
+    g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 1);
+    assert_stdout_drained (host);
+  }
+}
+
+/* The installed manifest is what Chrome requires: a valid name, an absolute path to this
+ * program, type stdio, and origins of the form the host itself accepts. */
+static void
+test_manifest (Fixture       *f,
+               gconstpointer  data)
+{
+  const char *path = g_getenv ("CHAPERONE_NATIVE_MANIFEST");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GRegex) name_re = NULL;
+  g_autoptr(GRegex) origin_re = NULL;
+  JsonObject *o;
+  JsonArray *origins;
+  const char *exe;
+
+  g_assert_nonnull (path);
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  g_assert_no_error (error);
+  o = json_node_get_object (json_parser_get_root (parser));
+
+  name_re = g_regex_new ("^[a-z0-9_]+(\\.[a-z0-9_]+)*$", 0, 0, NULL);
+  origin_re = g_regex_new ("^chrome-extension://[a-p]{32}/$", 0, 0, NULL);
+  g_assert_true (g_regex_match (name_re, json_object_get_string_member (o, "name"), 0, NULL));
+  g_assert_cmpstr (json_object_get_string_member (o, "name"), ==, "io.github.chaperone.native");
+  g_assert_cmpuint (strlen (json_object_get_string_member (o, "description")), >, 0);
+  g_assert_cmpstr (json_object_get_string_member (o, "type"), ==, "stdio");
+
+  exe = json_object_get_string_member (o, "path");
+  g_assert_true (g_path_is_absolute (exe));
+  g_assert_true (g_str_has_suffix (exe, "/chaperone-native-host"));
+  g_assert_null (strstr (exe, "@"));
+
+  origins = json_object_get_array_member (o, "allowed_origins");
+  g_assert_cmpuint (json_array_get_length (origins), >, 0);
+  for (guint i = 0; i < json_array_get_length (origins); i++)
+    g_assert_true (g_regex_match (origin_re, json_array_get_string_element (origins, i), 0,
+                                  NULL));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  /* A host that exits early must fail a write with EPIPE, not kill the test. */
+  signal (SIGPIPE, SIG_IGN);
+
+#define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
+  ADD ("/chaperone/native-host/extension-challenge", test_extension_challenge);
+  ADD ("/chaperone/native-host/pair-and-connect", test_pair_and_connect);
+  ADD ("/chaperone/native-host/first-message-refused", test_first_message_refused);
+  ADD ("/chaperone/native-host/oversized-prefix", test_oversized_prefix);
+  ADD ("/chaperone/native-host/largest-message-relayed", test_largest_message_relayed);
+  ADD ("/chaperone/native-host/origin/refused", test_origin_refused);
+  ADD ("/chaperone/native-host/origin/from-argv-only", test_origin_from_argv_only);
+  ADD ("/chaperone/native-host/relay-exact", test_relay_exact);
+  ADD ("/chaperone/native-host/upgrade-refused", test_upgrade_refused);
+  ADD ("/chaperone/native-host/nothing-listening", test_nothing_listening);
+  ADD ("/chaperone/native-host/too-large-for-browser", test_too_large_for_browser);
+  ADD ("/chaperone/native-host/binary-from-bridge", test_binary_from_bridge);
+  ADD ("/chaperone/native-host/not-utf8", test_not_utf8);
+  ADD ("/chaperone/native-host/stdin-eof", test_stdin_eof);
+  ADD ("/chaperone/native-host/manifest", test_manifest);
+#undef ADD
+
+  return g_test_run ();
+}
