@@ -5,6 +5,7 @@
 // stand-in, which is how the tests themselves are checked.
 
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -353,6 +354,57 @@ bridgeTest('upgrade: a bad Origin or Host is refused with HTTP 403 before any We
   const firefox = await RawConnection.open({ port: engine.port, path: '/extension', origin: ORIGIN_FIREFOX });
   assert.equal((await firefox.next()).type, 'challenge');
   await firefox.close();
+}, { badInput: true });
+
+// libsoup 3.2 bounds each frame, not a message split over many continuation frames: without the
+// engine's own byte budget under libsoup, these fill its memory. 24 MiB is far past any budget.
+/** The engine's peak resident memory: what it held at worst, even if it let go since. */
+async function rssKiB(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)[1]);
+}
+
+async function fragmentBomb(conn, sliceBytes) {
+  // Each fragment stays under the frame limit, so only a bound on the whole message can stop it.
+  const slice = 'a'.repeat(sliceBytes);
+  let sent = 0;
+  try {
+    while (sent < 24 * 1024 * 1024 && conn.isOpen) {
+      conn.sendRaw(slice, { fin: false });
+      sent += slice.length;
+      // Let the socket drain, as a real sender would have to.
+      if (conn.ws.bufferedAmount > 1024 * 1024) await new Promise((r) => setTimeout(r, 5));
+    }
+  } catch {
+    // The engine hung up mid-send: that is the point.
+  }
+  return sent;
+}
+
+bridgeTest('limits: a message fragmented past the budget before auth is cut off', async ({ engine }) => {
+  const raw = await rawExtensionSocket(engine);
+  const before = await rssKiB(engine.child.pid);
+  await fragmentBomb(raw, 8 * 1024);
+  const code = await closeCodeOf(raw, 10000);
+  assert.ok([1006, 1009, 4401].includes(code), `closed with ${code}`);
+  const grown = (await rssKiB(engine.child.pid)) - before;
+  assert.ok(grown < 8 * 1024, `the engine grew by ${grown} KiB holding a 24 MiB message`);
+}, { badInput: true });
+
+bridgeTest('limits: a message fragmented past the budget after auth is cut off', async ({ engine, makeClient }) => {
+  const client = makeClient();
+  await pairApproved(engine, client);
+  await connectOnline(engine, client);
+  const before = await rssKiB(engine.child.pid);
+  await fragmentBomb({
+    get isOpen() { return client.connected; },
+    ws: { bufferedAmount: 0 },
+    sendRaw: (text, options) => client.sendRaw(text, options),
+  }, 60 * 1024);
+  const code = await closeCodeOf(client, 10000);
+  assert.ok([1006, 1009].includes(code), `closed with ${code}`);
+  const grown = (await rssKiB(engine.child.pid)) - before;
+  assert.ok(grown < 8 * 1024, `the engine grew by ${grown} KiB holding a 24 MiB message`);
 }, { badInput: true });
 
 bridgeTest('auth: anything but auth as the first message closes 4401', async ({ engine }) => {

@@ -157,8 +157,12 @@ export class RawConnection extends EventEmitter {
   }
 
   /** One text frame, exactly as given. `compress:false` keeps it uncompressed on the wire too. */
-  sendRaw(text, { compress } = {}) {
-    this.ws.send(text, compress === undefined ? {} : { compress });
+  sendRaw(text, { compress, fin } = {}) {
+    // fin:false sends a fragment: the message goes on in the next sendRaw.
+    const options = {};
+    if (compress !== undefined) options.compress = compress;
+    if (fin !== undefined) options.fin = fin;
+    this.ws.send(text, options);
   }
 
   /**
