@@ -141,6 +141,28 @@ test('pair with Pair pressed in the app, requests both ways, revoke from the win
   }
 });
 
+test('nothing that pairs, approves or revokes is reachable over D-Bus',
+     { skip: whyNot() ?? false, timeout: 60000 }, async () => {
+  const app = await startApp();
+  try {
+    // org.gtk.Actions is exported for the application and each window: list both.
+    const paths = ['/io/github/chaperone/Chaperone', '/io/github/chaperone/Chaperone/window/1'];
+    const exported = [];
+    for (const path of paths) {
+      const { stdout } = await run('gdbus', ['call', '--session', '--dest',
+                                             'io.github.chaperone.Chaperone', '--object-path', path,
+                                             '--method', 'org.gtk.Actions.List'],
+                                   { timeout: 10000 }).catch(() => ({ stdout: '' }));
+      exported.push(...[...stdout.matchAll(/'([^']+)'/g)].map((m) => m[1]));
+    }
+    assert.ok(exported.includes('quit'), `the app's actions were listed: ${exported}`);
+    const dangerous = exported.filter((name) => /pair|approv|reject|revok|resume|grant/i.test(name));
+    assert.deepEqual(dangerous, [], `exported on the session bus: ${dangerous}`);
+  } finally {
+    await app.stop();
+  }
+});
+
 test('Reject in the app: the browser is told and nothing is paired',
      { skip: whyNot() ?? false, timeout: 120000 }, async () => {
   const app = await startApp();

@@ -689,13 +689,26 @@ bridgeTest('chunking: a message over 16 MiB is refused too_large', async ({ engi
   assert.equal((await client.request('engine.info')).engineId, engine.engineId);
 }, { badInput: true });
 
-bridgeTest('limits: a single frame over 640 KiB closes the connection', async ({ engine, makeClient }) => {
+bridgeTest('limits: a frame of exactly 640 KiB is read; one byte more closes the connection', async ({ engine, makeClient }) => {
   const client = makeClient();
   const { deviceId } = await pairApproved(engine, client);
-  const after = engine.mark();
+  const frameOf = (bytes, sequence) => {
+    const empty = JSON.stringify({ type: 'event', event: 'x', sequence, data: '' });
+    return JSON.stringify({ type: 'event', event: 'x', sequence, data: 'a'.repeat(bytes - empty.length) });
+  };
+  const LIMIT = 640 * 1024;
+
+  let after = engine.mark();
   await connectOnline(engine, client);
-  // Random text does not compress, so the frame is over the limit on the wire as well.
-  client.sendRaw(JSON.stringify({ type: 'event', event: 'x', data: randomBytes(500 * 1024).toString('base64') }), { compress: false });
+  const exact = frameOf(LIMIT, 1);
+  assert.equal(Buffer.byteLength(exact), LIMIT);
+  client.sendRaw(exact, { compress: false });
+  await engine.waitFor({ event: 'ext-event', deviceId, sequence: 1 }, { after });
+
+  after = engine.mark();
+  const over = frameOf(LIMIT + 1, 2);
+  assert.equal(Buffer.byteLength(over), LIMIT + 1);
+  client.sendRaw(over, { compress: false });
   const code = await closeCodeOf(client, 5000);
   // libsoup closes with 1009; if its TCP close overtakes the close frame the client sees 1006.
   assert.ok([1009, 1006].includes(code), `closed with ${code}`);
