@@ -112,6 +112,58 @@ test_malformed (void)
   }
 }
 
+/* What the fuzzer found in json-glib 1.6's reader and writer (tests/fuzz/crashes/ held them):
+ * each is refused with a typed error, or written back as valid JSON. */
+static void
+test_fuzz_findings (void)
+{
+  g_autofree char *long_name = NULL;
+  GString *name = g_string_new ("{\"type\":\"");
+
+  /* A second top-level value (json-glib leaked it). */
+  assert_refused ("{\"type\":\"ping\",\"sequence\":1}{\"a\":1}", CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  assert_refused ("{\"type\":\"ping\",\"sequence\":1} x", CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  /* Lone and malformed surrogates (json-glib stored invalid UTF-8, or leaked). */
+  assert_refused ("{\"type\":\"cancel\",\"id\":\"\\udc00x\"}", CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  assert_refused ("{\"type\":\"cancel\",\"id\":\"\\ud83d\\u0041\"}", CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  /* C escapes are not JSON. */
+  assert_refused ("{\"type\":\"cancel\",\"id\":\"\\1\"}", CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  /* Out-of-range numbers: infinity, and a double past gint64 (a UB cast before). */
+  assert_refused ("{\"type\":\"ping\",\"sequence\":1e400}", CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  assert_refused ("{\"type\":\"ping\",\"sequence\":1e19}", CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+  assert_refused ("{\"type\":\"ping\",\"sequence\":01}", CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+
+  /* An unknown type's name is quoted cut on a character boundary, so the error frame that
+   * carries the message is still UTF-8. */
+  for (guint i = 0; i < 40; i++)
+    g_string_append (name, "\xc3\xa9");
+  g_string_append (name, "\"}");
+  long_name = g_string_free (name, FALSE);
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ChpFrame) frame = parse (long_name, &error);
+
+    g_assert_null (frame);
+    g_assert_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_UNSUPPORTED);
+    g_assert_true (g_utf8_validate (error->message, -1, NULL));
+  }
+
+  /* 10^21 is what JSON.stringify writes; it must come back as valid JSON, not "1e+21.0". */
+  {
+    g_autoptr(ChpFrame) frame = parse ("{\"type\":\"event\",\"event\":\"x\",\"sequence\":1,"
+                                       "\"data\":{\"n\":1e+21}}", NULL);
+    g_autofree char *text = NULL;
+    g_autoptr(ChpFrame) again = NULL;
+
+    g_assert_nonnull (frame);
+    text = chp_frame_build_event ("x", frame->data, 1, 0);
+    again = parse (text, NULL);
+    g_assert_nonnull (again);
+    g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (again->data), "n"),
+                       ==, 1e21);
+  }
+}
+
 static void
 test_builders_roundtrip (void)
 {
@@ -161,6 +213,7 @@ main (int   argc,
   g_test_add_func ("/chaperone/frame/response", test_response);
   g_test_add_func ("/chaperone/frame/malformed", test_malformed);
   g_test_add_func ("/chaperone/frame/builders", test_builders_roundtrip);
+  g_test_add_func ("/chaperone/frame/fuzz-findings", test_fuzz_findings);
   g_test_add_func ("/chaperone/frame/error-table", test_error_table);
 
   return g_test_run ();
