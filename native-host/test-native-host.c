@@ -907,8 +907,8 @@ test_first_message_refused (Fixture       *f,
     "{\"type\":\"native_open\",\"path\":\"/extension\",\"port\":%u.5}",
     "{\"type\":\"native_open\",\"path\":\"/extension\",\"port\":%u0000}",
     "{\"type\":\"native_open\",\"path\":\"/extension\",\"port\":-%u}",
-    "{\"type\":\"native_open\",\"path\":\"/extension\",\"port\":%u,"
-      "\"x\":[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}",
+    ("{\"type\":\"native_open\",\"path\":\"/extension\",\"port\":%u,"
+     "\"x\":[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}"),
     "[\"native_open\",\"/extension\",%u]",
     "native_open %u",
     "",

@@ -494,7 +494,6 @@ handle_reveal (Pairing  *pairing,
   const char *signature = json_object_get_string_member_with_default (o, "signature", NULL);
   g_autofree char *commitment = NULL;
   g_autofree char *reveal_text = NULL;
-  g_autofree char *code_text = NULL;
   g_autofree char *code = NULL;
   g_auto(GStrv) t = NULL;
   g_autoptr(JsonBuilder) builder = NULL;

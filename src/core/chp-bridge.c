@@ -15,6 +15,8 @@
 #include "chp-session.h"
 
 #include <glib/gi18n.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <string.h>
 
 typedef struct
@@ -258,8 +260,8 @@ connection_closed_cb (ChpConnection *connection,
   ChpBridge *self = user_data;
   /* Failing the session's calls runs their callbacks, which may drop the last reference to
    * the bridge: keep it until this function is done. */
-  g_autoptr(ChpBridge) self_guard = g_object_ref (self);
-  g_autoptr(ChpConnection) guard = g_object_ref (connection);
+  g_autoptr(ChpBridge) self_guard G_GNUC_UNUSED = g_object_ref (self);
+  g_autoptr(ChpConnection) guard G_GNUC_UNUSED = g_object_ref (connection);
   const char *device_id = chp_connection_get_device_id (connection);
   ChpSession *session = g_hash_table_lookup (self->connections, connection);
   ChpDevice *device;
@@ -485,8 +487,7 @@ send_hello_ack (ChpBridge     *self,
                 ChpSession    *session,
                 gboolean       resumed)
 {
-  JsonBuilder *b = chp_bridge_begin_message ("hello_ack");
-  g_autoptr(JsonBuilder) builder = b;
+  g_autoptr(JsonBuilder) b = chp_bridge_begin_message ("hello_ack");
 
   json_builder_set_member_name (b, "protocol");
   json_builder_add_int_value (b, CHP_BRIDGE_PROTOCOL);
@@ -928,6 +929,16 @@ incoming_cb (GSocketService    *service,
 
   if (local == NULL || remote == NULL)
     return TRUE;
+
+  /* Every frame is written whole. With Nagle on, a small frame sent while the previous one is
+   * unacknowledged waits for the browser's delayed ACK (40 ms on Linux): pair_approved after
+   * pair_pending, a second request while the first is still running in the page. */
+  if (!g_socket_set_option (g_socket_connection_get_socket (connection), IPPROTO_TCP, TCP_NODELAY,
+                            TRUE, &error))
+    {
+      g_debug ("TCP_NODELAY: %s", error->message);
+      g_clear_error (&error);
+    }
 
   stream = chp_limited_io_stream_new (G_IO_STREAM (connection), CHP_BRIDGE_PREAUTH_BUDGET);
   g_object_set_data_full (G_OBJECT (remote), "chp-limiter",

@@ -276,7 +276,7 @@ message_cb (SoupWebsocketConnection *ws,
   ChpConnection *self = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(ChpFrame) frame = NULL;
-  g_autoptr(GObject) guard = g_object_ref (G_OBJECT (self));
+  g_autoptr(GObject) guard G_GNUC_UNUSED = g_object_ref (G_OBJECT (self));
   const char *data;
   gsize len;
 
@@ -321,7 +321,7 @@ closed_cb (SoupWebsocketConnection *ws,
            gpointer                 user_data)
 {
   ChpConnection *self = user_data;
-  g_autoptr(GObject) guard = g_object_ref (G_OBJECT (self));
+  g_autoptr(GObject) guard G_GNUC_UNUSED = g_object_ref (G_OBJECT (self));
 
   if (self->closed)
     return;

@@ -77,7 +77,9 @@ static const char * const stmt_sql[N_STMTS] = {
     "INSERT INTO audit (at, category, method, outcome, device_id, duration_ms, error_code)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
   [STMT_AUDIT_TRIM] =
-    "DELETE FROM audit WHERE id <= (SELECT id FROM audit ORDER BY id DESC LIMIT 1 OFFSET ?1)",
+    /* Right after the insert: ids only grow and only the oldest rows go, so this keeps the
+     * newest ?1 rows with one index seek instead of walking ?1 rows on every call. */
+    "DELETE FROM audit WHERE id <= last_insert_rowid () - ?1",
   [STMT_AUDIT_LIST] =
     "SELECT id, at, category, method, outcome, device_id, duration_ms, error_code"
     " FROM audit ORDER BY id DESC LIMIT ?1",
