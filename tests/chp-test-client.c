@@ -44,6 +44,52 @@ chp_test_spin_until (gboolean (*done) (gpointer),
   return done (data);
 }
 
+static void
+engine_started_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (chp_engine_start_finish (CHP_ENGINE (source), result, &error));
+  g_assert_no_error (error);
+  *(gboolean *) user_data = TRUE;
+}
+
+static gboolean
+flag_set (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+/**
+ * chp_test_engine_start:
+ * @tmp_template: for g_dir_make_tmp(), e.g. "chp-bridge-XXXXXX"
+ * @dir_out: (out): the data folder it made
+ * @port_out: (out): the bridge's port on 127.0.0.1
+ *
+ * A real engine, as the app starts it, on a free port in a fresh temporary folder.
+ */
+ChpEngine *
+chp_test_engine_start (const char  *tmp_template,
+                       char       **dir_out,
+                       guint       *port_out)
+{
+  g_autoptr(GError) error = NULL;
+  ChpEngine *engine;
+  gboolean started = FALSE;
+
+  *dir_out = g_dir_make_tmp (tmp_template, &error);
+  g_assert_no_error (error);
+  engine = chp_engine_new (*dir_out);
+  chp_engine_start_async (engine, 0, NULL, engine_started_cb, &started);
+  g_assert_true (chp_test_spin_until (flag_set, &started, 10000));
+  *port_out = chp_bridge_get_port (chp_engine_get_bridge (engine));
+  g_assert_cmpuint (*port_out, >, 0);
+
+  return engine;
+}
+
 typedef struct
 {
   SoupWebsocketConnection *ws;

@@ -5,6 +5,7 @@
 #include <json-glib/json-glib.h>
 #include <libsoup/soup.h>
 
+#include "chp-engine.h"
 #include "chp-identity.h"
 
 G_BEGIN_DECLS
@@ -68,6 +69,10 @@ char          *chp_test_client_begin_pairing (ChpTestClient *client,
 gboolean       chp_test_client_finish_pairing (ChpTestClient *client);
 gboolean       chp_test_client_connect    (ChpTestClient  *client,
                                            const char     *resume_session_id);
+
+ChpEngine     *chp_test_engine_start      (const char     *tmp_template,
+                                           char          **dir_out,
+                                           guint          *port_out);
 
 void           chp_test_spin              (guint           ms);
 gboolean       chp_test_spin_until        (gboolean      (*done) (gpointer),

@@ -16,41 +16,13 @@ typedef struct
   char *dir;
   ChpEngine *engine;
   guint port;
-  gboolean started;
 } Fixture;
-
-static void
-started_cb (GObject      *source,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  Fixture *f = user_data;
-  g_autoptr(GError) error = NULL;
-
-  g_assert_true (chp_engine_start_finish (CHP_ENGINE (source), result, &error));
-  g_assert_no_error (error);
-  f->started = TRUE;
-}
-
-static gboolean
-is_started (gpointer data)
-{
-  return ((Fixture *) data)->started;
-}
 
 static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
-  g_autoptr(GError) error = NULL;
-
-  f->dir = g_dir_make_tmp ("chp-bridge-XXXXXX", &error);
-  g_assert_no_error (error);
-  f->engine = chp_engine_new (f->dir);
-  chp_engine_start_async (f->engine, 0, NULL, started_cb, f);
-  g_assert_true (chp_test_spin_until (is_started, f, 10000));
-  f->port = chp_bridge_get_port (chp_engine_get_bridge (f->engine));
-  g_assert_cmpuint (f->port, >, 0);
+  f->engine = chp_test_engine_start ("chp-bridge-XXXXXX", &f->dir, &f->port);
 }
 
 static void
