@@ -36,7 +36,8 @@ run_suite () {
   summary+=("$(python3 build-aux/summarize-tests.py "$dir" "$name")")
 }
 
-configure build -Dwerror=true
+# The same prefix as run.sh, so "meson install -C build" means the same after either command.
+configure build -Dwerror=true --prefix="$HOME/.local"
 ninja -C build
 run_suite "tests" build
 
