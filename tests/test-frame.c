@@ -104,11 +104,38 @@ test_malformed (void)
   deep = g_string_free (s, FALSE);
   assert_refused (deep, CHP_PROTOCOL_ERROR_INVALID_PARAMS);
 
-  /* Not UTF-8. */
+  /* Not UTF-8, inside strings and out: a stray byte, an overlong '/', a surrogate written as
+   * UTF-8, a truncated sequence, and NUL bytes (which C strings could not carry on). */
   {
-    const char bad[] = "{\"type\":\"cancel\",\"id\":\"\xff\"}";
+    static const struct { const char *text; gsize len; } bad[] = {
+      { "{\"type\":\"cancel\",\"id\":\"\xff\"}", 0 },
+      { "{\"type\":\"cancel\",\"id\":\"a\xc0\xaf\"}", 0 },
+      { "{\"type\":\"cancel\",\"id\":\"\xed\xa0\x80\"}", 0 },
+      { "{\"type\":\"cancel\",\"id\":\"\xe2\x82\"}", 0 },
+      { "{\"type\":\"ping\",\"sequence\":1}\xff", 0 },
+      { "{\xff\"type\":\"ping\",\"sequence\":1}", 0 },
+      { "{\"type\":\"cancel\",\"id\":\"a\0b\"}", 28 },
+      { "{\"type\":\"ping\",\"sequence\":1}\0", 29 },
+    };
 
-    assert_refused (bad, CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+    for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+      {
+        g_autoptr(GError) error = NULL;
+        gsize len = bad[i].len ? bad[i].len : strlen (bad[i].text);
+        g_autoptr(ChpFrame) frame = chp_frame_parse (bad[i].text, len, &error);
+
+        g_assert_null (frame);
+        g_assert_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+      }
+  }
+
+  /* And real UTF-8 passes through untouched. */
+  {
+    g_autoptr(ChpFrame) frame =
+      parse ("{\"type\":\"event\",\"event\":\"caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80\",\"sequence\":1}", NULL);
+
+    g_assert_nonnull (frame);
+    g_assert_cmpstr (frame->event, ==, "caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80");
   }
 }
 
