@@ -359,30 +359,6 @@ store_barrier (Engine *e)
 
 /* Calls through the bridge. */
 
-typedef struct
-{
-  gboolean  done;
-  JsonNode *result;
-  GError   *error;
-} Call;
-
-static void
-call_cb (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  Call *call = user_data;
-
-  call->result = chp_bridge_call_finish (CHP_BRIDGE (source), result, &call->error);
-  call->done = TRUE;
-}
-
-static gboolean
-call_done (gpointer data)
-{
-  return ((Call *) data)->done;
-}
-
 /* Returns: the round trip in ns, or -1 (and says why) if the call failed. */
 static gint64
 bridge_call (Engine        *e,
@@ -390,13 +366,13 @@ bridge_call (Engine        *e,
              JsonNode      *params,
              guint          timeout_ms)
 {
-  Call call = { 0 };
+  ChpTestCall call = { 0 };
   gint64 start = now_ns ();
   gint64 elapsed;
 
-  chp_bridge_call_async (chp_engine_get_bridge (e->engine), client->device_id, "bench.echo",
-                         params, timeout_ms, NULL, call_cb, &call);
-  chp_test_spin_until (call_done, &call, timeout_ms + 1000);
+  chp_test_call_start (chp_engine_get_bridge (e->engine), client->device_id, "bench.echo",
+                       params, timeout_ms, &call);
+  chp_test_spin_until (chp_test_call_done, &call, timeout_ms + 1000);
   elapsed = now_ns () - start;
 
   if (!call.done || call.error != NULL)
@@ -404,8 +380,7 @@ bridge_call (Engine        *e,
       g_printerr ("bench: call failed: %s\n", call.error ? call.error->message : "no answer");
       elapsed = -1;
     }
-  g_clear_pointer (&call.result, json_node_unref);
-  g_clear_error (&call.error);
+  chp_test_call_clear (&call);
 
   return elapsed;
 }

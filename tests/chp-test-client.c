@@ -90,6 +90,43 @@ chp_test_engine_start (const char  *tmp_template,
   return engine;
 }
 
+static void
+test_call_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  ChpTestCall *call = user_data;
+
+  call->result = chp_bridge_call_finish (CHP_BRIDGE (source), result, &call->error);
+  call->done = TRUE;
+}
+
+/* @call must live until it is done: the engine writes the outcome into it. */
+void
+chp_test_call_start (ChpBridge   *bridge,
+                     const char  *device_id,
+                     const char  *method,
+                     JsonNode    *params,
+                     guint        timeout_ms,
+                     ChpTestCall *call)
+{
+  chp_bridge_call_async (bridge, device_id, method, params, timeout_ms, NULL, test_call_cb, call);
+}
+
+gboolean
+chp_test_call_done (gpointer call)
+{
+  return ((ChpTestCall *) call)->done;
+}
+
+void
+chp_test_call_clear (ChpTestCall *call)
+{
+  g_clear_pointer (&call->result, json_node_unref);
+  g_clear_error (&call->error);
+  call->done = FALSE;
+}
+
 typedef struct
 {
   SoupWebsocketConnection *ws;

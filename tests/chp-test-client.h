@@ -70,6 +70,23 @@ gboolean       chp_test_client_finish_pairing (ChpTestClient *client);
 gboolean       chp_test_client_connect    (ChpTestClient  *client,
                                            const char     *resume_session_id);
 
+/* One call from the engine to a browser, waited for by spinning the main loop. */
+typedef struct
+{
+  gboolean  done;
+  JsonNode *result;
+  GError   *error;
+} ChpTestCall;
+
+void           chp_test_call_start        (ChpBridge      *bridge,
+                                           const char     *device_id,
+                                           const char     *method,
+                                           JsonNode       *params,
+                                           guint           timeout_ms,
+                                           ChpTestCall    *call);
+gboolean       chp_test_call_done         (gpointer        call);
+void           chp_test_call_clear        (ChpTestCall    *call);
+
 ChpEngine     *chp_test_engine_start      (const char     *tmp_template,
                                            char          **dir_out,
                                            guint          *port_out);

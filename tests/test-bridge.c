@@ -62,49 +62,16 @@ pair (Fixture       *f,
   g_assert_cmpint (chp_pairing_request_get_state (request), ==, CHP_PAIRING_STATE_APPROVED);
 }
 
-typedef struct
-{
-  gboolean done;
-  JsonNode *result;
-  GError *error;
-} Call;
-
-static void
-call_cb (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  Call *call = user_data;
-
-  call->result = chp_bridge_call_finish (CHP_BRIDGE (source), result, &call->error);
-  call->done = TRUE;
-}
-
-static gboolean
-call_done (gpointer data)
-{
-  return ((Call *) data)->done;
-}
-
-static void
-call_clear (Call *call)
-{
-  g_clear_pointer (&call->result, json_node_unref);
-  g_clear_error (&call->error);
-  call->done = FALSE;
-}
-
 static void
 start_call (Fixture    *f,
             const char *device_id,
             const char *method,
             const char *params_json,
-            Call       *call)
+            ChpTestCall       *call)
 {
   g_autoptr(JsonNode) params = params_json ? json_from_string (params_json, NULL) : NULL;
 
-  chp_bridge_call_async (chp_engine_get_bridge (f->engine), device_id, method, params, 5000,
-                         NULL, call_cb, call);
+  chp_test_call_start (chp_engine_get_bridge (f->engine), device_id, method, params, 5000, call);
 }
 
 static gboolean
@@ -119,7 +86,7 @@ test_pair_connect_call_revoke (Fixture       *f,
 {
   g_autoptr(ChpTestClient) client = chp_test_client_new (f->port, NULL);
   ChpDevice *device;
-  Call call = { 0 };
+  ChpTestCall call = { 0 };
   JsonObject *o;
 
   pair (f, client);
@@ -133,11 +100,11 @@ test_pair_connect_call_revoke (Fixture       *f,
   /* Engine -> browser. */
   client->auto_answer = TRUE;
   start_call (f, client->device_id, "browser.tabs", "{\"n\":1}", &call);
-  g_assert_true (chp_test_spin_until (call_done, &call, 5000));
+  g_assert_true (chp_test_spin_until (chp_test_call_done, &call, 5000));
   g_assert_no_error (call.error);
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (
                      json_node_get_object (call.result), "echo"), "n"), ==, 1);
-  call_clear (&call);
+  chp_test_call_clear (&call);
 
   /* Browser -> engine. */
   chp_test_client_send (client, "{\"type\":\"request\",\"id\":\"c1\",\"method\":\"engine.info\","
@@ -161,9 +128,9 @@ test_pair_connect_call_revoke (Fixture       *f,
   start_call (f, client->device_id, "browser.slow", NULL, &call);
   g_assert_nonnull (chp_test_client_next_type (client, "request", 2000));
   chp_bridge_revoke_device (chp_engine_get_bridge (f->engine), client->device_id);
-  g_assert_true (chp_test_spin_until (call_done, &call, 1000));
+  g_assert_true (chp_test_spin_until (chp_test_call_done, &call, 1000));
   g_assert_error (call.error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_REVOKED);
-  call_clear (&call);
+  chp_test_call_clear (&call);
   g_assert_true (chp_test_client_wait_closed (client, 3000));
   g_assert_cmpuint (client->close_code, ==, 4403);
   g_assert_null (chp_device_list_lookup (chp_engine_get_devices (f->engine), client->device_id));
@@ -221,7 +188,7 @@ test_first_message_rules (Fixture       *f,
   g_autoptr(ChpTestClient) client = chp_test_client_new (f->port, NULL);
   g_autoptr(ChpTestClient) good = chp_test_client_new (f->port, "chrome-extension://bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
   g_autofree char *big = NULL;
-  Call call = { 0 };
+  ChpTestCall call = { 0 };
 
   pair (f, good);
   pair (f, client);
@@ -251,9 +218,9 @@ test_first_message_rules (Fixture       *f,
   g_assert_true (chp_test_client_connect (good, NULL));
   good->auto_answer = TRUE;
   start_call (f, good->device_id, "browser.tabs", NULL, &call);
-  g_assert_true (chp_test_spin_until (call_done, &call, 5000));
+  g_assert_true (chp_test_spin_until (chp_test_call_done, &call, 5000));
   g_assert_no_error (call.error);
-  call_clear (&call);
+  chp_test_call_clear (&call);
 }
 
 static void
@@ -290,7 +257,7 @@ test_two_devices_routed (Fixture       *f,
 {
   g_autoptr(ChpTestClient) a = chp_test_client_new (f->port, NULL);
   g_autoptr(ChpTestClient) b = chp_test_client_new (f->port, "chrome-extension://cccccccccccccccccccccccccccccccc");
-  Call call = { 0 };
+  ChpTestCall call = { 0 };
   JsonObject *o;
 
   pair (f, a);
@@ -310,23 +277,23 @@ test_two_devices_routed (Fixture       *f,
 
     chp_test_client_send (b, reply);
   }
-  g_assert_true (chp_test_spin_until (call_done, &call, 2000));
+  g_assert_true (chp_test_spin_until (chp_test_call_done, &call, 2000));
   g_assert_cmpstr (json_node_get_string (call.result), ==, "b");
-  call_clear (&call);
+  chp_test_call_clear (&call);
 
   /* b goes away for good: a call to b does not fall back to a. */
   chp_bridge_revoke_device (chp_engine_get_bridge (f->engine), b->device_id);
   start_call (f, b->device_id, "browser.tabs", NULL, &call);
-  g_assert_true (chp_test_spin_until (call_done, &call, 2000));
+  g_assert_true (chp_test_spin_until (chp_test_call_done, &call, 2000));
   g_assert_error (call.error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_REVOKED);
   g_assert_true (g_queue_is_empty (&a->inbox));
-  call_clear (&call);
+  chp_test_call_clear (&call);
 
   /* A device that never connected in this run: offline at once. */
   start_call (f, "no-such-device", "browser.tabs", NULL, &call);
-  g_assert_true (chp_test_spin_until (call_done, &call, 2000));
+  g_assert_true (chp_test_spin_until (chp_test_call_done, &call, 2000));
   g_assert_error (call.error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_NOT_PAIRED);
-  call_clear (&call);
+  chp_test_call_clear (&call);
 }
 
 static void
@@ -335,7 +302,7 @@ test_resume_and_queue (Fixture       *f,
 {
   g_autoptr(ChpTestClient) client = chp_test_client_new (f->port, NULL);
   g_autofree char *session = NULL;
-  Call sent = { 0 }, queued = { 0 };
+  ChpTestCall sent = { 0 }, queued = { 0 };
 
   pair (f, client);
   g_assert_true (chp_test_client_connect (client, NULL));
@@ -345,9 +312,9 @@ test_resume_and_queue (Fixture       *f,
   start_call (f, client->device_id, "browser.click", NULL, &sent);
   g_assert_nonnull (chp_test_client_next_type (client, "request", 2000));
   soup_websocket_connection_close (client->ws, SOUP_WEBSOCKET_CLOSE_GOING_AWAY, NULL);
-  g_assert_true (chp_test_spin_until (call_done, &sent, 3000));
+  g_assert_true (chp_test_spin_until (chp_test_call_done, &sent, 3000));
   g_assert_error (sent.error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_DEVICE_OFFLINE);
-  call_clear (&sent);
+  chp_test_call_clear (&sent);
 
   /* A call made while it is away waits for it to resume the session. */
   start_call (f, client->device_id, "browser.tabs", NULL, &queued);
@@ -356,9 +323,9 @@ test_resume_and_queue (Fixture       *f,
   client->auto_answer = TRUE;
   g_assert_true (chp_test_client_connect (client, session));
   g_assert_cmpstr (client->session_id, ==, session);
-  g_assert_true (chp_test_spin_until (call_done, &queued, 3000));
+  g_assert_true (chp_test_spin_until (chp_test_call_done, &queued, 3000));
   g_assert_no_error (queued.error);
-  call_clear (&queued);
+  chp_test_call_clear (&queued);
 }
 
 static void
@@ -366,7 +333,7 @@ test_in_flight_limit (Fixture       *f,
                       gconstpointer  data)
 {
   g_autoptr(ChpTestClient) client = chp_test_client_new (f->port, NULL);
-  Call calls[9] = { 0 };
+  ChpTestCall calls[9] = { 0 };
   GPtrArray *ids = g_ptr_array_new_with_free_func (g_free);
   JsonObject *o;
 
@@ -406,9 +373,9 @@ test_in_flight_limit (Fixture       *f,
 
   for (guint i = 0; i < 9; i++)
     {
-      g_assert_true (chp_test_spin_until (call_done, &calls[i], 2000));
+      g_assert_true (chp_test_spin_until (chp_test_call_done, &calls[i], 2000));
       g_assert_no_error (calls[i].error);
-      call_clear (&calls[i]);
+      chp_test_call_clear (&calls[i]);
     }
   g_ptr_array_unref (ids);
 }
