@@ -63,11 +63,11 @@ pair (Fixture       *f,
 }
 
 static void
-start_call (Fixture    *f,
-            const char *device_id,
-            const char *method,
-            const char *params_json,
-            ChpTestCall       *call)
+start_call (Fixture     *f,
+            const char  *device_id,
+            const char  *method,
+            const char  *params_json,
+            ChpTestCall *call)
 {
   g_autoptr(JsonNode) params = params_json ? json_from_string (params_json, NULL) : NULL;
 
