@@ -1,8 +1,6 @@
 // Protocol tests against the real engine through the `chaperone-test-engine` harness
 // (CHAPERONE_TEST_ENGINE): the test client plays the extension, the harness plays the person and
 // the agent. Each test runs its own engine on an ephemeral port with a fresh data directory.
-// Without a C build, CHAPERONE_TEST_ENGINE=tests/js/fake-engine.mjs runs them against the JS
-// stand-in, which is how the tests themselves are checked.
 
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';

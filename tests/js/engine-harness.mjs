@@ -38,11 +38,7 @@ export class TestEngine {
     const dataDir = await mkdtemp(join(tmpdir(), 'chaperone-engine-'));
     const args = ['--port', '0', '--data-dir', dataDir];
     if (heartbeatMs !== undefined) args.push('--heartbeat-ms', String(heartbeatMs));
-    // A .mjs harness (a JS stand-in for the C one) runs under this same Node.
-    const [command, argv] = ENGINE_PATH.endsWith('.mjs')
-      ? [process.execPath, [ENGINE_PATH, ...args]]
-      : [ENGINE_PATH, args];
-    const child = spawn(command, argv, { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(ENGINE_PATH, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     const engine = new TestEngine(child, dataDir);
     try {
       const listening = await engine.waitFor({ event: 'listening' }, { timeoutMs });
