@@ -267,7 +267,8 @@ answer_text (Answerer   *answerer,
         g_autoptr(JsonNode) result = json_node_new (JSON_NODE_OBJECT);
         g_autofree char *text = NULL;
 
-        json_object_set_member (echo, "echo", frame->params ? json_node_copy (frame->params)
+        /* A reference, not a copy: the extension's side would not copy 16 MiB to echo it. */
+        json_object_set_member (echo, "echo", frame->params ? json_node_ref (frame->params)
                                                             : json_node_new (JSON_NODE_NULL));
         json_node_set_object (result, echo);
         text = chp_frame_build_response (frame->id, result);
