@@ -191,6 +191,37 @@ test_fuzz_findings (void)
   }
 }
 
+/* Strings with the characters the reader and writer treat specially, at every offset within
+ * their eight-byte scans: what is written reads back the same. */
+static void
+test_string_roundtrip (void)
+{
+  static const char * const pieces[] = {
+    "a", "Z", "0", "-", "\"", "\\", "\n", "\t", "\x01", "\x1f", " ", "/", "\x7f",
+    "\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80",
+  };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20261130);
+
+  for (guint i = 0; i < 3000; i++)
+    {
+      g_autoptr(GString) str = g_string_new (NULL);
+      g_autoptr(JsonNode) data = NULL;
+      g_autoptr(ChpFrame) frame = NULL;
+      g_autofree char *text = NULL;
+      guint n = g_rand_int_range (rand, 0, 40);
+
+      for (guint j = 0; j < n; j++)
+        g_string_append (str, pieces[g_rand_int_range (rand, 0, G_N_ELEMENTS (pieces))]);
+
+      data = json_node_init_string (json_node_alloc (), str->str);
+      text = chp_frame_build_event (str->str, data, 1, 0);
+      frame = parse (text, NULL);
+      g_assert_nonnull (frame);
+      g_assert_cmpstr (frame->event, ==, str->str);
+      g_assert_cmpstr (json_node_get_string (frame->data), ==, str->str);
+    }
+}
+
 static void
 test_builders_roundtrip (void)
 {
@@ -241,6 +272,7 @@ main (int   argc,
   g_test_add_func ("/chaperone/frame/malformed", test_malformed);
   g_test_add_func ("/chaperone/frame/builders", test_builders_roundtrip);
   g_test_add_func ("/chaperone/frame/fuzz-findings", test_fuzz_findings);
+  g_test_add_func ("/chaperone/frame/string-roundtrip", test_string_roundtrip);
   g_test_add_func ("/chaperone/frame/error-table", test_error_table);
 
   return g_test_run ();
