@@ -13,18 +13,23 @@ G_DEFINE_QUARK (chp-crypto-error-quark, chp_crypto_error)
 static const char b64url_alphabet[] =
   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
+gsize
+chp_b64url_encoded_len (gsize len)
+{
+  return len / 3 * 4 + (len % 3 ? len % 3 + 1 : 0);
+}
+
 /* Both directions write straight into a buffer of the final size: they run over every byte of
- * a chunked transfer, 16 MiB at most, where a call per byte cost 300 ms. */
+ * a chunked transfer, 16 MiB at most, where a call per byte cost 300 ms. Writes
+ * chp_b64url_encoded_len (@len) characters, no NUL, and returns the end. */
 char *
-chp_b64url_encode (const guint8 *data,
-                   gsize         len)
+chp_b64url_encode_to (const guint8 *data,
+                      gsize         len,
+                      char         *out)
 {
   gsize full = len / 3, rest = len % 3;
-  char *out, *p;
+  char *p = out;
 
-  g_return_val_if_fail (data != NULL || len == 0, NULL);
-
-  out = p = g_malloc (full * 4 + (rest ? rest + 1 : 0) + 1);
   for (gsize i = 0; i < full; i++, data += 3)
     {
       guint32 v = ((guint32) data[0] << 16) | ((guint32) data[1] << 8) | data[2];
@@ -43,7 +48,20 @@ chp_b64url_encode (const guint8 *data,
       if (rest == 2)
         *p++ = b64url_alphabet[(v >> 6) & 63];
     }
-  *p = '\0';
+
+  return p;
+}
+
+char *
+chp_b64url_encode (const guint8 *data,
+                   gsize         len)
+{
+  char *out;
+
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+
+  out = g_malloc (chp_b64url_encoded_len (len) + 1);
+  *chp_b64url_encode_to (data, len, out) = '\0';
 
   return out;
 }
@@ -61,30 +79,28 @@ static const guint8 b64url_values[256] = {
 
 /* Strict: no padding, no whitespace, no standard-alphabet characters, and the
  * unused low bits of the last character must be zero, so that every byte string
- * has exactly one accepted spelling (signatures and ids are compared as text). */
-GBytes *
-chp_b64url_decode (const char  *text,
-                   GError     **error)
+ * has exactly one accepted spelling (signatures and ids are compared as text).
+ * Decodes @text_len characters into exactly @out_len bytes at @out, or fails. */
+gboolean
+chp_b64url_decode_to (const char  *text,
+                      gsize        text_len,
+                      guint8      *out,
+                      gsize        out_len,
+                      GError     **error)
 {
   const guchar *t = (const guchar *) text;
-  g_autofree guint8 *out = NULL;
-  gsize len, n = 0;
+  gsize n = 0;
 
-  g_return_val_if_fail (text != NULL, NULL);
-
-  len = strlen (text);
-  if (len % 4 == 1)
+  if (text_len % 4 == 1 || text_len / 4 * 3 + (text_len % 4 ? text_len % 4 - 1 : 0) != out_len)
     {
       g_set_error (error, CHP_CRYPTO_ERROR, CHP_CRYPTO_ERROR_ENCODING,
-                   "Invalid base64url length %" G_GSIZE_FORMAT, len);
-      return NULL;
+                   "Invalid base64url length %" G_GSIZE_FORMAT, text_len);
+      return FALSE;
     }
-
-  out = g_malloc (len / 4 * 3 + 3);
 
   /* Whole quads first, without a branch per character: a zero anywhere in the four table
    * values means a character outside the alphabet, and the slow loop below says where. */
-  for (; n / 3 * 4 + 4 <= len; )
+  for (; n / 3 * 4 + 4 <= text_len; )
     {
       gsize i = n / 3 * 4;
       guint32 a = b64url_values[t[i]], b = b64url_values[t[i + 1]];
@@ -99,9 +115,9 @@ chp_b64url_decode (const char  *text,
       out[n++] = v & 0xff;
     }
 
-  for (gsize i = n / 3 * 4; i < len; i += 4)
+  for (gsize i = n / 3 * 4; i < text_len; i += 4)
     {
-      gsize k = MIN (4, len - i);
+      gsize k = MIN (4, text_len - i);
       guint32 v = 0;
 
       for (gsize j = 0; j < k; j++)
@@ -112,7 +128,7 @@ chp_b64url_decode (const char  *text,
             {
               g_set_error (error, CHP_CRYPTO_ERROR, CHP_CRYPTO_ERROR_ENCODING,
                            "Invalid base64url character at offset %" G_GSIZE_FORMAT, i + j);
-              return NULL;
+              return FALSE;
             }
           v = (v << 6) | d;
         }
@@ -140,12 +156,38 @@ chp_b64url_decode (const char  *text,
         }
     }
 
-  return g_bytes_new_take (g_steal_pointer (&out), n);
+  g_assert (n == out_len);
+  return TRUE;
 
 non_canonical:
   g_set_error_literal (error, CHP_CRYPTO_ERROR, CHP_CRYPTO_ERROR_ENCODING,
                        "Non-canonical base64url (trailing bits set)");
-  return NULL;
+  return FALSE;
+}
+
+GBytes *
+chp_b64url_decode (const char  *text,
+                   GError     **error)
+{
+  g_autofree guint8 *out = NULL;
+  gsize len, out_len;
+
+  g_return_val_if_fail (text != NULL, NULL);
+
+  len = strlen (text);
+  if (len % 4 == 1)
+    {
+      g_set_error (error, CHP_CRYPTO_ERROR, CHP_CRYPTO_ERROR_ENCODING,
+                   "Invalid base64url length %" G_GSIZE_FORMAT, len);
+      return NULL;
+    }
+
+  out_len = len / 4 * 3 + (len % 4 ? len % 4 - 1 : 0);
+  out = g_malloc (out_len + 1);
+  if (!chp_b64url_decode_to (text, len, out, out_len, error))
+    return NULL;
+
+  return g_bytes_new_take (g_steal_pointer (&out), out_len);
 }
 
 char *

@@ -25,6 +25,15 @@ GQuark   chp_crypto_error_quark  (void);
 
 char    *chp_b64url_encode       (const guint8  *data,
                                   gsize          len);
+gsize    chp_b64url_encoded_len  (gsize          len);
+char    *chp_b64url_encode_to    (const guint8  *data,
+                                  gsize          len,
+                                  char          *out);
+gboolean chp_b64url_decode_to    (const char    *text,
+                                  gsize          text_len,
+                                  guint8        *out,
+                                  gsize          out_len,
+                                  GError       **error);
 GBytes  *chp_b64url_decode       (const char    *text,
                                   GError       **error);
 char    *chp_random_b64url       (gsize          n_bytes);
