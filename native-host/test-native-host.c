@@ -176,19 +176,6 @@ host_send (Host       *host,
 }
 
 static void
-host_send_builder (Host        *host,
-                   JsonBuilder *builder)
-{
-  g_autoptr(JsonNode) root = NULL;
-  g_autofree char *text = NULL;
-
-  json_builder_end_object (builder);
-  root = json_builder_get_root (builder);
-  text = json_to_string (root, FALSE);
-  host_send (host, text);
-}
-
-static void
 host_close_stdin (Host *host)
 {
   g_assert_true (g_output_stream_close (host->in, NULL, NULL));
@@ -661,15 +648,6 @@ device_offline (gpointer data)
   return !chp_device_get_online (data);
 }
 
-static void
-add_string (JsonBuilder *b,
-            const char  *member,
-            const char  *value)
-{
-  json_builder_set_member_name (b, member);
-  json_builder_add_string_value (b, value);
-}
-
 /* Pairs through the host, then connects through a second host, as the extension would with
  * connectNative. The host runs for a second extension id and native_open claims another origin
  * each time: the engine must see the argv origin in the pairing window, in the stored device
@@ -683,114 +661,40 @@ test_pair_and_connect (Fixture       *f,
   g_autofree char *open = native_open ("/pairing", f->port, EVIL_FIELDS);
   g_autofree char *nonce_c = chp_random_b64url (32);
   g_autofree char *commitment = NULL;
-  g_autofree char *reveal_text = NULL;
-  g_autofree char *reveal_sig = NULL;
-  g_autofree char *approved_text = NULL;
-  g_autofree char *request_id = NULL;
-  g_autofree char *nonce_e = NULL;
-  g_autofree char *engine_id = NULL;
-  g_autofree char *engine_x = NULL;
-  g_autofree char *engine_y = NULL;
-  g_autofree char *device_id = NULL;
-  g_autofree char *auth_text = NULL;
-  g_autofree char *auth_sig = NULL;
-  g_autoptr(JsonNode) jwk = chp_identity_dup_public_jwk (ext->key);
+  g_autofree char *text = NULL;
   g_autoptr(JsonNode) node = NULL;
-  g_autoptr(JsonBuilder) b = NULL;
-  g_autoptr(JsonArray) caps = NULL;
   g_autoptr(ChpPairingRequest) request = NULL;
-  g_autoptr(GError) error = NULL;
-  JsonObject *engine_key;
   ChpDevice *device;
-  const char *t[10];
 
   /* Pairing: the extension speaks first, right after native_open. */
   host_send (host, open);
   commitment = chp_pair_commitment (nonce_c, chp_identity_get_x (ext->key),
-                                    chp_identity_get_y (ext->key), &error);
-  g_assert_no_error (error);
-  b = json_builder_new ();
-  json_builder_begin_object (b);
-  add_string (b, "type", "pair_request");
-  json_builder_set_member_name (b, "protocol");
-  json_builder_add_int_value (b, 1);
-  add_string (b, "installationId", ext->installation_id);
-  add_string (b, "client", "chaperone-extension");
-  add_string (b, "version", "1");
-  add_string (b, "browser", "Chromium");
-  json_builder_set_member_name (b, "publicKey");
-  json_builder_add_value (b, json_node_copy (jwk));
-  add_string (b, "commitment", commitment);
-  host_send_builder (host, b);
+                                    chp_identity_get_y (ext->key), NULL);
+  text = chp_test_client_build_pair_request (ext, commitment);
+  host_send (host, text);
 
   node = host_next_type (host, "pair_challenge", 5000);
   g_assert_nonnull (node);
-  request_id = g_strdup (str_of (node, "requestId"));
-  nonce_e = g_strdup (str_of (node, "nonceE"));
-  engine_id = g_strdup (str_of (node, "engineId"));
-  engine_key = json_object_get_object_member (json_node_get_object (node), "enginePublicKey");
-  engine_x = g_strdup (json_object_get_string_member (engine_key, "x"));
-  engine_y = g_strdup (json_object_get_string_member (engine_key, "y"));
+  g_free (text);
+  text = chp_test_client_build_pair_reveal (ext, json_node_get_object (node), nonce_c);
   g_clear_pointer (&node, json_node_unref);
-
-  t[0] = request_id;
-  t[1] = OTHER_ORIGIN;
-  t[2] = ext->installation_id;
-  t[3] = chp_identity_get_x (ext->key);
-  t[4] = chp_identity_get_y (ext->key);
-  t[5] = engine_id;
-  t[6] = engine_x;
-  t[7] = engine_y;
-  t[8] = nonce_c;
-  t[9] = nonce_e;
-  {
-    const char *fields[] = { "chaperone-pair-v1", "reveal", t[0], t[1], t[2], t[3], t[4], t[5],
-                             t[6], t[7], t[8], t[9], NULL };
-
-    reveal_text = chp_signed_text (fields, &error);
-    g_assert_no_error (error);
-  }
-  reveal_sig = chp_identity_sign (ext->key, reveal_text, &error);
-  g_assert_no_error (error);
-
-  g_clear_object (&b);
-  b = json_builder_new ();
-  json_builder_begin_object (b);
-  add_string (b, "type", "pair_reveal");
-  add_string (b, "requestId", request_id);
-  add_string (b, "nonceC", nonce_c);
-  add_string (b, "signature", reveal_sig);
-  host_send_builder (host, b);
+  host_send (host, text);
 
   node = host_next_type (host, "pair_pending", 5000);
   g_assert_nonnull (node);
   g_clear_pointer (&node, json_node_unref);
 
-  /* The window shows the argv origin, and the code computed with it matches. */
+  /* The window shows the argv origin, and the code the browser computed with it matches. */
   request = waiting_request (f);
   g_assert_nonnull (request);
   g_assert_cmpstr (chp_pairing_request_get_origin (request), ==, OTHER_ORIGIN);
-  {
-    g_autofree char *code = chp_pair_code (t, &error);
-
-    g_assert_no_error (error);
-    g_assert_cmpstr (chp_pairing_request_get_code (request), ==, code);
-  }
+  g_assert_cmpstr (chp_pairing_request_get_code (request), ==, ext->code);
   chp_pairing_request_approve (request, FALSE);
 
+  /* Signed by the engine over the transcript with the argv origin in it. */
   node = host_next_type (host, "pair_approved", 10000);
   g_assert_nonnull (node);
-  device_id = g_strdup (str_of (node, "deviceId"));
-  {
-    const char *fields[] = { "chaperone-pair-v1", "approved", t[0], t[1], t[2], t[3], t[4], t[5],
-                             t[6], t[7], t[8], t[9], device_id, NULL };
-
-    approved_text = chp_signed_text (fields, &error);
-    g_assert_no_error (error);
-  }
-  g_assert_true (chp_verify_p1363 (engine_x, engine_y, approved_text, str_of (node, "signature"),
-                                   &error));
-  g_assert_no_error (error);
+  g_assert_true (chp_test_client_check_approval (ext, json_node_get_object (node)));
   g_clear_pointer (&node, json_node_unref);
 
   /* The engine ends a pairing socket with 1000; so does the host, with status 0. */
@@ -802,47 +706,28 @@ test_pair_and_connect (Fixture       *f,
   assert_stdout_drained (host);
   g_clear_pointer (&host, host_free);
 
-  /* Connect through a fresh host, as a new connectNative port would. */
+  /* Connect through a fresh host, as a new connectNative port would. The auth is signed over
+   * the argv origin: the engine accepting it shows that is the origin it saw. */
   host = host_spawn (OTHER_ORIGIN_ARG);
   g_free (open);
   open = native_open ("/extension", f->port, EVIL_FIELDS);
   host_send (host, open);
   node = host_next_type (host, "challenge", 5000);
   assert_signed_challenge (f, node);
-
-  caps = json_array_new ();
-  json_array_add_string_element (caps, "browser.tabs");
-  auth_text = chp_auth_client_text (OTHER_ORIGIN, str_of (node, "engineId"),
-                                    str_of (node, "engineInstanceId"),
-                                    str_of (node, "connectionId"), str_of (node, "challenge"),
-                                    ext->installation_id, caps, &error);
-  g_assert_no_error (error);
-  auth_sig = chp_identity_sign (ext->key, auth_text, &error);
-  g_assert_no_error (error);
+  g_free (text);
+  text = chp_test_client_build_auth (ext, json_node_get_object (node), NULL);
+  g_assert_nonnull (text);
   g_clear_pointer (&node, json_node_unref);
-
-  g_clear_object (&b);
-  b = json_builder_new ();
-  json_builder_begin_object (b);
-  add_string (b, "type", "auth");
-  add_string (b, "installationId", ext->installation_id);
-  add_string (b, "deviceId", device_id);
-  add_string (b, "client", "chaperone-extension");
-  add_string (b, "version", "1");
-  json_builder_set_member_name (b, "capabilities");
-  json_builder_begin_array (b);
-  json_builder_add_string_value (b, "browser.tabs");
-  json_builder_end_array (b);
-  add_string (b, "signature", auth_sig);
-  host_send_builder (host, b);
+  host_send (host, text);
 
   node = host_next_type (host, "hello_ack", 5000);
   g_assert_nonnull (node);
-  g_assert_cmpstr (str_of (node, "deviceId"), ==, device_id);
+  g_assert_cmpstr (str_of (node, "deviceId"), ==, ext->device_id);
   g_clear_pointer (&node, json_node_unref);
 
-  device = chp_device_list_lookup (chp_engine_get_devices (f->engine), device_id);
+  device = chp_device_list_lookup (chp_engine_get_devices (f->engine), ext->device_id);
   g_assert_nonnull (device);
+  g_assert_cmpstr (chp_device_get_origin (device), ==, OTHER_ORIGIN);
   g_assert_true (chp_test_spin_until (device_online, device, 2000));
 
   /* A request through the relay and its answer. */
@@ -852,7 +737,7 @@ test_pair_and_connect (Fixture       *f,
   g_assert_nonnull (node);
   g_assert_cmpstr (str_of (node, "id"), ==, "c1");
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (
-                     json_node_get_object (node), "result"), "deviceId"), ==, device_id);
+                     json_node_get_object (node), "result"), "deviceId"), ==, ext->device_id);
   g_clear_pointer (&node, json_node_unref);
 
   /* The browser closes the port: the host closes the socket and exits 0; the device goes

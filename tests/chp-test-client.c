@@ -288,6 +288,7 @@ chp_test_client_free (ChpTestClient *client)
 
   client_drop_ws (client);
   g_clear_pointer (&client->assembler, chp_chunk_assembler_free);
+  g_clear_pointer (&client->transcript, g_strfreev);
   g_clear_object (&client->key);
   g_free (client->origin);
   g_free (client->installation_id);
@@ -510,19 +511,6 @@ chp_test_client_send (ChpTestClient *client,
   soup_websocket_connection_send_text (client->ws, text);
 }
 
-void
-chp_test_client_send_json (ChpTestClient *client,
-                           JsonBuilder   *builder)
-{
-  g_autoptr(JsonNode) root = NULL;
-  g_autofree char *text = NULL;
-
-  json_builder_end_object (builder);
-  root = json_builder_get_root (builder);
-  text = chp_json_to_string (root);
-  chp_test_client_send (client, text);
-}
-
 static void
 add_string (JsonBuilder *b,
             const char  *member,
@@ -530,6 +518,163 @@ add_string (JsonBuilder *b,
 {
   json_builder_set_member_name (b, member);
   json_builder_add_string_value (b, value);
+}
+
+static char *
+finish_builder (JsonBuilder *b)
+{
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+
+  return chp_json_to_string (root);
+}
+
+char *
+chp_test_client_build_pair_request (ChpTestClient *client,
+                                    const char    *commitment)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) jwk = chp_identity_dup_public_jwk (client->key);
+
+  json_builder_begin_object (b);
+  add_string (b, "type", "pair_request");
+  json_builder_set_member_name (b, "protocol");
+  json_builder_add_int_value (b, 1);
+  add_string (b, "installationId", client->installation_id);
+  add_string (b, "client", "chaperone-test-client");
+  add_string (b, "version", "1");
+  add_string (b, "browser", "Test Browser 1");
+  json_builder_set_member_name (b, "publicKey");
+  json_builder_add_value (b, json_node_copy (jwk));
+  add_string (b, "commitment", commitment);
+
+  return finish_builder (b);
+}
+
+/* Reads the engine's key and nonce from @pair_challenge, keeps the transcript and the code the
+ * browser would show, and signs the reveal of @nonce_c. */
+char *
+chp_test_client_build_pair_reveal (ChpTestClient *client,
+                                   JsonObject    *pair_challenge,
+                                   const char    *nonce_c)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autofree char *reveal_text = NULL;
+  g_autofree char *signature = NULL;
+  JsonObject *engine_key = json_object_get_object_member (pair_challenge, "enginePublicKey");
+  char **t;
+
+  g_free (client->engine_x);
+  client->engine_x = g_strdup (json_object_get_string_member (engine_key, "x"));
+  g_free (client->engine_y);
+  client->engine_y = g_strdup (json_object_get_string_member (engine_key, "y"));
+  g_free (client->engine_id);
+  client->engine_id = g_strdup (json_object_get_string_member (pair_challenge, "engineId"));
+
+  g_clear_pointer (&client->transcript, g_strfreev);
+  client->transcript = t = g_new0 (char *, 11);
+  t[0] = g_strdup (json_object_get_string_member (pair_challenge, "requestId"));
+  t[1] = g_strdup (client->origin);
+  t[2] = g_strdup (client->installation_id);
+  t[3] = g_strdup (chp_identity_get_x (client->key));
+  t[4] = g_strdup (chp_identity_get_y (client->key));
+  t[5] = g_strdup (client->engine_id);
+  t[6] = g_strdup (client->engine_x);
+  t[7] = g_strdup (client->engine_y);
+  t[8] = g_strdup (nonce_c);
+  t[9] = g_strdup (json_object_get_string_member (pair_challenge, "nonceE"));
+
+  reveal_text = chp_pair_signed_text ("reveal", (const char * const *) t, NULL, NULL);
+  signature = chp_identity_sign (client->key, reveal_text, NULL);
+  g_free (client->code);
+  client->code = chp_pair_code ((const char * const *) t, NULL);
+
+  json_builder_begin_object (b);
+  add_string (b, "type", "pair_reveal");
+  add_string (b, "requestId", t[0]);
+  add_string (b, "nonceC", nonce_c);
+  add_string (b, "signature", signature);
+
+  return finish_builder (b);
+}
+
+/* As the extension does before it pins the engine key: the approval must be signed by the
+ * engine it saw in pair_challenge, over this transcript and the device id. */
+gboolean
+chp_test_client_check_approval (ChpTestClient *client,
+                                JsonObject    *pair_approved)
+{
+  const char *device_id = json_object_get_string_member_with_default (pair_approved, "deviceId", NULL);
+  g_autofree char *text = NULL;
+
+  if (client->transcript == NULL || device_id == NULL)
+    return FALSE;
+
+  text = chp_pair_signed_text ("approved", (const char * const *) client->transcript, device_id,
+                               NULL);
+  if (text == NULL ||
+      !chp_verify_p1363 (client->engine_x, client->engine_y, text,
+                         json_object_get_string_member_with_default (pair_approved, "signature",
+                                                                     NULL), NULL))
+    return FALSE;
+
+  g_free (client->device_id);
+  client->device_id = g_strdup (device_id);
+
+  return TRUE;
+}
+
+/* Checks the engine's signed challenge against the pinned key, then signs the auth. Returns
+ * %NULL when the challenge is not from the engine this browser paired with. */
+char *
+chp_test_client_build_auth (ChpTestClient *client,
+                            JsonObject    *challenge,
+                            const char    *resume_session_id)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonArray) caps = json_array_new ();
+  g_autofree char *challenge_text = NULL;
+  g_autofree char *auth_text = NULL;
+  g_autofree char *signature = NULL;
+
+  challenge_text = chp_auth_challenge_text (json_object_get_string_member (challenge, "engineId"),
+                                            json_object_get_string_member (challenge, "engineInstanceId"),
+                                            json_object_get_string_member (challenge, "connectionId"),
+                                            json_object_get_string_member (challenge, "challenge"),
+                                            json_object_get_int_member (challenge, "timestamp"),
+                                            NULL);
+  if (!chp_verify_p1363 (client->engine_x, client->engine_y, challenge_text,
+                         json_object_get_string_member (challenge, "signature"), NULL))
+    {
+      g_test_message ("this Chaperone is not the one we paired with");
+      return NULL;
+    }
+
+  json_array_add_string_element (caps, "browser.tabs");
+  json_array_add_string_element (caps, "browser.context");
+  auth_text = chp_auth_client_text (client->origin,
+                                    json_object_get_string_member (challenge, "engineId"),
+                                    json_object_get_string_member (challenge, "engineInstanceId"),
+                                    json_object_get_string_member (challenge, "connectionId"),
+                                    json_object_get_string_member (challenge, "challenge"),
+                                    client->installation_id, caps, NULL);
+  signature = chp_identity_sign (client->key, auth_text, NULL);
+
+  json_builder_begin_object (b);
+  add_string (b, "type", "auth");
+  add_string (b, "installationId", client->installation_id);
+  add_string (b, "deviceId", client->device_id);
+  add_string (b, "client", "chaperone-test-client");
+  add_string (b, "version", "1");
+  json_builder_set_member_name (b, "capabilities");
+  json_builder_add_value (b, json_node_init_array (json_node_alloc (), caps));
+  if (resume_session_id != NULL)
+    add_string (b, "resumeSessionId", resume_session_id);
+  add_string (b, "signature", signature);
+
+  return finish_builder (b);
 }
 
 /**
@@ -547,78 +692,24 @@ chp_test_client_begin_pairing (ChpTestClient *client,
 {
   g_autofree char *committed = chp_random_b64url (32);
   g_autofree char *commitment = NULL;
-  g_autofree char *reveal_text = NULL;
-  g_autofree char *signature = NULL;
-  g_autofree char *request_id = NULL;
-  g_autofree char *nonce_e = NULL;
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonNode) jwk = chp_identity_dup_public_jwk (client->key);
-  const char *revealed = nonce_c ? nonce_c : committed;
-  JsonObject *o, *engine_key;
-  const char *t[10];
+  g_autofree char *request = NULL;
+  g_autofree char *reveal = NULL;
+  JsonObject *o;
 
   if (!chp_test_client_open (client, "/pairing"))
     return NULL;
 
   commitment = chp_pair_commitment (committed, chp_identity_get_x (client->key),
                                     chp_identity_get_y (client->key), NULL);
-  json_builder_begin_object (b);
-  add_string (b, "type", "pair_request");
-  json_builder_set_member_name (b, "protocol");
-  json_builder_add_int_value (b, 1);
-  add_string (b, "installationId", client->installation_id);
-  add_string (b, "client", "chaperone-test-client");
-  add_string (b, "version", "1");
-  add_string (b, "browser", "Test Browser 1");
-  json_builder_set_member_name (b, "publicKey");
-  json_builder_add_value (b, json_node_copy (jwk));
-  add_string (b, "commitment", commitment);
-  chp_test_client_send_json (client, b);
+  request = chp_test_client_build_pair_request (client, commitment);
+  chp_test_client_send (client, request);
 
   o = chp_test_client_next_type (client, "pair_challenge", 5000);
   if (o == NULL)
     return NULL;
 
-  request_id = g_strdup (json_object_get_string_member (o, "requestId"));
-  nonce_e = g_strdup (json_object_get_string_member (o, "nonceE"));
-  engine_key = json_object_get_object_member (o, "enginePublicKey");
-  g_free (client->engine_x);
-  g_free (client->engine_y);
-  client->engine_x = g_strdup (json_object_get_string_member (engine_key, "x"));
-  client->engine_y = g_strdup (json_object_get_string_member (engine_key, "y"));
-  g_free (client->engine_id);
-  client->engine_id = g_strdup (json_object_get_string_member (o, "engineId"));
-
-  t[0] = request_id;
-  t[1] = client->origin;
-  t[2] = client->installation_id;
-  t[3] = chp_identity_get_x (client->key);
-  t[4] = chp_identity_get_y (client->key);
-  t[5] = client->engine_id;
-  t[6] = client->engine_x;
-  t[7] = client->engine_y;
-  t[8] = revealed;
-  t[9] = nonce_e;
-
-  {
-    const char *fields[] = { "chaperone-pair-v1", "reveal", t[0], t[1], t[2], t[3], t[4], t[5],
-                             t[6], t[7], t[8], t[9], NULL };
-
-    reveal_text = chp_signed_text (fields, NULL);
-  }
-  signature = chp_identity_sign (client->key, reveal_text, NULL);
-
-  g_clear_object (&b);
-  b = json_builder_new ();
-  json_builder_begin_object (b);
-  add_string (b, "type", "pair_reveal");
-  add_string (b, "requestId", request_id);
-  add_string (b, "nonceC", revealed);
-  add_string (b, "signature", signature);
-  chp_test_client_send_json (client, b);
-
-  g_free (client->code);
-  client->code = chp_pair_code (t, NULL);
+  reveal = chp_test_client_build_pair_reveal (client, o, nonce_c ? nonce_c : committed);
+  chp_test_client_send (client, reveal);
 
   o = chp_test_client_next (client, 5000);
   if (o == NULL || g_strcmp0 (json_object_get_string_member (o, "type"), "pair_pending") != 0)
@@ -627,19 +718,13 @@ chp_test_client_begin_pairing (ChpTestClient *client,
   return g_strdup (client->code);
 }
 
-/* Waits for pair_approved and pins the engine key, after checking the engine's signature. */
+/* Waits for pair_approved, checks the engine's signature and keeps the device id. */
 gboolean
 chp_test_client_finish_pairing (ChpTestClient *client)
 {
   JsonObject *o = chp_test_client_next_type (client, "pair_approved", 10000);
 
-  if (o == NULL)
-    return FALSE;
-
-  g_free (client->device_id);
-  client->device_id = g_strdup (json_object_get_string_member (o, "deviceId"));
-
-  return TRUE;
+  return o != NULL && chp_test_client_check_approval (client, o);
 }
 
 /* Opens /extension, verifies the signed challenge against the pinned engine key, sends auth. */
@@ -647,56 +732,16 @@ gboolean
 chp_test_client_connect (ChpTestClient *client,
                          const char    *resume_session_id)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonArray) caps = json_array_new ();
-  g_autofree char *challenge_text = NULL;
-  g_autofree char *auth_text = NULL;
-  g_autofree char *signature = NULL;
+  g_autofree char *auth = NULL;
   JsonObject *o;
 
   if (!chp_test_client_open (client, "/extension"))
     return FALSE;
 
   o = chp_test_client_next_type (client, "challenge", 5000);
-  if (o == NULL)
+  if (o == NULL || (auth = chp_test_client_build_auth (client, o, resume_session_id)) == NULL)
     return FALSE;
-
-  challenge_text = chp_auth_challenge_text (json_object_get_string_member (o, "engineId"),
-                                            json_object_get_string_member (o, "engineInstanceId"),
-                                            json_object_get_string_member (o, "connectionId"),
-                                            json_object_get_string_member (o, "challenge"),
-                                            json_object_get_int_member (o, "timestamp"), NULL);
-  if (!chp_verify_p1363 (client->engine_x, client->engine_y, challenge_text,
-                         json_object_get_string_member (o, "signature"), NULL))
-    {
-      g_test_message ("this Chaperone is not the one we paired with");
-      return FALSE;
-    }
-
-  json_array_add_string_element (caps, "browser.tabs");
-  json_array_add_string_element (caps, "browser.context");
-  auth_text = chp_auth_client_text (client->origin, json_object_get_string_member (o, "engineId"),
-                                    json_object_get_string_member (o, "engineInstanceId"),
-                                    json_object_get_string_member (o, "connectionId"),
-                                    json_object_get_string_member (o, "challenge"),
-                                    client->installation_id, caps, NULL);
-  signature = chp_identity_sign (client->key, auth_text, NULL);
-
-  json_builder_begin_object (b);
-  add_string (b, "type", "auth");
-  add_string (b, "installationId", client->installation_id);
-  add_string (b, "deviceId", client->device_id);
-  add_string (b, "client", "chaperone-test-client");
-  add_string (b, "version", "1");
-  json_builder_set_member_name (b, "capabilities");
-  json_builder_begin_array (b);
-  json_builder_add_string_value (b, "browser.tabs");
-  json_builder_add_string_value (b, "browser.context");
-  json_builder_end_array (b);
-  if (resume_session_id != NULL)
-    add_string (b, "resumeSessionId", resume_session_id);
-  add_string (b, "signature", signature);
-  chp_test_client_send_json (client, b);
+  chp_test_client_send (client, auth);
 
   o = chp_test_client_next_type (client, "hello_ack", 5000);
   if (o == NULL)

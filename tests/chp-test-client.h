@@ -31,6 +31,7 @@ typedef struct
   gushort                  close_code;
   gboolean                 auto_answer;  /* answer requests with {"echo": params} */
   gpointer                 assembler;    /* ChpChunkAssembler for chunked frames */
+  char                   **transcript;   /* T of the last pairing (DESIGN §3) */
 } ChpTestClient;
 
 ChpTestClient *chp_test_client_new        (guint           port,
@@ -61,8 +62,18 @@ gboolean       chp_test_client_wait_closed (ChpTestClient *client,
                                             guint          timeout_ms);
 void           chp_test_client_send       (ChpTestClient  *client,
                                            const char     *text);
-void           chp_test_client_send_json  (ChpTestClient  *client,
-                                           JsonBuilder    *builder);
+
+/* The extension's messages as text, for callers that carry them another way (the native host). */
+char          *chp_test_client_build_pair_request (ChpTestClient *client,
+                                                   const char    *commitment);
+char          *chp_test_client_build_pair_reveal  (ChpTestClient *client,
+                                                   JsonObject    *pair_challenge,
+                                                   const char    *nonce_c);
+gboolean       chp_test_client_check_approval     (ChpTestClient *client,
+                                                   JsonObject    *pair_approved);
+char          *chp_test_client_build_auth         (ChpTestClient *client,
+                                                   JsonObject    *challenge,
+                                                   const char    *resume_session_id);
 
 char          *chp_test_client_begin_pairing (ChpTestClient *client,
                                               const char    *nonce_c);

@@ -177,20 +177,12 @@ test_pairing_vectors (void)
           display = chp_pair_code_display (code);
           g_assert_cmpstr (display, ==, json_object_get_string_member (ex, "codeDisplay"));
 
-          {
-            const char *f[] = { "chaperone-pair-v1", "reveal", t[0], t[1], t[2], t[3], t[4], t[5],
-                                t[6], t[7], t[8], t[9], NULL };
-            reveal = chp_signed_text (f, NULL);
-          }
+          reveal = chp_pair_signed_text ("reveal", t, NULL, NULL);
           g_assert_cmpstr (reveal, ==, json_object_get_string_member (ex, "revealText"));
           check_signature (ext, reveal, json_object_get_string_member (ex, "revealSignature"), TRUE);
 
-          {
-            const char *f[] = { "chaperone-pair-v1", "approved", t[0], t[1], t[2], t[3], t[4],
-                                t[5], t[6], t[7], t[8], t[9],
-                                json_object_get_string_member (in, "deviceId"), NULL };
-            approved = chp_signed_text (f, NULL);
-          }
+          approved = chp_pair_signed_text ("approved", t,
+                                           json_object_get_string_member (in, "deviceId"), NULL);
           g_assert_cmpstr (approved, ==, json_object_get_string_member (ex, "approvedText"));
           check_signature (eng, approved, json_object_get_string_member (ex, "approvedSignature"),
                            TRUE);

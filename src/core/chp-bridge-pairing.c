@@ -192,16 +192,8 @@ labelled_transcript (Pairing    *pairing,
                      const char *extra)
 {
   g_auto(GStrv) t = transcript (pairing);
-  const char *fields[14] = { "chaperone-pair-v1", label };
-  guint n = 2;
 
-  for (guint i = 0; i < 10; i++)
-    fields[n++] = t[i];
-  if (extra != NULL)
-    fields[n++] = extra;
-  fields[n] = NULL;
-
-  return chp_signed_text (fields, NULL);
+  return chp_pair_signed_text (label, (const char * const *) t, extra, NULL);
 }
 
 static gboolean

@@ -460,23 +460,46 @@ chp_pair_commitment (const char  *nonce_c,
   return chp_b64url_encode (digest, sizeof digest);
 }
 
+/**
+ * chp_pair_signed_text:
+ * @label: "reveal", "code" or "approved"
+ * @transcript: T of DESIGN §3, in its order
+ * @extra: (nullable): a last line after T (the deviceId, for "approved")
+ *
+ * Returns: (transfer full) (nullable): J("chaperone-pair-v1", label, T…, extra)
+ */
 char *
-chp_pair_code (const char * const   transcript[10],
-               GError             **error)
+chp_pair_signed_text (const char          *label,
+                      const char * const   transcript[10],
+                      const char          *extra,
+                      GError             **error)
 {
-  const char *fields[13] = { "chaperone-pair-v1", "code" };
-  g_autofree char *text = NULL;
-  guint8 digest[32];
-  guint64 value = 0;
+  const char *fields[14] = { "chaperone-pair-v1", label };
+  guint n = 2;
+
+  g_return_val_if_fail (label != NULL, NULL);
 
   for (guint i = 0; i < 10; i++)
     {
       g_return_val_if_fail (transcript[i] != NULL, NULL);
-      fields[i + 2] = transcript[i];
+      fields[n++] = transcript[i];
     }
-  fields[12] = NULL;
+  if (extra != NULL)
+    fields[n++] = extra;
+  fields[n] = NULL;
 
-  if (!(text = chp_signed_text (fields, error)))
+  return chp_signed_text (fields, error);
+}
+
+char *
+chp_pair_code (const char * const   transcript[10],
+               GError             **error)
+{
+  g_autofree char *text = NULL;
+  guint8 digest[32];
+  guint64 value = 0;
+
+  if (!(text = chp_pair_signed_text ("code", transcript, NULL, error)))
     return NULL;
 
   chp_sha256 (text, strlen (text), digest);

@@ -68,6 +68,10 @@ char    *chp_pair_commitment     (const char    *nonce_c,
                                   const char    *ext_x,
                                   const char    *ext_y,
                                   GError       **error);
+char    *chp_pair_signed_text    (const char    *label,
+                                  const char * const transcript[10],
+                                  const char    *extra,
+                                  GError       **error);
 char    *chp_pair_code           (const char * const transcript[10],
                                   GError       **error);
 char    *chp_pair_code_display   (const char    *code);
