@@ -30,7 +30,6 @@ struct _ChpConnection
   guint heartbeat_source;
   guint expire_source;
   gint64 ping_sequence;
-  gint64 event_sequence;
   gint64 ping_sent_us;
   guint missed_pongs;
   double rtt_ms;
@@ -559,19 +558,6 @@ chp_connection_send_cancel (ChpConnection *self,
   g_return_if_fail (CHP_IS_CONNECTION (self));
 
   text = chp_frame_build_cancel (id);
-  send_text (self, text);
-}
-
-void
-chp_connection_send_event (ChpConnection *self,
-                           const char    *event,
-                           JsonNode      *data)
-{
-  g_autofree char *text = NULL;
-
-  g_return_if_fail (CHP_IS_CONNECTION (self));
-
-  text = chp_frame_build_event (event, data, ++self->event_sequence, now_ms ());
   send_text (self, text);
 }
 

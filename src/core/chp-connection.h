@@ -44,9 +44,6 @@ void           chp_connection_send_request     (ChpConnection *self,
                                                 gint64         timeout_ms);
 void           chp_connection_send_cancel      (ChpConnection *self,
                                                 const char    *id);
-void           chp_connection_send_event       (ChpConnection *self,
-                                                const char    *event,
-                                                JsonNode      *data);
 void           chp_connection_respond          (ChpConnection *self,
                                                 const char    *id,
                                                 JsonNode      *result);

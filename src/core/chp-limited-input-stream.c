@@ -146,11 +146,3 @@ chp_limited_input_stream_set_budget (ChpLimitedInputStream *self,
   self->budget = budget;
   self->consumed = 0;
 }
-
-guint64
-chp_limited_input_stream_get_consumed (ChpLimitedInputStream *self)
-{
-  g_return_val_if_fail (CHP_IS_LIMITED_INPUT_STREAM (self), 0);
-
-  return self->consumed;
-}

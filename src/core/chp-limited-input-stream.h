@@ -16,6 +16,5 @@ GInputStream *chp_limited_input_stream_new        (GInputStream          *base,
                                                    guint64                budget);
 void          chp_limited_input_stream_set_budget (ChpLimitedInputStream *self,
                                                    guint64                budget);
-guint64       chp_limited_input_stream_get_consumed (ChpLimitedInputStream *self);
 
 G_END_DECLS

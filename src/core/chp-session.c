@@ -271,22 +271,6 @@ chp_session_set_last_sequence (ChpSession *self,
   self->last_sequence = MAX (self->last_sequence, sequence);
 }
 
-guint
-chp_session_get_n_in_flight (ChpSession *self)
-{
-  g_return_val_if_fail (CHP_IS_SESSION (self), 0);
-
-  return self->in_flight;
-}
-
-guint
-chp_session_get_n_queued (ChpSession *self)
-{
-  g_return_val_if_fail (CHP_IS_SESSION (self), 0);
-
-  return self->queue.length;
-}
-
 /* Completing a call runs its callback, which may start or end other calls: walk a copy of
  * the ids and look each one up again. */
 static void

@@ -24,8 +24,6 @@ ChpConnection *chp_session_get_connection    (ChpSession          *self);
 gint64         chp_session_get_last_sequence (ChpSession          *self);
 void           chp_session_set_last_sequence (ChpSession          *self,
                                               gint64               sequence);
-guint          chp_session_get_n_in_flight   (ChpSession          *self);
-guint          chp_session_get_n_queued      (ChpSession          *self);
 
 void           chp_session_attach            (ChpSession          *self,
                                               ChpConnection       *connection);
