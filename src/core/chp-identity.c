@@ -477,16 +477,3 @@ chp_identity_sign (ChpIdentity  *self,
 
   return chp_b64url_encode (raw, sizeof raw);
 }
-
-char *
-chp_identity_sign_fields (ChpIdentity         *self,
-                          const char * const  *fields,
-                          GError             **error)
-{
-  g_autofree char *text = chp_signed_text (fields, error);
-
-  if (text == NULL)
-    return NULL;
-
-  return chp_identity_sign (self, text, error);
-}

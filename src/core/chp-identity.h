@@ -39,8 +39,5 @@ const char  *chp_identity_get_path         (ChpIdentity  *self);
 char        *chp_identity_sign             (ChpIdentity  *self,
                                             const char   *text,
                                             GError      **error);
-char        *chp_identity_sign_fields      (ChpIdentity  *self,
-                                            const char * const *fields,
-                                            GError      **error);
 
 G_END_DECLS
