@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isErrorCode } from '../../extension/lib/protocol-errors.js';
 import { ChaperoneClient, ChaperoneError, PairingError, RawConnection } from './chaperone-client.mjs';
 import { ENGINE_PATH, TestEngine } from './engine-harness.mjs';
-import { LIMITS, fingerprintOf, generateKeyPair, randomNonce } from './protocol.mjs';
+import { LIMITS, fingerprintOf, generateKeyPair, randomNonce } from '../../extension/lib/protocol.js';
 
 const ORIGIN_A = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop';
 const ORIGIN_B = 'chrome-extension://ponmlkjihgfedcbaponmlkjihgfedcba';

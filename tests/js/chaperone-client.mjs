@@ -14,7 +14,7 @@ import {
   LIMITS, approvedText, b64urlDecode, b64urlEncode, clientAuthText, code as pairingCode, commitment,
   displayCode, engineChallengeText, engineIdOf, fingerprintOf, generateKeyPair, pairingTranscript,
   randomId, randomNonce, revealText, signText, verifyText,
-} from './protocol.mjs';
+} from '../../extension/lib/protocol.js';
 
 const PROTOCOL = 1;
 const DEFAULT_CAPABILITIES = Object.freeze(['browser.tabs', 'browser.context', 'browser.node.action']);
@@ -203,7 +203,7 @@ export class RawConnection extends EventEmitter {
  * 'message' (every message after reassembly), 'close' ({code, reason}).
  */
 export class ChaperoneClient extends EventEmitter {
-  // The pure computations, reachable from the client for convenience (they live in protocol.mjs).
+  // The pure computations, reachable from the client for convenience (they live in extension/lib/protocol.js).
   static pairingTranscript = pairingTranscript;
   static commitment = commitment;
   static code = pairingCode;

@@ -12,7 +12,7 @@ import {
   commitment, commitmentText, displayCode, engineChallengeText, engineIdOf, fingerprintOf,
   importKeyPair, joinSigned, pairingTranscript, revealText, sha256, signText, sortedCapabilities,
   toHex, uncompressedPoint,
-} from './protocol.mjs';
+} from '../../extension/lib/protocol.js';
 
 const OUT = new URL('../vectors/', import.meta.url);
 const ORIGIN = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop';

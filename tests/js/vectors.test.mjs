@@ -11,7 +11,7 @@ import {
   commitment, commitmentText, displayCode, engineChallengeText, engineIdOf, fingerprintOf,
   importKeyPair, joinSigned, pairingTranscript, revealText, sha256, signText, sortedCapabilities,
   toHex, uncompressedPoint, verifyText,
-} from './protocol.mjs';
+} from '../../extension/lib/protocol.js';
 
 const VECTORS = new URL('../vectors/', import.meta.url);
 const load = async (file) => JSON.parse(await readFile(new URL(file, VECTORS), 'utf8'));

@@ -1,6 +1,7 @@
-// Pure protocol computations (DESIGN §2–4, notes/protocol-decisions.md), done the way the extension
-// does them: WebCrypto only, P1363 signatures, base64url without padding. Shared by the test client,
-// the vector generator and the vector tests, so all three agree by construction.
+// Pure protocol computations (DESIGN §2–4, docs/protocol.md), done the way the extension does them:
+// WebCrypto only, P1363 signatures, base64url without padding. The extension's service worker, the
+// Node test client, the vector generator and the vector tests all import this one file, so they agree
+// by construction and the shared vectors test the code the extension really runs.
 
 const subtle = globalThis.crypto.subtle;
 const utf8 = new TextEncoder();
@@ -39,7 +40,13 @@ export class ProtocolInputError extends Error {
 // ---- base64url (RFC 4648 §5, no padding) ----
 
 export function b64urlEncode(bytes) {
-  return Buffer.from(bytes).toString('base64url');
+  // btoa over a binary string, in slices so a large input never overflows the argument list.
+  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  let binary = '';
+  for (let i = 0; i < view.length; i += 0x8000) {
+    binary += String.fromCharCode.apply(null, view.subarray(i, i + 0x8000));
+  }
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
 /**
@@ -60,7 +67,10 @@ export function b64urlDecode(text) {
       throw new ProtocolInputError('base64url has non-zero trailing bits (not canonical)');
     }
   }
-  return new Uint8Array(Buffer.from(text, 'base64url'));
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
 }
 
 export function randomB64url(byteCount) {
@@ -73,7 +83,8 @@ export const randomId = () => randomB64url(16);
 export const randomNonce = () => randomB64url(32);
 
 export function toHex(bytes) {
-  return Buffer.from(bytes).toString('hex');
+  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  return Array.from(view, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 // ---- signed text ----
