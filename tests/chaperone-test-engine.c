@@ -254,6 +254,8 @@ devices_json (Harness *self)
       json_builder_add_double_value (b, chp_device_get_rtt_ms (device));
       json_builder_set_member_name (b, "revoked");
       json_builder_add_boolean_value (b, chp_device_get_revoked (device));
+      json_builder_set_member_name (b, "stopped");
+      json_builder_add_boolean_value (b, chp_device_get_stopped (device));
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -297,6 +299,65 @@ audit_done_cb (GObject      *source,
   json_builder_end_array (b);
   node = json_builder_get_root (b);
   reply_result (tag, node);
+}
+
+/* The person's requests from the app (Revoke on a grant, Done on a handoff...): the same engine
+ * functions the app's buttons call. */
+static void
+person_call_done_cb (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autofree char *tag = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = chp_engine_person_call_finish (CHP_ENGINE (source), result, &error);
+
+  if (tag == NULL)
+    return;
+  if (node != NULL)
+    reply_result (tag, node);
+  else
+    reply_error (tag, error);
+}
+
+static void
+grants_changed_cb (GListModel *grants,
+                   guint       position,
+                   guint       removed,
+                   guint       added,
+                   gpointer    user_data)
+{
+  g_autoptr(JsonBuilder) b = begin_event ("grants-changed");
+
+  json_builder_set_member_name (b, "grants");
+  json_builder_add_value (b, chp_grant_list_to_json (CHP_GRANT_LIST (grants)));
+  emit (b);
+}
+
+static void
+handoff_arrived_cb (ChpEngine  *engine,
+                    ChpHandoff *handoff,
+                    gpointer    user_data)
+{
+  g_autoptr(JsonBuilder) b = begin_event ("handoff-arrived");
+
+  json_builder_set_member_name (b, "handoff");
+  json_builder_add_value (b, chp_handoff_to_json (handoff));
+  emit (b);
+}
+
+static void
+handoffs_changed_cb (GListModel *handoffs,
+                     guint       position,
+                     guint       removed,
+                     guint       added,
+                     gpointer    user_data)
+{
+  g_autoptr(JsonBuilder) b = begin_event ("handoffs-changed");
+
+  json_builder_set_member_name (b, "handoffs");
+  json_builder_add_value (b, chp_handoff_list_to_json (CHP_HANDOFF_LIST (handoffs)));
+  emit (b);
 }
 
 static ChpPairingRequest *
@@ -388,6 +449,46 @@ handle_command (Harness    *self,
       chp_store_list_audit_async (chp_engine_get_store (self->engine), 1000, NULL,
                                   audit_done_cb, g_strdup (tag));
     }
+  else if (g_str_equal (cmd, "grants") && tag != NULL)
+    {
+      g_autoptr(JsonNode) node = chp_grant_list_to_json (chp_engine_get_grants (self->engine));
+
+      reply_result (tag, node);
+    }
+  else if (g_str_equal (cmd, "handoffs") && tag != NULL)
+    {
+      g_autoptr(JsonNode) node = chp_handoff_list_to_json (chp_engine_get_handoffs (self->engine));
+
+      reply_result (tag, node);
+    }
+  else if (g_str_equal (cmd, "revoke-grant"))
+    {
+      chp_engine_revoke_grant_async (self->engine,
+                                     json_object_get_string_member_with_default (o, "deviceId", ""),
+                                     json_object_get_string_member_with_default (o, "grantId", ""),
+                                     person_call_done_cb, g_strdup (tag));
+    }
+  else if (g_str_equal (cmd, "resolve-handoff"))
+    {
+      chp_engine_resolve_handoff_async (self->engine,
+                                        json_object_get_string_member_with_default (o, "deviceId", ""),
+                                        json_object_get_string_member_with_default (o, "handoffId", ""),
+                                        json_object_get_string_member_with_default (o, "outcome", "done"),
+                                        person_call_done_cb, g_strdup (tag));
+    }
+  else if (g_str_equal (cmd, "show-handoff-tab"))
+    {
+      chp_engine_show_handoff_tab_async (self->engine,
+                                         json_object_get_string_member_with_default (o, "deviceId", ""),
+                                         json_object_get_string_member_with_default (o, "handoffId", ""),
+                                         person_call_done_cb, g_strdup (tag));
+    }
+  else if (g_str_equal (cmd, "resume"))
+    {
+      chp_engine_resume_device_async (self->engine,
+                                      json_object_get_string_member_with_default (o, "deviceId", ""),
+                                      person_call_done_cb, g_strdup (tag));
+    }
   else if (g_str_equal (cmd, "quit"))
     {
       g_main_loop_quit (self->loop);
@@ -457,6 +558,11 @@ started_cb (GObject      *source,
   g_signal_connect (bridge, "device-connected", G_CALLBACK (device_connected_cb), self);
   g_signal_connect (bridge, "device-disconnected", G_CALLBACK (device_disconnected_cb), self);
   g_signal_connect (bridge, "device-event", G_CALLBACK (device_event_cb), self);
+  g_signal_connect (chp_engine_get_grants (self->engine), "items-changed",
+                    G_CALLBACK (grants_changed_cb), self);
+  g_signal_connect (chp_engine_get_handoffs (self->engine), "items-changed",
+                    G_CALLBACK (handoffs_changed_cb), self);
+  g_signal_connect (self->engine, "handoff-arrived", G_CALLBACK (handoff_arrived_cb), self);
 
   b = begin_event ("listening");
   json_builder_set_member_name (b, "port");

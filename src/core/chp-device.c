@@ -12,6 +12,7 @@ struct _ChpDevice
   ChpDeviceInfo *info;
   char *fingerprint;
   gboolean online;
+  gboolean stopped;
   double rtt_ms;
 };
 
@@ -26,6 +27,7 @@ enum {
   PROP_RTT_MS,
   PROP_LAST_SEEN,
   PROP_REVOKED,
+  PROP_STOPPED,
   N_PROPS
 };
 
@@ -90,6 +92,10 @@ chp_device_get_property (GObject    *object,
       g_value_set_boolean (value, self->info->revoked_at != 0);
       break;
 
+    case PROP_STOPPED:
+      g_value_set_boolean (value, self->stopped);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -113,6 +119,8 @@ chp_device_class_init (ChpDeviceClass *klass)
   properties[PROP_RTT_MS] = g_param_spec_double ("rtt-ms", NULL, NULL, -1, G_MAXDOUBLE, -1, flags);
   properties[PROP_LAST_SEEN] = g_param_spec_int64 ("last-seen", NULL, NULL, 0, G_MAXINT64, 0, flags);
   properties[PROP_REVOKED] = g_param_spec_boolean ("revoked", NULL, NULL, FALSE, flags);
+  /* The person pressed Stop (Esc, the pill, the popup) in this browser; only a person resumes. */
+  properties[PROP_STOPPED] = g_param_spec_boolean ("stopped", NULL, NULL, FALSE, flags);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -289,4 +297,26 @@ chp_device_get_revoked (ChpDevice *self)
   g_return_val_if_fail (CHP_IS_DEVICE (self), FALSE);
 
   return self->info->revoked_at != 0;
+}
+
+gboolean
+chp_device_get_stopped (ChpDevice *self)
+{
+  g_return_val_if_fail (CHP_IS_DEVICE (self), FALSE);
+
+  return self->stopped;
+}
+
+void
+chp_device_set_stopped (ChpDevice *self,
+                        gboolean   stopped)
+{
+  g_return_if_fail (CHP_IS_DEVICE (self));
+
+  stopped = !!stopped;
+  if (self->stopped == stopped)
+    return;
+
+  self->stopped = stopped;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STOPPED]);
 }

@@ -31,5 +31,8 @@ gint64               chp_device_get_last_seen    (ChpDevice           *self);
 void                 chp_device_set_last_seen    (ChpDevice           *self,
                                                   gint64               last_seen);
 gboolean             chp_device_get_revoked      (ChpDevice           *self);
+gboolean             chp_device_get_stopped      (ChpDevice           *self);
+void                 chp_device_set_stopped      (ChpDevice           *self,
+                                                  gboolean             stopped);
 
 G_END_DECLS

@@ -6,6 +6,10 @@
 
 #include "chp-engine.h"
 
+#include "chp-json-util.h"
+#include "chp-protocol-error.h"
+
+#include <stdarg.h>
 #include <string.h>
 
 struct _ChpEngine
@@ -18,9 +22,24 @@ struct _ChpEngine
   ChpDeviceList *devices;
   ChpPairingManager *pairing;
   ChpBridge *bridge;
+  ChpGrantList *grants;
+  ChpHandoffList *handoffs;
 };
 
+enum {
+  SIGNAL_HANDOFF_ARRIVED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 G_DEFINE_FINAL_TYPE (ChpEngine, chp_engine, G_TYPE_OBJECT)
+
+static void devices_changed_cb (GListModel *devices,
+                                guint       position,
+                                guint       removed,
+                                guint       added,
+                                gpointer    user_data);
 
 static void
 chp_engine_dispose (GObject *object)
@@ -33,6 +52,8 @@ chp_engine_dispose (GObject *object)
   g_clear_object (&self->bridge);
   g_clear_object (&self->pairing);
   g_clear_object (&self->devices);
+  g_clear_object (&self->grants);
+  g_clear_object (&self->handoffs);
   if (self->store != NULL)
     chp_store_close (self->store);
   g_clear_object (&self->store);
@@ -56,6 +77,16 @@ chp_engine_class_init (ChpEngineClass *klass)
 
   object_class->dispose = chp_engine_dispose;
   object_class->finalize = chp_engine_finalize;
+
+  /**
+   * ChpEngine::handoff-arrived:
+   * @handoff: a handoff that now waits for the person
+   *
+   * For the app's notification; the list model already holds it.
+   */
+  signals[SIGNAL_HANDOFF_ARRIVED] =
+    g_signal_new ("handoff-arrived", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, CHP_TYPE_HANDOFF);
 }
 
 static void
@@ -77,6 +108,10 @@ chp_engine_new (const char *data_dir)
 
   self->data_dir = data_dir ? g_strdup (data_dir) : chp_engine_default_data_dir ();
   self->devices = chp_device_list_new ();
+  self->grants = chp_grant_list_new ();
+  self->handoffs = chp_handoff_list_new ();
+  g_signal_connect_object (self->devices, "items-changed", G_CALLBACK (devices_changed_cb),
+                           self, G_CONNECT_DEFAULT);
 
   return self;
 }
@@ -154,11 +189,144 @@ extension_info_cb (GObject      *source,
           chp_device_list_add_or_update (self->devices, info);
           chp_store_save_device_async (self->store, info, NULL, NULL, NULL);
         }
+
+      /* A browser the person stopped while the app was away is still stopped. */
+      device = chp_device_list_lookup (self->devices, query->device_id);
+      if (device != NULL && json_object_has_member (o, "stopped"))
+        chp_device_set_stopped (device, json_object_get_boolean_member_with_default (o, "stopped", FALSE));
     }
 
   g_weak_ref_clear (&query->engine);
   g_free (query->device_id);
   g_free (query);
+}
+
+static void
+extension_grants_cb (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  InfoQuery *query = user_data;
+  g_autoptr(ChpEngine) self = g_weak_ref_get (&query->engine);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = chp_bridge_call_finish (CHP_BRIDGE (source), result, &error);
+  JsonArray *grants;
+
+  if (self != NULL && node != NULL && JSON_NODE_HOLDS_OBJECT (node) &&
+      (grants = chp_json_get_array (json_node_get_object (node), "grants")) != NULL &&
+      !chp_grant_list_set_device_grants (self->grants, query->device_id, grants, &error))
+    g_warning ("grants from %s refused: %s", query->device_id, error->message);
+  else if (error != NULL)
+    g_debug ("extension.grants from %s: %s", query->device_id, error->message);
+
+  g_weak_ref_clear (&query->engine);
+  g_free (query->device_id);
+  g_free (query);
+}
+
+static InfoQuery *
+info_query_new (ChpEngine  *self,
+                const char *device_id)
+{
+  InfoQuery *query = g_new0 (InfoQuery, 1);
+
+  g_weak_ref_init (&query->engine, self);
+  query->device_id = g_strdup (device_id);
+  return query;
+}
+
+/* What a paired extension tells the app on its own: grants it holds, handoffs it shows, and
+ * whether the person stopped it. The data is the extension's; its strings are the page's, and
+ * the models check and bound them before anything shows them. */
+static void
+device_event_cb (ChpBridge  *bridge,
+                 const char *device_id,
+                 const char *event,
+                 JsonNode   *data,
+                 gint64      sequence,
+                 gpointer    user_data)
+{
+  ChpEngine *self = user_data;
+  g_autoptr(GError) error = NULL;
+  JsonObject *object;
+
+  if (data == NULL || !JSON_NODE_HOLDS_OBJECT (data))
+    return;
+  object = json_node_get_object (data);
+
+  if (g_strcmp0 (event, "grant.changed") == 0)
+    {
+      JsonArray *grants = chp_json_get_array (object, "grants");
+
+      if (grants == NULL ||
+          !chp_grant_list_set_device_grants (self->grants, device_id, grants, &error))
+        g_warning ("grant.changed from %s refused: %s", device_id,
+                   error ? error->message : "no grants array");
+    }
+  else if (g_strcmp0 (event, "handoff.changed") == 0)
+    {
+      g_autoptr(ChpHandoff) handoff = chp_handoff_list_apply (self->handoffs, device_id,
+                                                              object, &error);
+
+      if (error != NULL)
+        g_warning ("handoff.changed from %s refused: %s", device_id, error->message);
+      else if (handoff != NULL && chp_handoff_is_waiting (handoff))
+        g_signal_emit (self, signals[SIGNAL_HANDOFF_ARRIVED], 0, handoff);
+    }
+  else if (g_strcmp0 (event, "stop.changed") == 0)
+    {
+      ChpDevice *device = chp_device_list_lookup (self->devices, device_id);
+
+      if (device != NULL)
+        chp_device_set_stopped (device,
+                                json_object_get_boolean_member_with_default (object, "stopped", FALSE));
+    }
+}
+
+/* A device that left the list (revoked) takes its grants and handoffs with it. */
+static void
+devices_changed_cb (GListModel *devices,
+                    guint       position,
+                    guint       removed,
+                    guint       added,
+                    gpointer    user_data)
+{
+  ChpEngine *self = user_data;
+  g_autoptr(GHashTable) known = NULL;
+  g_autoptr(GPtrArray) gone = NULL;
+
+  if (removed == 0)
+    return;
+
+  known = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < g_list_model_get_n_items (devices); i++)
+    {
+      g_autoptr(ChpDevice) device = g_list_model_get_item (devices, i);
+
+      g_hash_table_add (known, (gpointer) chp_device_get_id (device));
+    }
+
+  gone = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (self->grants)); i++)
+    {
+      g_autoptr(ChpGrant) grant = g_list_model_get_item (G_LIST_MODEL (self->grants), i);
+
+      if (!g_hash_table_contains (known, chp_grant_get_device_id (grant)))
+        g_ptr_array_add (gone, g_strdup (chp_grant_get_device_id (grant)));
+    }
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (self->handoffs)); i++)
+    {
+      g_autoptr(ChpHandoff) handoff = g_list_model_get_item (G_LIST_MODEL (self->handoffs), i);
+
+      if (!g_hash_table_contains (known, chp_handoff_get_device_id (handoff)))
+        g_ptr_array_add (gone, g_strdup (chp_handoff_get_device_id (handoff)));
+    }
+
+  for (guint i = 0; i < gone->len; i++)
+    {
+      chp_grant_list_remove_device (self->grants, g_ptr_array_index (gone, i));
+      chp_handoff_list_remove_device (self->handoffs, g_ptr_array_index (gone, i));
+    }
 }
 
 static void
@@ -168,12 +336,11 @@ device_connected_cb (ChpBridge  *bridge,
                      gboolean    resumed,
                      gpointer    user_data)
 {
-  InfoQuery *query = g_new0 (InfoQuery, 1);
-
-  g_weak_ref_init (&query->engine, user_data);
-  query->device_id = g_strdup (device_id);
   chp_bridge_call_async (bridge, device_id, "extension.info", NULL, 5000, NULL,
-                         extension_info_cb, query);
+                         extension_info_cb, info_query_new (user_data, device_id));
+  /* The mirror may be stale after the app restarted or the browser was away. */
+  chp_bridge_call_async (bridge, device_id, "extension.grants", NULL, 5000, NULL,
+                         extension_grants_cb, info_query_new (user_data, device_id));
 }
 
 static void
@@ -290,6 +457,8 @@ chp_engine_start_async (ChpEngine           *self,
   self->bridge = chp_bridge_new (self->identity, self->store, self->devices, self->pairing);
   g_signal_connect_object (self->bridge, "device-connected", G_CALLBACK (device_connected_cb),
                            self, G_CONNECT_DEFAULT);
+  g_signal_connect_object (self->bridge, "device-event", G_CALLBACK (device_event_cb),
+                           self, G_CONNECT_DEFAULT);
 
   chp_store_open_async (self->store, cancellable, store_opened_cb, g_steal_pointer (&task));
 }
@@ -342,4 +511,150 @@ chp_engine_get_bridge (ChpEngine *self)
   g_return_val_if_fail (CHP_IS_ENGINE (self), NULL);
 
   return self->bridge;
+}
+
+ChpGrantList *
+chp_engine_get_grants (ChpEngine *self)
+{
+  g_return_val_if_fail (CHP_IS_ENGINE (self), NULL);
+
+  return self->grants;
+}
+
+ChpHandoffList *
+chp_engine_get_handoffs (ChpEngine *self)
+{
+  g_return_val_if_fail (CHP_IS_ENGINE (self), NULL);
+
+  return self->handoffs;
+}
+
+static void
+person_call_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = chp_bridge_call_finish (CHP_BRIDGE (source), result, &error);
+
+  if (node == NULL)
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_pointer (task, g_steal_pointer (&node), (GDestroyNotify) json_node_unref);
+}
+
+/* The person's own requests to a browser, made from the app's windows. They are methods of the
+ * extension's `extension.*` family (and `grant.revoke`), which the agent interface never maps to
+ * a tool, so no agent can make them. */
+static void
+person_call (ChpEngine           *self,
+             const char          *device_id,
+             const char          *method,
+             JsonNode            *params,
+             GAsyncReadyCallback  callback,
+             gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, NULL, callback, user_data);
+  g_autoptr(JsonNode) owned = params;
+
+  g_task_set_source_tag (task, person_call);
+  if (self->bridge == NULL)
+    {
+      g_task_return_new_error (task, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_DEVICE_OFFLINE,
+                               "Chaperone is not running");
+      return;
+    }
+
+  chp_bridge_call_async (self->bridge, device_id, method, owned, 10000, NULL,
+                         person_call_cb, g_steal_pointer (&task));
+}
+
+static JsonNode *
+params_new (const char *first_member,
+            ...)
+{
+  g_autoptr(JsonObject) object = json_object_new ();
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+  const char *member = first_member;
+  va_list args;
+
+  va_start (args, first_member);
+  while (member != NULL)
+    {
+      json_object_set_string_member (object, member, va_arg (args, const char *));
+      member = va_arg (args, const char *);
+    }
+  va_end (args);
+
+  json_node_set_object (node, object);
+  return node;
+}
+
+/* The person pressed Revoke on a grant in the app. */
+void
+chp_engine_revoke_grant_async (ChpEngine           *self,
+                               const char          *device_id,
+                               const char          *grant_id,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  g_return_if_fail (CHP_IS_ENGINE (self));
+
+  person_call (self, device_id, "grant.revoke", params_new ("grantId", grant_id, NULL),
+               callback, user_data);
+}
+
+/* The person pressed Done (@outcome "done") or Cancel task ("cancelled") on a handoff card. */
+void
+chp_engine_resolve_handoff_async (ChpEngine           *self,
+                                  const char          *device_id,
+                                  const char          *handoff_id,
+                                  const char          *outcome,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  g_return_if_fail (CHP_IS_ENGINE (self));
+  g_return_if_fail (g_strcmp0 (outcome, "done") == 0 || g_strcmp0 (outcome, "cancelled") == 0);
+
+  person_call (self, device_id, "extension.handoff.resolve",
+               params_new ("handoffId", handoff_id, "outcome", outcome, NULL),
+               callback, user_data);
+}
+
+/* The person pressed Show tab: the browser brings the tab of a handoff to the front. */
+void
+chp_engine_show_handoff_tab_async (ChpEngine           *self,
+                                   const char          *device_id,
+                                   const char          *handoff_id,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  g_return_if_fail (CHP_IS_ENGINE (self));
+
+  person_call (self, device_id, "extension.handoff.show",
+               params_new ("handoffId", handoff_id, NULL), callback, user_data);
+}
+
+/* The person pressed Resume for a browser they had stopped. */
+void
+chp_engine_resume_device_async (ChpEngine           *self,
+                                const char          *device_id,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  g_return_if_fail (CHP_IS_ENGINE (self));
+
+  person_call (self, device_id, "extension.resume", params_new (NULL), callback, user_data);
+}
+
+/* Returns: (transfer full) (nullable): the browser's answer, or %NULL with its error */
+JsonNode *
+chp_engine_person_call_finish (ChpEngine     *self,
+                               GAsyncResult  *result,
+                               GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }

@@ -6,6 +6,8 @@
 
 #include "chp-bridge.h"
 #include "chp-device-list.h"
+#include "chp-grant-list.h"
+#include "chp-handoff-list.h"
 #include "chp-identity.h"
 #include "chp-pairing-manager.h"
 #include "chp-store.h"
@@ -34,5 +36,31 @@ ChpStore          *chp_engine_get_store        (ChpEngine           *self);
 ChpDeviceList     *chp_engine_get_devices      (ChpEngine           *self);
 ChpPairingManager *chp_engine_get_pairing      (ChpEngine           *self);
 ChpBridge         *chp_engine_get_bridge       (ChpEngine           *self);
+ChpGrantList      *chp_engine_get_grants       (ChpEngine           *self);
+ChpHandoffList    *chp_engine_get_handoffs     (ChpEngine           *self);
+
+void               chp_engine_revoke_grant_async     (ChpEngine           *self,
+                                                      const char          *device_id,
+                                                      const char          *grant_id,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+void               chp_engine_resolve_handoff_async  (ChpEngine           *self,
+                                                      const char          *device_id,
+                                                      const char          *handoff_id,
+                                                      const char          *outcome,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+void               chp_engine_show_handoff_tab_async (ChpEngine           *self,
+                                                      const char          *device_id,
+                                                      const char          *handoff_id,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+void               chp_engine_resume_device_async    (ChpEngine           *self,
+                                                      const char          *device_id,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+JsonNode          *chp_engine_person_call_finish     (ChpEngine           *self,
+                                                      GAsyncResult        *result,
+                                                      GError             **error);
 
 G_END_DECLS
