@@ -6,6 +6,8 @@
 
 #include "chp-device-row.h"
 
+#include "chp-a11y.h"
+
 #include <glib/gi18n.h>
 
 struct _ChpDeviceRow
@@ -16,6 +18,7 @@ struct _ChpDeviceRow
   GtkLabel *status_label;
   GtkLabel *rtt_label;
   GtkWidget *revoke_button;
+  GtkWidget *resume_button;
 
   ChpDevice *device;
   ChpBridge *bridge;
@@ -38,10 +41,12 @@ update (ChpDeviceRow *self)
   const char *name = chp_device_get_name (self->device);
   const char *browser = chp_device_get_browser (self->device);
   gboolean online = chp_device_get_online (self->device);
+  gboolean stopped;
   double rtt_ms = chp_device_get_rtt_ms (self->device);
   g_autoptr(GString) subtitle = g_string_new (NULL);
   g_autofree char *key = NULL;
   g_autofree char *revoke_name = NULL;
+  g_autofree char *resume_name = NULL;
   g_autofree char *rtt = NULL;
 
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self), name != NULL ? name : "");
@@ -57,7 +62,12 @@ update (ChpDeviceRow *self)
   g_string_append_printf (subtitle, "\n%s", key);
   adw_action_row_set_subtitle (ADW_ACTION_ROW (self), subtitle->str);
 
-  gtk_label_set_text (self->status_label, online ? _("Online") : _("Offline"));
+  stopped = chp_device_get_stopped (self->device);
+  if (online && stopped)
+    gtk_label_set_text (self->status_label, _("Stopped"));
+  else
+    gtk_label_set_text (self->status_label, online ? _("Online") : _("Offline"));
+  gtk_widget_set_visible (self->resume_button, stopped);
   if (online)
     gtk_widget_add_css_class (self->status_dot, "online");
   else
@@ -77,46 +87,10 @@ update (ChpDeviceRow *self)
    * to the button's own "Revoke" label must go: GTK 4.8 would append its text to this name,
    * and later versions would use it instead. */
   revoke_name = g_strdup_printf (_("Revoke %s"), name != NULL ? name : "");
-  gtk_accessible_reset_relation (GTK_ACCESSIBLE (self->revoke_button),
-                                 GTK_ACCESSIBLE_RELATION_LABELLED_BY);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->revoke_button),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, revoke_name,
-                                  -1);
+  chp_a11y_set_name (self->revoke_button, revoke_name);
   gtk_widget_set_tooltip_text (self->revoke_button, revoke_name);
-}
-
-/* GTK 4.8 names a text button after its raw label and its child label together ("_Revoke
- * Revoke"), libadwaita's dialog buttons included: give each one its label without the
- * mnemonic, which is what a person (and the AT-SPI tests) call it. */
-static void
-name_buttons (GtkWidget *widget)
-{
-  if (GTK_IS_BUTTON (widget) && gtk_button_get_label (GTK_BUTTON (widget)) != NULL)
-    {
-      const char *label = gtk_button_get_label (GTK_BUTTON (widget));
-      g_autoptr(GString) name = g_string_new (NULL);
-
-      for (const char *p = label; *p != '\0'; p++)
-        {
-          /* "_x" marks a mnemonic; "__" is a literal underscore. */
-          if (*p == '_' && gtk_button_get_use_underline (GTK_BUTTON (widget)))
-            {
-              if (p[1] != '_')
-                continue;
-              p++;
-            }
-          g_string_append_c (name, *p);
-        }
-
-      gtk_accessible_reset_relation (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
-      gtk_accessible_update_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                      name->str, -1);
-    }
-
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    name_buttons (child);
+  resume_name = g_strdup_printf (_("Resume %s"), name != NULL ? name : "");
+  chp_a11y_set_name (self->resume_button, resume_name);
 }
 
 static void
@@ -149,6 +123,43 @@ revoke_response_cb (AdwMessageDialog *dialog,
 }
 
 static void
+resumed_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GtkWidget) widget = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = chp_bridge_call_finish (CHP_BRIDGE (source), result, &error);
+  GtkWidget *overlay;
+
+  /* On success the browser's stop.changed hides the button. */
+  if (node != NULL)
+    return;
+
+  overlay = gtk_widget_get_ancestor (widget, ADW_TYPE_TOAST_OVERLAY);
+  if (overlay != NULL)
+    adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay),
+                                 adw_toast_new (_("The browser did not answer; it is still stopped")));
+  g_debug ("extension.resume: %s", error->message);
+}
+
+static void
+resume_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  ChpDeviceRow *self = CHP_DEVICE_ROW (widget);
+  g_autoptr(JsonObject) empty = json_object_new ();
+  g_autoptr(JsonNode) params = json_node_init_object (json_node_alloc (), empty);
+
+  if (self->bridge == NULL)
+    return;
+
+  chp_bridge_call_async (self->bridge, chp_device_get_id (self->device), "extension.resume",
+                         params, 10000, NULL, resumed_cb, g_object_ref (widget));
+}
+
+static void
 revoke_action (GtkWidget  *widget,
                const char *action_name,
                GVariant   *parameter)
@@ -175,7 +186,7 @@ revoke_action (GtkWidget  *widget,
 
   g_signal_connect_object (dialog, "response", G_CALLBACK (revoke_response_cb), self,
                            G_CONNECT_DEFAULT);
-  name_buttons (GTK_WIDGET (dialog));
+  chp_a11y_name_buttons (GTK_WIDGET (dialog));
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
@@ -284,10 +295,12 @@ chp_device_row_class_init (ChpDeviceRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ChpDeviceRow, status_label);
   gtk_widget_class_bind_template_child (widget_class, ChpDeviceRow, rtt_label);
   gtk_widget_class_bind_template_child (widget_class, ChpDeviceRow, revoke_button);
+  gtk_widget_class_bind_template_child (widget_class, ChpDeviceRow, resume_button);
 
   /* A widget action: app.* and win.* actions are on the session bus, and an agent must never
    * be able to revoke (or press anything) through it. */
   gtk_widget_class_install_action (widget_class, "device.revoke", NULL, revoke_action);
+  gtk_widget_class_install_action (widget_class, "device.resume", NULL, resume_action);
 }
 
 static void

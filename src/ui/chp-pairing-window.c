@@ -7,6 +7,8 @@
 
 #include "chp-pairing-window.h"
 
+#include "chp-a11y.h"
+
 #include <glib/gi18n.h>
 
 /* Long enough to read the outcome, short enough not to linger over the next request. */
@@ -44,18 +46,6 @@ enum {
 static GParamSpec *properties[N_PROPS];
 
 G_DEFINE_FINAL_TYPE (ChpPairingWindow, chp_pairing_window, ADW_TYPE_WINDOW)
-
-/* The end-to-end tests press Pair and Reject through AT-SPI by these exact names, and a screen
- * reader says them. GTK 4.8 joins a button's raw label ("_Pair") with the text of the child
- * label it is "labelled by", giving "_Pair Pair", and later GTK versions prefer the relation
- * over the label: so drop the relation and set the one name. */
-static void
-set_accessible_name (GtkWidget  *button,
-                     const char *name)
-{
-  gtk_accessible_reset_relation (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
-}
 
 static gboolean
 is_waiting (ChpPairingWindow *self)
@@ -140,7 +130,7 @@ update_existing_device (ChpPairingWindow *self)
 
   replace = g_strdup_printf (_("Replace %s"), name);
   gtk_button_set_label (GTK_BUTTON (self->replace_toggle), replace);
-  set_accessible_name (self->replace_toggle, replace);
+  chp_a11y_set_name (self->replace_toggle, replace);
 }
 
 /* Says what the selected choice will do, under the two buttons. */
@@ -411,9 +401,9 @@ chp_pairing_window_init (ChpPairingWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  set_accessible_name (self->reject_button, _("Reject"));
-  set_accessible_name (self->pair_button, _("Pair"));
-  set_accessible_name (self->add_toggle, _("Add as another profile"));
+  chp_a11y_set_name (self->reject_button, _("Reject"));
+  chp_a11y_set_name (self->pair_button, _("Pair"));
+  chp_a11y_set_name (self->add_toggle, _("Add as another profile"));
   choice_toggled_cb (self);
 }
 

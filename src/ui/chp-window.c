@@ -6,8 +6,11 @@
 
 #include "chp-window.h"
 
+#include "chp-a11y.h"
 #include "chp-application.h"
 #include "chp-device-row.h"
+#include "chp-grant-row.h"
+#include "chp-handoff-row.h"
 
 #include <glib/gi18n.h>
 
@@ -22,12 +25,20 @@ struct _ChpWindow
   GtkStack *stack;
   GtkLabel *error_label;
   GtkListBox *device_list;
+  GtkWidget *needs_group;
+  GtkListBox *handoff_list;
+  GtkWidget *grants_group;
+  GtkListBox *grant_list;
   GtkWidget *dismiss_button;
   GtkWidget *retry_button;
 
   ChpEngine *engine;
   GListModel *devices;
   gulong devices_changed_id;
+  GListModel *grants;
+  gulong grants_changed_id;
+  GListModel *handoffs;
+  gulong handoffs_changed_id;
   ChpPairingManager *pairing;
   gulong locked_until_id;
   guint lock_tick_id;
@@ -35,17 +46,6 @@ struct _ChpWindow
 };
 
 G_DEFINE_FINAL_TYPE (ChpWindow, chp_window, ADW_TYPE_APPLICATION_WINDOW)
-
-/* GTK 4.8 names a text button "_Try Again Try Again": its raw label (underscore included)
- * joined with the text of the child label it is "labelled by". One explicit name, without the
- * relation, is what screen readers and the AT-SPI tests should get. */
-static void
-set_accessible_name (GtkWidget  *button,
-                     const char *name)
-{
-  gtk_accessible_reset_relation (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
-}
 
 static void
 update_page (ChpWindow *self)
@@ -116,6 +116,30 @@ create_device_row (gpointer item,
   return chp_device_row_new (CHP_DEVICE (item), chp_engine_get_bridge (self->engine));
 }
 
+static GtkWidget *
+create_grant_row (gpointer item,
+                  gpointer user_data)
+{
+  return chp_grant_row_new (CHP_GRANT (item), CHP_WINDOW (user_data)->engine);
+}
+
+static GtkWidget *
+create_handoff_row (gpointer item,
+                    gpointer user_data)
+{
+  return chp_handoff_row_new (CHP_HANDOFF (item), CHP_WINDOW (user_data)->engine);
+}
+
+/* Empty groups say nothing: they show only when they hold something. */
+static void
+update_groups (ChpWindow *self)
+{
+  gtk_widget_set_visible (self->needs_group,
+                          self->handoffs != NULL && g_list_model_get_n_items (self->handoffs) > 0);
+  gtk_widget_set_visible (self->grants_group,
+                          self->grants != NULL && g_list_model_get_n_items (self->grants) > 0);
+}
+
 static void
 unbind_engine (ChpWindow *self)
 {
@@ -123,9 +147,21 @@ unbind_engine (ChpWindow *self)
   if (self->device_list != NULL)
     gtk_list_box_bind_model (self->device_list, NULL, NULL, NULL, NULL);
 
+  if (self->grant_list != NULL)
+    gtk_list_box_bind_model (self->grant_list, NULL, NULL, NULL, NULL);
+  if (self->handoff_list != NULL)
+    gtk_list_box_bind_model (self->handoff_list, NULL, NULL, NULL, NULL);
   if (self->devices != NULL)
     g_clear_signal_handler (&self->devices_changed_id, self->devices);
   g_clear_object (&self->devices);
+  if (self->grants != NULL)
+    g_clear_signal_handler (&self->grants_changed_id, self->grants);
+  g_clear_object (&self->grants);
+  if (self->handoffs != NULL)
+    g_clear_signal_handler (&self->handoffs_changed_id, self->handoffs);
+  g_clear_object (&self->handoffs);
+  if (self->needs_group != NULL)
+    update_groups (self);
 
   if (self->pairing != NULL)
     g_clear_signal_handler (&self->locked_until_id, self->pairing);
@@ -152,6 +188,16 @@ bind_engine (ChpWindow *self,
   gtk_list_box_bind_model (self->device_list, self->devices, create_device_row, self, NULL);
   self->devices_changed_id = g_signal_connect_swapped (self->devices, "items-changed",
                                                        G_CALLBACK (update_page), self);
+
+  self->grants = G_LIST_MODEL (g_object_ref (chp_engine_get_grants (engine)));
+  gtk_list_box_bind_model (self->grant_list, self->grants, create_grant_row, self, NULL);
+  self->grants_changed_id = g_signal_connect_swapped (self->grants, "items-changed",
+                                                      G_CALLBACK (update_groups), self);
+  self->handoffs = G_LIST_MODEL (g_object_ref (chp_engine_get_handoffs (engine)));
+  gtk_list_box_bind_model (self->handoff_list, self->handoffs, create_handoff_row, self, NULL);
+  self->handoffs_changed_id = g_signal_connect_swapped (self->handoffs, "items-changed",
+                                                        G_CALLBACK (update_groups), self);
+  update_groups (self);
 
   self->pairing = g_object_ref (chp_engine_get_pairing (engine));
   self->locked_until_id = g_signal_connect_swapped (self->pairing, "notify::locked-until",
@@ -264,6 +310,10 @@ chp_window_class_init (ChpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ChpWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, ChpWindow, error_label);
   gtk_widget_class_bind_template_child (widget_class, ChpWindow, device_list);
+  gtk_widget_class_bind_template_child (widget_class, ChpWindow, needs_group);
+  gtk_widget_class_bind_template_child (widget_class, ChpWindow, handoff_list);
+  gtk_widget_class_bind_template_child (widget_class, ChpWindow, grants_group);
+  gtk_widget_class_bind_template_child (widget_class, ChpWindow, grant_list);
   gtk_widget_class_bind_template_child (widget_class, ChpWindow, dismiss_button);
   gtk_widget_class_bind_template_child (widget_class, ChpWindow, retry_button);
 
@@ -281,8 +331,8 @@ chp_window_init (ChpWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  set_accessible_name (self->dismiss_button, _("Dismiss"));
-  set_accessible_name (self->retry_button, _("Try Again"));
+  chp_a11y_set_name (self->dismiss_button, _("Dismiss"));
+  chp_a11y_set_name (self->retry_button, _("Try Again"));
   update_page (self);
 }
 

@@ -1,0 +1,17 @@
+/* chp-handoff-row.h: one handoff waiting for the person: what to do, where, and the buttons. */
+#pragma once
+
+#include <adwaita.h>
+
+#include "chp-engine.h"
+
+G_BEGIN_DECLS
+
+#define CHP_TYPE_HANDOFF_ROW (chp_handoff_row_get_type ())
+
+G_DECLARE_FINAL_TYPE (ChpHandoffRow, chp_handoff_row, CHP, HANDOFF_ROW, AdwActionRow)
+
+GtkWidget *chp_handoff_row_new (ChpHandoff *handoff,
+                                ChpEngine  *engine);
+
+G_END_DECLS
