@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Chaperone needs on Debian 12, and nothing when it is all there already.
 #   install-deps.sh          build and run
-#   install-deps.sh --test   also what the test suite needs (Xvfb, AT-SPI, clang, Node modules)
+#   install-deps.sh --test   also what the test suite needs (Xvfb, AT-SPI, clang, Chromium, Node modules)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,6 +16,7 @@ test_pkgs=(
   xvfb xauth dbus dbus-x11 imagemagick
   at-spi2-core python3 python3-gi gir1.2-atspi-2.0
   clang libclang-rt-14-dev
+  chromium
   nodejs npm
 )
 
@@ -43,8 +44,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ "${1:-}" = "--test" ]; then
-  # The JS test tools (ws) from npm, pinned by package-lock.json.
-  if [ ! -d "$here/node_modules/ws" ] || [ "$here/package-lock.json" -nt "$here/node_modules" ]; then
+  # The JS test tools (ws, playwright-core) from npm, pinned by package-lock.json.
+  if [ ! -d "$here/node_modules/ws" ] || [ ! -d "$here/node_modules/playwright-core" ] || [ "$here/package-lock.json" -nt "$here/node_modules" ]; then
     (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
   fi
 fi

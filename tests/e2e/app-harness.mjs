@@ -1,0 +1,103 @@
+// Shared by the end-to-end suites: the real app under the virtual display with private XDG
+// folders, and the accessibility tree through which a test presses its buttons as a person would.
+
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const driver = join(here, 'atspi-driver.py');
+export const APP = process.env.CHAPERONE_APP ? resolve(process.env.CHAPERONE_APP) : null;
+export const run = promisify(execFile);
+
+export function whyNot() {
+  if (!APP) return 'CHAPERONE_APP is not set (meson sets it when the UI is built)';
+  if (!process.env.DISPLAY) return 'no DISPLAY: run under xvfb-run';
+  if (!process.env.DBUS_SESSION_BUS_ADDRESS) return 'no session bus: run under dbus-run-session';
+  return null;
+}
+
+export async function atspi(...args) {
+  // Debian's Python: it has the GObject bindings for AT-SPI, whatever else is first on PATH.
+  const { stdout } = await run('/usr/bin/python3', [driver, ...args], { timeout: 30000 });
+  return stdout.trim();
+}
+
+/**
+ * Starts the app with private XDG folders; resolves once it listens.
+ * @param home   an existing private tree to start again in (a restart keeps the pairing)
+ * @param port   the bridge port; 0 for any free one
+ */
+export async function startApp({ home: givenHome, port: wantedPort = 0 } = {}) {
+  const home = givenHome ?? await mkdtemp(join(tmpdir(), 'chaperone-e2e-'));
+  const env = {
+    ...process.env,
+    GDK_BACKEND: 'x11',
+    GSETTINGS_BACKEND: 'memory',
+    XDG_DATA_HOME: join(home, 'data'),
+    XDG_CONFIG_HOME: join(home, 'config'),
+    XDG_CACHE_HOME: join(home, 'cache'),
+    LANGUAGE: 'en',
+    LC_ALL: 'C.UTF-8',
+  };
+  // The accessibility bridge is what the person's tools use; the unit tests turn it off.
+  delete env.NO_AT_BRIDGE;
+  delete env.GTK_A11Y;
+
+  const child = spawn(APP, ['--bridge-port', String(wantedPort)],
+                      { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = [];
+  const port = await new Promise((resolvePort, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the app did not listen:\n${log.join('\n')}`)),
+                             20000);
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream }).on('line', (line) => {
+        log.push(line);
+        const m = /bridge: listening on 127\.0\.0\.1:(\d+)/.exec(line);
+        if (m) {
+          clearTimeout(timer);
+          resolvePort(Number(m[1]));
+        }
+      });
+    }
+    child.on('exit', (code, signal) => {
+      log.push(`[the app exited: ${code ?? signal}]`);
+      reject(new Error(`the app exited (${code ?? signal}):\n${log.join('\n')}`));
+    });
+  });
+
+  const kill = async () => {
+    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
+    await new Promise((r) => { child.once('exit', r); setTimeout(r, 3000); });
+    try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+  };
+
+  return {
+    port,
+    log,
+    home,
+    async stop() {
+      await kill();
+      if (!givenHome) await rm(home, { recursive: true, force: true });
+    },
+    /** Stops the app and keeps its data, for a restart with `startApp({home, port})`. */
+    stopKeepingData: kill,
+  };
+}
+
+
+export const display = (code) => `${code.slice(0, 3)} ${code.slice(3)}`;
+
+export async function until(get, timeoutMs = 10000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await get();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
