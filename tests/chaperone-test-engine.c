@@ -61,13 +61,27 @@ add_string (JsonBuilder *builder,
     json_builder_add_null_value (builder);
 }
 
+/* A call's reply says how long it took inside the engine (bridge call to answer), which is what
+ * the benchmarks report as "from the app", without the JSON-lines pipe around it. */
 static void
-reply_error (const char   *tag,
-             const GError *error)
+add_elapsed (JsonBuilder *b,
+             gint64       started_us)
+{
+  if (started_us <= 0)
+    return;
+  json_builder_set_member_name (b, "elapsedUs");
+  json_builder_add_int_value (b, g_get_monotonic_time () - started_us);
+}
+
+static void
+reply_error_timed (const char   *tag,
+                   const GError *error,
+                   gint64        started_us)
 {
   g_autoptr(JsonBuilder) b = begin_event ("reply");
 
   add_string (b, "tag", tag);
+  add_elapsed (b, started_us);
   json_builder_set_member_name (b, "error");
   json_builder_begin_object (b);
   add_string (b, "code", chp_protocol_error_code_of (error));
@@ -77,15 +91,31 @@ reply_error (const char   *tag,
 }
 
 static void
-reply_result (const char *tag,
-              JsonNode   *result)
+reply_error (const char   *tag,
+             const GError *error)
+{
+  reply_error_timed (tag, error, 0);
+}
+
+static void
+reply_result_timed (const char *tag,
+                    JsonNode   *result,
+                    gint64      started_us)
 {
   g_autoptr(JsonBuilder) b = begin_event ("reply");
 
   add_string (b, "tag", tag);
+  add_elapsed (b, started_us);
   json_builder_set_member_name (b, "result");
   json_builder_add_value (b, json_node_copy (result));
   emit (b);
+}
+
+static void
+reply_result (const char *tag,
+              JsonNode   *result)
+{
+  reply_result_timed (tag, result, 0);
 }
 
 static const char *
@@ -206,6 +236,7 @@ typedef struct
 {
   Harness *harness;
   char    *tag;
+  gint64   started_us;
 } CallTag;
 
 static void
@@ -218,9 +249,9 @@ call_done_cb (GObject      *source,
   g_autoptr(JsonNode) node = chp_bridge_call_finish (CHP_BRIDGE (source), result, &error);
 
   if (node != NULL)
-    reply_result (call->tag, node);
+    reply_result_timed (call->tag, node, call->started_us);
   else
-    reply_error (call->tag, error);
+    reply_error_timed (call->tag, error, call->started_us);
 
   g_hash_table_remove (call->harness->calls, call->tag);
   g_free (call->tag);
@@ -414,6 +445,7 @@ handle_command (Harness    *self,
 
       call->harness = self;
       call->tag = g_strdup (tag);
+      call->started_us = g_get_monotonic_time ();
       g_hash_table_replace (self->calls, g_strdup (tag), cancellable);
       chp_bridge_call_async (chp_engine_get_bridge (self->engine),
                              json_object_get_string_member_with_default (o, "deviceId", ""),

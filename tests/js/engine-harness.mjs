@@ -33,10 +33,11 @@ export class TestEngine {
    * Starts the harness on an ephemeral port with a fresh data directory and resolves once it says
    * where it listens.
    */
-  static async start({ heartbeatMs, timeoutMs = 10000 } = {}) {
+  static async start({ heartbeatMs, timeoutMs = 10000, dataDir: givenDataDir, port = 0 } = {}) {
     if (!ENGINE_PATH) throw new Error('CHAPERONE_TEST_ENGINE is not set');
-    const dataDir = await mkdtemp(join(tmpdir(), 'chaperone-engine-'));
-    const args = ['--port', '0', '--data-dir', dataDir];
+    // A restart passes the previous engine's dataDir (its key and paired devices) and port.
+    const dataDir = givenDataDir ?? await mkdtemp(join(tmpdir(), 'chaperone-engine-'));
+    const args = ['--port', String(port), '--data-dir', dataDir];
     if (heartbeatMs !== undefined) args.push('--heartbeat-ms', String(heartbeatMs));
     const child = spawn(ENGINE_PATH, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     const engine = new TestEngine(child, dataDir);
@@ -179,8 +180,11 @@ export class TestEngine {
     }
   }
 
-  /** Asks the engine to quit, kills its group if it lingers, removes its data. */
-  async stop() {
+  /**
+   * Asks the engine to quit, kills its group if it lingers, removes its data unless `keepData`
+   * (for a restart: `TestEngine.start({dataDir: engine.dataDir, port: engine.port})`).
+   */
+  async stop({ keepData = false } = {}) {
     if (!this.exit && this.child.pid !== undefined) {
       const exited = new Promise((r) => this.child.once('exit', r));
       this.send({ cmd: 'quit' });
@@ -192,6 +196,6 @@ export class TestEngine {
     }
     // Children the harness may have started share its group.
     if (this.child.pid !== undefined) this.killGroup('SIGKILL');
-    await rm(this.dataDir, { recursive: true, force: true });
+    if (!keepData) await rm(this.dataDir, { recursive: true, force: true });
   }
 }
