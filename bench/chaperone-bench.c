@@ -216,7 +216,15 @@ typedef struct
   gulong             handler;
 } Answerer;
 
-static void answer_text (Answerer *answerer, const char *data, gsize len);
+static void answer_frame (Answerer *answerer, ChpFrame *frame_in);
+
+static void
+answer_chunk_cb (const char *frame,
+                 gsize       len,
+                 gpointer    user_data)
+{
+  soup_websocket_connection_send_text (user_data, frame);
+}
 
 static void
 answer_send (Answerer   *answerer,
@@ -228,22 +236,21 @@ answer_send (Answerer   *answerer,
   if (len > CHP_CHUNK_THRESHOLD)
     {
       g_autofree char *transfer_id = chp_random_b64url (12);
-      g_autoptr(GPtrArray) frames = chp_chunk_split (text, len, transfer_id);
 
-      for (guint i = 0; i < frames->len; i++)
-        soup_websocket_connection_send_text (ws, g_ptr_array_index (frames, i));
+      /* As the engine sends, so that both ends cost the same. */
+      chp_chunk_split_foreach (text, len, transfer_id, answer_chunk_cb, ws);
       return;
     }
 
   soup_websocket_connection_send_text (ws, text);
 }
 
+/* Takes @frame_in. */
 static void
-answer_text (Answerer   *answerer,
-             const char *data,
-             gsize       len)
+answer_frame (Answerer *answerer,
+              ChpFrame *frame_in)
 {
-  g_autoptr(ChpFrame) frame = chp_frame_parse (data, len, NULL);
+  g_autoptr(ChpFrame) frame = frame_in;
 
   if (frame == NULL)
     return;
@@ -252,11 +259,17 @@ answer_text (Answerer   *answerer,
     {
     case CHP_FRAME_CHUNK:
       {
-        g_autoptr(GBytes) whole = chp_chunk_assembler_add (answerer->assembler, frame,
-                                                           g_get_real_time () / 1000, NULL);
+        GBytes *whole = chp_chunk_assembler_add (answerer->assembler, frame,
+                                                 g_get_real_time () / 1000, NULL);
 
         if (whole != NULL)
-          answer_text (answerer, g_bytes_get_data (whole, NULL), g_bytes_get_size (whole));
+          {
+            gsize whole_len;
+            g_autofree char *text = g_bytes_unref_to_data (whole, &whole_len);
+
+            /* As the engine reads a reassembled message (JSON.parse in the extension). */
+            answer_frame (answerer, chp_frame_parse_in_place (text, whole_len, NULL));
+          }
       }
       break;
 
@@ -288,6 +301,14 @@ answer_text (Answerer   *answerer,
     default:
       break;
     }
+}
+
+static void
+answer_text (Answerer   *answerer,
+             const char *data,
+             gsize       len)
+{
+  answer_frame (answerer, chp_frame_parse (data, len, NULL));
 }
 
 static void

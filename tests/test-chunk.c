@@ -74,6 +74,41 @@ test_roundtrip (void)
 }
 
 static void
+collect_cb (const char *frame,
+            gsize       len,
+            gpointer    user_data)
+{
+  g_assert_cmpuint (strlen (frame), ==, len);
+  g_ptr_array_add (user_data, g_strdup (frame));
+}
+
+/* The streaming split writes every frame into one reused buffer: each frame it hands over is
+ * complete and the same as the collected split's, and fits the size it reserved. */
+static void
+test_split_foreach (void)
+{
+  const gsize sizes[] = { 1, 2, 3, 262143, 262144, 262145, 600000, 16 * 1024 * 1024 };
+
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    {
+      g_autofree char *message = big_message (sizes[s]);
+      g_autoptr(GPtrArray) frames = chp_chunk_split (message, sizes[s], "f-1_x");
+      g_autoptr(GPtrArray) streamed = g_ptr_array_new_with_free_func (g_free);
+
+      chp_chunk_split_foreach (message, sizes[s], "f-1_x", collect_cb, streamed);
+      g_assert_cmpuint (streamed->len, ==, frames->len);
+      for (guint i = 0; i < frames->len; i++)
+        {
+          const char *frame = g_ptr_array_index (streamed, i);
+
+          g_assert_cmpstr (frame, ==, g_ptr_array_index (frames, i));
+          g_assert_cmpuint (strlen (frame), <,
+                            chp_frame_chunk_len_max ("f-1_x", MIN (sizes[s], CHP_CHUNK_SIZE)));
+        }
+    }
+}
+
+static void
 assert_error (ChpChunkAssembler *assembler,
               const char        *frame_text,
               int                code)
@@ -177,6 +212,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/chaperone/chunk/roundtrip", test_roundtrip);
+  g_test_add_func ("/chaperone/chunk/split-foreach", test_split_foreach);
   g_test_add_func ("/chaperone/chunk/gap-duplicate-total", test_gap_duplicate_total);
   g_test_add_func ("/chaperone/chunk/budget-expiry", test_budget_and_expiry);
 

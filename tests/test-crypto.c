@@ -373,6 +373,109 @@ test_b64url_strict (void)
     }
 }
 
+/* The plain definition, a character at a time, to check the table-driven code against. */
+static char *
+reference_b64url (const guint8 *data,
+                  gsize         len)
+{
+  static const char alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  GString *out = g_string_new (NULL);
+  guint32 bits = 0;
+  guint n_bits = 0;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      bits = (bits << 8) | data[i];
+      n_bits += 8;
+      while (n_bits >= 6)
+        {
+          n_bits -= 6;
+          g_string_append_c (out, alphabet[(bits >> n_bits) & 63]);
+        }
+    }
+  if (n_bits > 0)
+    g_string_append_c (out, alphabet[(bits << (6 - n_bits)) & 63]);
+
+  return g_string_free (out, FALSE);
+}
+
+/* Every length around the word-at-a-time loops' edges, random bytes: encoding matches the
+ * definition and decodes back, into a buffer of exactly the right size. */
+static void
+test_b64url_lengths (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (4648);
+
+  for (gsize len = 0; len < 200; len++)
+    {
+      g_autofree guint8 *data = g_malloc (len + 1);
+      g_autofree char *text = NULL;
+      g_autofree char *expected = NULL;
+      g_autofree guint8 *back = NULL;
+
+      for (gsize i = 0; i < len; i++)
+        data[i] = g_rand_int_range (rand, 0, 256);
+
+      text = chp_b64url_encode (data, len);
+      expected = reference_b64url (data, len);
+      g_assert_cmpstr (text, ==, expected);
+      g_assert_cmpuint (strlen (text), ==, chp_b64url_encoded_len (len));
+
+      /* Exactly len bytes: a store past the end is an ASan error in the sanitizer build. */
+      back = g_malloc (MAX (len, 1));
+      g_assert_true (chp_b64url_decode_to (text, strlen (text), back, len, NULL));
+      g_assert_cmpmem (back, len, data, len);
+    }
+}
+
+/* A character outside the alphabet, or the standard alphabet's, at every offset of a long text
+ * (inside the two-quad loop, the quad loop and the tail) is refused with its offset; so are
+ * set trailing bits after a long run. */
+static void
+test_b64url_strict_long (void)
+{
+  static const char bad[] = { '+', '/', '=', ' ', '\0', '\x80', '"', '.' };
+  g_autofree guint8 *out = g_malloc (64);
+
+  for (gsize len = 2; len < 80; len++)
+    {
+      if (len % 4 == 1)
+        continue;
+
+      for (gsize at = 0; at < len; at++)
+        for (guint k = 0; k < G_N_ELEMENTS (bad); k++)
+          {
+            g_autofree char *text = g_strnfill (len, 'A');
+            g_autoptr(GError) error = NULL;
+            g_autofree char *offset = g_strdup_printf ("offset %" G_GSIZE_FORMAT, at);
+
+            text[at] = bad[k];
+            g_assert_false (chp_b64url_decode_to (text, len, out,
+                                                  len / 4 * 3 + (len % 4 ? len % 4 - 1 : 0),
+                                                  &error));
+            g_assert_error (error, CHP_CRYPTO_ERROR, CHP_CRYPTO_ERROR_ENCODING);
+            g_assert_nonnull (strstr (error->message, offset));
+          }
+    }
+
+  /* "...AB": 12 bits with the low four set. "...AAB": 18 bits with the low two set. */
+  for (gsize len = 60; len < 64; len++)
+    {
+      g_autofree char *two = g_strnfill (len * 4 + 2, 'A');
+      g_autofree char *three = g_strnfill (len * 4 + 3, 'A');
+      g_autoptr(GError) error = NULL;
+
+      two[len * 4 + 1] = 'B';
+      three[len * 4 + 2] = 'B';
+      g_assert_null (chp_b64url_decode (two, &error));
+      g_assert_error (error, CHP_CRYPTO_ERROR, CHP_CRYPTO_ERROR_ENCODING);
+      g_clear_error (&error);
+      g_assert_null (chp_b64url_decode (three, &error));
+      g_assert_error (error, CHP_CRYPTO_ERROR, CHP_CRYPTO_ERROR_ENCODING);
+    }
+}
+
 static void
 test_signature_shape (void)
 {
@@ -433,6 +536,8 @@ main (int   argc,
   g_test_add_func ("/chaperone/crypto/vectors/auth", test_auth_vectors);
   g_test_add_func ("/chaperone/crypto/vectors/encoding", test_encoding_vectors);
   g_test_add_func ("/chaperone/crypto/b64url-strict", test_b64url_strict);
+  g_test_add_func ("/chaperone/crypto/b64url-lengths", test_b64url_lengths);
+  g_test_add_func ("/chaperone/crypto/b64url-strict-long", test_b64url_strict_long);
   g_test_add_func ("/chaperone/crypto/signature-shape", test_signature_shape);
   g_test_add_func ("/chaperone/crypto/jwk", test_jwk);
 

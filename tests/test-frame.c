@@ -13,15 +13,33 @@ parse (const char *text,
   return chp_frame_parse (text, strlen (text), error);
 }
 
+/* The in-place reader on a private copy of @text, which it may change. */
+static ChpFrame *
+parse_in_place (const char *text,
+                GError    **error)
+{
+  gsize len = strlen (text);
+  /* Exactly @len bytes, no NUL: the reader must not look past the end. */
+  g_autofree char *copy = g_memdup2 (text, len);
+
+  return chp_frame_parse_in_place (copy, len, error);
+}
+
 static void
 assert_refused (const char *text,
                 int         code)
 {
   g_autoptr(GError) error = NULL;
+  g_autoptr(GError) in_place_error = NULL;
   g_autoptr(ChpFrame) frame = parse (text, &error);
+  g_autoptr(ChpFrame) in_place = parse_in_place (text, &in_place_error);
 
   g_assert_null (frame);
   g_assert_error (error, CHP_PROTOCOL_ERROR, code);
+  /* Ending strings in place changes nothing about what is refused, or what is said. */
+  g_assert_null (in_place);
+  g_assert_error (in_place_error, CHP_PROTOCOL_ERROR, code);
+  g_assert_cmpstr (in_place_error->message, ==, error->message);
 }
 
 static void
@@ -192,7 +210,8 @@ test_fuzz_findings (void)
 }
 
 /* Strings with the characters the reader and writer treat specially, at every offset within
- * their eight-byte scans: what is written reads back the same. */
+ * their sixteen- and eight-byte scans: what is written reads back the same, copied or read in
+ * place. */
 static void
 test_string_roundtrip (void)
 {
@@ -207,11 +226,16 @@ test_string_roundtrip (void)
       g_autoptr(GString) str = g_string_new (NULL);
       g_autoptr(JsonNode) data = NULL;
       g_autoptr(ChpFrame) frame = NULL;
+      g_autoptr(ChpFrame) in_place = NULL;
       g_autofree char *text = NULL;
-      guint n = g_rand_int_range (rand, 0, 40);
+      /* Mostly plain runs of varied length, so a special character lands anywhere in a scan
+       * word. */
+      guint n = g_rand_int_range (rand, 0, 80);
 
       for (guint j = 0; j < n; j++)
-        g_string_append (str, pieces[g_rand_int_range (rand, 0, G_N_ELEMENTS (pieces))]);
+        g_string_append (str, g_rand_int_range (rand, 0, 4) > 0
+                              ? "a"
+                              : pieces[g_rand_int_range (rand, 0, G_N_ELEMENTS (pieces))]);
 
       data = json_node_init_string (json_node_alloc (), str->str);
       text = chp_frame_build_event (str->str, data, 1, 0);
@@ -219,6 +243,80 @@ test_string_roundtrip (void)
       g_assert_nonnull (frame);
       g_assert_cmpstr (frame->event, ==, str->str);
       g_assert_cmpstr (json_node_get_string (frame->data), ==, str->str);
+      in_place = parse_in_place (text, NULL);
+      g_assert_nonnull (in_place);
+      g_assert_cmpstr (in_place->event, ==, str->str);
+      g_assert_true (json_node_equal (in_place->root, frame->root));
+    }
+}
+
+/* One byte the string scan must stop at, at every offset of a run long enough for the wide
+ * scan: a raw control character or a byte that is not UTF-8 is refused wherever it sits. */
+static void
+test_string_scan_offsets (void)
+{
+  static const char * const refused[] = { "\x01", "\x1f", "\n", "\xff", "\xc3(", "\x80" };
+
+  for (guint len = 0; len < 70; len++)
+    for (guint at = 0; at <= len; at++)
+      for (guint k = 0; k < G_N_ELEMENTS (refused); k++)
+        {
+          g_autoptr(GString) text = g_string_new ("{\"type\":\"event\",\"event\":\"e\","
+                                                  "\"sequence\":1,\"data\":\"");
+          g_autoptr(GError) error = NULL;
+          g_autoptr(ChpFrame) frame = NULL;
+
+          for (guint i = 0; i < len; i++)
+            {
+              if (i == at)
+                g_string_append (text, refused[k]);
+              g_string_append_c (text, 'a');
+            }
+          if (at == len)
+            g_string_append (text, refused[k]);
+          g_string_append (text, "\"}");
+
+          frame = parse (text->str, &error);
+          g_assert_null (frame);
+          g_assert_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+          g_clear_error (&error);
+          frame = parse_in_place (text->str, &error);
+          g_assert_null (frame);
+          g_assert_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+        }
+}
+
+/* The in-place reader gives the frame of the copying one; the frame keeps nothing of the text. */
+static void
+test_in_place (void)
+{
+  static const char * const texts[] = {
+    ("{\"type\":\"request\",\"id\":\"e-1\",\"method\":\"m\",\"params\":{\"a\":\"x\\\"y\","
+     "\"b\":[\"\",\"\\u00e9\",\"\xc3\xa9\"],\"c\":{\"d\":null}},\"timeoutMs\":5}"),
+    "{\"type\":\"response\",\"id\":\"e-2\",\"result\":\"plain\"}",
+    "{\"id\":\"e-3\",\"error\":{\"code\":\"busy\",\"message\":\"m\\n\"},\"type\":\"response\"}",
+    "{\"type\":\"event\",\"event\":\"tab\",\"sequence\":4,\"data\":\"a\",\"data\":{\"k\":1}}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      gsize len = strlen (texts[i]);
+      g_autofree char *copy = g_memdup2 (texts[i], len);
+      g_autoptr(ChpFrame) frame = parse (texts[i], NULL);
+      g_autoptr(ChpFrame) in_place = chp_frame_parse_in_place (copy, len, NULL);
+      g_autofree char *a = NULL, *b = NULL;
+
+      g_assert_nonnull (frame);
+      g_assert_nonnull (in_place);
+      /* Scribbled over and freed: nothing in the frame may point into it. */
+      memset (copy, '#', len);
+      g_clear_pointer (&copy, g_free);
+      g_assert_cmpint (in_place->type, ==, frame->type);
+      g_assert_cmpstr (in_place->id, ==, frame->id);
+      g_assert_true (json_node_equal (in_place->root, frame->root));
+      a = chp_json_to_string (frame->root);
+      b = chp_json_to_string (in_place->root);
+      g_assert_cmpstr (a, ==, b);
     }
 }
 
@@ -273,6 +371,8 @@ main (int   argc,
   g_test_add_func ("/chaperone/frame/builders", test_builders_roundtrip);
   g_test_add_func ("/chaperone/frame/fuzz-findings", test_fuzz_findings);
   g_test_add_func ("/chaperone/frame/string-roundtrip", test_string_roundtrip);
+  g_test_add_func ("/chaperone/frame/string-scan-offsets", test_string_scan_offsets);
+  g_test_add_func ("/chaperone/frame/in-place", test_in_place);
   g_test_add_func ("/chaperone/frame/error-table", test_error_table);
 
   return g_test_run ();

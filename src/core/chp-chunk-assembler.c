@@ -139,10 +139,13 @@ chp_chunk_assembler_add (ChpChunkAssembler  *self,
 
       transfer = g_new0 (Transfer, 1);
       transfer->transfer_id = g_strdup (chunk->transfer_id);
-      /* Grown as slices arrive, so a lie about the size costs nothing up front. */
-      transfer->bytes = g_byte_array_new ();
       transfer->total = chunk->total;
       transfer->original_bytes = chunk->original_bytes;
+      /* Reserved whole, so the slices are never moved as the message grows (growing by
+       * doubling copied a 16 MiB message once more and churned the heap). A lie about the size
+       * still costs little up front: a large block's pages are only touched as slices arrive,
+       * and the budget above caps what all open transfers may reserve. */
+      transfer->bytes = g_byte_array_sized_new (transfer->original_bytes);
       g_hash_table_insert (self->transfers, transfer->transfer_id, transfer);
       self->pending_bytes += transfer->original_bytes;
     }
@@ -234,6 +237,56 @@ chp_chunk_assembler_get_pending_bytes (ChpChunkAssembler *self)
   return self->pending_bytes;
 }
 
+/* Transfer ids are written into JSON unescaped. */
+static gboolean
+is_b64url (const char *text)
+{
+  return strspn (text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") ==
+         strlen (text);
+}
+
+/**
+ * chp_chunk_split_foreach:
+ * @transfer_id: base64url (it is written into JSON unescaped)
+ * @func: (scope call): called with each chunk frame in order
+ *
+ * Every frame is written into one buffer, reused for the next: a 16 MiB message is 64 frames of
+ * 342 KiB, and fresh memory for each cost more in page faults than encoding them. @func must
+ * copy what it keeps (libsoup's send_text() does).
+ */
+void
+chp_chunk_split_foreach (const char   *message,
+                         gsize         len,
+                         const char   *transfer_id,
+                         ChpChunkFunc  func,
+                         gpointer      user_data)
+{
+  g_autofree char *frame = NULL;
+  gint64 total = (len + CHP_CHUNK_SIZE - 1) / CHP_CHUNK_SIZE;
+
+  g_return_if_fail (len > 0 && len <= CHP_CHUNK_MAX_MESSAGE);
+  g_return_if_fail (is_b64url (transfer_id));
+
+  frame = g_malloc (chp_frame_chunk_len_max (transfer_id, MIN (CHP_CHUNK_SIZE, len)));
+  for (gint64 i = 0; i < total; i++)
+    {
+      gsize offset = i * (gsize) CHP_CHUNK_SIZE;
+      gsize frame_len = chp_frame_write_chunk (frame, transfer_id, i, total, len,
+                                               (const guint8 *) message + offset,
+                                               MIN (CHP_CHUNK_SIZE, len - offset));
+
+      func (frame, frame_len, user_data);
+    }
+}
+
+static void
+collect_frame_cb (const char *frame,
+                  gsize       len,
+                  gpointer    user_data)
+{
+  g_ptr_array_add (user_data, g_strndup (frame, len));
+}
+
 /**
  * chp_chunk_split:
  * @transfer_id: base64url (it is written into JSON unescaped)
@@ -246,20 +299,10 @@ chp_chunk_split (const char *message,
                  const char *transfer_id)
 {
   GPtrArray *frames = g_ptr_array_new_with_free_func (g_free);
-  gint64 total = (len + CHP_CHUNK_SIZE - 1) / CHP_CHUNK_SIZE;
 
   g_return_val_if_fail (len > 0 && len <= CHP_CHUNK_MAX_MESSAGE, frames);
-  g_return_val_if_fail (strspn (transfer_id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                             "0123456789-_") == strlen (transfer_id), frames);
+  g_return_val_if_fail (is_b64url (transfer_id), frames);
 
-  for (gint64 i = 0; i < total; i++)
-    {
-      gsize offset = i * (gsize) CHP_CHUNK_SIZE;
-
-      g_ptr_array_add (frames, chp_frame_build_chunk (transfer_id, i, total, len,
-                                                      (const guint8 *) message + offset,
-                                                      MIN (CHP_CHUNK_SIZE, len - offset)));
-    }
-
+  chp_chunk_split_foreach (message, len, transfer_id, collect_frame_cb, frames);
   return frames;
 }

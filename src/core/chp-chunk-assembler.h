@@ -15,6 +15,11 @@ G_BEGIN_DECLS
 
 typedef struct _ChpChunkAssembler ChpChunkAssembler;
 
+/* @frame is NUL-terminated and valid only during the call. */
+typedef void (*ChpChunkFunc) (const char *frame,
+                              gsize       len,
+                              gpointer    user_data);
+
 ChpChunkAssembler *chp_chunk_assembler_new       (void);
 void               chp_chunk_assembler_free      (ChpChunkAssembler *self);
 GBytes            *chp_chunk_assembler_add       (ChpChunkAssembler *self,
@@ -29,6 +34,11 @@ gsize              chp_chunk_assembler_get_pending_bytes (ChpChunkAssembler *sel
 GPtrArray         *chp_chunk_split               (const char        *message,
                                                   gsize              len,
                                                   const char        *transfer_id);
+void               chp_chunk_split_foreach       (const char        *message,
+                                                  gsize              len,
+                                                  const char        *transfer_id,
+                                                  ChpChunkFunc       func,
+                                                  gpointer           user_data);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ChpChunkAssembler, chp_chunk_assembler_free)
 

@@ -64,6 +64,14 @@ now_ms (void)
 }
 
 static void
+send_chunk_cb (const char *frame,
+               gsize       len,
+               gpointer    user_data)
+{
+  soup_websocket_connection_send_text (user_data, frame);
+}
+
+static void
 send_text (ChpConnection *self,
            char          *text)
 {
@@ -76,7 +84,6 @@ send_text (ChpConnection *self,
   if (len > CHP_CHUNK_THRESHOLD)
     {
       g_autofree char *transfer_id = chp_random_b64url (12);
-      g_autoptr(GPtrArray) frames = NULL;
 
       if (len > CHP_CHUNK_MAX_MESSAGE)
         {
@@ -84,9 +91,7 @@ send_text (ChpConnection *self,
           return;
         }
 
-      frames = chp_chunk_split (text, len, transfer_id);
-      for (guint i = 0; i < frames->len; i++)
-        soup_websocket_connection_send_text (self->ws, g_ptr_array_index (frames, i));
+      chp_chunk_split_foreach (text, len, transfer_id, send_chunk_cb, self->ws);
       return;
     }
 
@@ -230,8 +235,8 @@ handle_chunk (ChpConnection *self,
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) whole = NULL;
   g_autoptr(ChpFrame) inner = NULL;
+  g_autofree char *data = NULL;
   gsize len;
-  const char *data;
 
   whole = chp_chunk_assembler_add (self->assembler, chunk, now_ms (), &error);
   if (error != NULL)
@@ -247,8 +252,10 @@ handle_chunk (ChpConnection *self,
       return;
     }
 
-  data = g_bytes_get_data (whole, &len);
-  inner = chp_frame_parse (data, len, &error);
+  /* The assembler's buffer, taken over without a copy: nothing else holds it, so the parser
+   * may end its strings in place. */
+  data = g_bytes_unref_to_data (g_steal_pointer (&whole), &len);
+  inner = chp_frame_parse_in_place (data, len, &error);
   if (inner == NULL)
     {
       send_frame_error (self, error, NULL, chunk->transfer_id);

@@ -59,6 +59,9 @@ typedef struct
 ChpFrame   *chp_frame_parse              (const char   *text,
                                           gsize         len,
                                           GError      **error);
+ChpFrame   *chp_frame_parse_in_place     (char         *text,
+                                          gsize         len,
+                                          GError      **error);
 void        chp_frame_free               (ChpFrame     *frame);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ChpFrame, chp_frame_free)
 
@@ -88,6 +91,15 @@ char       *chp_frame_build_error        (const char   *code,
                                           const char   *id,
                                           const char   *transfer_id);
 char       *chp_frame_build_chunk        (const char   *transfer_id,
+                                          gint64        index,
+                                          gint64        total,
+                                          gint64        original_bytes,
+                                          const guint8 *slice,
+                                          gsize         slice_len);
+gsize       chp_frame_chunk_len_max      (const char   *transfer_id,
+                                          gsize         slice_len);
+gsize       chp_frame_write_chunk        (char         *out,
+                                          const char   *transfer_id,
                                           gint64        index,
                                           gint64        total,
                                           gint64        original_bytes,
