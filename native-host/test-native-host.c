@@ -277,12 +277,15 @@ host_next_type (Host       *host,
           host_send (host, pong);
           continue;
         }
+      /* The engine asks every connection what it is and which grants it holds. */
       if (g_strcmp0 (got, "request") == 0 && g_strcmp0 (type, "request") != 0 &&
-          g_strcmp0 (str_of (node, "method"), "extension.info") == 0)
+          (g_strcmp0 (str_of (node, "method"), "extension.info") == 0 ||
+           g_strcmp0 (str_of (node, "method"), "extension.grants") == 0))
         {
-          g_autoptr(JsonNode) info = json_from_string ("{\"client\":\"chaperone-test-client\","
-                                                       "\"version\":\"1\","
-                                                       "\"browser\":\"Test Browser 1\"}", NULL);
+          g_autoptr(JsonNode) info = json_from_string (
+            g_strcmp0 (str_of (node, "method"), "extension.info") == 0
+            ? "{\"client\":\"chaperone-test-client\",\"version\":\"1\",\"browser\":\"Test Browser 1\"}"
+            : "{\"grants\":[]}", NULL);
           g_autofree char *text = chp_frame_build_response (str_of (node, "id"), info);
 
           host_send (host, text);

@@ -379,16 +379,21 @@ handle_text (ChpTestClient           *client,
       return;
     }
 
-  /* The engine asks every connection what it is, as the real extension answers itself. */
+  /* The engine asks every connection what it is and which grants it holds, as the real
+   * extension answers itself; this client holds none. */
   if (g_str_equal (type_name, "request") &&
-      g_strcmp0 (json_object_get_string_member_with_default (o, "method", ""), "extension.info") == 0)
+      (g_strcmp0 (json_object_get_string_member_with_default (o, "method", ""), "extension.info") == 0 ||
+       g_strcmp0 (json_object_get_string_member_with_default (o, "method", ""), "extension.grants") == 0))
     {
+      gboolean info = g_strcmp0 (json_object_get_string_member (o, "method"), "extension.info") == 0;
       g_autofree char *text = NULL;
-      g_autoptr(JsonNode) info = json_from_string ("{\"client\":\"chaperone-test-client\","
-                                                   "\"version\":\"1\",\"browser\":\"Test Browser 1\"}",
-                                                   NULL);
+      g_autoptr(JsonNode) answer = json_from_string (info
+                                                     ? "{\"client\":\"chaperone-test-client\","
+                                                       "\"version\":\"1\",\"browser\":\"Test Browser 1\"}"
+                                                     : "{\"grants\":[]}",
+                                                     NULL);
 
-      text = chp_frame_build_response (json_object_get_string_member (o, "id"), info);
+      text = chp_frame_build_response (json_object_get_string_member (o, "id"), answer);
       chp_test_client_send (client, text);
       return;
     }

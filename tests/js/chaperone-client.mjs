@@ -712,9 +712,11 @@ export class ChaperoneClient extends EventEmitter {
     this.stats.maxEngineInFlight = Math.max(this.stats.maxEngineInFlight, this.#incoming.size);
     const ctx = { id, signal: entry.controller.signal, timeoutMs: msg.timeoutMs };
     const run = async () => {
-      // Like the real extension, answered by the client itself: the engine asks on every
-      // connection, and tests' handlers only see the methods they are about.
+      // Like the real extension, answered by the client itself: the engine asks both on every
+      // connection, and tests' handlers only see the methods they are about. This client holds
+      // no grants.
       if (msg.method === 'extension.info') return this.extensionInfo();
+      if (msg.method === 'extension.grants') return { grants: [] };
       if (!this.#handler) throw new ChaperoneError('unknown_method', `no handler for ${msg.method}`);
       return this.#handler(msg.method, msg.params, ctx);
     };
