@@ -1,0 +1,1205 @@
+// Chaperone page agent: what runs inside a granted page, in the extension's ISOLATED world.
+// Injected (after snapshot-core.js) with chrome.scripting.executeScript({files}); the worker then
+// calls globalThis.__chaperonePage.run(op, args). A classic script: executeScript injects nothing
+// else. Installing twice is harmless (the first install wins and keeps its captures).
+//
+// Safety rules kept here (DESIGN §8): field values are never read out (only `filled` and
+// `valueLength`); refs resolve only within the capture that made them and never retarget
+// (`stale_node`); clicks are refused when something covers the node or an open modal is in front;
+// Chaperone's own pill and banner live in closed shadow roots the page cannot reach, are skipped by
+// every snapshot, and only trusted (person-made) events on them count.
+
+(function () {
+  'use strict';
+
+  if (globalThis.__chaperonePage) return;
+
+  const KEEP_CAPTURES = 4;             // per document (this isolated world lives as long as it)
+  const MAX_TEXT = 20480;
+  const MAX_NODES = 400;
+  const MAX_SCAN = 10000;
+  const MAX_HEADINGS = 100;
+  const MAX_FORMS = 20;
+  const MAX_FIELDS_PER_FORM = 50;
+  const MAX_FIELDS = 200;
+  const MAX_IFRAMES = 50;
+  const MAX_VALUE_CHARS = 100000;
+  const WHOLE_TEXT_LIMIT = 512 * 1024;   // characters of textContent
+  const HEADING_TEXT_MAX = 200;
+  const MESSAGE_MAX = 500;
+
+  // Taken once at install: the prototypes' own setters, as React-style value trackers on the
+  // element instance must be bypassed for the page's framework to notice the change.
+  const INPUT_VALUE = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+  const TEXTAREA_VALUE = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set;
+  const SELECT_VALUE = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set;
+
+  // English fallback for every page string (chrome.i18n.getMessage returns '' for a key the
+  // extension's _locales lack, or outside an extension in the tests). Translations: _locales.
+  const EN = {
+    page_pill_region: 'Chaperone agent',
+    page_pill_active: 'Agent · step $1 · Esc to stop',
+    page_pill_active_nostep: 'Agent · Esc to stop',
+    page_pill_stopped: 'Agent stopped',
+    page_pill_stop: 'Stop',
+    page_pill_stop_hint: 'Stop the agent everywhere until you resume it in Chaperone',
+    page_handoff_region: 'Chaperone needs you',
+    page_handoff_title: 'Chaperone needs you',
+    page_handoff_reason_qr: 'Scan the QR code on this page with your phone, then press Done.',
+    page_handoff_reason_mfa: 'Enter the verification code for this site yourself, then press Done.',
+    page_handoff_reason_captcha: 'Complete the CAPTCHA check on this page, then press Done.',
+    page_handoff_reason_device: 'Confirm the request on your other device, then press Done.',
+    page_handoff_reason_login: 'Sign in to this site yourself, then press Done. The agent never sees your password.',
+    page_handoff_reason_other: 'The agent needs you to do something on this page. When you have finished, press Done.',
+    page_handoff_agent_message: 'Message from the agent:',
+    page_handoff_done: 'Done',
+    page_handoff_cancel: 'Cancel task',
+    page_handoff_move: 'Move this bar',
+    page_handoff_sent_done: 'Thanks. Handing the page back to the agent.',
+    page_handoff_sent_cancel: 'Task cancelled.',
+  };
+
+  function msg(key, subs) {
+    let s = '';
+    try {
+      const i18n = globalThis.chrome && globalThis.chrome.i18n;
+      if (i18n && typeof i18n.getMessage === 'function') s = i18n.getMessage(key, subs) || '';
+    } catch (_) {
+      s = '';   // an orphaned content script (extension reloaded) throws here
+    }
+    if (!s) {
+      s = EN[key] || key;
+      (subs || []).forEach((v, i) => { s = s.split(`$${i + 1}`).join(String(v)); });
+    }
+    return s;
+  }
+
+  function send(message) {
+    try {
+      const rt = globalThis.chrome && globalThis.chrome.runtime;
+      if (!rt || typeof rt.sendMessage !== 'function') return;
+      const p = rt.sendMessage(message);
+      if (p && typeof p.catch === 'function') p.catch(() => {});
+    } catch (_) {
+      // No worker to hear it (extension reloaded): nothing in the page can do better.
+    }
+  }
+
+  class PageError extends Error {
+    constructor(code, message) {
+      super(message);
+      this.code = code;
+    }
+  }
+
+  const fail = (code, message) => { throw new PageError(code, message); };
+
+  const core = () => globalThis.ChaperoneSnapshotCore;
+
+  // ---- state ---------------------------------------------------------------------------------
+
+  const ownHosts = new WeakSet();      // pill/banner hosts: never scanned, never given a ref
+  const state = {
+    captures: new Map(),               // captureId → capture, oldest first
+    lastCaptureId: null,
+    refOf: new WeakMap(),              // element → its ref in this document (identity re-use)
+    nextRef: 0,
+    localSeq: 0,
+  };
+
+  // ---- DOM helpers ---------------------------------------------------------------------------
+
+  /** An element-like description for snapshot-core, with text computed only on demand. */
+  class Desc {
+    constructor(el) {
+      this.el = el;
+      this.tag = el.localName;
+    }
+
+    attr(name) {
+      return this.el.getAttribute(name);
+    }
+
+    get text() {
+      // textContent, capped before collapsing so a huge card-link stays cheap.
+      const t = this.el.textContent || '';
+      return t.length > 2000 ? t.slice(0, 2000) : t;
+    }
+
+    get labelText() {
+      const labels = this.el.labels;
+      if (!labels || !labels.length) return '';
+      let out = '';
+      for (const l of labels) out += ' ' + labelTextOf(l, this.el);
+      return out;
+    }
+
+    get labelledByText() {
+      const ids = this.el.getAttribute('aria-labelledby');
+      if (!ids) return '';
+      const root = this.el.getRootNode();
+      let out = '';
+      for (const id of ids.split(/\s+/)) {
+        const ref = id && root.getElementById ? root.getElementById(id) : null;
+        if (ref && ref !== this.el) out += ' ' + (ref.textContent || '').slice(0, 2000);
+      }
+      return out;
+    }
+  }
+
+  /** A label's text without the text of the control it wraps (a select's options, say). */
+  function labelTextOf(label, control) {
+    if (!label.contains(control)) return (label.textContent || '').slice(0, 2000);
+    let out = '';
+    const w = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
+    for (let n = w.nextNode(); n && out.length < 2000; n = w.nextNode()) {
+      if (!control.contains(n)) out += n.data;
+    }
+    return out;
+  }
+
+  /** True when `a` contains `b`, crossing shadow-root boundaries. */
+  function composedContains(a, b) {
+    for (let n = b; n; n = n.parentNode || (n.nodeType === 11 ? n.host : null)) {
+      if (n === a) return true;
+    }
+    return false;
+  }
+
+  function deepActiveElement() {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a;
+  }
+
+  function isVisibleStyle(el) {
+    if (typeof el.checkVisibility === 'function') {
+      return el.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true });
+    }
+    return true;
+  }
+
+  /** Rendered: visible by style and with a box (a 0×0 control is not there for a person). */
+  function isRendered(el, rect) {
+    if (!isVisibleStyle(el)) return false;
+    const r = rect || el.getBoundingClientRect();
+    return r.width > 0 || r.height > 0;
+  }
+
+  function inViewport(rect) {
+    return rect.bottom > 0 && rect.right > 0 && rect.top < innerHeight && rect.left < innerWidth;
+  }
+
+  /** Open modals: <dialog> shown with showModal(), and visible [aria-modal=true]. */
+  function openModals() {
+    const out = [];
+    for (const el of document.querySelectorAll('dialog[open], [aria-modal="true"]')) {
+      if (el.localName === 'dialog' && el.getAttribute('aria-modal') !== 'true') {
+        let modal = false;
+        try { modal = el.matches(':modal'); } catch (_) { modal = false; }
+        if (!modal) continue;
+      }
+      if (!isRendered(el)) continue;
+      out.push(el);
+    }
+    return out;
+  }
+
+  /** The ancestor chain used in stable keys: up to 4 ancestors, tag#id, '/' at shadow roots. */
+  function pathOf(el) {
+    const parts = [];
+    let n = el.parentNode;
+    while (n && parts.length < 4) {
+      if (n.nodeType === 11) {
+        parts.push('/');
+        n = n.host;
+        continue;
+      }
+      if (n.nodeType !== 1) break;
+      const id = n.getAttribute('id');
+      parts.push(id ? `${n.localName}#${id}` : n.localName);
+      n = n.parentNode;
+    }
+    return parts.reverse().join('>');
+  }
+
+  function isDisabled(el) {
+    if (el.getAttribute('aria-disabled') === 'true') return true;
+    try { return el.matches(':disabled'); } catch (_) { return false; }
+  }
+
+  /** The state of a node: what is set, plus checked/expanded when the control has them. */
+  function stateOf(el, role, active) {
+    const s = {};
+    const tag = el.localName;
+    if (isDisabled(el)) s.disabled = true;
+    if (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
+      s.checked = el.indeterminate ? 'mixed' : el.checked;
+    } else if (el.hasAttribute('aria-checked')) {
+      const v = el.getAttribute('aria-checked');
+      s.checked = v === 'mixed' ? 'mixed' : v === 'true';
+    } else if (role === 'checkbox' || role === 'radio' || role === 'switch') {
+      s.checked = false;
+    }
+    if (el.hasAttribute('aria-expanded')) s.expanded = el.getAttribute('aria-expanded') === 'true';
+    else if (tag === 'summary' && el.parentElement && el.parentElement.localName === 'details') {
+      s.expanded = el.parentElement.open;
+    }
+    if (tag === 'option' ? el.selected : el.getAttribute('aria-selected') === 'true') s.selected = true;
+    if (el === active) s.focused = true;
+    if (el.required || el.getAttribute('aria-required') === 'true') s.required = true;
+    if (el.readOnly === true || el.getAttribute('aria-readonly') === 'true') s.readonly = true;
+    return s;
+  }
+
+  function hrefOf(el) {
+    if ((el.localName === 'a' || el.localName === 'area') && el.hasAttribute('href')) return el.href;
+    return undefined;
+  }
+
+  /** Role, name, state … of one element: the facts a node line is made of. */
+  function infoOf(el, ctx) {
+    const C = core();
+    const d = new Desc(el);
+    const role = C.roleOf(d);
+    const name = C.nameOf(d, role);
+    return {
+      el, tag: el.localName, role, name,
+      state: stateOf(el, role, ctx.active),
+      href: hrefOf(el),
+      inModal: ctx.modals.length > 0 && ctx.modals.some((m) => composedContains(m, el)),
+    };
+  }
+
+  const FIELD_SKIP = new Set(['hidden', 'submit', 'button', 'reset', 'image']);
+
+  function isField(el) {
+    const tag = el.localName;
+    if (tag === 'select' || tag === 'textarea') return true;
+    return tag === 'input' && !FIELD_SKIP.has((el.getAttribute('type') || 'text').toLowerCase());
+  }
+
+  /** filled/valueLength, never the value itself. */
+  function fillOf(el) {
+    if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
+      return { filled: el.checked, valueLength: 0 };
+    }
+    if (el.localName === 'input' && el.type === 'file') {
+      const n = el.files ? el.files.length : 0;
+      return { filled: n > 0, valueLength: 0 };
+    }
+    const v = typeof el.value === 'string' ? el.value : '';
+    return { filled: v.length > 0, valueLength: v.length };
+  }
+
+  function clampInt(v, dflt, lo, hi) {
+    const n = Number.isFinite(v) ? Math.floor(v) : dflt;
+    return Math.min(hi, Math.max(lo, n));
+  }
+
+  // ---- the walk ------------------------------------------------------------------------------
+
+  const SKIP_SUBTREE = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'math']);
+  const HEADING_LEVEL = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
+  const HEADING = 1;
+  const FORM = 2;
+  const FRAME = 3;
+  const CONTROL = 4;
+  const TAG_KIND = Object.assign(Object.create(null), {
+    h1: HEADING, h2: HEADING, h3: HEADING, h4: HEADING, h5: HEADING, h6: HEADING,
+    form: FORM, iframe: FRAME, frame: FRAME,
+    a: CONTROL, area: CONTROL, button: CONTROL, input: CONTROL, select: CONTROL,
+    textarea: CONTROL, summary: CONTROL,
+  });
+
+  /**
+   * Walks the document and its open shadow roots (depth first, shadow content where its host
+   * is) with TreeWalkers, visiting at most maxScan elements. Collects only candidates; the costly
+   * facts (layout, names) are computed afterwards for the few that are kept.
+   */
+  function scan(maxScan) {
+    const C = core();
+    const out = {
+      scanned: 0, shadowRoots: 0, truncated: false,
+      actionable: [], headings: [], forms: [], fields: [], iframes: [],
+    };
+    const visit = (el) => {
+      const tag = el.localName;
+      const kind = TAG_KIND[tag];
+      if (kind === HEADING) out.headings.push(el);
+      else if (kind === FORM) out.forms.push(el);
+      else if (kind === FRAME) out.iframes.push(el);
+      else if (kind === CONTROL) {
+        if (isField(el)) out.fields.push(el);
+        if (C.isActionable(new Desc(el))) out.actionable.push(el);
+        return;
+      }
+      // Cheap pre-test: most elements are plain containers with no attribute that could make
+      // them actionable, and a Desc + six getAttribute calls each would dominate the scan.
+      if (!el.hasAttributes()) return;
+      if (el.hasAttribute('role') || el.hasAttribute('tabindex') || el.hasAttribute('onclick')
+        || el.hasAttribute('contenteditable')) {
+        if (kind !== HEADING && el.getAttribute('role') === 'heading') out.headings.push(el);
+        if (C.isActionable(new Desc(el))) out.actionable.push(el);
+      }
+    };
+    const walkRoot = (root) => {
+      const w = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+      let el = w.firstChild();
+      while (el) {
+        if (out.scanned >= maxScan) {
+          out.truncated = true;
+          return;
+        }
+        let descend = false;
+        if (!ownHosts.has(el)) {
+          out.scanned += 1;
+          visit(el);
+          descend = !SKIP_SUBTREE.has(el.localName);
+          const sr = el.shadowRoot;        // open roots only: closed ones are the page's secret
+          if (sr && descend) {
+            out.shadowRoots += 1;
+            walkRoot(sr);
+            if (out.truncated) return;
+          }
+        }
+        if (descend && w.firstChild()) {
+          el = w.currentNode;
+          continue;
+        }
+        let next = w.nextSibling();
+        while (!next) {
+          if (!w.parentNode()) return;
+          next = w.nextSibling();
+        }
+        el = next;
+      }
+    };
+    walkRoot(document);
+    return out;
+  }
+
+  const TEXT_SKIP = new Set(['script', 'style', 'noscript', 'template', 'head', 'title', 'iframe',
+    'object', 'embed', 'textarea', 'select', 'input']);
+  const TEXT_BLOCK = new Set(['div', 'p', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'h1', 'h2', 'h3',
+    'h4', 'h5', 'h6', 'section', 'article', 'header', 'footer', 'nav', 'main', 'aside', 'table',
+    'tr', 'form', 'fieldset', 'pre', 'blockquote', 'figure', 'figcaption', 'details', 'summary',
+    'address', 'br', 'hr', 'dialog']);
+
+  /**
+   * The page's rendered text. innerText is what a person sees: no hidden text, no field values,
+   * nothing from shadow roots (so never Chaperone's own pill or banner). It costs in proportion to
+   * the page (~5–10 ms per 60 KB here), so on a huge page only about `budget` UTF-16 units are
+   * rendered: subtrees that fit in what is left are taken whole with innerText, and only the one
+   * straddling the limit is descended into. (Per-call overhead makes that slower than one
+   * innerText on ordinary pages, hence the threshold.)  → { text, cut }
+   */
+  function pageText(budget) {
+    const root = document.body || document.documentElement;
+    if (!root) return { text: '', cut: false };
+    if (root.textContent.length <= WHOLE_TEXT_LIMIT) return { text: root.innerText || '', cut: false };
+    let out = '';
+    const visit = (el) => {
+      for (let n = el.firstChild; n && out.length < budget; n = n.nextSibling) {
+        if (n.nodeType === 3) {
+          out += n.data;
+          continue;
+        }
+        if (n.nodeType !== 1 || ownHosts.has(n) || TEXT_SKIP.has(n.localName)) continue;
+        if (!isVisibleStyle(n)) continue;    // innerText of a hidden element is its raw text
+        const sep = TEXT_BLOCK.has(n.localName) ? '\n' : '';
+        if (n.textContent.length <= budget - out.length) out += sep + n.innerText + sep;
+        else {
+          out += sep;
+          visit(n);
+          out += sep;
+        }
+      }
+    };
+    visit(root);
+    return { text: out, cut: true };
+  }
+
+  const CAPTCHA_CLASSES = ['g-recaptcha', 'h-captcha', 'cf-turnstile'];
+  const CAPTCHA_FRAME = /recaptcha|hcaptcha|turnstile|challenges\.cloudflare\.com|arkoselabs|funcaptcha/i;
+  const QR = /(^|[^a-z])qr($|[^a-z])|qrcode|qr[-_ ]?code/i;
+
+  function hasCaptcha(iframes) {
+    if (CAPTCHA_CLASSES.some((c) => document.getElementsByClassName(c).length > 0)) return true;
+    if (iframes.some((f) => CAPTCHA_FRAME.test(f.getAttribute('src') || '') || /captcha/i.test(f.title))) return true;
+    return !!document.querySelector('[data-sitekey]');
+  }
+
+  function hasQr() {
+    // Live collections are cheap to walk; only a bounded number of images is looked at.
+    const looks = (el) => ['alt', 'src', 'class', 'id', 'title', 'aria-label', 'name']
+      .some((a) => {
+        const v = el.getAttribute(a);
+        return v !== null && QR.test(a === 'src' ? v.slice(0, 300) : v);
+      });
+    let n = 0;
+    for (const tag of ['img', 'canvas', 'svg']) {
+      for (const el of document.getElementsByTagName(tag)) {
+        if (++n > 500) return false;
+        if (looks(el)) return true;
+      }
+    }
+    return false;
+  }
+
+  const SIGN_IN = /\b(sign|log) ?in\b|\bconnexion\b|se connecter|登录|登入/i;
+
+  function rememberCapture(cap) {
+    state.captures.delete(cap.captureId);
+    state.captures.set(cap.captureId, cap);
+    while (state.captures.size > KEEP_CAPTURES) {
+      state.captures.delete(state.captures.keys().next().value);
+    }
+    state.lastCaptureId = cap.captureId;
+  }
+
+  // ---- op: context ---------------------------------------------------------------------------
+
+  function opContext(args) {
+    const C = core();
+    const maxText = clampInt(args.maxTextBytes, MAX_TEXT, 0, MAX_TEXT);
+    const maxNodes = clampInt(args.maxNodes, MAX_NODES, 0, MAX_NODES);
+    const maxScan = clampInt(args.maxScan, MAX_SCAN, 1, MAX_SCAN);
+    const captureId = typeof args.captureId === 'string' && args.captureId
+      ? args.captureId : `p${++state.localSeq}`;
+
+    const found = scan(maxScan);
+    const ctx = { active: deepActiveElement(), modals: openModals() };
+    let truncated = found.truncated;
+
+    // Visible nodes first: in the viewport, then rendered elsewhere, then not rendered. Layout
+    // queries cost ~10 µs each, so boxes are measured only when there is something to rank.
+    const mustRank = found.actionable.length > maxNodes;
+    const ranked = found.actionable.map((el, order) => {
+      let rendered = isVisibleStyle(el);
+      let rank = rendered ? 1 : 2;
+      if (rendered && mustRank) {
+        const rect = el.getBoundingClientRect();
+        rendered = rect.width > 0 || rect.height > 0;
+        rank = rendered ? (inViewport(rect) ? 0 : 1) : 2;
+      }
+      return { el, order, rendered, rank };
+    });
+    let kept = ranked;
+    if (mustRank) {
+      truncated = true;
+      kept = ranked.slice().sort((a, b) => a.rank - b.rank || a.order - b.order).slice(0, maxNodes)
+        .sort((a, b) => a.order - b.order);
+    }
+    const renderedSet = new Set(ranked.filter((r) => r.rendered).map((r) => r.el));
+
+    // Everything that gets a ref, each element once: nodes, fields, forms.
+    const items = [];
+    const indexOf = new Map();
+    const want = (el) => {
+      let i = indexOf.get(el);
+      if (i === undefined) {
+        i = items.length;
+        indexOf.set(el, i);
+        items.push(infoOf(el, ctx));
+      }
+      return i;
+    };
+    const nodeIdx = kept.map((r) => want(r.el));
+    for (const r of kept) if (!r.rendered) items[indexOf.get(r.el)].state.hidden = true;
+
+    // Forms and their fields (orphans grouped under a form without a ref).
+    const byForm = new Map();
+    let fieldCount = 0;
+    for (const f of found.fields) {
+      const form = f.form || null;
+      if (!byForm.has(form)) {
+        if (byForm.size >= MAX_FORMS + 1) { truncated = true; continue; }
+        byForm.set(form, []);
+      }
+      const list = byForm.get(form);
+      if (list.length >= MAX_FIELDS_PER_FORM || fieldCount >= MAX_FIELDS) { truncated = true; continue; }
+      list.push(f);
+      fieldCount += 1;
+    }
+    const formList = [];
+    for (const form of found.forms) {
+      if (formList.length >= MAX_FORMS) { truncated = true; break; }
+      formList.push({ form, fields: byForm.get(form) || [] });
+    }
+    if (byForm.has(null)) formList.push({ form: null, fields: byForm.get(null) });
+    const formIdx = formList.map((f) => ({
+      form: f.form ? want(f.form) : -1,
+      fields: f.fields.map((el) => want(el)),
+    }));
+
+    // Refs: identity, then stable key against the previous capture, then fresh.
+    const prev = state.lastCaptureId ? state.captures.get(state.lastCaptureId) : null;
+    const keys = C.dedupeKeys(items.map((it) => C.stableKey({ ...it, path: pathOf(it.el) })));
+    const refs = C.assignRefs(prev ? prev.entries : [], items.map((it, i) => ({
+      key: keys[i], knownRef: state.refOf.get(it.el) || null,
+    })), {
+      alloc: () => `e${++state.nextRef}`,
+      canReuse: (p) => {
+        const old = p.el.deref();
+        return !old || !old.isConnected;
+      },
+    });
+    items.forEach((it, i) => state.refOf.set(it.el, refs[i]));
+
+    const nodes = nodeIdx.map((i) => C.nodeLine(refs[i], items[i]));
+    const forms = formList.map((f, k) => {
+      const fi = formIdx[k];
+      const out = {};
+      if (f.form) {
+        out.ref = refs[fi.form];
+        out.name = f.form.getAttribute('name') || f.form.getAttribute('id') || items[fi.form].name || '';
+        out.action = f.form.getAttribute('action') !== null ? f.form.action : '';
+        out.method = f.form.method || 'get';
+      } else {
+        Object.assign(out, { name: '', action: '', method: '' });
+      }
+      out.fields = fi.fields.map((i) => {
+        const el = items[i].el;
+        const d = new Desc(el);
+        return {
+          ref: refs[i],
+          name: el.getAttribute('name') || el.getAttribute('id') || '',
+          type: el.localName === 'input' ? (el.type || 'text') : el.type || el.localName,
+          label: items[i].name,
+          required: !!el.required,
+          credential: C.isCredentialField(d),
+          ...fillOf(el),
+        };
+      });
+      return out;
+    });
+
+    const headings = [];
+    for (const h of found.headings) {
+      if (headings.length >= MAX_HEADINGS) { truncated = true; break; }
+      if (!isRendered(h)) continue;
+      const level = HEADING_LEVEL[h.localName]
+        || clampInt(parseInt(h.getAttribute('aria-level') || '2', 10), 2, 1, 9);
+      const text = C.clip(C.collapse(new Desc(h).text), HEADING_TEXT_MAX);
+      if (text) headings.push({ level, text });
+    }
+
+    const iframes = found.iframes.slice(0, MAX_IFRAMES).map((f, index) => {
+      let src = f.getAttribute('src') !== null ? f.src : (f.hasAttribute('srcdoc') ? 'about:srcdoc' : 'about:blank');
+      let origin = 'null';
+      try { origin = new URL(src).origin; } catch (_) { src = String(src); }
+      return { index, name: f.getAttribute('name') || '', title: f.getAttribute('title') || '', src: C.clip(src, C.ATTR_MAX), origin };
+    });
+    if (found.iframes.length > MAX_IFRAMES) truncated = true;
+
+    // Auth signals: what would make the agent hand the page to the person.
+    const renderedField = (el) => renderedSet.has(el) || isRendered(el);
+    let passwordField = false;
+    let otpField = false;
+    const passwordForms = new Set();
+    for (const f of found.fields) {
+      const d = new Desc(f);
+      const isPw = f.localName === 'input' && f.type === 'password';
+      if (!isPw && !C.isOtpField(d)) continue;
+      if (!renderedField(f)) continue;
+      if (isPw) { passwordField = true; passwordForms.add(f.form); } else otpField = true;
+    }
+    let signInForm = [...passwordForms].some((f) => f !== null);
+    if (!signInForm) {
+      for (const el of found.actionable) {
+        if (!el.form || !(el.localName === 'button' || el.localName === 'input')) continue;
+        const d = new Desc(el);
+        if (SIGN_IN.test(C.nameOf(d))) { signInForm = true; break; }
+      }
+    }
+    const auth = {
+      passwordField, otpField, signInForm,
+      captcha: hasCaptcha(found.iframes),
+      qr: hasQr(),
+    };
+
+    const raw = pageText(maxText * 2);
+    const excerpt = C.textExcerpt(raw.text, maxText);
+    if (raw.cut && !excerpt.truncated) excerpt.truncated = true;
+
+    const value = {
+      url: location.href,
+      title: C.clip(document.title || '', 1000),
+      lang: (document.documentElement && document.documentElement.lang) || '',
+      text: excerpt.text,
+      textTruncated: excerpt.truncated,
+      headings, forms, nodes,
+      scanned: found.scanned,
+      nodeCount: found.actionable.length,
+      truncated,
+      iframes,
+      shadowRoots: found.shadowRoots,
+      auth,
+      diff: null,
+    };
+    if (args.diff && prev) value.diff = C.diffNodes(prev.nodes, nodes, prev.text, excerpt.text);
+
+    const refMap = new Map();
+    const entries = items.map((it, i) => {
+      const w = new WeakRef(it.el);
+      refMap.set(refs[i], w);
+      return { ref: refs[i], key: keys[i], el: w };
+    });
+    rememberCapture({ captureId, refs: refMap, entries, nodes, text: excerpt.text, url: location.href });
+    return value;
+  }
+
+  // ---- ref resolution ------------------------------------------------------------------------
+
+  function resolve(args) {
+    let ref = args.ref;
+    if (typeof ref !== 'string' || !ref) fail('invalid_params', 'ref must be a non-empty string');
+    let captureId = typeof args.captureId === 'string' && args.captureId ? args.captureId : null;
+    const colon = ref.lastIndexOf(':');
+    if (colon >= 0) {
+      if (!captureId) captureId = ref.slice(0, colon);
+      ref = ref.slice(colon + 1);
+    }
+    const cap = state.captures.get(captureId || state.lastCaptureId);
+    if (!cap) fail('stale_node', 'that capture is gone from this page; take a new context snapshot');
+    const weak = cap.refs.get(ref);
+    const el = weak ? weak.deref() : undefined;
+    if (!el) fail('stale_node', `no node ${ref} in that capture; take a new context snapshot`);
+    if (!el.isConnected || el.ownerDocument !== document) {
+      fail('stale_node', `node ${ref} is no longer in the page; take a new context snapshot`);
+    }
+    return { el, ref, cap };
+  }
+
+  /** A short, non-secret description of an element for refusal messages. */
+  function describe(el) {
+    if (!el) return 'nothing';
+    if (ownHosts.has(el)) return 'Chaperone\u2019s own banner';
+    const C = core();
+    let s = el.localName;
+    const id = el.getAttribute('id');
+    if (id) s += `#${C.clip(id, 40)}`;
+    const cls = (el.getAttribute('class') || '').trim().split(/\s+/)[0];
+    if (cls) s += `.${C.clip(cls, 40)}`;
+    const name = C.clip(C.nameOf(new Desc(el)), 60);
+    return name ? `${s} ("${name}")` : s;
+  }
+
+  function inspectAttributes(el) {
+    const C = core();
+    const out = {};
+    const plain = ['id', 'name', 'type', 'role', 'href', 'title', 'placeholder', 'alt', 'autocomplete'];
+    for (const n of plain) {
+      const v = el.getAttribute(n);
+      if (v !== null) out[n] = C.clip(n === 'href' ? hrefOf(el) || v : v, C.ATTR_MAX);
+    }
+    for (const a of el.attributes) {
+      if (a.name.startsWith('aria-')) out[a.name] = C.clip(a.value, C.ATTR_MAX);
+    }
+    return out;
+  }
+
+  // ---- op: inspect ---------------------------------------------------------------------------
+
+  function opInspect(args) {
+    const C = core();
+    const { el, ref } = resolve(args);
+    const ctx = { active: deepActiveElement(), modals: openModals() };
+    const info = infoOf(el, ctx);
+    const r = el.getBoundingClientRect();
+    return {
+      ref, tag: info.tag, role: info.role, name: info.name,
+      attributes: inspectAttributes(el),
+      visible: isRendered(el, r),
+      inViewport: inViewport(r),
+      inModal: info.inModal,
+      state: info.state,
+      bounds: { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) },
+      credential: C.isCredentialField(new Desc(el)),
+    };
+  }
+
+  // ---- op: action ----------------------------------------------------------------------------
+
+  function checkModal(el) {
+    const modals = openModals();
+    if (modals.length && !modals.some((m) => composedContains(m, el))) {
+      fail('target_denied', `an open modal dialog (${describe(modals[modals.length - 1])}) is in front of this node; act inside the dialog or close it first`);
+    }
+  }
+
+  function checkUsable(el) {
+    if (el.closest('[inert]')) fail('target_denied', 'the node is inert');
+    if (isDisabled(el)) fail('target_denied', 'the node is disabled');
+  }
+
+  /** The innermost element at a point, through open shadow roots, ignoring Chaperone's own UI. */
+  function elementAt(x, y) {
+    const hidden = [];
+    for (const h of [ui.pill && ui.pill.host, ui.banner && ui.banner.host]) {
+      if (h && h.isConnected) {
+        hidden.push([h, h.style.getPropertyValue('pointer-events')]);
+        h.style.setProperty('pointer-events', 'none', 'important');
+      }
+    }
+    try {
+      let hit = document.elementFromPoint(x, y);
+      while (hit && hit.shadowRoot) {
+        const inner = hit.shadowRoot.elementFromPoint(x, y);
+        if (!inner || inner === hit) break;
+        hit = inner;
+      }
+      return hit;
+    } finally {
+      for (const [h, v] of hidden) h.style.setProperty('pointer-events', v || 'auto', 'important');
+    }
+  }
+
+  /** Refuses a click a person could not make: the node must be what is at its centre. */
+  function checkCover(el) {
+    const r = el.getBoundingClientRect();
+    if (!isRendered(el, r)) fail('target_denied', 'the node is not visible');
+    const x = Math.min(Math.max(r.left + r.width / 2, 0), innerWidth - 1);
+    const y = Math.min(Math.max(r.top + r.height / 2, 0), innerHeight - 1);
+    if (r.right <= 0 || r.bottom <= 0 || r.left >= innerWidth || r.top >= innerHeight) {
+      fail('target_denied', 'the node is outside the viewport even after scrolling');
+    }
+    const hit = elementAt(x, y);
+    if (hit && (hit === el || composedContains(el, hit))) return { x, y };
+    // A styled checkbox is often hidden under its own label: clicking the label is the same act.
+    const label = hit && hit.closest ? hit.closest('label') : null;
+    if (label && label.control === el) return { x, y };
+    fail('target_denied', `the node is covered by ${describe(hit)} at its centre`);
+    return null;
+  }
+
+  function isFocusable(el) {
+    return el.tabIndex >= 0 || el.isContentEditable || el.matches('a[href], button, input, select, textarea, summary, [tabindex]');
+  }
+
+  function doClick(el) {
+    checkUsable(el);
+    checkModal(el);
+    el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    const { x, y } = checkCover(el);
+    const base = { bubbles: true, cancelable: true, composed: true, view: window, clientX: x, clientY: y, button: 0 };
+    const ptr = { ...base, pointerId: 1, pointerType: 'mouse', isPrimary: true };
+    el.dispatchEvent(new PointerEvent('pointerdown', { ...ptr, buttons: 1 }));
+    el.dispatchEvent(new MouseEvent('mousedown', { ...base, buttons: 1 }));
+    if (isFocusable(el)) el.focus({ preventScroll: true });
+    el.dispatchEvent(new PointerEvent('pointerup', { ...ptr, buttons: 0 }));
+    el.dispatchEvent(new MouseEvent('mouseup', { ...base, buttons: 0 }));
+    el.click();   // runs the default action too: follow a link, toggle a checkbox, submit
+  }
+
+  function doFocus(el) {
+    checkUsable(el);
+    checkModal(el);
+    el.focus();
+    if (deepActiveElement() !== el) fail('target_denied', 'the node cannot take focus');
+  }
+
+  function fireInput(el, data) {
+    el.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertReplacementText', data }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+  }
+
+  function doSetValue(el, value) {
+    const tag = el.localName;
+    if (tag === 'input' && el.type === 'file') {
+      fail('invalid_params', 'file inputs cannot be set by the agent; ask the person (handoff)');
+    }
+    const editable = tag === 'input' || tag === 'textarea' || tag === 'select' || el.isContentEditable;
+    if (!editable) fail('target_denied', 'the node is not an editable field');
+    checkUsable(el);
+    checkModal(el);
+    if (el.readOnly === true) fail('target_denied', 'the field is read-only');
+
+    if (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
+      const want = value === true || value === 'true' || value === 'on';
+      if (!(typeof value === 'boolean' || ['true', 'false', 'on', 'off'].includes(value))) {
+        fail('invalid_params', 'a checkbox or radio takes true or false');
+      }
+      if (el.type === 'radio' && !want) fail('invalid_params', 'a radio button can only be chosen (true)');
+      // click() toggles and fires click/input/change the way frameworks expect.
+      if (el.checked !== want) el.click();
+      return;
+    }
+    if (tag === 'select') {
+      const options = [...el.options];
+      const wanted = Array.isArray(value) ? value : [value];
+      if (!wanted.every((v) => typeof v === 'string')) fail('invalid_params', 'value must be a string (or strings for a multiple select)');
+      if (!el.multiple && wanted.length !== 1) fail('invalid_params', 'this select takes one value');
+      const pick = wanted.map((v) => options.find((o) => o.value === v)
+        || options.find((o) => core().collapse(o.textContent) === core().collapse(v)));
+      if (pick.some((o) => !o)) fail('invalid_params', 'no such option in this select');
+      if (pick.some((o) => o.disabled)) fail('target_denied', 'that option is disabled');
+      el.focus();
+      if (el.multiple) {
+        for (const o of options) o.selected = pick.includes(o);
+      } else {
+        SELECT_VALUE.call(el, pick[0].value);
+      }
+      fireInput(el, null);
+      return;
+    }
+    if (typeof value !== 'string') fail('invalid_params', 'value must be a string');
+    if (value.length > MAX_VALUE_CHARS) fail('invalid_params', `value is longer than ${MAX_VALUE_CHARS} characters`);
+    if (tag === 'input' || tag === 'textarea') {
+      el.focus();
+      (tag === 'input' ? INPUT_VALUE : TEXTAREA_VALUE).call(el, value);
+      fireInput(el, value);
+      return;
+    }
+    // contenteditable: let the editor see a real edit (beforeinput/input) where it can.
+    el.focus();
+    const sel = el.ownerDocument.getSelection();
+    if (sel) {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      sel.removeAllRanges();
+      sel.addRange(range);
+    }
+    let ok = false;
+    try { ok = document.execCommand('insertText', false, value); } catch (_) { ok = false; }
+    if (!ok) {
+      el.textContent = value;
+      el.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: value }));
+    }
+  }
+
+  /** One animation frame (or 100 ms where frames are throttled, as in a hidden tab), then settle. */
+  function settle() {
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        Promise.resolve().then(() => setTimeout(resolve, 0));
+      };
+      requestAnimationFrame(finish);
+      setTimeout(finish, 100);
+    });
+  }
+
+  async function opAction(args) {
+    const ACTIONS = ['click', 'focus', 'scroll', 'setValue'];
+    if (!ACTIONS.includes(args.action)) fail('invalid_params', `action must be one of ${ACTIONS.join(', ')}`);
+    const { el, ref } = resolve(args);
+    const before = { url: location.href, title: document.title, textLength: (document.body || document.documentElement).textContent.length };
+    let added = 0;
+    let removed = 0;
+    let textMutated = false;
+    const countEls = (list) => {
+      let n = 0;
+      for (const node of list) if (node.nodeType === 1 && !ownHosts.has(node)) n += 1 + node.getElementsByTagName('*').length;
+      return n;
+    };
+    const mo = new MutationObserver((records) => {
+      for (const r of records) {
+        if (r.type === 'characterData') { textMutated = true; continue; }
+        added += countEls(r.addedNodes);
+        removed += countEls(r.removedNodes);
+        for (const n of [...r.addedNodes, ...r.removedNodes]) if (n.nodeType === 3) textMutated = true;
+      }
+    });
+    mo.observe(document, { subtree: true, childList: true, characterData: true });
+    try {
+      switch (args.action) {
+        case 'click': doClick(el); break;
+        case 'focus': doFocus(el); break;
+        case 'scroll': el.scrollIntoView({ block: 'center', inline: 'nearest', behavior: 'instant' }); break;
+        case 'setValue': doSetValue(el, args.value); break;
+        default: break;
+      }
+      await settle();
+    } finally {
+      const records = mo.takeRecords();
+      mo.disconnect();
+      if (records.length) {
+        for (const r of records) {
+          if (r.type === 'characterData') { textMutated = true; continue; }
+          added += countEls(r.addedNodes);
+          removed += countEls(r.removedNodes);
+        }
+      }
+    }
+    const root = document.body || document.documentElement;
+    return {
+      action: args.action, ref, done: true,
+      changes: {
+        urlChanged: location.href !== before.url,
+        titleChanged: document.title !== before.title,
+        added, removed,
+        textChanged: textMutated || root.textContent.length !== before.textLength,
+      },
+    };
+  }
+
+  // ---- Chaperone's own UI: pill and handoff banner -------------------------------------------
+
+  const ui = { pill: null, banner: null, pillShown: false, stopped: false, step: null };
+
+  const BASE_CSS = `
+    :host { all: initial; }
+    * { box-sizing: border-box; font: 13px/1.35 system-ui, -apple-system, "Segoe UI", "Noto Sans", "Noto Sans CJK SC", sans-serif; }
+    button { cursor: pointer; border-radius: 6px; padding: 4px 10px; font-weight: 600; }
+    button:focus-visible { outline: 2px solid #3584e4; outline-offset: 2px; }
+    [hidden] { display: none !important; }`;
+
+  function makeHost(css, place) {
+    const host = document.createElement('div');
+    ownHosts.add(host);
+    const root = host.attachShadow({ mode: 'closed' });
+    const style = document.createElement('style');
+    style.textContent = BASE_CSS + css;
+    root.appendChild(style);
+    place(host);
+    return { host, root };
+  }
+
+  function placeHost(host, pos) {
+    const s = host.style;
+    s.setProperty('all', 'initial', 'important');
+    s.setProperty('position', 'fixed', 'important');
+    s.setProperty('z-index', '2147483647', 'important');
+    s.setProperty('display', 'block', 'important');
+    s.setProperty('margin', '0', 'important');
+    s.setProperty('padding', '0', 'important');
+    s.setProperty('border', '0', 'important');
+    s.setProperty('background', 'transparent', 'important');
+    s.setProperty('overflow', 'visible', 'important');
+    for (const k of ['top', 'right', 'bottom', 'left', 'width']) s.setProperty(k, pos[k] || 'auto', 'important');
+  }
+
+  /** Keeps the host attached and above page content (top layer, so above modal dialogs too). */
+  function mount(host) {
+    if (!host.isConnected) (document.documentElement || document).appendChild(host);
+    try {
+      if (!host.hasAttribute('popover')) host.setAttribute('popover', 'manual');
+      if (host.matches(':popover-open')) host.hidePopover();
+      host.showPopover();
+    } catch (_) {
+      // No popover support (or a detached document): the fixed z-index still applies.
+    }
+  }
+
+  function unmount(host) {
+    try { if (host.matches(':popover-open')) host.hidePopover(); } catch (_) { /* see mount */ }
+    host.remove();
+  }
+
+  const PILL_CSS = `
+    .pill { display: flex; align-items: center; gap: 8px; padding: 6px 6px 6px 12px; border-radius: 999px;
+      background: #1e1e1e; color: #fff; box-shadow: 0 2px 10px rgba(0,0,0,.35); border: 1px solid #555; }
+    .dot { width: 8px; height: 8px; border-radius: 50%; background: #33d17a; flex: none; }
+    .pill.stopped .dot { background: #9a9996; }
+    .stop { background: #c01c28; color: #fff; border: 1px solid #fff3; }
+    .stop:hover { background: #a51d2d; }
+    @media (forced-colors: active) { .pill { border: 1px solid CanvasText; } }`;
+
+  function renderPill() {
+    const p = ui.pill;
+    p.box.classList.toggle('stopped', ui.stopped);
+    p.label.textContent = ui.stopped ? msg('page_pill_stopped')
+      : Number.isFinite(ui.step) ? msg('page_pill_active', [String(ui.step)]) : msg('page_pill_active_nostep');
+    p.stop.hidden = ui.stopped;
+  }
+
+  function ensurePill() {
+    if (ui.pill) return ui.pill;
+    const { host, root } = makeHost(PILL_CSS, (h) => placeHost(h, { right: '16px', bottom: '16px' }));
+    const box = document.createElement('div');
+    box.className = 'pill';
+    box.setAttribute('role', 'status');
+    box.setAttribute('aria-live', 'polite');
+    box.setAttribute('aria-label', msg('page_pill_region'));
+    const dot = document.createElement('span');
+    dot.className = 'dot';
+    const label = document.createElement('span');
+    label.className = 'label';
+    const stop = document.createElement('button');
+    stop.type = 'button';
+    stop.className = 'stop';
+    stop.dataset.chaperone = 'stop';
+    stop.textContent = msg('page_pill_stop');
+    stop.title = msg('page_pill_stop_hint');
+    stop.addEventListener('click', (e) => {
+      if (!e.isTrusted) return;    // only a person's click stops; a page script cannot fake one
+      stopFromPage('pill');
+    });
+    box.append(dot, label, stop);
+    root.appendChild(box);
+    ui.pill = { host, root, box, label, stop };
+    return ui.pill;
+  }
+
+  function stopFromPage(source) {
+    if (ui.stopped) return;
+    ui.stopped = true;
+    if (ui.pill) renderPill();
+    send({ type: 'page.stop', source });
+  }
+
+  // Esc stops the agent: trusted keydown, capture phase on window, so the page's own handlers
+  // further down cannot swallow it first. It does not preventDefault: the page's Esc still works.
+  window.addEventListener('keydown', (e) => {
+    if (!e.isTrusted || e.key !== 'Escape' || e.isComposing) return;
+    if (!ui.pillShown || ui.stopped) return;
+    stopFromPage('esc');
+  }, true);
+
+  function opPill(args) {
+    if (!args.show) {
+      ui.pillShown = false;
+      if (ui.pill) unmount(ui.pill.host);
+      return { shown: false };
+    }
+    ui.step = Number.isFinite(args.step) ? Math.max(0, Math.floor(args.step)) : null;
+    ui.stopped = !!args.stopped;
+    ui.pillShown = true;
+    const p = ensurePill();
+    renderPill();
+    mount(p.host);
+    return { shown: true, stopped: ui.stopped, step: ui.step };
+  }
+
+  const BANNER_CSS = `
+    .bar { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 16px; padding: 10px 16px;
+      background: #fdf3c7; color: #1e1e1e; border-bottom: 2px solid #c88800; box-shadow: 0 2px 10px rgba(0,0,0,.25); }
+    :host(.bottom) .bar { border-bottom: 0; border-top: 2px solid #c88800; }
+    .text { flex: 1 1 320px; min-width: 0; }
+    .title { font-weight: 700; font-size: 14px; display: block; }
+    .reason, .agent { margin: 2px 0 0; overflow-wrap: anywhere; }
+    .agent-label { font-weight: 600; margin-inline-end: 4px; }
+    .agent-text { white-space: pre-wrap; }
+    .buttons { display: flex; gap: 8px; align-items: center; }
+    .done { background: #2ec27e; color: #000; border: 1px solid #26a269; }
+    .cancel { background: #fff; color: #1e1e1e; border: 1px solid #9a9996; }
+    .move { background: transparent; color: inherit; border: 1px solid transparent; font-weight: 400; }
+    .status { font-weight: 600; }
+    button:disabled { opacity: .5; cursor: default; }
+    @media (prefers-color-scheme: dark) {
+      .bar { background: #3d3416; color: #fff; border-color: #e5a50a; }
+      .cancel { background: #303030; color: #fff; }
+    }`;
+
+  const REASONS = ['qr', 'mfa', 'captcha', 'device', 'login', 'other'];
+
+  function ensureBanner() {
+    if (ui.banner) return ui.banner;
+    const { host, root } = makeHost(BANNER_CSS, (h) => placeHost(h, { top: '0', left: '0', right: '0', width: '100%' }));
+    const bar = document.createElement('div');
+    bar.className = 'bar';
+    bar.setAttribute('role', 'region');
+    bar.setAttribute('aria-label', msg('page_handoff_region'));
+    const text = document.createElement('div');
+    text.className = 'text';
+    const title = document.createElement('strong');
+    title.className = 'title';
+    title.textContent = msg('page_handoff_title');
+    const reason = document.createElement('p');
+    reason.className = 'reason';
+    reason.setAttribute('aria-live', 'assertive');
+    const agent = document.createElement('p');
+    agent.className = 'agent';
+    const agentLabel = document.createElement('span');
+    agentLabel.className = 'agent-label';
+    agentLabel.textContent = msg('page_handoff_agent_message');
+    const agentText = document.createElement('span');
+    agentText.className = 'agent-text';
+    agent.append(agentLabel, agentText);
+    const status = document.createElement('p');
+    status.className = 'status';
+    status.setAttribute('role', 'status');
+    text.append(title, reason, agent, status);
+    const buttons = document.createElement('div');
+    buttons.className = 'buttons';
+    const mk = (cls, key, onTrusted) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = cls;
+      b.dataset.chaperone = cls;
+      b.textContent = msg(key);
+      b.addEventListener('click', (e) => {
+        if (!e.isTrusted) return;  // a page script's synthetic click never answers for the person
+        onTrusted();
+      });
+      return b;
+    };
+    const answer = (outcome) => {
+      const bn = ui.banner;
+      if (!bn.handoffId || bn.answered) return;
+      bn.answered = true;
+      bn.done.disabled = true;
+      bn.cancel.disabled = true;
+      bn.status.textContent = msg(outcome === 'done' ? 'page_handoff_sent_done' : 'page_handoff_sent_cancel');
+      bn.status.hidden = false;
+      send({ type: 'page.handoff', handoffId: bn.handoffId, outcome });
+    };
+    const done = mk('done', 'page_handoff_done', () => answer('done'));
+    const cancel = mk('cancel', 'page_handoff_cancel', () => answer('cancelled'));
+    const move = mk('move', 'page_handoff_move', () => {
+      // The bar must never hide what the person has to scan or type: let them move it.
+      const bottom = !host.classList.contains('bottom');
+      host.classList.toggle('bottom', bottom);
+      placeHost(host, bottom ? { bottom: '0', left: '0', right: '0', width: '100%' }
+        : { top: '0', left: '0', right: '0', width: '100%' });
+    });
+    buttons.append(done, cancel, move);
+    bar.append(text, buttons);
+    root.appendChild(bar);
+    ui.banner = { host, root, reason, agent, agentText, status, done, cancel, handoffId: null, answered: false };
+    return ui.banner;
+  }
+
+  function opHandoff(args) {
+    if (!args.show) {
+      if (ui.banner && (!args.handoffId || args.handoffId === ui.banner.handoffId)) {
+        unmount(ui.banner.host);
+        ui.banner.handoffId = null;
+        return { shown: false, handoffId: args.handoffId || null };
+      }
+      return { shown: !!(ui.banner && ui.banner.host.isConnected), handoffId: args.handoffId || null };
+    }
+    if (typeof args.handoffId !== 'string' || !args.handoffId) fail('invalid_params', 'handoffId must be a non-empty string');
+    const reason = REASONS.includes(args.reason) ? args.reason : 'other';
+    const b = ensureBanner();
+    b.handoffId = args.handoffId;
+    b.answered = false;
+    b.done.disabled = false;
+    b.cancel.disabled = false;
+    b.status.textContent = '';
+    b.status.hidden = true;
+    b.reason.textContent = msg(`page_handoff_reason_${reason}`);
+    const message = core().clip(core().collapse(typeof args.message === 'string' ? args.message : ''), MESSAGE_MAX);
+    b.agentText.textContent = message;      // plain text: the agent's words are never markup
+    b.agent.hidden = !message;
+    mount(b.host);
+    return { shown: true, handoffId: b.handoffId, reason };
+  }
+
+  // ---- entry point ---------------------------------------------------------------------------
+
+  const OPS = { context: opContext, inspect: opInspect, action: opAction, pill: opPill, handoff: opHandoff };
+
+  async function run(op, args) {
+    try {
+      if (!core()) fail('internal', 'snapshot-core.js is not loaded in this page');
+      const fn = Object.prototype.hasOwnProperty.call(OPS, op) ? OPS[op] : null;
+      if (!fn) fail('unknown_method', `unknown page op ${String(op).slice(0, 40)}`);
+      const a = args && typeof args === 'object' ? args : {};
+      return { ok: true, value: await fn(a) };
+    } catch (e) {
+      if (e instanceof PageError) return { ok: false, error: { code: e.code, message: e.message } };
+      // Anything else is our bug or a hostile page; say what kind without page data.
+      return { ok: false, error: { code: 'internal', message: `page agent failed (${e && e.name ? e.name : 'error'})` } };
+    }
+  }
+
+  Object.defineProperty(globalThis, '__chaperonePage', {
+    value: Object.freeze({ version: 1, run }),
+    writable: false, configurable: false, enumerable: false,
+  });
+})();

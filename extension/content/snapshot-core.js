@@ -1,0 +1,431 @@
+// Chaperone page snapshot: the pure parts (no DOM, no chrome.*), shared by page-agent.js and the
+// Node tests. A classic script on purpose: chrome.scripting.executeScript({files}) injects classic
+// scripts only, so there is no import/export; it publishes one global. Plain `import` of this file
+// from Node also works (it is strict-mode clean and touches nothing but globalThis).
+//
+// Elements are described by small "element-like" objects so the rules can be tested without a
+// browser:  { tag, attr(name) | attrs:{}, text, labelText, labelledByText }
+// where text/labelText/labelledByText may be strings or functions (the page agent passes functions
+// so that costly text is computed only for the few nodes that need a name).
+
+(function () {
+  'use strict';
+
+  const NAME_MAX = 160;          // characters (code points) of an accessible name
+  const ATTR_MAX = 500;          // characters of an attribute value reported by inspect
+
+  // Roles a person can act on. An element with one of these (explicit or implicit) is actionable.
+  const INTERACTIVE_ROLES = new Set([
+    'button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'option', 'textbox', 'searchbox', 'combobox', 'listbox', 'slider',
+    'spinbutton', 'treeitem', 'gridcell', 'scrollbar',
+  ]);
+
+  // Roles whose accessible name comes from their content (WAI-ARIA "name from: contents").
+  const NAME_FROM_CONTENT = new Set([
+    'button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
+    'checkbox', 'radio', 'switch', 'treeitem', 'cell', 'gridcell', 'columnheader', 'rowheader',
+    'row', 'tooltip', 'term', 'caption', 'legend',
+  ]);
+
+  // Explicit roles we recognise; anything else in role="" falls back to the implicit role.
+  const KNOWN_ROLES = new Set([
+    ...INTERACTIVE_ROLES, ...NAME_FROM_CONTENT,
+    'alert', 'alertdialog', 'application', 'article', 'banner', 'complementary', 'contentinfo',
+    'dialog', 'document', 'feed', 'figure', 'form', 'generic', 'grid', 'group', 'img', 'list',
+    'log', 'main', 'marquee', 'math', 'menu', 'menubar', 'meter', 'navigation', 'none', 'note',
+    'paragraph', 'presentation', 'progressbar', 'radiogroup', 'region', 'rowgroup', 'search',
+    'separator', 'status', 'table', 'tablist', 'tabpanel', 'timer', 'toolbar', 'tree', 'treegrid',
+  ]);
+
+  const INPUT_ROLES = {
+    button: 'button', submit: 'button', reset: 'button', image: 'button', file: 'button',
+    checkbox: 'checkbox', radio: 'radio', range: 'slider', number: 'spinbutton',
+    search: 'searchbox', hidden: 'none',
+  };
+
+  const TAG_ROLES = {
+    button: 'button', select: 'combobox', textarea: 'textbox', option: 'option', summary: 'button',
+    details: 'group', dialog: 'dialog', h1: 'heading', h2: 'heading', h3: 'heading', h4: 'heading',
+    h5: 'heading', h6: 'heading', nav: 'navigation', main: 'main', aside: 'complementary',
+    header: 'banner', footer: 'contentinfo', form: 'form', ul: 'list', ol: 'list', li: 'listitem',
+    table: 'table', tr: 'row', td: 'cell', th: 'columnheader', article: 'article',
+    progress: 'progressbar', meter: 'meter', hr: 'separator', fieldset: 'group', p: 'paragraph',
+    iframe: 'iframe', search: 'search', menu: 'list', output: 'status',
+  };
+
+  const enc = new TextEncoder();
+
+  function attrOf(d, name) {
+    if (typeof d.attr === 'function') return d.attr(name);
+    const v = d.attrs ? d.attrs[name] : undefined;
+    return v === undefined || v === null ? null : String(v);
+  }
+
+  function lazy(v) {
+    return typeof v === 'function' ? v() : v;
+  }
+
+  function tagOf(d) {
+    return String(d.tag || '').toLowerCase();
+  }
+
+  /** Collapses whitespace runs to one space and trims. */
+  function collapse(s) {
+    return String(s ?? '').replace(/\s+/g, ' ').trim();
+  }
+
+  /** Cuts `s` to at most `max` code points, never inside a surrogate pair; adds '…' if cut. */
+  function clip(s, max) {
+    s = String(s ?? '');
+    if (s.length <= max) return s;
+    let end = max;
+    const c = s.charCodeAt(end - 1);
+    if (c >= 0xd800 && c <= 0xdbff) end -= 1;   // don't leave half a pair behind
+    return s.slice(0, end) + '…';
+  }
+
+  function inputType(d) {
+    const t = (attrOf(d, 'type') || 'text').toLowerCase().trim();
+    return t || 'text';
+  }
+
+  /** The implicit (native) ARIA role of an element. */
+  function implicitRole(d) {
+    const tag = tagOf(d);
+    if (tag === 'a' || tag === 'area') return attrOf(d, 'href') !== null ? 'link' : 'generic';
+    if (tag === 'input') {
+      const t = inputType(d);
+      if (INPUT_ROLES[t]) return INPUT_ROLES[t];
+      return attrOf(d, 'list') !== null ? 'combobox' : 'textbox';
+    }
+    if (tag === 'select') {
+      const size = parseInt(attrOf(d, 'size') || '0', 10);
+      return attrOf(d, 'multiple') !== null || size > 1 ? 'listbox' : 'combobox';
+    }
+    if (tag === 'img') return attrOf(d, 'alt') === '' ? 'presentation' : 'img';
+    if (tag === 'section') return attrOf(d, 'aria-label') || attrOf(d, 'aria-labelledby') ? 'region' : 'generic';
+    if (TAG_ROLES[tag]) return TAG_ROLES[tag];
+    if (isContentEditable(d)) return 'textbox';
+    return 'generic';
+  }
+
+  function isNativelyFocusable(d) {
+    const tag = tagOf(d);
+    if (tag === 'a' || tag === 'area') return attrOf(d, 'href') !== null;
+    return tag === 'button' || tag === 'input' || tag === 'select' || tag === 'textarea'
+      || tag === 'summary' || attrOf(d, 'tabindex') !== null;
+  }
+
+  /** The computed role: the first recognised token of role="", else the implicit role. */
+  function roleOf(d) {
+    const explicit = attrOf(d, 'role');
+    if (explicit) {
+      for (const token of explicit.toLowerCase().split(/\s+/)) {
+        if (!KNOWN_ROLES.has(token)) continue;
+        // ARIA: none/presentation is ignored on focusable elements (it would hide a control).
+        if ((token === 'none' || token === 'presentation') && isNativelyFocusable(d)) break;
+        return token;
+      }
+    }
+    return implicitRole(d);
+  }
+
+  function isContentEditable(d) {
+    const ce = attrOf(d, 'contenteditable');
+    if (ce === null) return false;
+    const v = ce.toLowerCase();
+    return v === '' || v === 'true' || v === 'plaintext-only';
+  }
+
+  /**
+   * The accessible name, simplified from accname 1.2: aria-labelledby, aria-label, native label
+   * (label, alt, button value), content for name-from-content roles, title, placeholder.
+   * A text field's own value is never its name.
+   */
+  function nameOf(d, role) {
+    role = role || roleOf(d);
+    const tag = tagOf(d);
+    const pick = (v) => {
+      const c = collapse(v);
+      return c ? clip(c, NAME_MAX) : '';
+    };
+    let n = pick(lazy(d.labelledByText));
+    if (n) return n;
+    n = pick(attrOf(d, 'aria-label'));
+    if (n) return n;
+    if (tag === 'input') {
+      const t = inputType(d);
+      if (t === 'submit' || t === 'reset' || t === 'button') {
+        // A button's value is its visible caption, not user data.
+        const v = attrOf(d, 'value');
+        if (v !== null && collapse(v)) return pick(v);
+        if (t === 'submit') return 'Submit';
+        if (t === 'reset') return 'Reset';
+      } else if (t === 'image') {
+        n = pick(attrOf(d, 'alt'));
+        if (n) return n;
+      } else {
+        n = pick(lazy(d.labelText));
+        if (n) return n;
+      }
+    } else if (tag === 'select' || tag === 'textarea' || tag === 'meter' || tag === 'progress'
+      || tag === 'output') {
+      n = pick(lazy(d.labelText));
+      if (n) return n;
+    } else if (tag === 'img' || tag === 'area') {
+      n = pick(attrOf(d, 'alt'));
+      if (n) return n;
+    } else if (tag === 'iframe') {
+      n = pick(attrOf(d, 'title'));
+      if (n) return n;
+    }
+    if (NAME_FROM_CONTENT.has(role) && !(tag === 'input' || tag === 'select' || tag === 'textarea')) {
+      n = pick(lazy(d.text));
+      if (n) return n;
+    }
+    n = pick(attrOf(d, 'title'));
+    if (n) return n;
+    if (role === 'textbox' || role === 'searchbox' || role === 'combobox' || role === 'spinbutton') {
+      n = pick(attrOf(d, 'placeholder')) || pick(attrOf(d, 'aria-placeholder'));
+      if (n) return n;
+    }
+    if (tag === 'input' && inputType(d) === 'file') return 'Choose file';
+    return '';
+  }
+
+  /**
+   * Whether a person could act on the element (click, type, pick). Disabled controls still count
+   * (they are reported with state.disabled) so the agent learns they exist; hidden inputs,
+   * aria-hidden and inert subtrees do not.
+   */
+  function isActionable(d) {
+    const tag = tagOf(d);
+    if (attrOf(d, 'aria-hidden') === 'true' || attrOf(d, 'inert') !== null) return false;
+    if (tag === 'input') return inputType(d) !== 'hidden';
+    if (tag === 'button' || tag === 'select' || tag === 'textarea' || tag === 'summary') return true;
+    if ((tag === 'a' || tag === 'area') && attrOf(d, 'href') !== null) return true;
+    if (isContentEditable(d)) return true;
+    const role = attrOf(d, 'role');
+    if (role && INTERACTIVE_ROLES.has(roleOf(d))) return true;
+    const ti = attrOf(d, 'tabindex');
+    if (ti !== null && /^\s*\d+\s*$/.test(ti)) return true;     // tabindex >= 0 (not -1)
+    return attrOf(d, 'onclick') !== null;
+  }
+
+  // Credential recognition (DESIGN §8): by type, autocomplete and name/id.
+  const CREDENTIAL_AUTOCOMPLETE = new Set(['current-password', 'new-password', 'one-time-code',
+    'cc-number', 'cc-csc']);
+  // Long words are safe as substrings ("userPassword", "csrf_token").
+  const CREDENTIAL_SUBSTRING = /password|passwd|passphrase|passcode|token|api[-_]?key|secret/i;
+  // Short words only as whole tokens (so "shipping", "spinner", "footprint" stay ordinary).
+  const CREDENTIAL_TOKEN = /^(pin|otp|totp|cvv|cvc|csc|pwd|mfa|2fa)(code|number|num|no|\d+)?$/;
+
+  function tokens(s) {
+    // "userPin" → user pin; "otp-code" → otp code; "API_KEY2" → api key2
+    return String(s).replace(/([a-z\d])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z\d]+/)
+      .filter(Boolean);
+  }
+
+  function credentialName(s) {
+    if (!s) return false;
+    if (CREDENTIAL_SUBSTRING.test(s)) return true;
+    return tokens(s).some((t) => CREDENTIAL_TOKEN.test(t));
+  }
+
+  /** True for fields whose value is a secret: type=password, credential autocomplete or name. */
+  function isCredentialField(d) {
+    const tag = tagOf(d);
+    if (tag !== 'input' && tag !== 'textarea' && !isContentEditable(d)) return false;
+    if (tag === 'input') {
+      const t = inputType(d);
+      if (t === 'password') return true;
+      if (t === 'checkbox' || t === 'radio' || t === 'submit' || t === 'button' || t === 'reset'
+        || t === 'image' || t === 'file' || t === 'hidden') return false;
+    }
+    const ac = (attrOf(d, 'autocomplete') || '').toLowerCase().split(/\s+/);
+    if (ac.some((t) => CREDENTIAL_AUTOCOMPLETE.has(t))) return true;
+    return credentialName(attrOf(d, 'name')) || credentialName(attrOf(d, 'id'));
+  }
+
+  /** True for one-time-code fields (an MFA step is showing). */
+  function isOtpField(d) {
+    const ac = (attrOf(d, 'autocomplete') || '').toLowerCase().split(/\s+/);
+    if (ac.includes('one-time-code')) return true;
+    const re = /^(otp|totp|mfa|2fa|verification|verify)(code|number|num)?$/;
+    return [attrOf(d, 'name'), attrOf(d, 'id')].some((s) => s && tokens(s).some((t) => re.test(t)));
+  }
+
+  /**
+   * Bounds `text` to `maxBytes` of UTF-8 without ever cutting a code point.
+   * TextEncoder.encodeInto writes whole characters only, so `read` is a safe UTF-16 cut.
+   * → { text, truncated, bytes }
+   */
+  function boundUtf8(text, maxBytes) {
+    const s = String(text ?? '');
+    const max = Math.max(0, Math.floor(maxBytes));
+    if (s.length * 3 <= max) {
+      // Every UTF-16 unit is at most 3 UTF-8 bytes (a pair, 2 units, is 4): it fits.
+      return { text: s, truncated: false, bytes: enc.encode(s).length };
+    }
+    const buf = new Uint8Array(max);
+    const { read, written } = enc.encodeInto(s, buf);
+    if (read >= s.length) return { text: s, truncated: false, bytes: written };
+    return { text: s.slice(0, read), truncated: true, bytes: written };
+  }
+
+  /**
+   * Normalises rendered page text (innerText) for the excerpt: spaces collapsed, lines trimmed,
+   * at most one blank line in a row. Only a prefix is normalised when the page is huge so the cost
+   * stays bounded; `cut` says that happened.
+   */
+  function normalizeText(raw, maxBytes) {
+    let s = String(raw ?? '');
+    let cut = false;
+    const limit = Math.max(1024, maxBytes * 4);
+    if (s.length > limit) {
+      s = s.slice(0, limit);
+      const c = s.charCodeAt(s.length - 1);
+      if (c >= 0xd800 && c <= 0xdbff) s = s.slice(0, -1);
+      cut = true;
+    }
+    s = s.replace(/\r\n?/g, '\n').replace(/[^\S\n]+/g, ' ').replace(/ ?\n ?/g, '\n')
+      .replace(/\n{3,}/g, '\n\n').trim();
+    return { text: s, cut };
+  }
+
+  /** The excerpt: normalised and bounded. → { text, truncated, bytes } */
+  function textExcerpt(raw, maxBytes) {
+    const n = normalizeText(raw, maxBytes);
+    const b = boundUtf8(n.text, maxBytes);
+    return { text: b.text, truncated: b.truncated || n.cut, bytes: b.bytes };
+  }
+
+  /**
+   * A node line as the agent sees it: {ref, role, name, tag, state, href?, inModal?}.
+   * `state` keeps only what is set, so lines stay short.
+   */
+  function nodeLine(ref, info) {
+    const line = { ref, role: info.role, name: info.name || '', tag: info.tag, state: {} };
+    const st = info.state || {};
+    for (const k of Object.keys(st)) {
+      const v = st[k];
+      if (v === undefined || v === null) continue;
+      line.state[k] = v;
+    }
+    if (info.href) line.href = clip(info.href, ATTR_MAX);
+    if (info.inModal) line.inModal = true;
+    return line;
+  }
+
+  /** The one-line text form of a node line, e.g. `e12 button "Sign in" [disabled]`. */
+  function formatNodeLine(n) {
+    const flags = Object.entries(n.state || {}).filter(([, v]) => v !== false)
+      .map(([k, v]) => (v === true ? k : `${k}=${v}`));
+    if (n.inModal) flags.push('inModal');
+    return `${n.ref} ${n.role} ${JSON.stringify(n.name || '')}`
+      + (n.href ? ` → ${n.href}` : '') + (flags.length ? ` [${flags.join(', ')}]` : '');
+  }
+
+  /**
+   * The stable key of a node across captures of one document: tag, role, name and a short path of
+   * ancestors — not the ref (which is what we are trying to keep) and not a sibling index (which
+   * shifts whenever something is inserted above).
+   */
+  function stableKey(info) {
+    return `${info.tag}|${info.role}|${info.name || ''}|${info.path || ''}`;
+  }
+
+  /** Makes keys unique within one capture by numbering repeats in document order ("…#2"). */
+  function dedupeKeys(keys) {
+    const seen = new Map();
+    return keys.map((k) => {
+      const n = (seen.get(k) || 0) + 1;
+      seen.set(k, n);
+      return n === 1 ? k : `${k}#${n}`;
+    });
+  }
+
+  /**
+   * Gives each item of a new capture a ref, re-using the previous capture's refs so an agent's
+   * refs stay meaningful:
+   *   1. identity — the same element already has a ref (`item.knownRef`);
+   *   2. stable key — an element re-rendered with the same tag/role/name/path takes over the ref
+   *      of the old one, but only when `canReuse(prevEntry)` (the old element is gone);
+   *   3. otherwise a fresh ref from `alloc()`.
+   * A ref is never given to two items of one capture.
+   * prev: [{ref, key}], items: [{key, knownRef?}] → [ref] (same order as items)
+   */
+  function assignRefs(prev, items, { alloc, canReuse = () => true }) {
+    const used = new Set();
+    const out = new Array(items.length).fill(null);
+    items.forEach((it, i) => {
+      if (it.knownRef && !used.has(it.knownRef)) {
+        out[i] = it.knownRef;
+        used.add(it.knownRef);
+      }
+    });
+    const byKey = new Map();
+    for (const p of prev || []) {
+      if (!byKey.has(p.key)) byKey.set(p.key, []);
+      byKey.get(p.key).push(p);
+    }
+    items.forEach((it, i) => {
+      if (out[i]) return;
+      const list = byKey.get(it.key);
+      if (list) {
+        const idx = list.findIndex((p) => !used.has(p.ref) && canReuse(p));
+        if (idx >= 0) {
+          out[i] = list[idx].ref;
+          used.add(out[i]);
+          list.splice(idx, 1);
+          return;
+        }
+      }
+      let r = alloc();
+      while (used.has(r)) r = alloc();
+      out[i] = r;
+      used.add(r);
+    });
+    return out;
+  }
+
+  function sameState(a, b) {
+    const ka = Object.keys(a || {});
+    const kb = Object.keys(b || {});
+    if (ka.length !== kb.length) return false;
+    return ka.every((k) => (b || {})[k] === a[k]);
+  }
+
+  /** True when two node lines say the same thing (the ref aside). */
+  function sameLine(a, b) {
+    return a.role === b.role && a.name === b.name && a.tag === b.tag
+      && (a.href || '') === (b.href || '') && !!a.inModal === !!b.inModal
+      && sameState(a.state, b.state);
+  }
+
+  /**
+   * The diff between two captures' node lists, by ref (refs were assigned with assignRefs so an
+   * unchanged node keeps its ref): → {added:[node], removed:[ref], changed:[node], textChanged}
+   */
+  function diffNodes(prevNodes, nextNodes, prevText, nextText) {
+    const before = new Map((prevNodes || []).map((n) => [n.ref, n]));
+    const after = new Set(nextNodes.map((n) => n.ref));
+    const added = [];
+    const changed = [];
+    for (const n of nextNodes) {
+      const p = before.get(n.ref);
+      if (!p) added.push(n);
+      else if (!sameLine(p, n)) changed.push(n);
+    }
+    const removed = (prevNodes || []).filter((n) => !after.has(n.ref)).map((n) => n.ref);
+    return { added, removed, changed, textChanged: prevText !== nextText };
+  }
+
+  globalThis.ChaperoneSnapshotCore = Object.freeze({
+    NAME_MAX, ATTR_MAX, INTERACTIVE_ROLES,
+    collapse, clip, roleOf, implicitRole, nameOf, isActionable, isContentEditable,
+    isCredentialField, isOtpField, credentialName, boundUtf8, normalizeText, textExcerpt,
+    nodeLine, formatNodeLine, stableKey, dedupeKeys, assignRefs, sameLine, diffNodes,
+  });
+})();

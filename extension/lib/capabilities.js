@@ -1,0 +1,507 @@
+// The handlers behind every engine method: how each one's params are checked, what it targets, and
+// what it does once the router has checked stop, grant, scope and target. The scope each method
+// needs is in scopes.js (METHODS), the one table; this file must cover exactly its methods.
+
+import { ChaperoneError } from './scopes.js';
+import { HANDOFF_REASONS, MAX_MESSAGE_CHARS } from './handoffs.js';
+import { STOP_SOURCES } from './stop.js';
+import { frameReadability, isExtensionUrl, webOrigin } from './targets.js';
+
+export const CONTEXT_LIMITS = Object.freeze({ maxTextBytes: 20480, maxNodes: 400, maxScan: 10000 });
+export const NAVIGATE_TIMEOUT_MS = 15000;
+export const ACTIONS = Object.freeze(['click', 'focus', 'scroll', 'setValue']);
+const MAX_VALUE_CHARS = 65536;
+const MAX_URL_CHARS = 8192;
+
+// ---- params ----------------------------------------------------------------------------------
+
+const bad = (message) => new ChaperoneError('invalid_params', message);
+
+function obj(params) {
+  if (params === undefined || params === null) return {};
+  if (typeof params !== 'object' || Array.isArray(params)) throw bad('params is not an object');
+  return params;
+}
+function tabId(v) {
+  if (!Number.isSafeInteger(v) || v < 0) throw bad('tabId is not a tab id');
+  return v;
+}
+function frameId(v) {
+  if (v === undefined) return 0;
+  if (!Number.isSafeInteger(v) || v < 0) throw bad('frameId is not a frame id');
+  return v;
+}
+function optString(v, name, max) {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string' || v.length === 0 || v.length > max) throw bad(`${name} is not a short string`);
+  return v;
+}
+function id(v, name) {
+  if (typeof v !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(v)) throw bad(`${name} is not an id`);
+  return v;
+}
+function oneOf(v, name, allowed) {
+  if (!allowed.includes(v)) throw bad(`${name} is not one of ${allowed.join(', ')}`);
+  return v;
+}
+
+/** A wire ref `"<captureId>:<page ref>"` → its two halves. */
+export function parseRef(ref) {
+  if (typeof ref !== 'string') throw bad('ref is not a string');
+  const m = /^([a-z0-9]{1,32}):([A-Za-z0-9_-]{1,32})$/.exec(ref);
+  if (!m) throw bad('ref is not a ref from browser.context');
+  return { captureId: m[1], pageRef: m[2] };
+}
+
+// ---- helpers ---------------------------------------------------------------------------------
+
+async function focusTab(chrome, tab) {
+  await chrome.tabs.update(tab.id, { active: true });
+  await chrome.windows?.update(tab.windowId, { focused: true });
+}
+
+/** Refs in a page result get the capture's prefix, so a ref names its capture on the wire. */
+export function prefixRefs(value, captureId, previousCaptureId) {
+  const fix = (r) => (typeof r === 'string' && r.length > 0 ? `${captureId}:${r}` : r);
+  const fixNode = (n) => (n && typeof n === 'object' ? { ...n, ref: fix(n.ref) } : n);
+  const out = { ...value };
+  if (Array.isArray(value.nodes)) out.nodes = value.nodes.map(fixNode);
+  if (Array.isArray(value.forms)) {
+    out.forms = value.forms.map((f) => {
+      if (!f || typeof f !== 'object') return f;
+      const form = { ...f, fields: Array.isArray(f.fields) ? f.fields.map(fixNode) : f.fields };
+      if (f.ref !== undefined) form.ref = fix(f.ref);
+      return form;
+    });
+  }
+  if (value.diff && typeof value.diff === 'object') {
+    const d = value.diff;
+    // Removed nodes were named by the previous capture: give them the name the agent saw.
+    const old = previousCaptureId ?? captureId;
+    out.diff = {
+      ...d,
+      added: Array.isArray(d.added) ? d.added.map(fixNode) : d.added,
+      changed: Array.isArray(d.changed) ? d.changed.map(fixNode) : d.changed,
+      removed: Array.isArray(d.removed)
+        ? d.removed.map((r) => (typeof r === 'string' ? `${old}:${r}` : r)) : d.removed,
+    };
+  }
+  return out;
+}
+
+/**
+ * The child frames of `parentFrameId` as webNavigation knows them, each matched (by URL, then by
+ * a unique origin) with the page's own <iframe> entry. Only readable frames show their URL.
+ */
+export function mergeFrames(navFrames, pageIframes, grant, tabId, parentFrameId) {
+  const children = (navFrames ?? []).filter((f) => f.parentFrameId === parentFrameId && f.frameId !== parentFrameId);
+  const iframes = Array.isArray(pageIframes) ? [...pageIframes] : [];
+  const used = new Set();
+  const out = children.map((f) => {
+    const { readable, reason } = frameReadability(grant, tabId, f);
+    const origin = reason === 'extension' || reason === 'not_web' ? null : webOrigin(f.url);
+    let match = iframes.findIndex((i, k) => !used.has(k) && i && i.src === f.url);
+    if (match < 0 && origin) {
+      const same = iframes.map((i, k) => [i, k]).filter(([i, k]) => !used.has(k) && i && i.origin === origin);
+      if (same.length === 1) match = same[0][1];
+    }
+    const entry = { frameId: f.frameId, parentFrameId: f.parentFrameId, documentId: f.documentId ?? null,
+      origin, url: readable ? f.url : null, readable };
+    if (reason) entry.reason = reason;
+    if (match >= 0) {
+      used.add(match);
+      const i = iframes[match];
+      Object.assign(entry, { index: i.index, name: i.name, title: i.title });
+    }
+    return entry;
+  });
+  // <iframe>s webNavigation does not know (not loaded yet, sandboxed to about:blank…): listed, unreachable.
+  iframes.forEach((i, k) => {
+    if (used.has(k) || !i) return;
+    out.push({ frameId: null, parentFrameId, documentId: null, origin: i.origin ?? null, url: null,
+      readable: false, reason: 'not_granted', index: i.index, name: i.name, title: i.title });
+  });
+  return out;
+}
+
+function cookieView(c) {
+  const view = {
+    name: c.name, domain: c.domain, path: c.path, secure: !!c.secure, httpOnly: !!c.httpOnly,
+    sameSite: c.sameSite ?? 'unspecified', session: !!c.session,
+    valueLength: typeof c.value === 'string' ? c.value.length : 0,
+  };
+  if (!c.session && typeof c.expirationDate === 'number') view.expirationDate = c.expirationDate;
+  return view;
+}
+
+/** Waits for the tab's main frame to commit (or change its URL within the document). */
+function waitForCommit(chrome, tabId, { signal, timeoutMs }) {
+  const nav = chrome.webNavigation;
+  let cleanup = () => {};
+  const promise = new Promise((resolve, reject) => {
+    const mine = (d) => d && d.tabId === tabId && d.frameId === 0 && d.documentLifecycle !== 'prerender';
+    const onCommitted = (d) => { if (mine(d)) done(resolve, { url: d.url, documentId: d.documentId }); };
+    const onSameDoc = (d) => { if (mine(d)) done(resolve, { url: d.url, documentId: d.documentId }); };
+    const onError = (d) => {
+      if (mine(d)) done(reject, new ChaperoneError('stale_document', 'The navigation failed; the tab shows an error page'));
+    };
+    const onAbort = () => done(reject, signal.reason instanceof ChaperoneError
+      ? signal.reason : new ChaperoneError('cancelled', 'The call was cancelled'));
+    const timer = setTimeout(() => done(reject, new ChaperoneError('timeout', 'The page did not commit in time')), timeoutMs);
+    timer?.unref?.();
+    function done(fn, v) {
+      cleanup();
+      fn(v);
+    }
+    cleanup = () => {
+      clearTimeout(timer);
+      nav.onCommitted.removeListener(onCommitted);
+      nav.onReferenceFragmentUpdated?.removeListener(onSameDoc);
+      nav.onHistoryStateUpdated?.removeListener(onSameDoc);
+      nav.onErrorOccurred?.removeListener(onError);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    nav.onCommitted.addListener(onCommitted);
+    nav.onReferenceFragmentUpdated?.addListener(onSameDoc);
+    nav.onHistoryStateUpdated?.addListener(onSameDoc);
+    nav.onErrorOccurred?.addListener(onError);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  return { promise, cancel: () => cleanup() };
+}
+
+// ---- the handlers ----------------------------------------------------------------------------
+// `target` says what the router must check before `run`:
+//   'none'     engine-only, no grant (grant.revoke, extension.*)
+//   'any'      a live grant of any tab (browser.tabs)
+//   (p) => {tabId, frameId, documentId?}   a named frame
+//   'capture'  the frame and document of the ref's capture
+//   'handoff'  the tab of the handoff (grant and scope only: a login handoff may leave the origin)
+// `run(ctx)` gets {router, chrome, params, signal, tabId, frameId, documentId, frame, grant, capture,
+// handoff}; documentId and frame are the current ones, already checked.
+
+export const HANDLERS = Object.freeze({
+  'browser.tabs': {
+    target: 'any',
+    params: (p) => (obj(p), {}),
+    async run({ chrome, grants }) {
+      const tabs = [];
+      for (const g of grants) {
+        for (const t of g.targets) {
+          if (t.frameId !== 0) continue;
+          let tab;
+          try {
+            tab = await chrome.tabs.get(t.tabId);
+          } catch {
+            continue;
+          }
+          if (!tab || isExtensionUrl(tab.url)) continue;
+          const here = webOrigin(tab.url) === t.origin;
+          const entry = {
+            tabId: t.tabId, windowId: tab.windowId, title: here ? (tab.title ?? '') : t.title,
+            url: here ? tab.url : t.url, origin: t.origin, active: !!tab.active, grantId: g.grantId,
+            label: g.label, scopes: [...g.scopes], expiresAt: g.expiresAt,
+          };
+          // The tab left the granted site: say so, and show only what the person granted.
+          if (!here) entry.state = 'origin_changed';
+          tabs.push(entry);
+        }
+      }
+      return { tabs };
+    },
+  },
+
+  'browser.frames': {
+    params: (p) => ({ tabId: tabId(obj(p).tabId) }),
+    target: (p) => ({ tabId: p.tabId, frameId: 0 }),
+    async run({ chrome, tabId: tab, grant }) {
+      const all = (await chrome.webNavigation.getAllFrames({ tabId: tab })) ?? [];
+      const frames = all.map((f) => {
+        const { readable, reason } = frameReadability(grant, tab, f);
+        const entry = {
+          frameId: f.frameId, parentFrameId: f.parentFrameId, documentId: f.documentId ?? null,
+          url: readable ? f.url : null,
+          origin: reason === 'extension' || reason === 'not_web' ? null : webOrigin(f.url),
+          readable,
+        };
+        if (reason) entry.reason = reason;
+        return entry;
+      });
+      return { frames };
+    },
+  },
+
+  'browser.context': {
+    params(p) {
+      const o = obj(p);
+      if (o.diff !== undefined && typeof o.diff !== 'boolean') throw bad('diff is not a boolean');
+      return {
+        tabId: tabId(o.tabId), frameId: frameId(o.frameId),
+        documentId: optString(o.documentId, 'documentId', 128), diff: o.diff === true,
+      };
+    },
+    target: (p) => ({ tabId: p.tabId, frameId: p.frameId, documentId: p.documentId }),
+    async run({ router, chrome, params, signal, tabId: tab, frameId: frame, documentId, grant }) {
+      const captureId = router.newCaptureId();
+      const where = { tabId: tab, frameId: frame, documentId };
+      const value = await router.page.run(where, 'context',
+        { captureId, ...CONTEXT_LIMITS, diff: params.diff }, { signal });
+      if (!value || typeof value !== 'object') throw new ChaperoneError('internal', 'The page answered nothing');
+      const previous = router.lastCaptureOf(tab, frame, documentId);
+      router.recordCapture(captureId, { tabId: tab, frameId: frame, documentId, grantId: grant.grantId });
+      let navFrames = [];
+      try {
+        navFrames = (await chrome.webNavigation.getAllFrames({ tabId: tab })) ?? [];
+      } catch {
+        navFrames = [];
+      }
+      return {
+        ...prefixRefs(value, captureId, previous?.captureId),
+        captureId, tabId: tab, frameId: frame, documentId,
+        frames: mergeFrames(navFrames, value.iframes, grant, tab, frame),
+      };
+    },
+  },
+
+  'browser.node.inspect': {
+    params: (p) => ({ ref: obj(p).ref, ...parseRef(obj(p).ref) }),
+    target: 'capture',
+    async run({ router, params, signal, tabId: tab, frameId: frame, documentId }) {
+      const value = await router.page.run({ tabId: tab, frameId: frame, documentId }, 'inspect',
+        { captureId: params.captureId, ref: params.pageRef }, { signal });
+      return value && typeof value === 'object' ? { ...value, ref: params.ref } : value;
+    },
+  },
+
+  'browser.node.action': {
+    params(p) {
+      const o = obj(p);
+      const action = oneOf(o.action, 'action', ACTIONS);
+      if (action === 'setValue' && (typeof o.value !== 'string' || o.value.length > MAX_VALUE_CHARS)) {
+        throw bad('setValue needs a string value');
+      }
+      if (action !== 'setValue' && o.value !== undefined) throw bad('only setValue takes a value');
+      return { ref: o.ref, ...parseRef(o.ref), action, value: o.value };
+    },
+    target: 'capture',
+    async run({ router, chrome, params, signal, tabId: tab, frameId: frame, documentId }) {
+      const args = { captureId: params.captureId, ref: params.pageRef, action: params.action };
+      if (params.action === 'setValue') args.value = params.value;
+      let value;
+      try {
+        value = await router.page.run({ tabId: tab, frameId: frame, documentId }, 'action', args, { signal });
+      } catch (e) {
+        if (e.code === 'stale_document') {
+          throw new ChaperoneError('stale_document',
+            'The page navigated away during the action; it may have run. Take a new snapshot.',
+            { tabId: tab, frameId: frame, maybeDone: true });
+        }
+        throw e;
+      }
+      // The act may have started a navigation: a result about a document that is gone would
+      // mislead, so the agent hears stale_document (with done:true) and snapshots again.
+      let now = null;
+      try {
+        now = await chrome.webNavigation.getFrame({ tabId: tab, frameId: frame });
+      } catch {
+        now = null;
+      }
+      if (!now || now.documentId !== documentId) {
+        throw new ChaperoneError('stale_document',
+          'The action ran, then the page navigated away. Take a new snapshot.',
+          { tabId: tab, frameId: frame, done: true, action: params.action, ref: params.ref });
+      }
+      return value && typeof value === 'object' ? { ...value, ref: params.ref } : value;
+    },
+  },
+
+  'browser.navigate': {
+    params(p) {
+      const o = obj(p);
+      if (typeof o.url !== 'string' || o.url.length === 0 || o.url.length > MAX_URL_CHARS) {
+        throw bad('url is not a URL');
+      }
+      try {
+        new URL(o.url);
+      } catch {
+        throw bad('url is not an absolute URL');
+      }
+      return { tabId: tabId(o.tabId), url: o.url };
+    },
+    target: (p) => ({ tabId: p.tabId, frameId: 0 }),
+    async run({ chrome, params, signal, tabId: tab, target }) {
+      if (webOrigin(params.url) !== target.origin) {
+        throw new ChaperoneError('target_denied', 'Navigation stays within the granted site', { tabId: tab });
+      }
+      const wait = waitForCommit(chrome, tab, { signal, timeoutMs: NAVIGATE_TIMEOUT_MS });
+      try {
+        await chrome.tabs.update(tab, { url: params.url });
+      } catch {
+        wait.cancel();
+        throw new ChaperoneError('stale_document', 'The tab is gone');
+      }
+      const committed = await wait.promise;
+      // A server redirect can land elsewhere: the grant does not follow it.
+      if (webOrigin(committed.url) !== target.origin) {
+        throw new ChaperoneError('origin_changed', 'The page redirected to another site', { tabId: tab });
+      }
+      return { tabId: tab, url: committed.url, documentId: committed.documentId ?? null };
+    },
+  },
+
+  'browser.takeover': {
+    params(p) {
+      const o = obj(p);
+      return { tabId: tabId(o.tabId), message: optString(o.message, 'message', MAX_MESSAGE_CHARS) };
+    },
+    target: (p) => ({ tabId: p.tabId, frameId: 0 }),
+    async run({ chrome, tabId: tab }) {
+      const info = await chrome.tabs.get(tab);
+      await focusTab(chrome, info);
+      return { tabId: tab, focused: true };
+    },
+  },
+
+  'browser.handoff.request': {
+    params(p) {
+      const o = obj(p);
+      if (o.message !== undefined && (typeof o.message !== 'string' || o.message.length > MAX_MESSAGE_CHARS)) {
+        throw bad(`message is text of at most ${MAX_MESSAGE_CHARS} characters`);
+      }
+      return { tabId: tabId(o.tabId), reason: oneOf(o.reason, 'reason', HANDOFF_REASONS), message: o.message ?? '' };
+    },
+    target: (p) => ({ tabId: p.tabId, frameId: 0 }),
+    async run({ router, chrome, params, tabId: tab, documentId, frame, grant, target }) {
+      const waiting = router.handoffs.waitingForTab(tab);
+      if (waiting) {
+        throw new ChaperoneError('busy', 'A handoff is already waiting on this tab', { handoffId: waiting.handoffId });
+      }
+      let info = null;
+      try {
+        info = await chrome.tabs.get(tab);
+      } catch {
+        info = null;
+      }
+      const h = router.handoffs.create({
+        tabId: tab, grantId: grant.grantId, url: frame.url, title: info?.title ?? target.title,
+        origin: target.origin, reason: params.reason, message: params.message,
+      });
+      if (info) {
+        try {
+          await focusTab(chrome, info);
+        } catch {
+          // The banner and the app's card still tell the person.
+        }
+      }
+      await router.page.fire({ tabId: tab, frameId: 0, documentId }, 'handoff',
+        { show: true, handoffId: h.handoffId, reason: h.reason, message: h.message });
+      return { handoffId: h.handoffId, state: 'waiting' };
+    },
+  },
+
+  'browser.handoff.status': {
+    params: (p) => ({ handoffId: id(obj(p).handoffId, 'handoffId') }),
+    target: 'handoff',
+    async run({ handoff }) {
+      const out = { handoffId: handoff.handoffId, state: handoff.state };
+      if (handoff.state === 'done' || handoff.state === 'cancelled') out.outcome = handoff.state;
+      if (handoff.by) out.by = handoff.by;
+      return out;
+    },
+  },
+
+  'browser.handoff.cancel': {
+    params: (p) => ({ handoffId: id(obj(p).handoffId, 'handoffId') }),
+    target: 'handoff',
+    async run({ router, handoff }) {
+      const h = router.handoffs.resolve(handoff.handoffId, 'cancelled', 'agent');
+      return { handoffId: h.handoffId, state: h.state };
+    },
+  },
+
+  'browser.cookies': {
+    params: (p) => ({ tabId: tabId(obj(p).tabId) }),
+    target: (p) => ({ tabId: p.tabId, frameId: 0 }),
+    async run({ chrome, tabId: tab, frame }) {
+      const query = { url: frame.url };
+      // An incognito tab has its own cookie store; find the one holding this tab.
+      try {
+        const stores = (await chrome.cookies.getAllCookieStores?.()) ?? [];
+        const store = stores.find((s) => Array.isArray(s.tabIds) && s.tabIds.includes(tab));
+        if (store) query.storeId = store.id;
+      } catch {
+        // The default store is the right one for a normal tab.
+      }
+      const cookies = (await chrome.cookies.getAll(query)) ?? [];
+      return { cookies: cookies.map(cookieView) };
+    },
+  },
+
+  'grant.revoke': {
+    target: 'none',
+    params: (p) => ({ grantId: id(obj(p).grantId, 'grantId') }),
+    async run({ router, params }) {
+      if (!router.grants.revoke(params.grantId)) throw bad('No live grant has that id');
+      return { grantId: params.grantId, revoked: true };
+    },
+  },
+
+  'extension.grants': {
+    target: 'none',
+    params: (p) => (obj(p), {}),
+    async run({ router }) {
+      return { grants: router.grants.list() };
+    },
+  },
+
+  'extension.handoff.resolve': {
+    target: 'none',
+    params(p) {
+      const o = obj(p);
+      return { handoffId: id(o.handoffId, 'handoffId'), outcome: oneOf(o.outcome, 'outcome', ['done', 'cancelled']) };
+    },
+    async run({ router, params }) {
+      const h = router.handoffs.resolve(params.handoffId, params.outcome, 'app');
+      if (!h) throw bad('No handoff has that id');
+      return { handoffId: h.handoffId, state: h.state };
+    },
+  },
+
+  'extension.handoff.show': {
+    target: 'none',
+    params: (p) => ({ handoffId: id(obj(p).handoffId, 'handoffId') }),
+    async run({ router, chrome, params }) {
+      const h = router.handoffs.get(params.handoffId);
+      if (!h) throw bad('No handoff has that id');
+      try {
+        await focusTab(chrome, await chrome.tabs.get(h.tabId));
+      } catch {
+        return { handoffId: h.handoffId, shown: false };
+      }
+      return { handoffId: h.handoffId, shown: true };
+    },
+  },
+
+  'extension.stop': {
+    target: 'none',
+    early: true, // run before anything is awaited, even before load(): the flag is set at once
+    params(p) {
+      const o = obj(p);
+      if (o.source !== undefined) oneOf(o.source, 'source', STOP_SOURCES);
+      return { source: o.source ?? 'app' };
+    },
+    async run({ router, params }) {
+      router.stop(params.source);
+      return { stopped: true };
+    },
+  },
+
+  'extension.resume': {
+    target: 'none', // after load(): a resume must also clear a stop that is only in storage
+    params: (p) => (obj(p), {}),
+    async run({ router }) {
+      router.resume('app');
+      return { stopped: false };
+    },
+  },
+});

@@ -1,0 +1,504 @@
+// The capability router: every request from the engine passes here, and every check happens in one
+// fixed order — stopped → known method → params → live grant for the tab → scope → target — before
+// a handler in capabilities.js runs. It also owns what the person does outside the engine's reach:
+// grants from the popup, Stop from the page or popup, and handoff answers from the page banner.
+
+import { ChaperoneError, METHODS, isStopExempt, methodNames } from './scopes.js';
+import { HANDLERS, parseRef } from './capabilities.js';
+import { GrantStore, clipText } from './grants.js';
+import { HandoffStore } from './handoffs.js';
+import { PageBridge } from './page-bridge.js';
+import { StopState } from './stop.js';
+import { checkTarget, isExtensionUrl, unreachableReason, webOrigin } from './targets.js';
+
+export { ChaperoneError };
+
+export const CAPTURES_KEY = 'captures';
+export const STEPS_KEY = 'steps';
+export const MAX_CAPTURES = 32;
+
+const CAPTURE_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+function randomCaptureId() {
+  const bytes = new Uint8Array(8);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => CAPTURE_ALPHABET[b % 36]).join('');
+}
+
+/** A page/popup reply: {ok:true, ...} or {ok:false, error:{code, message}} (never page data). */
+function failure(e) {
+  if (e instanceof ChaperoneError) return { ok: false, error: { code: e.code, message: e.message } };
+  console.error('popup request failed', e);
+  return { ok: false, error: { code: 'internal', message: 'Something went wrong' } };
+}
+
+export class Router {
+  /**
+   * @param chrome the chrome.* namespace (or a fake of the parts used)
+   * @param emit   (event, data) → sends an event to the engine
+   * @param now    () → ms since the epoch
+   * @param timers {setTimeout, clearTimeout} for grant expiry (tests pass fakes)
+   */
+  constructor({ chrome, emit = () => {}, now = Date.now, timers } = {}) {
+    this.chrome = chrome;
+    this.now = now;
+    this.emit = (event, data) => {
+      try {
+        emit(event, data);
+      } catch (e) {
+        console.error(`${event} not sent`, e);
+      }
+    };
+    this.grants = new GrantStore({ chrome, emit: this.emit, now, timers });
+    this.stopState = new StopState({ storage: chrome.storage.session, emit: this.emit, now });
+    this.handoffs = new HandoffStore({ storage: chrome.storage.session, emit: this.emit, now });
+    this.page = new PageBridge({ chrome });
+    this._captures = new Map(); // captureId → {tabId, frameId, documentId, grantId, createdAt}; oldest first
+    this._steps = new Map(); // tabId → step
+    this._inflight = new Set(); // AbortControllers of running calls, aborted by Stop
+    this._saving = Promise.resolve();
+    this._loading = null;
+    this._loaded = false;
+
+    this.grants.onEnded((grant, reason) => this._grantEnded(grant, reason));
+    this.handoffs.onChange((h) => {
+      if (h.state !== 'waiting') this._hideBanner(h);
+    });
+    this._listen();
+  }
+
+  /** Restores grants, stop, handoffs, captures and steps from chrome.storage.session. Idempotent. */
+  load() {
+    this._loading ??= (async () => {
+      await Promise.all([this.stopState.load(), this.handoffs.load()]);
+      await this.grants.load(); // may expire grants, which ends their handoffs: after handoffs load
+      const stored = await this.chrome.storage.session.get([CAPTURES_KEY, STEPS_KEY]);
+      const captures = stored?.[CAPTURES_KEY];
+      if (Array.isArray(captures)) {
+        for (const entry of captures.slice(-MAX_CAPTURES)) {
+          if (Array.isArray(entry) && typeof entry[0] === 'string' && entry[1] && typeof entry[1] === 'object' &&
+              !this._captures.has(entry[0])) {
+            this._captures.set(entry[0], entry[1]);
+          }
+        }
+      }
+      const steps = stored?.[STEPS_KEY];
+      if (steps && typeof steps === 'object') {
+        for (const [tab, n] of Object.entries(steps)) {
+          if (Number.isSafeInteger(Number(tab)) && Number.isSafeInteger(n) && !this._steps.has(Number(tab))) {
+            this._steps.set(Number(tab), n);
+          }
+        }
+      }
+      this._loaded = true;
+    })();
+    return this._loading;
+  }
+
+  /** Method names, for auth.capabilities and extension.info. */
+  methods() {
+    return methodNames();
+  }
+
+  /** {stopped, source, at} for extension.info and the popup. */
+  state() {
+    return this.stopState.state();
+  }
+
+  /**
+   * Stop: the flag is set before this returns — before anything is awaited — then calls in flight
+   * are aborted and the pill in each granted tab turns to "stopped". Returns the storage write.
+   */
+  stop(source) {
+    const saved = this.stopState.stop(source);
+    const reason = new ChaperoneError('stopped', 'The person stopped the agent');
+    for (const ac of this._inflight) ac.abort(reason);
+    this._pillsEverywhere();
+    return saved;
+  }
+
+  /** Only the person resumes: from the popup, or the app through extension.resume. */
+  resume(source) {
+    const saved = this.stopState.resume(source);
+    this._pillsEverywhere();
+    return saved;
+  }
+
+  /**
+   * One engine request. Resolves with the result or throws ChaperoneError.
+   * The stop check is the first statement: nothing is awaited before it.
+   */
+  handle(method, params, { signal } = {}) {
+    if (this.stopState.stopped && !isStopExempt(method)) {
+      return Promise.reject(new ChaperoneError('stopped', 'The person stopped the agent'));
+    }
+    if (typeof method !== 'string' || !Object.hasOwn(METHODS, method)) {
+      return Promise.reject(new ChaperoneError('unknown_method', 'Unknown method'));
+    }
+    const spec = HANDLERS[method];
+    let p;
+    try {
+      p = spec.params(params);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (spec.early) {
+      // extension.stop / extension.resume: decided now, not after storage answers.
+      return spec.run({ router: this, chrome: this.chrome, params: p });
+    }
+    return this._run(method, spec, p, signal);
+  }
+
+  async _run(method, spec, params, signal) {
+    const ac = new AbortController();
+    const onAbort = () => ac.abort(signal.reason instanceof ChaperoneError ? signal.reason : undefined);
+    if (signal?.aborted) throw new ChaperoneError('cancelled', 'The call was cancelled');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    this._inflight.add(ac);
+    try {
+      if (!this._loaded) await this.load();
+      const exempt = isStopExempt(method);
+      const ctx = { router: this, chrome: this.chrome, params, signal: ac.signal };
+      if (spec.target === 'none') return await spec.run(ctx);
+
+      const { scope } = METHODS[method];
+      if (spec.target === 'any') {
+        const live = this.grants.list();
+        if (live.length === 0) throw this.grants.noGrantError();
+        ctx.grants = live.filter((g) => g.scopes.includes(scope));
+        if (ctx.grants.length === 0) throw new ChaperoneError('scope_denied', `No grant allows ${scope}`);
+        return await spec.run(ctx);
+      }
+
+      // Which tab, frame and document the call names.
+      let named;
+      if (spec.target === 'capture') {
+        const capture = this._captures.get(params.captureId);
+        if (!capture) throw new ChaperoneError('stale_node', 'That ref is from an unknown or old capture');
+        ctx.capture = capture;
+        named = { tabId: capture.tabId, frameId: capture.frameId, documentId: capture.documentId };
+      } else if (spec.target === 'handoff') {
+        const handoff = this.handoffs.get(params.handoffId);
+        if (!handoff) throw new ChaperoneError('invalid_params', 'No handoff has that id');
+        ctx.handoff = handoff;
+        named = { tabId: handoff.tabId };
+      } else {
+        named = spec.target(params);
+      }
+
+      const found = this.grants.lookupTab(named.tabId);
+      if (found.error) throw found.error;
+      const grant = found.grant;
+      if (!grant.scopes.includes(scope)) {
+        throw new ChaperoneError('scope_denied', `The grant does not allow ${scope}`, { tabId: named.tabId });
+      }
+      ctx.grant = grant;
+      ctx.tabId = named.tabId;
+
+      // A handoff is followed by grant and scope only: the person may be signing in elsewhere.
+      if (spec.target !== 'handoff') {
+        let frame = null;
+        try {
+          frame = await this.chrome.webNavigation.getFrame({ tabId: named.tabId, frameId: named.frameId });
+        } catch {
+          frame = null; // the tab is gone
+        }
+        const checked = checkTarget(grant, named, frame);
+        if (!checked.ok) throw checked.error;
+        if (ctx.capture && ctx.capture.grantId !== grant.grantId) {
+          throw new ChaperoneError('stale_node', 'That ref was made under an earlier grant');
+        }
+        Object.assign(ctx, { frameId: named.frameId, documentId: checked.documentId, frame, target: checked.target });
+      }
+
+      // The awaits above give a Stop time to land: check again, right before acting.
+      if (this.stopState.stopped && !exempt) throw new ChaperoneError('stopped', 'The person stopped the agent');
+      if (ac.signal.aborted) throw ac.signal.reason instanceof ChaperoneError
+        ? ac.signal.reason : new ChaperoneError('cancelled', 'The call was cancelled');
+      if (spec.target !== 'handoff') this._step(named.tabId);
+      return await spec.run(ctx);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      this._inflight.delete(ac);
+    }
+  }
+
+  // ---- captures ------------------------------------------------------------------------------
+
+  newCaptureId() {
+    let captureId;
+    do captureId = randomCaptureId(); while (this._captures.has(captureId));
+    return captureId;
+  }
+
+  recordCapture(captureId, { tabId, frameId, documentId, grantId }) {
+    this._captures.delete(captureId);
+    this._captures.set(captureId, { tabId, frameId, documentId, grantId, createdAt: this.now() });
+    while (this._captures.size > MAX_CAPTURES) this._captures.delete(this._captures.keys().next().value);
+    this._save();
+  }
+
+  /** The newest capture of this exact frame and document, as {captureId, ...}, or null. */
+  lastCaptureOf(tabId, frameId, documentId) {
+    let last = null;
+    for (const [captureId, c] of this._captures) {
+      if (c.tabId === tabId && c.frameId === frameId && c.documentId === documentId) last = { captureId, ...c };
+    }
+    return last;
+  }
+
+  /** For tests and diagnostics: the capture a wire ref names, or null. */
+  captureOfRef(ref) {
+    try {
+      return this._captures.get(parseRef(ref).captureId) ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  // ---- steps and the pill -------------------------------------------------------------------
+
+  stepOf(tabId) {
+    return this._steps.get(tabId) ?? 0;
+  }
+
+  _step(tabId) {
+    const step = this.stepOf(tabId) + 1;
+    this._steps.set(tabId, step);
+    this._save();
+    this.emit('agent.step', { tabId, step });
+    this._pill(tabId).catch(() => {});
+  }
+
+  /** Shows (or updates) the pill in the tab's top document — only while it is on the granted site. */
+  async _pill(tabId) {
+    const found = this.grants.lookupTab(tabId);
+    if (found.error) return;
+    const where = await this._grantedTop(found.grant, tabId);
+    if (!where) return;
+    const step = this.stepOf(tabId);
+    const stopped = this.stopState.stopped;
+    const args = step > 0 || stopped ? { show: true, step, stopped } : { show: false };
+    await this.page.fire(where, 'pill', args);
+  }
+
+  _pillsEverywhere() {
+    const tabs = new Set();
+    for (const g of this.grants.list()) for (const t of g.targets) tabs.add(t.tabId);
+    for (const tabId of tabs) this._pill(tabId).catch(() => {});
+  }
+
+  /** {tabId, frameId:0, documentId} of the tab's top document when it passes the grant's check. */
+  async _grantedTop(grant, tabId) {
+    let frame = null;
+    try {
+      frame = await this.chrome.webNavigation.getFrame({ tabId, frameId: 0 });
+    } catch {
+      return null;
+    }
+    const checked = checkTarget(grant, { tabId, frameId: 0 }, frame);
+    return checked.ok ? { tabId, frameId: 0, documentId: checked.documentId } : null;
+  }
+
+  // ---- grants and handoffs ending ----------------------------------------------------------------
+
+  _grantEnded(grant, reason) {
+    this.handoffs.endForGrant(grant.grantId);
+    for (const [id, c] of [...this._captures]) if (c.grantId === grant.grantId) this._captures.delete(id);
+    const tabs = new Set(grant.targets.map((t) => t.tabId));
+    for (const tabId of tabs) this._steps.delete(tabId);
+    this._save();
+    if (reason === 'closed') return;
+    for (const tabId of tabs) {
+      this._grantedTop(grant, tabId)
+        .then((where) => where && this.page.fire(where, 'pill', { show: false }))
+        .catch(() => {});
+    }
+  }
+
+  async _hideBanner(h) {
+    try {
+      const frame = await this.chrome.webNavigation.getFrame({ tabId: h.tabId, frameId: 0 });
+      // Only into a page of the site the handoff was made on; any other page never had the banner.
+      if (!frame || webOrigin(frame.url) !== h.origin) return;
+      await this.page.fire({ tabId: h.tabId, frameId: 0, documentId: frame.documentId }, 'handoff',
+        { show: false, handoffId: h.handoffId });
+    } catch {
+      // The tab is gone; so is the banner.
+    }
+  }
+
+  // ---- browser events ---------------------------------------------------------------------------
+
+  /** Registered in the constructor, which the worker runs at top level, so events wake it. */
+  _listen() {
+    const c = this.chrome;
+    const after = (fn) => (...args) => {
+      this.load().then(() => fn(...args)).catch((e) => console.error('event handling failed', e));
+    };
+    c.webNavigation?.onCommitted?.addListener(after((d) => this.grants.handleCommitted(d)));
+    c.webNavigation?.onDOMContentLoaded?.addListener(after((d) => this._topLoaded(d)));
+    c.tabs?.onRemoved?.addListener(after((tabId) => this._tabRemoved(tabId)));
+    c.tabs?.onUpdated?.addListener(after((tabId, info, tab) => this.grants.handleTabUpdated(tabId, info, tab)));
+    c.alarms?.onAlarm?.addListener(after((alarm) => this.grants.handleAlarm(alarm)));
+  }
+
+  /** A granted tab loaded a new page on its site: bring back the banner and the pill. */
+  async _topLoaded(d) {
+    if (!d || d.frameId !== 0 || d.documentLifecycle === 'prerender') return;
+    const found = this.grants.lookupTab(d.tabId);
+    if (found.error) return;
+    const where = await this._grantedTop(found.grant, d.tabId);
+    if (!where) return;
+    const waiting = this.handoffs.waitingForTab(d.tabId);
+    if (waiting && waiting.origin === found.grant.targets.find((t) => t.tabId === d.tabId && t.frameId === 0)?.origin) {
+      await this.page.fire(where, 'handoff',
+        { show: true, handoffId: waiting.handoffId, reason: waiting.reason, message: waiting.message });
+    }
+    if (this.stepOf(d.tabId) > 0 || this.stopState.stopped) {
+      await this.page.fire(where, 'pill', { show: true, step: this.stepOf(d.tabId), stopped: this.stopState.stopped });
+    }
+  }
+
+  _tabRemoved(tabId) {
+    this.handoffs.endForTab(tabId, 'page');
+    this._steps.delete(tabId);
+    for (const [id, c] of [...this._captures]) if (c.tabId === tabId) this._captures.delete(id);
+    this._save();
+    this.grants.handleTabRemoved(tabId);
+  }
+
+  // ---- messages from our own pages and content scripts --------------------------------------------
+
+  /**
+   * From a content script (chrome.runtime.onMessage, type 'page.*'). page.stop is honoured from any
+   * tab — stopping only takes power away — and takes effect before this returns. page.handoff
+   * counts only from the handoff's own tab, top frame. Returns a promise of the reply.
+   */
+  onPageMessage(message, sender = {}) {
+    const ownId = this.chrome.runtime?.id;
+    if (ownId && sender.id && sender.id !== ownId) return Promise.resolve(failure(new ChaperoneError('unauthorized', 'Not ours')));
+    const type = message?.type;
+    if (type === 'page.stop') {
+      this.stop(message.source === 'esc' ? 'esc' : 'pill');
+      return Promise.resolve({ ok: true, stopped: true });
+    }
+    if (type === 'page.handoff') return this._pageHandoff(message, sender).catch(failure);
+    return Promise.resolve(failure(new ChaperoneError('unknown_method', 'Unknown page message')));
+  }
+
+  async _pageHandoff(message, sender) {
+    await this.load();
+    const h = this.handoffs.get(message.handoffId);
+    const tabId = sender.tab?.id;
+    if (!h || tabId !== h.tabId || (sender.frameId ?? 0) !== 0) {
+      throw new ChaperoneError('target_denied', 'That banner does not belong to this tab');
+    }
+    if (message.outcome !== 'done' && message.outcome !== 'cancelled') {
+      throw new ChaperoneError('invalid_params', 'outcome is done or cancelled');
+    }
+    const after = this.handoffs.resolve(h.handoffId, message.outcome, 'page');
+    return { ok: true, handoffId: after.handoffId, state: after.state };
+  }
+
+  /**
+   * From the popup (the worker checks the sender is an extension page). Returns a promise of
+   * {ok:true, ...} or {ok:false, error:{code, message}}. popup.stop / popup.resume act before this
+   * returns. popup.createGrant is the only path in the extension that creates a grant.
+   */
+  onPopupMessage(message) {
+    const type = message?.type;
+    if (type === 'popup.stop') {
+      this.stop('popup');
+      return Promise.resolve({ ok: true, ...this.state() });
+    }
+    if (type === 'popup.resume') {
+      // Resume waits for load(): it must also clear a stop that so far is only in storage.
+      return this.load().then(() => {
+        this.resume('popup');
+        return { ok: true, ...this.state() };
+      }).catch(failure);
+    }
+    return this._popup(message).catch(failure);
+  }
+
+  async _popup(message) {
+    await this.load();
+    switch (message?.type) {
+      case 'popup.createGrant': {
+        const grant = await this.grants.createFromPopup(message);
+        for (const t of grant.targets) this._steps.delete(t.tabId);
+        this._save();
+        return { ok: true, grant };
+      }
+      case 'popup.revokeGrant': {
+        const gone = typeof message.grantId === 'string' ? this.grants.revoke(message.grantId) : null;
+        if (!gone) throw new ChaperoneError('invalid_params', 'No live grant has that id');
+        return { ok: true, grantId: gone.grantId };
+      }
+      case 'popup.grants':
+        return { ok: true, grants: this.grants.list() };
+      case 'popup.state':
+        return {
+          ok: true, ...this.state(), grants: this.grants.list(),
+          handoffsWaiting: this.handoffs.waitingCount(),
+          handoffs: this.handoffs.list().filter((h) => h.state === 'waiting'),
+        };
+      case 'popup.tabs':
+        return { ok: true, tabs: await this._popupTabs(message.windowId) };
+      default:
+        throw new ChaperoneError('unknown_method', 'Unknown popup message');
+    }
+  }
+
+  /** The tabs of a window as the popup offers them: web pages can be granted, with their frames. */
+  async _popupTabs(windowId) {
+    const query = Number.isSafeInteger(windowId) ? { windowId } : { lastFocusedWindow: true };
+    const tabs = (await this.chrome.tabs.query(query)) ?? [];
+    const granted = new Map();
+    for (const g of this.grants.list()) for (const t of g.targets) granted.set(t.tabId, g.grantId);
+    const out = [];
+    for (const tab of tabs) {
+      // Extension pages (this popup opened as a tab, options, other extensions) are never offered.
+      if (isExtensionUrl(tab.url)) continue;
+      const reason = unreachableReason(tab.url);
+      const entry = {
+        tabId: tab.id, windowId: tab.windowId, title: clipText(tab.title ?? '', 1024),
+        url: tab.url ?? '', origin: webOrigin(tab.url), active: !!tab.active,
+        grantable: reason === null && !granted.has(tab.id), frames: [],
+      };
+      if (reason) entry.reason = reason;
+      if (granted.has(tab.id)) entry.grantId = granted.get(tab.id);
+      if (reason === null) {
+        let frames = [];
+        try {
+          frames = (await this.chrome.webNavigation.getAllFrames({ tabId: tab.id })) ?? [];
+        } catch {
+          frames = [];
+        }
+        for (const f of frames) {
+          if (f.frameId === 0 || unreachableReason(f.url) !== null) continue;
+          entry.frames.push({ frameId: f.frameId, parentFrameId: f.parentFrameId, url: f.url, origin: webOrigin(f.url) });
+        }
+      }
+      out.push(entry);
+    }
+    return out;
+  }
+
+  /** Resolves when every change so far (grants, stop, handoffs, captures, steps) is in storage. */
+  async flush() {
+    await Promise.all([this.grants.flush(), this.stopState.flush(), this.handoffs.flush(), this._saving]);
+  }
+
+  _save() {
+    const snapshot = {
+      [CAPTURES_KEY]: [...this._captures.entries()].map(([k, v]) => [k, { ...v }]),
+      [STEPS_KEY]: Object.fromEntries([...this._steps.entries()].map(([k, v]) => [String(k), v])),
+    };
+    this._saving = this._saving
+      .then(() => this.chrome.storage.session.set(snapshot))
+      .catch((e) => console.error('router state not saved', e));
+    return this._saving;
+  }
+}

@@ -1,0 +1,65 @@
+// The options page: edits the bridge port (the worker reconnects when it changes), shows the
+// pairing with an Unpair button, and the version.
+
+import { localize, t } from '../lib/i18n.js';
+import { getBridgePort, parsePort, setBridgePort } from '../lib/settings.js';
+
+const $ = (id) => document.getElementById(id);
+
+async function state() {
+  const reply = await chrome.runtime.sendMessage({ type: 'popup.state' });
+  if (reply?.error) throw new Error(reply.error.message);
+  return reply;
+}
+
+async function renderPairing() {
+  let s;
+  try {
+    s = await state();
+  } catch {
+    return;
+  }
+  $('pairing-status').textContent = s.paired ? t('optionsPaired') : t('optionsNotPaired');
+  $('pairing-fingerprint').textContent = s.paired && s.engineFingerprint ? t('optionsFingerprint', [s.engineFingerprint]) : '';
+  $('unpair-box').hidden = !s.paired;
+}
+
+async function savePort(event) {
+  event.preventDefault();
+  const input = $('port');
+  const port = parsePort(input.value);
+  if (port === null) {
+    input.setAttribute('aria-invalid', 'true');
+    $('port-message').textContent = t('optionsPortInvalid');
+    input.focus();
+    return;
+  }
+  input.removeAttribute('aria-invalid');
+  await setBridgePort(chrome.storage.local, port);
+  $('port-message').textContent = t('optionsSaved', [String(port)]);
+}
+
+async function main() {
+  localize(document);
+  $('version').textContent = t('optionsVersion', [chrome.runtime.getManifest().version]);
+  $('port').value = String(await getBridgePort(chrome.storage.local));
+  $('port-form').addEventListener('submit', savePort);
+  $('unpair-button').addEventListener('click', () => {
+    $('unpair-confirm').hidden = false;
+    $('unpair-no').focus();
+  });
+  $('unpair-no').addEventListener('click', () => {
+    $('unpair-confirm').hidden = true;
+  });
+  $('unpair-yes').addEventListener('click', async () => {
+    $('unpair-confirm').hidden = true;
+    await chrome.runtime.sendMessage({ type: 'popup.unpair' });
+    await renderPairing();
+  });
+  chrome.runtime.onMessage.addListener((message) => {
+    if (message?.type === 'chaperone.state') renderPairing();
+  });
+  await renderPairing();
+}
+
+main();

@@ -1,0 +1,537 @@
+// The page agent (extension/content/page-agent.js) for real, in Chromium, on the fixture sites.
+// No extension is needed for this: the two classic scripts are added to the page as they would be
+// by chrome.scripting.executeScript (here in the page's main world, so page script and agent share
+// a world — the closed-shadow-root checks hold all the more in the real ISOLATED world).
+// chrome.runtime is absent unless a test stubs it to watch page.stop / page.handoff messages.
+// One browser for the whole file; skipped, with the reason printed, when Chromium is missing.
+
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { after, before, test } from 'node:test';
+
+import { startFixtureServer } from '../fixtures/serve.mjs';
+
+const CHROMIUM = process.env.CHAPERONE_CHROMIUM || '/usr/lib/chromium/chromium';
+let skip = false;
+if (!existsSync(CHROMIUM)) skip = `Chromium not found at ${CHROMIUM} (install the Debian chromium package)`;
+let chromium = null;
+if (!skip) {
+  try {
+    ({ chromium } = await import('playwright-core'));
+  } catch {
+    skip = 'playwright-core is not installed (npm ci)';
+  }
+}
+if (skip) console.log(`# skipping ext-page-agent tests: ${skip}`);
+
+const CORE = await readFile(new URL('../../extension/content/snapshot-core.js', import.meta.url), 'utf8');
+const AGENT = await readFile(new URL('../../extension/content/page-agent.js', import.meta.url), 'utf8');
+
+let server;
+let browser;
+let context;
+
+before(async () => {
+  if (skip) return;
+  server = await startFixtureServer();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+});
+
+after(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.close();
+});
+
+/**
+ * Injects the agent into a page or frame, as executeScript({files}) would: the classic scripts
+ * are evaluated as they are, without adding <script> elements (which would change the DOM and
+ * dirty the layout the first capture then pays for).
+ */
+async function inject(target) {
+  await target.evaluate(CORE);
+  await target.evaluate(AGENT);
+}
+
+/** Stubs chrome.runtime.sendMessage so a test can see what the page would tell the worker. */
+async function stubRuntime(page) {
+  await page.evaluate(() => {
+    window.__sent = [];
+    if (!window.chrome) window.chrome = {};
+    Object.defineProperty(window.chrome, 'runtime', {
+      configurable: true,
+      value: { sendMessage: (m) => { window.__sent.push(m); return Promise.resolve(); } },
+    });
+  });
+}
+
+async function open(path, { origin = server.originA, stub = false } = {}) {
+  const page = await context.newPage();
+  await page.goto(origin + path);
+  if (stub) await stubRuntime(page);
+  await inject(page);
+  return page;
+}
+
+const run = (target, op, args) => target.evaluate(([o, a]) => globalThis.__chaperonePage.run(o, a), [op, args]);
+
+async function ok(target, op, args) {
+  const r = await run(target, op, args);
+  assert.equal(r.ok, true, `${op} failed: ${JSON.stringify(r.error)}`);
+  return r.value;
+}
+
+async function refused(target, op, args, code) {
+  const r = await run(target, op, args);
+  assert.equal(r.ok, false, `${op} should have been refused`);
+  assert.equal(r.error.code, code, r.error.message);
+  assert.equal(typeof r.error.message, 'string');
+  return r.error;
+}
+
+const byName = (ctx, name) => {
+  const n = ctx.nodes.find((x) => x.name === name);
+  assert.ok(n, `node "${name}" in ${JSON.stringify(ctx.nodes.map((x) => x.name))}`);
+  return n;
+};
+
+/** Nodes of a page's DOM including closed shadow roots (DevTools can see them; pages cannot). */
+async function piercedNodes(page) {
+  const cdp = await page.context().newCDPSession(page);
+  const { root } = await cdp.send('DOM.getDocument', { depth: -1, pierce: true });
+  const all = [];
+  const walk = (n) => {
+    all.push(n);
+    for (const c of [...(n.children || []), ...(n.shadowRoots || []), ...(n.contentDocument ? [n.contentDocument] : [])]) walk(c);
+  };
+  walk(root);
+  const attr = (n, name) => {
+    const a = n.attributes || [];
+    for (let i = 0; i < a.length; i += 2) if (a[i] === name) return a[i + 1];
+    return null;
+  };
+  return { cdp, all, attr };
+}
+
+/** A trusted mouse click on the element of a closed shadow root carrying data-chaperone=<which>. */
+async function clickOwnUi(page, which) {
+  const { cdp, all, attr } = await piercedNodes(page);
+  const node = all.find((n) => attr(n, 'data-chaperone') === which);
+  assert.ok(node, `Chaperone UI element ${which}`);
+  const { model } = await cdp.send('DOM.getBoxModel', { backendNodeId: node.backendNodeId });
+  const q = model.content;
+  await page.mouse.click((q[0] + q[4]) / 2, (q[1] + q[5]) / 2);
+  await cdp.detach();
+}
+
+async function ownUiText(page) {
+  const { cdp, all } = await piercedNodes(page);
+  await cdp.detach();
+  return all.filter((n) => n.nodeType === 3).map((n) => n.nodeValue).join(' ');
+}
+
+test('forms.html: fields without values, setValue with the native setter and bubbling events', { skip }, async () => {
+  const page = await open('/forms.html');
+  await page.fill('#password', 'hunter2-secret');
+  await page.fill('#bio', 'typed biography words');
+  const ctx = await ok(page, 'context', { captureId: 'c1' });
+  assert.equal(ctx.title, 'Forms fixture');
+  assert.equal(ctx.lang, 'en');
+  assert.equal(ctx.nodes.length, 9);
+  assert.equal(ctx.forms.length, 1);
+  const form = ctx.forms[0];
+  assert.equal(form.name, 'profile');
+  assert.equal(form.method, 'post');
+  assert.ok(form.ref);
+  assert.deepEqual(form.fields.map((f) => f.type), ['text', 'email', 'password', 'select-one', 'checkbox', 'textarea', 'file']);
+  const pw = form.fields.find((f) => f.name === 'password');
+  assert.deepEqual({ credential: pw.credential, filled: pw.filled, valueLength: pw.valueLength, label: pw.label },
+    { credential: true, filled: true, valueLength: 14, label: 'New password' });
+  assert.equal(form.fields.find((f) => f.name === 'fullName').required, true);
+  assert.equal(form.fields.filter((f) => f.credential).length, 1);
+  const json = JSON.stringify(ctx);
+  assert.doesNotMatch(json, /hunter2|typed biography|hidden-csrf-token-value/, 'no field value anywhere');
+  assert.deepEqual(byName(ctx, 'Disabled action').state, { disabled: true });
+  assert.equal(ctx.auth.passwordField, true);
+  assert.equal(ctx.auth.signInForm, true);
+
+  const insp = await ok(page, 'inspect', { captureId: 'c1', ref: pw.ref });
+  assert.equal(insp.credential, true);
+  assert.equal(insp.attributes.autocomplete, 'new-password');
+  assert.equal(insp.attributes.type, 'password');
+  assert.equal(insp.visible, true);
+  assert.ok(insp.bounds.width > 0);
+  assert.doesNotMatch(JSON.stringify(insp), /hunter2/);
+
+  // setValue: native setter (the page's React-style tracker is bypassed) + input and change.
+  const name = form.fields.find((f) => f.name === 'fullName');
+  const act = await ok(page, 'action', { captureId: 'c1', ref: name.ref, action: 'setValue', value: 'Ada Lovelace' });
+  assert.equal(act.done, true);
+  assert.equal(act.action, 'setValue');
+  const seen = await page.evaluate(() => ({ value: document.getElementById('name').value, events: window.__formEvents, tracked: window.__tracker.tracked }));
+  assert.equal(seen.value, 'Ada Lovelace');
+  assert.equal(seen.tracked, '', 'the instance setter (a framework tracker) was not used');
+  assert.deepEqual(seen.events.filter((e) => e.id === 'name').map((e) => [e.type, e.bubbles]), [['input', true], ['change', true]]);
+
+  const country = form.fields.find((f) => f.name === 'country');
+  await ok(page, 'action', { captureId: 'c1', ref: country.ref, action: 'setValue', value: 'de' });
+  assert.equal(await page.inputValue('#country'), 'de');
+  await ok(page, 'action', { captureId: 'c1', ref: country.ref, action: 'setValue', value: 'China' });
+  assert.equal(await page.inputValue('#country'), 'cn');
+  await refused(page, 'action', { captureId: 'c1', ref: country.ref, action: 'setValue', value: 'Atlantis' }, 'invalid_params');
+  const box = form.fields.find((f) => f.name === 'newsletter');
+  await ok(page, 'action', { captureId: 'c1', ref: box.ref, action: 'setValue', value: true });
+  assert.equal(await page.isChecked('#newsletter'), true);
+  const bio = form.fields.find((f) => f.name === 'bio');
+  await ok(page, 'action', { captureId: 'c1', ref: bio.ref, action: 'setValue', value: 'Line one\nLine two' });
+  assert.equal(await page.inputValue('#bio'), 'Line one\nLine two');
+
+  const file = form.fields.find((f) => f.name === 'avatar');
+  await refused(page, 'action', { captureId: 'c1', ref: file.ref, action: 'setValue', value: '/etc/passwd' }, 'invalid_params');
+  await refused(page, 'action', { captureId: 'c1', ref: name.ref, action: 'setValue', value: 42 }, 'invalid_params');
+  await refused(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Save profile').ref, action: 'setValue', value: 'x' }, 'target_denied');
+  await refused(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Disabled action').ref, action: 'click' }, 'target_denied');
+  await refused(page, 'action', { captureId: 'c1', ref: name.ref, action: 'explode' }, 'invalid_params');
+
+  // The submit stays on the page and records itself; the agent sees what changed.
+  const sub = await ok(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Save profile').ref, action: 'click' });
+  assert.equal(sub.changes.urlChanged, false);
+  assert.equal(sub.changes.textChanged, true);
+  assert.match(await page.textContent('#result'), /Submitted: fullName=Ada Lovelace, email=, password=\(14 chars\)/);
+
+  const focus = await ok(page, 'action', { captureId: 'c1', ref: name.ref, action: 'focus' });
+  assert.equal(focus.done, true);
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'name');
+  const after = await ok(page, 'context', { captureId: 'c2' });
+  const name2 = after.forms[0].fields.find((f) => f.name === 'fullName');
+  assert.equal(name2.ref, name.ref, 'same element, same ref');
+  assert.deepEqual({ filled: name2.filled, valueLength: name2.valueLength }, { filled: true, valueLength: 12 });
+  assert.equal(after.nodes.find((n) => n.ref === name.ref).state.focused, true);
+  // (The page itself prints the submission into its text; the fields and nodes never carry values.)
+  assert.doesNotMatch(JSON.stringify([after.forms, after.nodes]), /Ada Lovelace|Line one|hunter2/, 'values are not read back');
+  await page.close();
+});
+
+test('big.html: 10,000 elements captured within bounds, visible nodes first, fast', { skip }, async (t) => {
+  const page = await open('/big.html');
+  assert.equal(await page.evaluate(() => document.getElementsByTagName('*').length), 10000);
+  const timing = await page.evaluate(async () => {
+    const runs = [];
+    let value = null;
+    let bytes = 0;
+    for (let i = 0; i < 9; i += 1) {
+      const t0 = performance.now();
+      const r = await globalThis.__chaperonePage.run('context', { captureId: `b${i}`, maxTextBytes: 20480, maxNodes: 400, maxScan: 10000, diff: i > 0 });
+      runs.push(performance.now() - t0);
+      value = r.value;
+      bytes = new TextEncoder().encode(JSON.stringify(r)).length;
+    }
+    return { runs, value, bytes };
+  });
+  const v = timing.value;
+  const sorted = timing.runs.slice().sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)];
+  const msg = `big.html capture: first ${timing.runs[0].toFixed(1)} ms, median ${median.toFixed(1)} ms, best ${sorted[0].toFixed(1)} ms; `
+    + `${timing.bytes} bytes JSON; scanned ${v.scanned}, nodeCount ${v.nodeCount}, nodes ${v.nodes.length}, text ${new TextEncoder().encode(v.text).length} B`;
+  t.diagnostic(msg);
+  assert.ok(v.scanned >= 9990 && v.scanned <= 10000, `scanned ${v.scanned}`);
+  assert.equal(v.nodes.length, 400);
+  assert.ok(v.nodeCount >= 990 && v.nodeCount <= 1010, `about 1,000 actionable: ${v.nodeCount}`);
+  assert.equal(v.truncated, true);
+  assert.equal(v.textTruncated, true);
+  assert.ok(new TextEncoder().encode(v.text).length <= 20480);
+  assert.ok(v.forms.every((f) => f.fields.length <= 50));
+  // Visible first: the controls in the viewport are all kept; the kept ones are in document order.
+  const inView = await page.evaluate(() => [...document.querySelectorAll('#root button, #root a, #root input')]
+    .filter((e) => { const r = e.getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0; }).length);
+  assert.ok(inView > 0);
+  assert.equal(v.nodes[0].name, 'Action 0');
+  const nums = v.nodes.map((n) => Number(n.ref.slice(1)));
+  assert.ok(new Set(nums).size === nums.length, 'refs unique');
+  // Unchanged page: the diff is empty and every ref stayed.
+  assert.deepEqual({ a: v.diff.added.length, r: v.diff.removed.length, c: v.diff.changed.length, t: v.diff.textChanged },
+    { a: 0, r: 0, c: 0, t: false });
+  // The best of nine warm runs carries the budget (a regression such as per-element style reads
+  // shows there at once); the median is a sanity bound, loose because other work may share the
+  // two cores of a test machine.
+  assert.ok(sorted[0] < 100, `best capture ${sorted[0].toFixed(1)} ms must stay well under 100 ms`);
+  assert.ok(median < 200, `median capture ${median.toFixed(1)} ms`);
+
+  const small = await ok(page, 'context', { captureId: 's', maxScan: 500, maxNodes: 20, maxTextBytes: 100 });
+  assert.equal(small.scanned, 500);
+  assert.equal(small.truncated, true);
+  assert.equal(small.nodes.length, 20);
+  assert.ok(new TextEncoder().encode(small.text).length <= 100);
+  // Bounds are capped, never raised by the caller.
+  const capped = await ok(page, 'context', { captureId: 'x', maxScan: 1e9, maxNodes: 1e9, maxTextBytes: 1e9 });
+  assert.ok(capped.scanned <= 10000 && capped.nodes.length <= 400 && new TextEncoder().encode(capped.text).length <= 20480);
+  await page.close();
+});
+
+test('overlay.html: a covered button is refused and says what covers it', { skip }, async () => {
+  const page = await open('/overlay.html');
+  const ctx = await ok(page, 'context', { captureId: 'c1' });
+  const err = await refused(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Covered button').ref, action: 'click' }, 'target_denied');
+  assert.match(err.message, /covered by div#overlay\.click-shield/);
+  assert.equal(await page.textContent('#status'), 'Nothing clicked.');
+  const done = await ok(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Uncovered button').ref, action: 'click' });
+  assert.equal(done.changes.textChanged, true);
+  assert.equal(await page.textContent('#status'), 'Uncovered button clicked.');
+  // Focus and scroll are not clicks: allowed on the covered button.
+  await ok(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Covered button').ref, action: 'scroll' });
+  await page.close();
+});
+
+test('modal.html: nothing behind an open modal can be clicked; inside it can', { skip }, async () => {
+  const page = await open('/modal.html');
+  const ctx = await ok(page, 'context', { captureId: 'c1' });
+  assert.equal(byName(ctx, 'Confirm').inModal, true);
+  assert.equal(byName(ctx, 'Behind button').inModal, undefined);
+  const err = await refused(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Behind button').ref, action: 'click' }, 'target_denied');
+  assert.match(err.message, /modal/);
+  await refused(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Behind button').ref, action: 'focus' }, 'target_denied');
+  await ok(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Confirm').ref, action: 'click' });
+  assert.equal(await page.textContent('#clicked'), 'Confirmed.');
+  await ok(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Close').ref, action: 'click' });
+  await ok(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Behind button').ref, action: 'click' });
+  assert.equal(await page.textContent('#clicked'), 'Behind button clicked.');
+  await page.close();
+
+  // [aria-modal=true] that does not cover the button: only the modal rule can refuse.
+  const aria = await open('/modal.html?kind=aria');
+  const actx = await ok(aria, 'context', { captureId: 'a1' });
+  assert.equal(byName(actx, 'Accept').inModal, true);
+  const aerr = await refused(aria, 'action', { captureId: 'a1', ref: byName(actx, 'Behind button').ref, action: 'click' }, 'target_denied');
+  assert.match(aerr.message, /modal dialog \(div#aria-modal/);
+  assert.equal(await aria.textContent('#clicked'), 'Nothing clicked.');
+  await ok(aria, 'action', { captureId: 'a1', ref: byName(actx, 'Close settings').ref, action: 'click' });
+  await ok(aria, 'action', { captureId: 'a1', ref: byName(actx, 'Behind button').ref, action: 'click' });
+  assert.equal(await aria.textContent('#clicked'), 'Behind button clicked.');
+  await aria.close();
+});
+
+test('dynamic.html: action reports changes; diff re-uses refs and names what changed', { skip }, async () => {
+  const page = await open('/dynamic.html');
+  const c1 = await ok(page, 'context', { captureId: 'c1', diff: true });
+  assert.equal(c1.diff, null, 'no previous capture yet');
+  const load = byName(c1, 'Load details');
+  const steady = byName(c1, 'Steady button');
+  const placeholder = byName(c1, 'Placeholder');
+  const agree = byName(c1, 'I agree');
+  const act = await ok(page, 'action', { captureId: 'c1', ref: load.ref, action: 'click' });
+  assert.deepEqual(act.changes, { urlChanged: false, titleChanged: true, added: 4, removed: 1, textChanged: true });
+  const c2 = await ok(page, 'context', { captureId: 'c2', diff: true });
+  assert.equal(c2.title, 'Dynamic fixture — loaded');
+  assert.equal(byName(c2, 'Reload details').ref, load.ref, 'renamed node keeps its ref');
+  assert.equal(byName(c2, 'Steady button').ref, steady.ref);
+  assert.deepEqual(c2.diff.added.map((n) => n.name), ['First new', 'Second new']);
+  assert.deepEqual(c2.diff.removed, [placeholder.ref]);
+  assert.deepEqual(c2.diff.changed.map((n) => [n.ref, n.name]).sort(), [[agree.ref, 'I agree'], [load.ref, 'Reload details']].sort());
+  assert.equal(c2.diff.textChanged, true);
+  assert.ok(!c2.diff.added.some((n) => n.ref === steady.ref));
+
+  // A framework re-render (same button, new element) keeps the ref: stable key, old one gone.
+  await page.evaluate(() => {
+    const old = document.getElementById('steady');
+    old.replaceWith(old.cloneNode(true));
+  });
+  const c3 = await ok(page, 'context', { captureId: 'c3', diff: true });
+  assert.equal(byName(c3, 'Steady button').ref, steady.ref);
+  assert.deepEqual({ a: c3.diff.added, r: c3.diff.removed, c: c3.diff.changed, t: c3.diff.textChanged }, { a: [], r: [], c: [], t: false });
+  // …and the ref of an older capture still points at the element that capture saw (now gone).
+  await refused(page, 'inspect', { captureId: 'c1', ref: steady.ref }, 'stale_node');
+  const insp = await ok(page, 'inspect', { captureId: 'c3', ref: steady.ref });
+  assert.equal(insp.name, 'Steady button');
+  await page.close();
+});
+
+test('stale_node: removed, unknown, evicted; refs never retarget', { skip }, async () => {
+  const page = await open('/handoff.html');
+  const c1 = await ok(page, 'context', { captureId: 'k1' });
+  const btn = byName(c1, 'Page button');
+  assert.equal((await ok(page, 'inspect', { ref: `k1:${btn.ref}` })).name, 'Page button', 'wire form "<captureId>:<ref>" accepted');
+  await refused(page, 'inspect', { captureId: 'k1', ref: 'e999' }, 'stale_node');
+  await refused(page, 'inspect', { captureId: 'nope', ref: btn.ref }, 'stale_node');
+  await refused(page, 'inspect', { captureId: 'k1', ref: 42 }, 'invalid_params');
+  // Four captures per document are kept: a fifth evicts the first.
+  for (const id of ['k2', 'k3', 'k4', 'k5']) await ok(page, 'context', { captureId: id });
+  await refused(page, 'inspect', { captureId: 'k1', ref: btn.ref }, 'stale_node');
+  await ok(page, 'inspect', { captureId: 'k2', ref: btn.ref });
+  // Removed, then an identical element put in its place: still stale for the old capture.
+  await page.evaluate(() => {
+    const b = document.getElementById('page-button');
+    const twin = b.cloneNode(true);
+    b.remove();
+    document.body.appendChild(twin);
+  });
+  const err = await refused(page, 'action', { captureId: 'k5', ref: btn.ref, action: 'click' }, 'stale_node');
+  assert.match(err.message, /no longer in the page/);
+  // Installing twice is harmless: the captures survive.
+  await inject(page);
+  await refused(page, 'inspect', { captureId: 'k5', ref: btn.ref }, 'stale_node');
+  await ok(page, 'inspect', { captureId: 'k6', ref: byName(await ok(page, 'context', { captureId: 'k6' }), 'Page button').ref });
+  // run never throws.
+  assert.equal((await run(page, 'nonsense', {})).error.code, 'unknown_method');
+  assert.equal((await run(page, 'context', null)).ok, true);
+  assert.equal((await page.evaluate(() => globalThis.__chaperonePage.run())).error.code, 'unknown_method');
+  await page.close();
+});
+
+test('shadow.html: open shadow roots are walked and acted in; closed ones stay closed', { skip }, async () => {
+  const page = await open('/shadow.html');
+  const ctx = await ok(page, 'context', { captureId: 'c1' });
+  assert.equal(ctx.shadowRoots, 2);
+  const names = ctx.nodes.map((n) => n.name);
+  assert.deepEqual(names, ['Shadow button', 'Shadow input', 'Nested shadow link', 'Slotted button']);
+  assert.doesNotMatch(JSON.stringify(ctx), /Closed secret/);
+  assert.ok(ctx.headings.some((h) => h.text === 'Open widget'));
+  await ok(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Shadow button').ref, action: 'click' });
+  assert.equal(await page.textContent('#status'), 'Shadow button clicked.');
+  await ok(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Shadow input').ref, action: 'setValue', value: 'in the shadow' });
+  assert.equal(await page.evaluate(() => document.getElementById('open-host').shadowRoot.getElementById('shadow-input').value), 'in the shadow');
+  await page.close();
+});
+
+test('iframe.html: frames listed with their origins; the agent works inside each frame', { skip }, async () => {
+  const page = await open('/iframe.html');
+  const ctx = await ok(page, 'context', { captureId: 'c1' });
+  assert.deepEqual(ctx.iframes.map((f) => [f.index, f.name, f.title, f.origin]), [
+    [0, 'same-frame', 'Same-origin frame', server.originA],
+    [1, 'cross-frame', 'Cross-origin frame', server.originB],
+  ]);
+  assert.deepEqual(ctx.nodes.map((n) => n.name), ['Top button']);
+  for (const [label, origin] of [['same', server.originA], ['cross', server.originB]]) {
+    const frame = page.frames().find((f) => f.url().startsWith(origin) && f.url().includes(`label=${label}`));
+    assert.ok(frame, `${label} frame`);
+    await frame.waitForLoadState();
+    await inject(frame);
+    const fctx = await ok(frame, 'context', { captureId: `f-${label}` });
+    const btn = byName(fctx, `Child button (${label})`);
+    await ok(frame, 'action', { captureId: `f-${label}`, ref: btn.ref, action: 'click' });
+    assert.equal(await frame.textContent('#status'), `Clicked in ${label}.`);
+  }
+  await page.close();
+});
+
+test('auth signals: sign-in form, password, OTP, CAPTCHA, QR', { skip }, async () => {
+  const login = await open('/login.html');
+  const l = await ok(login, 'context', {});
+  assert.deepEqual(l.auth, { passwordField: true, otpField: false, signInForm: true, captcha: false, qr: false });
+  await login.goto(`${server.originA}/login.html?otp=1`);
+  await inject(login);
+  assert.equal((await ok(login, 'context', {})).auth.otpField, true);
+  await login.close();
+  const auth = await open('/auth.html');
+  const a = await ok(auth, 'context', {});
+  assert.deepEqual(a.auth, { passwordField: false, otpField: true, signInForm: false, captcha: true, qr: true });
+  assert.equal(a.forms[0].fields[0].credential, true, 'totp_code is a credential');
+  await auth.close();
+  const plain = await open('/handoff.html');
+  assert.deepEqual((await ok(plain, 'context', {})).auth, { passwordField: false, otpField: false, signInForm: false, captcha: false, qr: false });
+  await plain.close();
+});
+
+test('pill: closed shadow root, never in a snapshot, Esc and Stop only when trusted', { skip }, async () => {
+  const page = await open('/handoff.html', { stub: true });
+  const before = await ok(page, 'context', { captureId: 'p0' });
+  assert.deepEqual(await ok(page, 'pill', { show: true, step: 3 }), { shown: true, stopped: false, step: 3 });
+  assert.match(await ownUiText(page), /Agent · step 3 · Esc to stop/);
+  const probe = await page.evaluate(() => {
+    // What a page script can learn: a host element with no reachable shadow root.
+    const hosts = [...document.documentElement.children].filter((e) => e !== document.head && e !== document.body);
+    return { hosts: hosts.length, shadow: hosts.map((h) => h.shadowRoot), text: document.documentElement.innerText };
+  });
+  assert.equal(probe.hosts, 1);
+  assert.deepEqual(probe.shadow, [null], 'closed shadow root: unreachable from the page');
+  assert.doesNotMatch(probe.text, /Esc to stop/);
+  const during = await ok(page, 'context', { captureId: 'p1', diff: true });
+  assert.equal(during.scanned, before.scanned, 'the pill host is skipped by the walk');
+  assert.deepEqual(during.nodes, before.nodes);
+  assert.doesNotMatch(JSON.stringify(during), /Esc to stop|Stop/);
+
+  // A page script's synthetic Escape does nothing; the person's does.
+  await page.evaluate(() => window.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true })));
+  assert.deepEqual(await page.evaluate(() => window.__sent), []);
+  await page.keyboard.press('Escape');
+  assert.deepEqual(await page.evaluate(() => window.__sent), [{ type: 'page.stop', source: 'esc' }]);
+  assert.match(await ownUiText(page), /Agent stopped/);
+  await page.keyboard.press('Escape');
+  assert.equal((await page.evaluate(() => window.__sent)).length, 1, 'once stopped, Esc says nothing more');
+
+  // Resumed (the worker shows the pill again), then the Stop button, pressed by a person.
+  await ok(page, 'pill', { show: true, step: 4 });
+  assert.match(await ownUiText(page), /step 4/);
+  await clickOwnUi(page, 'stop');
+  assert.deepEqual((await page.evaluate(() => window.__sent))[1], { type: 'page.stop', source: 'pill' });
+  assert.deepEqual(await ok(page, 'pill', { show: false }), { shown: false });
+  assert.equal(await page.evaluate(() => document.documentElement.children.length), 2, 'host removed');
+  await page.keyboard.press('Escape');
+  assert.equal((await page.evaluate(() => window.__sent)).length, 2, 'no pill, no Esc stop');
+  await page.close();
+});
+
+test('pill over a showModal() dialog: shown in the top layer, Esc still stops', { skip }, async () => {
+  // The dialog makes the rest of the page inert, the pill's Stop button included (a known limit:
+  // see the report); the Esc key, heard on window in the capture phase, still works.
+  const page = await open('/modal.html', { stub: true });
+  await ok(page, 'pill', { show: true, step: 1 });
+  assert.equal(await page.evaluate(() => [...document.querySelectorAll('[popover]')].some((h) => h.matches(':popover-open'))), true);
+  await page.keyboard.press('Escape');
+  assert.deepEqual(await page.evaluate(() => window.__sent), [{ type: 'page.stop', source: 'esc' }]);
+  await page.close();
+});
+
+test('handoff banner: reason text, agent message as plain text, trusted Done / Cancel task', { skip }, async () => {
+  const page = await open('/handoff.html', { stub: true });
+  const hostile = '<img src=x onerror="window.__pwned=1">Scan the code, please';
+  assert.deepEqual(await ok(page, 'handoff', { show: true, handoffId: 'h1', reason: 'qr', message: hostile }),
+    { shown: true, handoffId: 'h1', reason: 'qr' });
+  const text = await ownUiText(page);
+  assert.match(text, /Chaperone needs you/);
+  assert.match(text, /Scan the QR code on this page with your phone/);
+  assert.ok(text.includes(hostile), 'the message is shown verbatim, as text');
+  const { all } = await piercedNodes(page);
+  assert.equal(all.filter((n) => n.nodeName === 'IMG').length, 0, 'never parsed as markup');
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  assert.equal(await page.evaluate(() => document.body.innerText.includes('Chaperone needs you')), false);
+  const ctx = await ok(page, 'context', {});
+  assert.deepEqual(ctx.nodes.map((n) => n.name), ['Page button'], 'banner buttons are not the agent\u2019s to press');
+  await refused(page, 'handoff', { show: true, reason: 'qr' }, 'invalid_params');
+
+  await clickOwnUi(page, 'done');
+  assert.deepEqual(await page.evaluate(() => window.__sent), [{ type: 'page.handoff', handoffId: 'h1', outcome: 'done' }]);
+  await clickOwnUi(page, 'done');
+  assert.equal((await page.evaluate(() => window.__sent)).length, 1, 'answered once');
+  assert.equal((await ok(page, 'handoff', { show: false, handoffId: 'other' })).shown, true, 'another id does not hide it');
+  assert.equal((await ok(page, 'handoff', { show: false, handoffId: 'h1' })).shown, false);
+
+  for (const reason of ['mfa', 'captcha', 'device', 'login', 'other', 'bogus']) {
+    const v = await ok(page, 'handoff', { show: true, handoffId: `h-${reason}`, reason, message: '' });
+    assert.equal(v.reason, reason === 'bogus' ? 'other' : reason);
+  }
+  assert.match(await ownUiText(page), /The agent needs you to do something on this page/);
+  await ok(page, 'handoff', { show: true, handoffId: 'h2', reason: 'login', message: 'Please sign in' });
+  assert.match(await ownUiText(page), /Sign in to this site yourself/);
+  await clickOwnUi(page, 'cancel');
+  assert.deepEqual((await page.evaluate(() => window.__sent))[1], { type: 'page.handoff', handoffId: 'h2', outcome: 'cancelled' });
+  await page.close();
+});
+
+test('navigate-away.html: an action that navigates reports and the new document starts clean', { skip }, async () => {
+  const page = await open('/navigate-away.html?delay=150');
+  const ctx = await ok(page, 'context', { captureId: 'n1' });
+  const act = await ok(page, 'action', { captureId: 'n1', ref: byName(ctx, 'Go to the next page').ref, action: 'click' });
+  assert.equal(act.done, true);
+  await page.waitForURL(/navigate-target\.html/);
+  assert.equal(await page.evaluate(() => typeof globalThis.__chaperonePage), 'undefined', 'agent and refs belong to the old document');
+  await inject(page);
+  await refused(page, 'inspect', { captureId: 'n1', ref: 'e1' }, 'stale_node');
+  assert.equal((await ok(page, 'context', {})).title, 'Navigation target');
+  await page.close();
+});

@@ -1,0 +1,241 @@
+// A small hand-written fake of the chrome.* surface the router uses (storage.session, tabs, windows,
+// webNavigation, scripting, cookies, alarms, runtime). It sits below the unit under test only: the
+// router, grant store and page bridge run for real on top of it. Imported by the ext-router,
+// ext-grants tests; ext-fake-chrome.test.mjs checks the fake's own behaviour.
+
+export const EXTENSION_ID = 'immigohjinbkkjncmhkefbfainfbcigp';
+
+export function fakeEvent() {
+  const listeners = new Set();
+  return {
+    addListener: (fn) => listeners.add(fn),
+    removeListener: (fn) => listeners.delete(fn),
+    hasListeners: () => listeners.size > 0,
+    fire: (...args) => {
+      for (const fn of [...listeners]) fn(...args);
+    },
+  };
+}
+
+/** chrome.storage.session over a Map that outlives any one fake chrome (a killed worker's memory). */
+export function fakeStorageArea(backing = new Map()) {
+  const area = {
+    backing,
+    // When set, each set() waits on this promise before writing (a slow storage write).
+    gate: null,
+    writes: 0,
+    async get(keys) {
+      const list = keys === null || keys === undefined ? [...backing.keys()]
+        : Array.isArray(keys) ? keys : [keys];
+      const out = {};
+      for (const k of list) if (backing.has(k)) out[k] = structuredClone(backing.get(k));
+      return out;
+    },
+    async set(items) {
+      const copy = structuredClone(items);
+      if (area.gate) await area.gate;
+      for (const [k, v] of Object.entries(copy)) backing.set(k, v);
+      area.writes += 1;
+    },
+  };
+  return area;
+}
+
+let documentCounter = 0;
+export const newDocumentId = () => `DOC${String(++documentCounter).padStart(6, '0')}`;
+
+/**
+ * @param pageRun (op, args, {tabId, frameId, documentId}) → {ok, value} | {ok:false, error} — what the
+ *                page agent answers; defaults to {ok:true, value:{}}
+ */
+export function makeFakeChrome({ storage, pageRun } = {}) {
+  const tabs = new Map(); // tabId → {id, windowId, url, title, active, incognito}
+  const frames = new Map(); // tabId → Map(frameId → frame)
+  const cookies = [];
+  const calls = { executeScript: [], tabsUpdate: [], windowsUpdate: [], alarms: [], cleared: [], page: [] };
+  let nextFrameId = 100;
+
+  const webNavigation = {
+    onCommitted: fakeEvent(),
+    onDOMContentLoaded: fakeEvent(),
+    onReferenceFragmentUpdated: fakeEvent(),
+    onHistoryStateUpdated: fakeEvent(),
+    onErrorOccurred: fakeEvent(),
+    async getFrame({ tabId, frameId }) {
+      const f = frames.get(tabId)?.get(frameId);
+      if (!f) return null;
+      const { frameId: _omit, ...details } = f;
+      return structuredClone(details);
+    },
+    async getAllFrames({ tabId }) {
+      const m = frames.get(tabId);
+      return m ? [...m.values()].map((f) => structuredClone(f)) : null;
+    },
+  };
+
+  const chrome = {
+    runtime: { id: EXTENSION_ID, getURL: (p) => `chrome-extension://${EXTENSION_ID}/${p}` },
+    storage: { session: storage ?? fakeStorageArea() },
+    tabs: {
+      onRemoved: fakeEvent(),
+      onUpdated: fakeEvent(),
+      async get(tabId) {
+        const t = tabs.get(tabId);
+        if (!t) throw new Error(`No tab with id: ${tabId}.`);
+        return { ...t };
+      },
+      async query(q) {
+        return [...tabs.values()].filter((t) => q.windowId === undefined || t.windowId === q.windowId)
+          .map((t) => ({ ...t }));
+      },
+      async update(tabId, props) {
+        calls.tabsUpdate.push({ tabId, props });
+        const t = tabs.get(tabId);
+        if (!t) throw new Error(`No tab with id: ${tabId}.`);
+        if (props.active) for (const o of tabs.values()) if (o.windowId === t.windowId) o.active = o.id === tabId;
+        if (props.url) setTimeout(() => fake.navigate(tabId, 0, props.url), 1);
+        return { ...t };
+      },
+    },
+    windows: {
+      async update(windowId, props) {
+        calls.windowsUpdate.push({ windowId, props });
+        return { id: windowId };
+      },
+    },
+    webNavigation,
+    scripting: {
+      async executeScript({ target, files, func, args }) {
+        calls.executeScript.push({ target: structuredClone(target), files, op: args?.[0] });
+        const m = frames.get(target.tabId);
+        if (!tabs.has(target.tabId) || !m) throw new Error(`No tab with id: ${target.tabId}`);
+        let frame;
+        if (target.documentIds) {
+          frame = [...m.values()].find((f) => f.documentId === target.documentIds[0]);
+          if (!frame) throw new Error(`No document with id ${target.documentIds[0]} in tab with id ${target.tabId}`);
+        } else {
+          frame = m.get(target.frameIds?.[0] ?? 0);
+          if (!frame) throw new Error(`No frame with id ${target.frameIds?.[0]} in tab with id ${target.tabId}.`);
+        }
+        if (/^chrome:|^chrome-extension:/.test(frame.url)) throw new Error('Cannot access a chrome:// URL');
+        const where = { tabId: target.tabId, frameId: frame.frameId, documentId: frame.documentId };
+        if (files) return [{ frameId: frame.frameId, documentId: frame.documentId, result: null }];
+        const [op, opArgs] = args;
+        calls.page.push({ op, args: structuredClone(opArgs), where });
+        const result = pageRun ? await pageRun(op, opArgs, where) : { ok: true, value: {} };
+        void func;
+        return [{ frameId: frame.frameId, documentId: frame.documentId, result }];
+      },
+    },
+    cookies: {
+      async getAll({ url }) {
+        const host = new URL(url).hostname;
+        return cookies.filter((c) => host === c.domain.replace(/^\./, '') || host.endsWith(c.domain))
+          .map((c) => ({ ...c }));
+      },
+      async getAllCookieStores() {
+        return [{ id: '0', tabIds: [...tabs.keys()] }];
+      },
+    },
+    alarms: {
+      onAlarm: fakeEvent(),
+      create(name, info) {
+        calls.alarms.push({ name, info });
+      },
+      clear(name) {
+        calls.cleared.push(name);
+        return Promise.resolve(true);
+      },
+    },
+  };
+
+  const fake = {
+    chrome,
+    calls,
+    tabs,
+    frames,
+    cookies,
+    /** Adds a tab with its top frame (and child frames: [{url, frameId?}]). */
+    addTab({ id, windowId = 1, url, title = 'A page', active = false, children = [] }) {
+      tabs.set(id, { id, windowId, url, title, active, incognito: false });
+      const m = new Map();
+      m.set(0, { frameId: 0, parentFrameId: -1, documentId: newDocumentId(), url, errorOccurred: false,
+        documentLifecycle: 'active', frameType: 'outermost_frame' });
+      for (const child of children) {
+        const frameId = child.frameId ?? nextFrameId++;
+        m.set(frameId, { frameId, parentFrameId: child.parentFrameId ?? 0, documentId: newDocumentId(), url: child.url,
+          errorOccurred: false, documentLifecycle: 'active', frameType: 'sub_frame' });
+      }
+      frames.set(id, m);
+      return fake.frame(id, 0);
+    },
+    frame(tabId, frameId) {
+      return frames.get(tabId)?.get(frameId);
+    },
+    /** A frame commits a new document (a main-frame navigation drops the children). */
+    navigate(tabId, frameId, url, { fire = true } = {}) {
+      const m = frames.get(tabId);
+      const f = m.get(frameId);
+      f.url = url;
+      f.documentId = newDocumentId();
+      if (frameId === 0) {
+        for (const k of [...m.keys()]) if (k !== 0) m.delete(k);
+        tabs.get(tabId).url = url;
+      }
+      if (fire) {
+        webNavigation.onCommitted.fire({ tabId, frameId, url, documentId: f.documentId,
+          documentLifecycle: 'active', frameType: frameId === 0 ? 'outermost_frame' : 'sub_frame',
+          parentFrameId: f.parentFrameId, timeStamp: Date.now() });
+      }
+      return f.documentId;
+    },
+    closeTab(tabId) {
+      tabs.delete(tabId);
+      frames.delete(tabId);
+      chrome.tabs.onRemoved.fire(tabId, { windowId: 1, isWindowClosing: false });
+    },
+  };
+  return fake;
+}
+
+/** A clock tests move by hand. */
+export function fakeClock(start = 1_700_000_000_000) {
+  let t = start;
+  const clock = () => t;
+  clock.advance = (ms) => {
+    t += ms;
+  };
+  return clock;
+}
+
+/** Timers that never fire on their own (expiry is then driven by the clock and the checks). */
+export function inertTimers() {
+  const pending = new Map();
+  let n = 0;
+  return {
+    pending,
+    setTimeout(fn, ms) {
+      n += 1;
+      pending.set(n, { fn, ms });
+      return n;
+    },
+    clearTimeout(h) {
+      pending.delete(h);
+    },
+    runAll() {
+      for (const [h, { fn }] of [...pending]) {
+        pending.delete(h);
+        fn();
+      }
+    },
+  };
+}
+
+/** Records engine events. */
+export function eventLog() {
+  const events = [];
+  const emit = (event, data) => events.push({ event, data: structuredClone(data) });
+  emit.events = events;
+  emit.named = (name) => events.filter((e) => e.event === name).map((e) => e.data);
+  return emit;
+}
