@@ -214,3 +214,7 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
 function wireError(err) {
   return { code: typeof err?.code === 'string' ? err.code : 'internal', message: String(err?.message ?? err) };
 }
+
+// For DevTools and the end-to-end tests, which reach the worker through the DevTools protocol.
+// A worker's globals are out of reach of web pages and content scripts, so this opens nothing.
+globalThis.chaperone = Object.freeze({ bridge, router });

@@ -1,0 +1,88 @@
+// The real extension in real Chromium against the real app: the person pairs from the popup and
+// presses Pair in the app after comparing the same six digits, grants a tab in the popup and sees
+// it in the app, revokes it from the app, stops the agent in the page and resumes from the app,
+// the app restarts and the browser comes back by itself, and revoking the browser in the app
+// disconnects it for good. Every app button is pressed through the accessibility tree.
+
+import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
+import { test } from 'node:test';
+
+import { startFixtureServer } from '../fixtures/serve.mjs';
+import { atspi, display, startApp, whyNot } from './app-harness.mjs';
+import { Browser, browserWhyNot, until } from './browser-harness.mjs';
+
+const skip = whyNot() ?? browserWhyNot() ?? false;
+if (skip) console.log(`# skipped: ${skip}`);
+
+test('pair, grant, revoke a grant, stop and resume, restart, revoke the browser — with the real app',
+     { skip, timeout: 240000 }, async () => {
+  const sites = await startFixtureServer();
+  let app = await startApp();
+  const browser = await Browser.launch();
+  try {
+    await browser.setPort(app.port);
+    const page = await browser.ctx.newPage();
+    await page.goto(`${sites.originA}/forms.html`);
+    const popup = await browser.popup(page);
+
+    // Pairing: the popup shows a code; the app shows the same one; the person presses Pair.
+    const code = await browser.startPairing(popup);
+    assert.match(code, /^\d{6}$/);
+    assert.equal(await atspi('wait-label', display(code)), display(code),
+                 'the app shows the code the popup shows');
+    await atspi('press', 'Pair');
+    await browser.waitForState('connected');
+    await until(async () => /connected/i.test(await browser.status(popup)),
+                { what: 'the popup to say it is connected' });
+
+    // The device row's Revoke button names the browser: learn its name from the app.
+    const buttons = (await atspi('buttons')).split('\n');
+    const revokeDevice = buttons.find((b) => b.startsWith('Revoke '));
+    assert.ok(revokeDevice, `a Revoke button for the paired browser among: ${buttons.join(', ')}`);
+    const deviceName = revokeDevice.slice('Revoke '.length);
+
+    // A grant made in the popup appears in the app, with its label and site...
+    await browser.grant(popup, { pages: [page], preset: 'control', label: 'E2E app grant' });
+    await atspi('wait-label', 'E2E app grant');
+    // ...and the person revokes it from the app: the popup no longer lists it.
+    await atspi('press', 'Revoke E2E app grant');
+    await until(async () => !(await popup.textContent('#active-list'))?.includes('E2E app grant'),
+                { what: 'the popup to drop the grant revoked in the app' });
+    await atspi('absent', 'Revoke E2E app grant');
+
+    // Stop in the popup stops the agent; the app shows the browser stopped, and the person can
+    // resume it there. (Esc and the pill are tested with an agent acting, in
+    // extension-capabilities.test.mjs.)
+    await popup.click('#stop-button');
+    await until(async () => (await (await browser.worker()).evaluate(
+      () => globalThis.chaperone.router.state().stopped)) === true, { what: 'Stop to stop the agent' });
+    await atspi('wait-label', 'Stopped');
+    await atspi('press', `Resume ${deviceName}`);
+    await until(async () => (await (await browser.worker()).evaluate(
+      () => globalThis.chaperone.router.state().stopped)) === false,
+                { what: 'Resume in the app to resume the browser' });
+
+    // The app restarts on the same port: the extension reconnects by itself.
+    await app.stopKeepingData();
+    await browser.waitForState('connecting', { timeoutMs: 10000 }).catch(() => {});
+    app = await startApp({ home: app.home, port: app.port });
+    await browser.waitForState('connected', { timeoutMs: 45000 });
+
+    // Revoking the browser in the app disconnects it at once and for good.
+    await atspi('press', revokeDevice);
+    await atspi('press', 'Revoke');
+    await browser.waitForState('revoked', { timeoutMs: 10000 });
+    await until(async () => /pair/i.test(await popup.textContent('#pair-section').catch(() => '')),
+                { what: 'the popup to offer pairing again' });
+  } catch (err) {
+    console.log(app.log.join('\n'));
+    console.log(browser.consoleLines.join('\n'));
+    throw err;
+  } finally {
+    await browser.close();
+    await app.stop();
+    await rm(app.home, { recursive: true, force: true });
+    await sites.close();
+  }
+});
