@@ -215,7 +215,7 @@ extension_grants_cb (GObject      *source,
   if (self != NULL && node != NULL && JSON_NODE_HOLDS_OBJECT (node) &&
       (grants = chp_json_get_array (json_node_get_object (node), "grants")) != NULL &&
       !chp_grant_list_set_device_grants (self->grants, query->device_id, grants, &error))
-    g_warning ("grants from %s refused: %s", query->device_id, error->message);
+    g_message ("grants from %s refused: %s", query->device_id, error->message);
   else if (error != NULL)
     g_debug ("extension.grants from %s: %s", query->device_id, error->message);
 
@@ -235,7 +235,10 @@ info_query_new (ChpEngine  *self,
   return query;
 }
 
-/* What a paired extension tells the app on its own: grants it holds, handoffs it shows, and
+/* Malformed events are the browser's fault, not ours: said in the log (g_message, not a
+ * warning, which the tests make fatal), and the models keep what they had.
+ *
+ * What a paired extension tells the app on its own: grants it holds, handoffs it shows, and
  * whether the person stopped it. The data is the extension's; its strings are the page's, and
  * the models check and bound them before anything shows them. */
 static void
@@ -260,7 +263,7 @@ device_event_cb (ChpBridge  *bridge,
 
       if (grants == NULL ||
           !chp_grant_list_set_device_grants (self->grants, device_id, grants, &error))
-        g_warning ("grant.changed from %s refused: %s", device_id,
+        g_message ("grant.changed from %s refused: %s", device_id,
                    error ? error->message : "no grants array");
     }
   else if (g_strcmp0 (event, "handoff.changed") == 0)
@@ -269,7 +272,7 @@ device_event_cb (ChpBridge  *bridge,
                                                               object, &error);
 
       if (error != NULL)
-        g_warning ("handoff.changed from %s refused: %s", device_id, error->message);
+        g_message ("handoff.changed from %s refused: %s", device_id, error->message);
       else if (handoff != NULL && chp_handoff_is_waiting (handoff))
         g_signal_emit (self, signals[SIGNAL_HANDOFF_ARRIVED], 0, handoff);
     }
