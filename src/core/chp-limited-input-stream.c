@@ -1,10 +1,22 @@
 /* chp-limited-input-stream.c: counts what the socket delivers and turns the byte past the budget
  * into G_IO_ERROR_MESSAGE_TOO_LARGE, which libsoup treats as a dead connection. The owner moves
  * the budget on (after the handshake, after each whole message), so a peer can make us hold at
- * most one budget's worth of bytes at a time. */
+ * most one budget's worth of bytes at a time (plus one read-ahead buffer).
+ *
+ * libsoup reads a WebSocket 1 KiB at a time, one recv() each; the stream reads up to
+ * READ_AHEAD_SIZE from the socket at once and serves those small reads from memory. What counts
+ * against the budget is what is handed to the reader, never what was read ahead: a byte sitting
+ * in the buffer when the owner moves the budget on belongs to the next allowance, as it would
+ * had it still been in the kernel's buffer. */
 #include "config.h"
 
 #include "chp-limited-input-stream.h"
+
+#include <string.h>
+
+/* Enough for libsoup's 1 KiB reads to cost one syscall per 64 of them; small enough to keep per
+ * connection. A read at least this large bypasses the buffer. */
+#define READ_AHEAD_SIZE (64 * 1024)
 
 struct _ChpLimitedInputStream
 {
@@ -12,6 +24,12 @@ struct _ChpLimitedInputStream
 
   guint64 budget;
   guint64 consumed;
+
+  /* Read ahead from the base stream and not yet handed out: buffer[start, end). Allocated on
+   * the first read that needs it. */
+  guint8 *buffer;
+  gsize   start;
+  gsize   end;
 };
 
 static void pollable_iface_init (GPollableInputStreamInterface *iface);
@@ -47,6 +65,104 @@ base_stream (ChpLimitedInputStream *self)
   return g_filter_input_stream_get_base_stream (G_FILTER_INPUT_STREAM (self));
 }
 
+static gsize
+buffered (ChpLimitedInputStream *self)
+{
+  return self->end - self->start;
+}
+
+/* Hands out up to @count buffered bytes. */
+static gsize
+take (ChpLimitedInputStream *self,
+      void                  *out,
+      gsize                  count)
+{
+  gsize n = MIN (count, buffered (self));
+
+  if (out != NULL)
+    memcpy (out, self->buffer + self->start, n);
+  self->start += n;
+  if (self->start == self->end)
+    self->start = self->end = 0;
+
+  return n;
+}
+
+/* One read of the base stream into the empty buffer: blocking or not, it returns what the
+ * socket has (at least one byte when blocking), never waits for the buffer to fill. */
+static gssize
+fill (ChpLimitedInputStream  *self,
+      gboolean                blocking,
+      GCancellable           *cancellable,
+      GError                **error)
+{
+  GInputStream *base = base_stream (self);
+  gssize n;
+
+  g_assert (buffered (self) == 0);
+
+  /* close() freed the buffer; the base would refuse too, but say so without reallocating. */
+  if (g_input_stream_is_closed (G_INPUT_STREAM (self)))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED, "Stream is already closed");
+      return -1;
+    }
+
+  if (self->buffer == NULL)
+    self->buffer = g_malloc (READ_AHEAD_SIZE);
+
+  if (blocking)
+    n = g_input_stream_read (base, self->buffer, READ_AHEAD_SIZE, cancellable, error);
+  else
+    n = g_pollable_input_stream_read_nonblocking (G_POLLABLE_INPUT_STREAM (base), self->buffer,
+                                                  READ_AHEAD_SIZE, cancellable, error);
+  if (n > 0)
+    {
+      self->start = 0;
+      self->end = (gsize) n;
+    }
+
+  return n;
+}
+
+/* The one read path: from the buffer if it holds anything, else straight into @out for a big
+ * read, else through the buffer. Returns what the base returned for EOF (0) and errors. */
+static gssize
+read_internal (ChpLimitedInputStream  *self,
+               void                   *out,
+               gsize                   count,
+               gboolean                blocking,
+               GCancellable           *cancellable,
+               GError                **error)
+{
+  gssize n;
+
+  if (count == 0)
+    return 0;
+
+  if (buffered (self) == 0)
+    {
+      if (count >= READ_AHEAD_SIZE && out != NULL)
+        {
+          GInputStream *base = base_stream (self);
+
+          if (blocking)
+            n = g_input_stream_read (base, out, count, cancellable, error);
+          else
+            n = g_pollable_input_stream_read_nonblocking (G_POLLABLE_INPUT_STREAM (base), out,
+                                                          count, cancellable, error);
+          return account (self, n, error) ? n : -1;
+        }
+
+      n = fill (self, blocking, cancellable, error);
+      if (n <= 0)
+        return n;
+    }
+
+  n = (gssize) take (self, out, count);
+  return account (self, n, error) ? n : -1;
+}
+
 static gssize
 chp_limited_input_stream_read (GInputStream  *stream,
                                void          *buffer,
@@ -54,10 +170,34 @@ chp_limited_input_stream_read (GInputStream  *stream,
                                GCancellable  *cancellable,
                                GError       **error)
 {
-  ChpLimitedInputStream *self = CHP_LIMITED_INPUT_STREAM (stream);
-  gssize n = g_input_stream_read (base_stream (self), buffer, count, cancellable, error);
+  return read_internal (CHP_LIMITED_INPUT_STREAM (stream), buffer, count, TRUE, cancellable,
+                        error);
+}
 
-  return account (self, n, error) ? n : -1;
+/* GFilterInputStream would skip on the base stream, past both the buffer and the budget. */
+static gssize
+chp_limited_input_stream_skip (GInputStream  *stream,
+                               gsize          count,
+                               GCancellable  *cancellable,
+                               GError       **error)
+{
+  return read_internal (CHP_LIMITED_INPUT_STREAM (stream), NULL, count, TRUE, cancellable,
+                        error);
+}
+
+static gboolean
+chp_limited_input_stream_close (GInputStream  *stream,
+                                GCancellable  *cancellable,
+                                GError       **error)
+{
+  ChpLimitedInputStream *self = CHP_LIMITED_INPUT_STREAM (stream);
+
+  g_clear_pointer (&self->buffer, g_free);
+  self->start = self->end = 0;
+
+  return G_INPUT_STREAM_CLASS (chp_limited_input_stream_parent_class)->close_fn (stream,
+                                                                                 cancellable,
+                                                                                 error);
 }
 
 static gboolean
@@ -72,21 +212,123 @@ chp_limited_input_stream_can_poll (GPollableInputStream *stream)
 static gboolean
 chp_limited_input_stream_is_readable (GPollableInputStream *stream)
 {
-  GInputStream *base = base_stream (CHP_LIMITED_INPUT_STREAM (stream));
+  ChpLimitedInputStream *self = CHP_LIMITED_INPUT_STREAM (stream);
 
-  return g_pollable_input_stream_is_readable (G_POLLABLE_INPUT_STREAM (base));
+  return buffered (self) > 0 ||
+         g_pollable_input_stream_is_readable (G_POLLABLE_INPUT_STREAM (base_stream (self)));
+}
+
+/* The stream's source: ready while the buffer holds bytes, else when the socket's source (a
+ * child) is. A one-shot timeout child, as GConverterInputStream uses, would not do: libsoup may
+ * keep its source attached, and a source made while the buffer held bytes would then fire on
+ * every iteration after it drained, and one made while it was empty would sleep on a socket
+ * with nothing more to say while the buffer still held a frame. */
+typedef struct
+{
+  GSource                source;
+  ChpLimitedInputStream *stream;
+} ReadAheadSource;
+
+static gboolean
+read_ahead_source_prepare (GSource *source,
+                           int     *timeout)
+{
+  *timeout = -1;
+  return buffered (((ReadAheadSource *) source)->stream) > 0;
+}
+
+static gboolean
+read_ahead_source_check (GSource *source)
+{
+  return buffered (((ReadAheadSource *) source)->stream) > 0;
+}
+
+static gboolean
+read_ahead_source_dispatch (GSource     *source,
+                            GSourceFunc  callback,
+                            gpointer     user_data)
+{
+  /* g_source_set_callback() stores a GSourceFunc; a pollable source's is a GPollableSourceFunc
+   * (GLib's own pollable sources do the same). void (*) (void) tells the compiler we know. */
+  GPollableSourceFunc func = (GPollableSourceFunc) (void (*) (void)) callback;
+
+  if (func == NULL)
+    {
+      g_warning ("ChpLimitedInputStream source dispatched without a callback; "
+                 "call g_source_set_callback()");
+      return G_SOURCE_REMOVE;
+    }
+
+  return func (G_OBJECT (((ReadAheadSource *) source)->stream), user_data);
+}
+
+static void
+read_ahead_source_finalize (GSource *source)
+{
+  g_clear_object (&((ReadAheadSource *) source)->stream);
+}
+
+/* For g_source_set_closure() and g_source_set_dummy_callback(), which a stream wrapping this
+ * one calls on this source when it makes it a child of its own (libsoup's filter stream does). */
+static gboolean
+read_ahead_source_closure_callback (GObject  *stream,
+                                    gpointer  data)
+{
+  GClosure *closure = data;
+  GValue param = G_VALUE_INIT;
+  GValue result = G_VALUE_INIT;
+  gboolean ret;
+
+  g_value_init (&result, G_TYPE_BOOLEAN);
+  g_value_init (&param, G_TYPE_OBJECT);
+  g_value_set_object (&param, stream);
+  g_closure_invoke (closure, &result, 1, &param, NULL);
+  ret = g_value_get_boolean (&result);
+  g_value_unset (&result);
+  g_value_unset (&param);
+
+  return ret;
+}
+
+static GSourceFuncs read_ahead_source_funcs = {
+  read_ahead_source_prepare,
+  read_ahead_source_check,
+  read_ahead_source_dispatch,
+  read_ahead_source_finalize,
+  (GSourceFunc) (void (*) (void)) read_ahead_source_closure_callback,
+  NULL,
+};
+
+static gboolean
+dummy_cb (gpointer user_data)
+{
+  return G_SOURCE_CONTINUE;
 }
 
 static GSource *
 chp_limited_input_stream_create_source (GPollableInputStream *stream,
                                         GCancellable         *cancellable)
 {
-  GInputStream *base = base_stream (CHP_LIMITED_INPUT_STREAM (stream));
+  ChpLimitedInputStream *self = CHP_LIMITED_INPUT_STREAM (stream);
+  GSource *source = g_source_new (&read_ahead_source_funcs, sizeof (ReadAheadSource));
   g_autoptr(GSource) base_source =
-    g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (base), NULL);
+    g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (base_stream (self)), NULL);
 
-  /* The callback must see this stream, not the socket's. */
-  return g_pollable_source_new_full (stream, base_source, cancellable);
+  g_source_set_static_name (source, "ChpLimitedInputStream");
+  ((ReadAheadSource *) source)->stream = g_object_ref (self);
+
+  /* Children only wake the parent, whose callback sees this stream, not the socket's. */
+  g_source_set_callback (base_source, dummy_cb, NULL, NULL);
+  g_source_add_child_source (source, base_source);
+  if (cancellable != NULL)
+    {
+      g_autoptr(GSource) cancellable_source = g_cancellable_source_new (cancellable);
+
+      g_source_set_callback (cancellable_source, dummy_cb, NULL, NULL);
+      g_source_add_child_source (source, cancellable_source);
+    }
+
+  return source;
 }
 
 static gssize
@@ -95,11 +337,7 @@ chp_limited_input_stream_read_nonblocking (GPollableInputStream  *stream,
                                            gsize                  count,
                                            GError               **error)
 {
-  ChpLimitedInputStream *self = CHP_LIMITED_INPUT_STREAM (stream);
-  gssize n = g_pollable_input_stream_read_nonblocking (G_POLLABLE_INPUT_STREAM (base_stream (self)),
-                                                       buffer, count, NULL, error);
-
-  return account (self, n, error) ? n : -1;
+  return read_internal (CHP_LIMITED_INPUT_STREAM (stream), buffer, count, FALSE, NULL, error);
 }
 
 static void
@@ -112,9 +350,24 @@ pollable_iface_init (GPollableInputStreamInterface *iface)
 }
 
 static void
+chp_limited_input_stream_finalize (GObject *object)
+{
+  ChpLimitedInputStream *self = CHP_LIMITED_INPUT_STREAM (object);
+
+  g_free (self->buffer);
+
+  G_OBJECT_CLASS (chp_limited_input_stream_parent_class)->finalize (object);
+}
+
+static void
 chp_limited_input_stream_class_init (ChpLimitedInputStreamClass *klass)
 {
-  G_INPUT_STREAM_CLASS (klass)->read_fn = chp_limited_input_stream_read;
+  GInputStreamClass *stream_class = G_INPUT_STREAM_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->finalize = chp_limited_input_stream_finalize;
+  stream_class->read_fn = chp_limited_input_stream_read;
+  stream_class->skip = chp_limited_input_stream_skip;
+  stream_class->close_fn = chp_limited_input_stream_close;
 }
 
 static void
