@@ -170,6 +170,110 @@ export class Browser {
                 { what: `the grant "${label}" to be listed in the popup` });
   }
 
+  /**
+   * The frame checkboxes the popup offers for a tab, as a person reads them: [{frameId, label}].
+   * (Browser.grant takes frame ids; a test picks them by the origin in the label.)
+   */
+  async popupFrames(popup, page) {
+    const tabId = await this.tabIdOf(page);
+    await popup.reload();
+    await popup.waitForSelector(`#tab-${tabId}`, { timeout: 10000 });
+    return popup.$$eval(`li:has(> #tab-${tabId}) .frame-box`, (boxes) => boxes.map((b) => ({
+      frameId: Number(b.dataset.frameId),
+      label: document.querySelector(`label[for="${b.id}"]`)?.textContent ?? '',
+    })));
+  }
+
+  /**
+   * The text inside closed shadow roots of a page (Chaperone's pill and banner), read through the
+   * DevTools protocol: neither the page's scripts nor Playwright's locators can see into a closed
+   * root. Keep to small pages: the whole DOM is fetched.
+   */
+  async closedShadowText(page) {
+    const cdp = await this.ctx.newCDPSession(page);
+    try {
+      const { root } = await cdp.send('DOM.getDocument', { depth: -1, pierce: true });
+      const texts = [];
+      const walk = (n, closed) => {
+        if (n.nodeType === 3 && closed && n.nodeValue.trim()) texts.push(n.nodeValue.trim());
+        for (const c of n.children ?? []) walk(c, closed);
+        for (const sr of n.shadowRoots ?? []) walk(sr, closed || sr.shadowRootType === 'closed');
+      };
+      walk(root, false);
+      return texts.join('\n');
+    } finally {
+      await cdp.detach().catch(() => {});
+    }
+  }
+
+  /**
+   * Clicks, with a real (trusted) mouse click at its centre, the element inside a closed shadow
+   * root that carries `attribute="value"` (e.g. the banner's data-chaperone="done"). Returns the
+   * point clicked. Throws when there is no such element or it has no box.
+   */
+  async clickInClosedShadow(page, attribute, value) {
+    const cdp = await this.ctx.newCDPSession(page);
+    let point;
+    try {
+      const { root } = await cdp.send('DOM.getDocument', { depth: -1, pierce: true });
+      let found = null;
+      const walk = (n, closed) => {
+        if (found) return;
+        if (closed && n.nodeType === 1 && Array.isArray(n.attributes)) {
+          for (let i = 0; i < n.attributes.length; i += 2) {
+            if (n.attributes[i] === attribute && n.attributes[i + 1] === value) found = n;
+          }
+        }
+        for (const c of n.children ?? []) walk(c, closed);
+        for (const sr of n.shadowRoots ?? []) walk(sr, closed || sr.shadowRootType === 'closed');
+      };
+      walk(root, false);
+      if (!found) throw new Error(`no [${attribute}="${value}"] in a closed shadow root`);
+      const { model } = await cdp.send('DOM.getBoxModel', { nodeId: found.nodeId });
+      const q = model.content;
+      point = { x: (q[0] + q[2] + q[4] + q[6]) / 4, y: (q[1] + q[3] + q[5] + q[7]) / 4 };
+    } finally {
+      await cdp.detach().catch(() => {});
+    }
+    await page.mouse.click(point.x, point.y);
+    return point;
+  }
+
+  /**
+   * Stops the extension's service worker for real, as Chrome does to an idle worker, through the
+   * DevTools protocol's ServiceWorker domain (from one of the extension's own pages, which shares
+   * its storage partition). Resolves once Chrome reports it stopped. Anything that wakes the worker
+   * afterwards (an extension page's message, a browser event it listens to, its alarm) starts a
+   * fresh instance: new globals, state only from chrome.storage.
+   */
+  async stopServiceWorker({ timeoutMs = 10000 } = {}) {
+    const page = await this.ctx.newPage();
+    await page.goto(`${EXTENSION_ORIGIN}/options/options.html`);
+    const cdp = await this.ctx.newCDPSession(page);
+    try {
+      const ours = new Map(); // versionId → runningStatus
+      let stopped = null;
+      const seenStopped = new Promise((r) => { stopped = r; });
+      cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
+        for (const v of versions) {
+          if (!v.scriptURL.startsWith(EXTENSION_ORIGIN)) continue;
+          ours.set(v.versionId, v.runningStatus);
+          if (v.runningStatus === 'stopped') stopped();
+        }
+      });
+      await cdp.send('ServiceWorker.enable');
+      await until(() => ours.size > 0, { timeoutMs, what: 'the extension\'s service worker to be listed' });
+      for (const versionId of ours.keys()) await cdp.send('ServiceWorker.stopWorker', { versionId });
+      let timer;
+      await Promise.race([seenStopped, new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('the service worker did not stop')), timeoutMs);
+      })]).finally(() => clearTimeout(timer));
+    } finally {
+      await cdp.detach().catch(() => {});
+      await page.close().catch(() => {});
+    }
+  }
+
   async close() {
     await this.ctx.close().catch(() => {});
     await rm(this.userDataDir, { recursive: true, force: true });
