@@ -258,10 +258,14 @@ test_handoff_refused (void)
       g_autoptr(ChpHandoff) h = chp_handoff_list_apply (list, "dev", o, &error);
 
       if (i < 32)
-        g_assert_no_error (error);
+        {
+          g_assert_no_error (error);
+          g_assert_nonnull (h);
+        }
       else
         {
           g_assert_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_BUSY);
+          g_assert_null (h);
           g_clear_error (&error);
         }
     }
