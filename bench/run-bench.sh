@@ -1,9 +1,12 @@
 #!/bin/sh
-# run-bench.sh: build and run the core benchmark, then measure the real app's memory after start.
+# run-bench.sh: build and run the core benchmark, measure the real app's memory after start, then
+# run the extension benchmark (bench/extension-bench.mjs: real Chromium, the real extension and the
+# core engine, against Playwright and raw CDP) when Chromium, node and playwright-core are here.
 #
 # Usage: bench/run-bench.sh [build-dir] [chaperone-bench options…]
 #   build-dir   an existing meson build directory (default: build); set up if it does not exist
-#   options     passed on, e.g. --quick, --round-trips=20000 (see chaperone-bench --help)
+#   options     passed on, e.g. --quick, --round-trips=20000 (see chaperone-bench --help);
+#               --quick (or -q) is passed to the extension benchmark too
 #
 # The figures are for the machine as it is: close other work first, and compare runs made on
 # the same machine only.
@@ -27,8 +30,19 @@ ninja -C "$build" bench/chaperone-bench
 echo "run-bench: running chaperone-bench (a minute or so)"
 "$build/bench/chaperone-bench" "$@"
 
-# --- The real app's RSS after start --------------------------------------------------------
+# The extension benchmark takes only --quick of the options.
+ext_args=""
+for arg in "$@"; do
+  case $arg in
+    --quick|-q) ext_args=--quick ;;
+  esac
+done
 
+# --- The real app's RSS after start --------------------------------------------------------
+# In a subshell: its exits and its clean-up (which stops the app) end only this part.
+
+measure_app_rss () (
+set -eu
 app=""
 for candidate in "$build/src/ui/chaperone" "$src"/build*/src/ui/chaperone; do
   [ -x "$candidate" ] || continue
@@ -127,3 +141,42 @@ rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status")
 hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")
 echo "app RSS 1 s after 'bridge: listening' ($app): $rss KiB (peak $hwm KiB)"
 echo "{\"app_rss_kib\":$rss,\"app_peak_rss_kib\":$hwm}"
+)
+
+set +e
+measure_app_rss
+rss_status=$?
+set -e
+
+# --- The extension through the real path, against Playwright and CDP ---------------------------
+
+ext_status=0
+chromium=${CHAPERONE_CHROMIUM:-/usr/lib/chromium/chromium}
+ext_skip=""
+if ! command -v node >/dev/null 2>&1; then
+  ext_skip="node is not installed (Debian: nodejs)"
+elif [ ! -x "$chromium" ]; then
+  ext_skip="no Chromium at $chromium (Debian: chromium)"
+elif ! (cd "$src" && node -e "require.resolve('playwright-core')") >/dev/null 2>&1; then
+  ext_skip="playwright-core is not installed (npm ci)"
+fi
+
+echo
+if [ -n "$ext_skip" ]; then
+  echo "extension bench: skipped: $ext_skip"
+  echo "{\"extension_bench\":null,\"skipped\":\"$ext_skip\"}"
+else
+  ninja -C "$build" tests/chaperone-test-engine
+  engine="$build/tests/chaperone-test-engine"
+  if grep -q -e __asan_init -e __tsan_init -e __msan_init "$engine"; then
+    echo "extension bench: skipped: $engine is built with a sanitizer"
+    echo '{"extension_bench":null,"skipped":"the engine harness is built with a sanitizer"}'
+  else
+    echo "run-bench: running bench/extension-bench.mjs (under a minute)"
+    CHAPERONE_TEST_ENGINE="$engine" CHAPERONE_CHROMIUM="$chromium" \
+      node "$src/bench/extension-bench.mjs" $ext_args || ext_status=$?
+  fi
+fi
+
+[ "$rss_status" -ne 0 ] && exit "$rss_status"
+exit "$ext_status"
