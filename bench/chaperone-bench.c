@@ -227,11 +227,11 @@ answer_chunk_cb (const char *frame,
 }
 
 static void
-answer_send (Answerer   *answerer,
-             const char *text)
+answer_send_len (Answerer   *answerer,
+                 const char *text,
+                 gsize       len)
 {
   SoupWebsocketConnection *ws = answerer->client->ws;
-  gsize len = strlen (text);
 
   if (len > CHP_CHUNK_THRESHOLD)
     {
@@ -243,6 +243,13 @@ answer_send (Answerer   *answerer,
     }
 
   soup_websocket_connection_send_text (ws, text);
+}
+
+static void
+answer_send (Answerer   *answerer,
+             const char *text)
+{
+  answer_send_len (answerer, text, strlen (text));
 }
 
 /* Takes @frame_in. */
@@ -259,16 +266,17 @@ answer_frame (Answerer *answerer,
     {
     case CHP_FRAME_CHUNK:
       {
-        GBytes *whole = chp_chunk_assembler_add (answerer->assembler, frame,
-                                                 g_get_real_time () / 1000, NULL);
+        gint64 now = g_get_real_time () / 1000;
+        GString *whole = chp_chunk_assembler_add_string (answerer->assembler, frame, now, NULL);
 
         if (whole != NULL)
           {
-            gsize whole_len;
-            g_autofree char *text = g_bytes_unref_to_data (whole, &whole_len);
+            /* As the engine reads a reassembled message (JSON.parse in the extension), and
+             * keeps the buffer for the next one as ChpConnection does. */
+            ChpFrame *inner = chp_frame_parse_in_place (whole->str, whole->len, NULL);
 
-            /* As the engine reads a reassembled message (JSON.parse in the extension). */
-            answer_frame (answerer, chp_frame_parse_in_place (text, whole_len, NULL));
+            chp_chunk_assembler_recycle (answerer->assembler, whole, now);
+            answer_frame (answerer, inner);
           }
       }
       break;
@@ -278,14 +286,17 @@ answer_frame (Answerer *answerer,
         /* The same answer as the test client's auto-answer: {"echo": params}. */
         g_autoptr(JsonObject) echo = json_object_new ();
         g_autoptr(JsonNode) result = json_node_new (JSON_NODE_OBJECT);
-        g_autofree char *text = NULL;
+        GString *text = chp_chunk_assembler_take_buffer (answerer->assembler, 128);
 
         /* A reference, not a copy: the extension's side would not copy 16 MiB to echo it. */
         json_object_set_member (echo, "echo", frame->params ? json_node_ref (frame->params)
                                                             : json_node_new (JSON_NODE_NULL));
         json_node_set_object (result, echo);
-        text = chp_frame_build_response (frame->id, result);
-        answer_send (answerer, text);
+        /* Written as ChpConnection writes a response: into the buffer kept between
+         * messages. */
+        chp_frame_write_response (text, frame->id, result);
+        answer_send_len (answerer, text->str, text->len);
+        chp_chunk_assembler_recycle (answerer->assembler, text, g_get_real_time () / 1000);
       }
       break;
 

@@ -205,6 +205,73 @@ test_budget_and_expiry (void)
   }
 }
 
+/* A large message's buffer is kept for the next one, at most one per assembler, and dropped
+ * after 30 s without a large message. */
+static void
+test_kept_buffer (void)
+{
+  g_autoptr(ChpChunkAssembler) assembler = chp_chunk_assembler_new ();
+  gsize len = 3 * 1024 * 1024;
+  g_autofree char *message = big_message (len);
+  g_autoptr(GPtrArray) frames = chp_chunk_split (message, len, "k1");
+  GString *whole = NULL;
+  GString *small, *again;
+  char *kept;
+
+  /* Small buffers are not worth keeping. */
+  small = chp_chunk_assembler_take_buffer (assembler, 128);
+  g_string_append (small, "{}");
+  chp_chunk_assembler_recycle (assembler, small, 1000);
+  g_assert_cmpuint (chp_chunk_assembler_get_spare_bytes (assembler), ==, 0);
+
+  for (guint i = 0; i < frames->len; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(ChpFrame) frame = parse (g_ptr_array_index (frames, i));
+
+      whole = chp_chunk_assembler_add_string (assembler, frame, 1000, &error);
+      g_assert_no_error (error);
+      g_assert_true ((whole != NULL) == (i == frames->len - 1));
+    }
+  g_assert_nonnull (whole);
+  g_assert_cmpmem (whole->str, whole->len, message, len);
+  kept = whole->str;
+  chp_chunk_assembler_recycle (assembler, whole, 1000);
+  g_assert_cmpuint (chp_chunk_assembler_get_spare_bytes (assembler), >, len);
+
+  /* Lent out for a small message and back: the same memory, and it does not count as use. */
+  small = chp_chunk_assembler_take_buffer (assembler, 128);
+  g_assert_true (small->str == kept);
+  g_assert_cmpuint (small->len, ==, 0);
+  g_assert_cmpuint (chp_chunk_assembler_get_spare_bytes (assembler), ==, 0);
+  g_string_append (small, "{\"type\":\"ping\"}");
+  chp_chunk_assembler_recycle (assembler, small, 20000);
+
+  /* The next transfer reassembles into it. */
+  for (guint i = 0; i < frames->len; i++)
+    {
+      g_autoptr(ChpFrame) frame = parse (g_ptr_array_index (frames, i));
+
+      whole = chp_chunk_assembler_add_string (assembler, frame, 1000, NULL);
+    }
+  g_assert_nonnull (whole);
+  g_assert_true (whole->str == kept);
+  g_assert_cmpmem (whole->str, whole->len, message, len);
+  chp_chunk_assembler_recycle (assembler, whole, 2000);
+
+  /* Too small for the next message: a new buffer, and the kept one stays. */
+  again = chp_chunk_assembler_take_buffer (assembler, 16 * 1024 * 1024);
+  g_assert_true (again->str != kept);
+  g_assert_cmpuint (chp_chunk_assembler_get_spare_bytes (assembler), >, len);
+  g_string_free (again, TRUE);
+
+  /* 30 s after the last large message, not after the ping. */
+  chp_chunk_assembler_expire (assembler, 2000 + CHP_CHUNK_TIMEOUT_MS - 1);
+  g_assert_cmpuint (chp_chunk_assembler_get_spare_bytes (assembler), >, len);
+  chp_chunk_assembler_expire (assembler, 2000 + CHP_CHUNK_TIMEOUT_MS);
+  g_assert_cmpuint (chp_chunk_assembler_get_spare_bytes (assembler), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -215,6 +282,7 @@ main (int   argc,
   g_test_add_func ("/chaperone/chunk/split-foreach", test_split_foreach);
   g_test_add_func ("/chaperone/chunk/gap-duplicate-total", test_gap_duplicate_total);
   g_test_add_func ("/chaperone/chunk/budget-expiry", test_budget_and_expiry);
+  g_test_add_func ("/chaperone/chunk/kept-buffer", test_kept_buffer);
 
   return g_test_run ();
 }

@@ -26,6 +26,16 @@ GBytes            *chp_chunk_assembler_add       (ChpChunkAssembler *self,
                                                   const ChpFrame    *chunk,
                                                   gint64             now_ms,
                                                   GError           **error);
+GString           *chp_chunk_assembler_add_string (ChpChunkAssembler *self,
+                                                   const ChpFrame    *chunk,
+                                                   gint64             now_ms,
+                                                   GError           **error);
+GString           *chp_chunk_assembler_take_buffer (ChpChunkAssembler *self,
+                                                    gsize              size);
+void               chp_chunk_assembler_recycle   (ChpChunkAssembler *self,
+                                                  GString           *buffer,
+                                                  gint64             now_ms);
+gsize              chp_chunk_assembler_get_spare_bytes (ChpChunkAssembler *self);
 guint              chp_chunk_assembler_expire    (ChpChunkAssembler *self,
                                                   gint64             now_ms);
 guint              chp_chunk_assembler_get_n_transfers (ChpChunkAssembler *self);

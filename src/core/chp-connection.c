@@ -71,12 +71,21 @@ send_chunk_cb (const char *frame,
   soup_websocket_connection_send_text (user_data, frame);
 }
 
-static void
-send_text (ChpConnection *self,
-           char          *text)
-{
-  gsize len = strlen (text);
+static gboolean expire_cb (gpointer user_data);
 
+/* The expiry timer runs while a transfer is open or a large buffer is kept for reuse. */
+static void
+ensure_expire_timer (ChpConnection *self)
+{
+  if (self->expire_source == 0 && !self->closed)
+    self->expire_source = g_timeout_add_seconds (5, expire_cb, self);
+}
+
+static void
+send_text_len (ChpConnection *self,
+               const char    *text,
+               gsize          len)
+{
   if (self->closed ||
       soup_websocket_connection_get_state (self->ws) != SOUP_WEBSOCKET_STATE_OPEN)
     return;
@@ -96,6 +105,25 @@ send_text (ChpConnection *self,
     }
 
   soup_websocket_connection_send_text (self->ws, text);
+}
+
+static void
+send_text (ChpConnection *self,
+           char          *text)
+{
+  send_text_len (self, text, strlen (text));
+}
+
+/* Sends what was written into @buffer (from chp_chunk_assembler_take_buffer()) and keeps the
+ * buffer for the next large message, incoming or outgoing. */
+static void
+send_buffer (ChpConnection *self,
+             GString       *buffer)
+{
+  send_text_len (self, buffer->str, buffer->len);
+  chp_chunk_assembler_recycle (self->assembler, buffer, now_ms ());
+  if (chp_chunk_assembler_get_spare_bytes (self->assembler) > 0)
+    ensure_expire_timer (self);
 }
 
 static void
@@ -219,7 +247,8 @@ expire_cb (gpointer user_data)
   if (chp_chunk_assembler_expire (self->assembler, now_ms ()) > 0)
     g_debug ("Connection %s: dropped an idle chunked transfer", self->connection_id);
 
-  if (chp_chunk_assembler_get_n_transfers (self->assembler) == 0)
+  if (chp_chunk_assembler_get_n_transfers (self->assembler) == 0 &&
+      chp_chunk_assembler_get_spare_bytes (self->assembler) == 0)
     {
       self->expire_source = 0;
       return G_SOURCE_REMOVE;
@@ -233,12 +262,10 @@ handle_chunk (ChpConnection *self,
               ChpFrame      *chunk)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) whole = NULL;
   g_autoptr(ChpFrame) inner = NULL;
-  g_autofree char *data = NULL;
-  gsize len;
+  GString *whole;
 
-  whole = chp_chunk_assembler_add (self->assembler, chunk, now_ms (), &error);
+  whole = chp_chunk_assembler_add_string (self->assembler, chunk, now_ms (), &error);
   if (error != NULL)
     {
       send_frame_error (self, error, NULL, chunk->transfer_id);
@@ -247,15 +274,17 @@ handle_chunk (ChpConnection *self,
 
   if (whole == NULL)
     {
-      if (self->expire_source == 0)
-        self->expire_source = g_timeout_add_seconds (5, expire_cb, self);
+      ensure_expire_timer (self);
       return;
     }
 
-  /* The assembler's buffer, taken over without a copy: nothing else holds it, so the parser
-   * may end its strings in place. */
-  data = g_bytes_unref_to_data (g_steal_pointer (&whole), &len);
-  inner = chp_frame_parse_in_place (data, len, &error);
+  /* The assembler's buffer: nothing else holds it, so the parser may end its strings in place.
+   * The frame keeps copies of its own, so the buffer goes back for the next large message
+   * before anything is dispatched (a handler may answer at once, and reuse it). */
+  inner = chp_frame_parse_in_place (whole->str, whole->len, &error);
+  chp_chunk_assembler_recycle (self->assembler, whole, now_ms ());
+  if (chp_chunk_assembler_get_spare_bytes (self->assembler) > 0)
+    ensure_expire_timer (self);
   if (inner == NULL)
     {
       send_frame_error (self, error, NULL, chunk->transfer_id);
@@ -548,12 +577,13 @@ chp_connection_send_request (ChpConnection *self,
                              JsonNode      *params,
                              gint64         timeout_ms)
 {
-  g_autofree char *text = NULL;
+  GString *buffer;
 
   g_return_if_fail (CHP_IS_CONNECTION (self));
 
-  text = chp_frame_build_request (id, method, params, timeout_ms);
-  send_text (self, text);
+  buffer = chp_chunk_assembler_take_buffer (self->assembler, 128);
+  chp_frame_write_request (buffer, id, method, params, timeout_ms);
+  send_buffer (self, buffer);
 }
 
 void
@@ -573,7 +603,7 @@ chp_connection_respond (ChpConnection *self,
                         const char    *id,
                         JsonNode      *result)
 {
-  g_autofree char *text = NULL;
+  GString *buffer;
 
   g_return_if_fail (CHP_IS_CONNECTION (self));
 
@@ -581,8 +611,9 @@ chp_connection_respond (ChpConnection *self,
   if (!g_hash_table_remove (self->incoming, id))
     return;
 
-  text = chp_frame_build_response (id, result);
-  send_text (self, text);
+  buffer = chp_chunk_assembler_take_buffer (self->assembler, 128);
+  chp_frame_write_response (buffer, id, result);
+  send_buffer (self, buffer);
 }
 
 void

@@ -73,6 +73,14 @@ char       *chp_frame_build_request      (const char   *id,
                                           gint64        timeout_ms);
 char       *chp_frame_build_response     (const char   *id,
                                           JsonNode     *result);
+void        chp_frame_write_request      (GString      *out,
+                                          const char   *id,
+                                          const char   *method,
+                                          JsonNode     *params,
+                                          gint64        timeout_ms);
+void        chp_frame_write_response     (GString      *out,
+                                          const char   *id,
+                                          JsonNode     *result);
 char       *chp_frame_build_error_response (const char  *id,
                                             const char  *code,
                                             const char  *message);
