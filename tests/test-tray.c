@@ -1,10 +1,1020 @@
-/* stub: being written */
-#include <glib.h>
+/* test-tray.c: the tray icon as a desktop's tray host sees it, over a private session bus with a
+ * stub StatusNotifierWatcher: registration (also when the watcher comes late or restarts), the
+ * item's properties per state, the menu, clicks — and that no click anywhere resumes. */
+#include "config.h"
+
+#include "chp-tray.h"
+
+#include <gio/gio.h>
+
+#define APP "io.github.chaperone.Chaperone"
+#define WATCHER_NAME "org.kde.StatusNotifierWatcher"
+#define ITEM_IFACE "org.kde.StatusNotifierItem"
+#define MENU_IFACE "com.canonical.dbusmenu"
+
+/* Waiting */
+
+static gboolean
+set_flag_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+#define WAIT_FOR(cond)                                                         \
+  G_STMT_START {                                                               \
+    gboolean timed_out_ = FALSE;                                               \
+    guint timeout_id_ = g_timeout_add_seconds (10, set_flag_cb, &timed_out_);  \
+    while (!(cond) && !timed_out_)                                             \
+      g_main_context_iteration (NULL, TRUE);                                   \
+    if (timed_out_)                                                            \
+      g_error ("timed out waiting for %s", #cond);                             \
+    g_source_remove (timeout_id_);                                             \
+  } G_STMT_END
+
+/* Long enough for the tray to have asked the bus about the watcher and heard back. */
+static void
+spin (guint ms)
+{
+  gboolean done = FALSE;
+
+  g_timeout_add (ms, set_flag_cb, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+static GDBusConnection *
+connect_to (GTestDBus *bus)
+{
+  g_autoptr(GError) error = NULL;
+  GDBusConnection *connection;
+
+  connection = g_dbus_connection_new_for_address_sync (
+    g_test_dbus_get_bus_address (bus),
+    G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+    NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  return connection;
+}
+
+static void
+close_connection (GDBusConnection *connection)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_dbus_connection_close_sync (connection, NULL, &error);
+  g_assert_no_error (error);
+  g_object_unref (connection);
+}
+
+/* A stub StatusNotifierWatcher, its own process as far as the bus knows */
+
+static const char watcher_xml[] =
+  "<node>"
+  "  <interface name='org.kde.StatusNotifierWatcher'>"
+  "    <method name='RegisterStatusNotifierItem'>"
+  "      <arg name='service' type='s' direction='in'/>"
+  "    </method>"
+  "    <method name='RegisterStatusNotifierHost'>"
+  "      <arg name='service' type='s' direction='in'/>"
+  "    </method>"
+  "    <property name='RegisteredStatusNotifierItems' type='as' access='read'/>"
+  "    <property name='IsStatusNotifierHostRegistered' type='b' access='read'/>"
+  "    <property name='ProtocolVersion' type='i' access='read'/>"
+  "  </interface>"
+  "</node>";
+
+typedef struct
+{
+  GDBusConnection *connection;
+  guint object_id;
+  guint owner_id;
+  gboolean owned;
+  GPtrArray *senders;   /* who called RegisterStatusNotifierItem */
+  GPtrArray *services;  /* and what they passed */
+} StubWatcher;
+
+static void
+watcher_method_call (GDBusConnection       *connection,
+                     const char            *sender,
+                     const char            *object_path,
+                     const char            *interface_name,
+                     const char            *method_name,
+                     GVariant              *parameters,
+                     GDBusMethodInvocation *invocation,
+                     gpointer               user_data)
+{
+  StubWatcher *watcher = user_data;
+
+  if (g_str_equal (method_name, "RegisterStatusNotifierItem"))
+    {
+      const char *service;
+
+      g_variant_get (parameters, "(&s)", &service);
+      g_ptr_array_add (watcher->senders, g_strdup (sender));
+      g_ptr_array_add (watcher->services, g_strdup (service));
+    }
+
+  g_dbus_method_invocation_return_value (invocation, NULL);
+}
+
+static GVariant *
+watcher_get_property (GDBusConnection  *connection,
+                      const char       *sender,
+                      const char       *object_path,
+                      const char       *interface_name,
+                      const char       *property_name,
+                      GError          **error,
+                      gpointer          user_data)
+{
+  StubWatcher *watcher = user_data;
+
+  if (g_str_equal (property_name, "RegisteredStatusNotifierItems"))
+    return g_variant_new_strv ((const char * const *) watcher->services->pdata,
+                               watcher->services->len);
+  if (g_str_equal (property_name, "IsStatusNotifierHostRegistered"))
+    return g_variant_new_boolean (TRUE);
+  return g_variant_new_int32 (0);
+}
+
+static const GDBusInterfaceVTable watcher_vtable = {
+  .method_call = watcher_method_call,
+  .get_property = watcher_get_property,
+};
+
+static void
+watcher_acquired_cb (GDBusConnection *connection,
+                     const char      *name,
+                     gpointer         user_data)
+{
+  ((StubWatcher *) user_data)->owned = TRUE;
+}
+
+static void
+watcher_lost_cb (GDBusConnection *connection,
+                 const char      *name,
+                 gpointer         user_data)
+{
+  g_error ("the stub watcher could not own %s", name);
+}
+
+static StubWatcher *
+watcher_start (GTestDBus *bus)
+{
+  StubWatcher *watcher = g_new0 (StubWatcher, 1);
+  g_autoptr(GDBusNodeInfo) info = NULL;
+  g_autoptr(GError) error = NULL;
+
+  info = g_dbus_node_info_new_for_xml (watcher_xml, &error);
+  g_assert_no_error (error);
+
+  watcher->senders = g_ptr_array_new_with_free_func (g_free);
+  watcher->services = g_ptr_array_new_with_free_func (g_free);
+  watcher->connection = connect_to (bus);
+  watcher->object_id = g_dbus_connection_register_object (watcher->connection,
+                                                          "/StatusNotifierWatcher",
+                                                          info->interfaces[0], &watcher_vtable,
+                                                          watcher, NULL, &error);
+  g_assert_no_error (error);
+  watcher->owner_id = g_bus_own_name_on_connection (watcher->connection, WATCHER_NAME,
+                                                    G_BUS_NAME_OWNER_FLAGS_NONE,
+                                                    watcher_acquired_cb, watcher_lost_cb,
+                                                    watcher, NULL);
+  WAIT_FOR (watcher->owned);
+
+  return watcher;
+}
+
+/* Like a desktop shell going away: the name goes with the connection. */
+static void
+watcher_stop (StubWatcher *watcher)
+{
+  if (watcher == NULL)
+    return;
+
+  g_bus_unown_name (watcher->owner_id);
+  g_dbus_connection_unregister_object (watcher->connection, watcher->object_id);
+  close_connection (watcher->connection);
+  g_ptr_array_unref (watcher->senders);
+  g_ptr_array_unref (watcher->services);
+  g_free (watcher);
+}
+
+/* Fixture: a bus, the tray on its own connection, a "host" connection that reads it */
+
+typedef struct
+{
+  GTestDBus *bus;
+  GDBusConnection *tray_bus;
+  GDBusConnection *host_bus;
+  StubWatcher *watcher;
+  ChpTray *tray;
+  char *icon_dir;
+
+  guint n_open;
+  guint n_needs_you;
+  guint n_stop_all;
+  guint n_quit;
+  guint n_any_signal;
+  guint n_registered_notifies;
+
+  GPtrArray *host_signals;  /* "Member arg" of what the host heard */
+} Fixture;
+
+/* One private bus for the whole run, started before any thread exists (GTestDBus sets the
+ * environment); each test gets fresh connections on it, so nothing carries over. */
+static GTestDBus *test_bus;
+
+static void
+count_cb (gpointer counter)
+{
+  (*(guint *) counter)++;
+}
+
+/* Counts every signal ChpTray has, whatever its name, so a new one cannot slip past. */
+static gboolean
+any_signal_hook (GSignalInvocationHint *hint,
+                 guint                  n_param_values,
+                 const GValue          *param_values,
+                 gpointer               user_data)
+{
+  Fixture *f = user_data;
+
+  if (g_value_get_object (&param_values[0]) == (gpointer) f->tray)
+    f->n_any_signal++;
+
+  return TRUE;
+}
+
+static void
+registered_notify_cb (ChpTray    *tray,
+                      GParamSpec *pspec,
+                      Fixture    *f)
+{
+  f->n_registered_notifies++;
+}
+
+static void
+make_tray (Fixture *f)
+{
+  f->tray = chp_tray_new (f->tray_bus, APP, f->icon_dir);
+  g_signal_connect_swapped (f->tray, "open", G_CALLBACK (count_cb), &f->n_open);
+  g_signal_connect_swapped (f->tray, "show-needs-you", G_CALLBACK (count_cb), &f->n_needs_you);
+  g_signal_connect_swapped (f->tray, "stop-all", G_CALLBACK (count_cb), &f->n_stop_all);
+  g_signal_connect_swapped (f->tray, "quit", G_CALLBACK (count_cb), &f->n_quit);
+  g_signal_connect (f->tray, "notify::registered", G_CALLBACK (registered_notify_cb), f);
+}
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  const char *vectors = g_getenv ("CHAPERONE_VECTORS_DIR");
+  g_autofree char *tests_dir = NULL;
+  g_autofree char *top = NULL;
+
+  if (test_bus == NULL)
+    {
+      g_test_skip ("dbus-daemon is not installed: GTestDBus cannot start a private bus");
+      return;
+    }
+
+  /* The icons as an uninstalled app passes them: the theme directory in the source tree. */
+  g_assert_nonnull (vectors);
+  tests_dir = g_path_get_dirname (vectors);
+  top = g_path_get_dirname (tests_dir);
+  f->icon_dir = g_build_filename (top, "data", "icons", NULL);
+
+  f->bus = g_object_ref (test_bus);
+  f->tray_bus = connect_to (f->bus);
+  f->host_bus = connect_to (f->bus);
+  f->host_signals = g_ptr_array_new_with_free_func (g_free);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  if (f->bus == NULL)
+    return;
+
+  if (f->tray != NULL)
+    g_assert_finalize_object (f->tray);
+
+  /* Let the bus traffic of unwatching and unexporting finish before the connections close. */
+  spin (50);
+
+  watcher_stop (f->watcher);
+  close_connection (f->host_bus);
+  close_connection (f->tray_bus);
+  g_object_unref (f->bus);
+  g_ptr_array_unref (f->host_signals);
+  g_free (f->icon_dir);
+}
+
+/* The host's side of the conversation */
+
+static void
+store_result_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* Asynchronous underneath: the tray answers from this same main loop. */
+static GVariant *
+host_call (Fixture             *f,
+           const char          *path,
+           const char          *iface,
+           const char          *method,
+           GVariant            *parameters,
+           const GVariantType  *reply_type,
+           GError             **error)
+{
+  GAsyncResult *result = NULL;
+  GVariant *reply;
+
+  g_dbus_connection_call (f->host_bus, g_dbus_connection_get_unique_name (f->tray_bus),
+                          path, iface, method, parameters, reply_type,
+                          G_DBUS_CALL_FLAGS_NONE, -1, NULL, store_result_cb, &result);
+  WAIT_FOR (result != NULL);
+  reply = g_dbus_connection_call_finish (f->host_bus, result, error);
+  g_object_unref (result);
+
+  return reply;
+}
+
+static GVariant *
+get_item_property (Fixture    *f,
+                   const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  GVariant *value;
+
+  reply = host_call (f, "/StatusNotifierItem", "org.freedesktop.DBus.Properties", "Get",
+                     g_variant_new ("(ss)", ITEM_IFACE, name), G_VARIANT_TYPE ("(v)"), &error);
+  g_assert_no_error (error);
+  g_variant_get (reply, "(v)", &value);
+
+  return value;
+}
+
+static char *
+get_item_string (Fixture    *f,
+                 const char *name)
+{
+  g_autoptr(GVariant) value = get_item_property (f, name);
+
+  return g_variant_dup_string (value, NULL);
+}
+
+static char *
+menu_path (Fixture *f)
+{
+  return get_item_string (f, "Menu");
+}
+
+typedef struct
+{
+  int id;
+  char *label;  /* "---" for a separator */
+} MenuEntry;
+
+static void
+menu_entry_clear (gpointer data)
+{
+  g_free (((MenuEntry *) data)->label);
+}
+
+/* The top-level menu entries, as a host shows them */
+static GArray *
+get_menu (Fixture *f,
+          guint   *revision)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariant) root_props = NULL;
+  g_autoptr(GVariantIter) children = NULL;
+  g_autofree char *path = menu_path (f);
+  const char *none[] = { NULL };
+  const char *display = NULL;
+  GVariant *child;
+  GArray *entries;
+  int root_id;
+
+  reply = host_call (f, path, MENU_IFACE, "GetLayout",
+                     g_variant_new ("(ii^as)", 0, -1, none),
+                     G_VARIANT_TYPE ("(u(ia{sv}av))"), &error);
+  g_assert_no_error (error);
+  g_variant_get (reply, "(u(i@a{sv}av))", revision, &root_id, &root_props, &children);
+  g_assert_cmpint (root_id, ==, 0);
+  g_assert_true (g_variant_lookup (root_props, "children-display", "&s", &display));
+  g_assert_cmpstr (display, ==, "submenu");
+
+  entries = g_array_new (FALSE, TRUE, sizeof (MenuEntry));
+  g_array_set_clear_func (entries, menu_entry_clear);
+  while (g_variant_iter_next (children, "v", &child))
+    {
+      g_autoptr(GVariant) props = NULL;
+      g_autoptr(GVariantIter) grandchildren = NULL;
+      MenuEntry entry = { 0, NULL };
+      const char *type = NULL;
+      const char *label = NULL;
+
+      g_variant_get (child, "(i@a{sv}av)", &entry.id, &props, &grandchildren);
+      g_assert_cmpuint (g_variant_iter_n_children (grandchildren), ==, 0);
+      if (g_variant_lookup (props, "type", "&s", &type) && g_str_equal (type, "separator"))
+        entry.label = g_strdup ("---");
+      else if (g_variant_lookup (props, "label", "&s", &label))
+        entry.label = g_strdup (label);
+      else
+        g_error ("menu item %d has neither a label nor a separator type", entry.id);
+      g_array_append_val (entries, entry);
+      g_variant_unref (child);
+    }
+
+  return entries;
+}
+
+static char *
+menu_labels (GArray *entries)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) labels = NULL;
+
+  for (guint i = 0; i < entries->len; i++)
+    g_strv_builder_add (builder, g_array_index (entries, MenuEntry, i).label);
+  labels = g_strv_builder_end (builder);
+
+  return g_strjoinv ("|", labels);
+}
+
+static int
+menu_id (GArray     *entries,
+         const char *label)
+{
+  for (guint i = 0; i < entries->len; i++)
+    {
+      if (g_str_equal (g_array_index (entries, MenuEntry, i).label, label))
+        return g_array_index (entries, MenuEntry, i).id;
+    }
+
+  g_error ("no menu item labelled %s", label);
+}
+
+static gboolean
+send_event (Fixture    *f,
+            int         id,
+            const char *event_id)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autofree char *path = menu_path (f);
+
+  reply = host_call (f, path, MENU_IFACE, "Event",
+                     g_variant_new ("(isvu)", id, event_id, g_variant_new_int32 (0), 0u),
+                     G_VARIANT_TYPE_UNIT, &error);
+  if (reply == NULL)
+    {
+      g_assert_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static void
+host_signal_cb (GDBusConnection *connection,
+                const char      *sender,
+                const char      *path,
+                const char      *iface,
+                const char      *member,
+                GVariant        *parameters,
+                gpointer         user_data)
+{
+  Fixture *f = user_data;
+  g_autofree char *args = g_variant_print (parameters, FALSE);
+
+  g_ptr_array_add (f->host_signals, g_strdup_printf ("%s %s", member, args));
+}
+
+static guint
+subscribe_host (Fixture *f)
+{
+  return g_dbus_connection_signal_subscribe (f->host_bus,
+                                             g_dbus_connection_get_unique_name (f->tray_bus),
+                                             NULL, NULL, NULL, NULL, G_DBUS_SIGNAL_FLAGS_NONE,
+                                             host_signal_cb, f, NULL);
+}
+
+static gboolean
+host_heard (Fixture    *f,
+            const char *prefix)
+{
+  for (guint i = 0; i < f->host_signals->len; i++)
+    {
+      if (g_str_has_prefix (g_ptr_array_index (f->host_signals, i), prefix))
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+/* Tests */
+
+static void
+test_registers (Fixture       *f,
+                gconstpointer  data)
+{
+  if (f->bus == NULL)
+    return;
+
+  f->watcher = watcher_start (f->bus);
+  make_tray (f);
+  g_assert_false (chp_tray_is_registered (f->tray));
+
+  WAIT_FOR (chp_tray_is_registered (f->tray));
+  g_assert_cmpuint (f->n_registered_notifies, ==, 1);
+
+  /* Registered by object path from the tray's own connection: the watcher pairs the two. */
+  g_assert_cmpuint (f->watcher->services->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f->watcher->services, 0), ==, "/StatusNotifierItem");
+  g_assert_cmpstr (g_ptr_array_index (f->watcher->senders, 0), ==,
+                   g_dbus_connection_get_unique_name (f->tray_bus));
+}
+
+static void
+test_watcher_later (Fixture       *f,
+                    gconstpointer  data)
+{
+  StubWatcher *first;
+
+  if (f->bus == NULL)
+    return;
+
+  make_tray (f);
+  spin (200);
+  g_assert_false (chp_tray_is_registered (f->tray));
+
+  /* A tray extension switched on after the app started */
+  first = f->watcher = watcher_start (f->bus);
+  WAIT_FOR (chp_tray_is_registered (f->tray));
+  g_assert_cmpuint (first->services->len, ==, 1);
+
+  /* The shell restarts: the icon is gone, then registers with the new watcher. */
+  watcher_stop (first);
+  f->watcher = NULL;
+  WAIT_FOR (!chp_tray_is_registered (f->tray));
+
+  f->watcher = watcher_start (f->bus);
+  WAIT_FOR (chp_tray_is_registered (f->tray));
+  g_assert_cmpuint (f->watcher->services->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f->watcher->services, 0), ==, "/StatusNotifierItem");
+  g_assert_cmpuint (f->n_registered_notifies, ==, 3);
+}
+
+static void
+test_no_watcher (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *id = NULL;
+  g_autoptr(ChpTray) busless = NULL;
+
+  if (f->bus == NULL)
+    return;
+
+  make_tray (f);
+  spin (300);
+  g_assert_false (chp_tray_is_registered (f->tray));
+  g_assert_cmpuint (f->n_registered_notifies, ==, 0);
+
+  /* The item is still served, so a watcher that comes later finds it whole. */
+  chp_tray_set_state (f->tray, CHP_TRAY_STATE_NEEDS_YOU);
+  chp_tray_set_needs_count (f->tray, 2);
+  id = get_item_string (f, "Id");
+  g_assert_cmpstr (id, ==, APP);
+
+  /* No session bus at all: a tray that never shows, and says so. */
+  busless = chp_tray_new (NULL, APP, NULL);
+  chp_tray_set_state (busless, CHP_TRAY_STATE_STOPPED);
+  g_assert_false (chp_tray_is_registered (busless));
+  g_assert_finalize_object (g_steal_pointer (&busless));
+}
+
+static void
+test_properties (Fixture       *f,
+                 gconstpointer  data)
+{
+  static const struct {
+    ChpTrayState state;
+    const char *icon;
+    const char *status;
+  } expected[] = {
+    { CHP_TRAY_STATE_IDLE, APP "-symbolic", "Active" },
+    { CHP_TRAY_STATE_WORKING, APP "-working-symbolic", "Active" },
+    { CHP_TRAY_STATE_NEEDS_YOU, APP "-needs-you-symbolic", "NeedsAttention" },
+    { CHP_TRAY_STATE_STOPPED, APP "-stopped-symbolic", "Active" },
+  };
+  g_autoptr(GHashTable) descriptions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                               NULL);
+  g_autoptr(GVariant) is_menu = NULL;
+  g_autoptr(GVariant) menu = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *title = NULL;
+  g_autofree char *category = NULL;
+  g_autofree char *theme_path = NULL;
+  guint subscription;
+
+  if (f->bus == NULL)
+    return;
+
+  f->watcher = watcher_start (f->bus);
+  make_tray (f);
+  WAIT_FOR (chp_tray_is_registered (f->tray));
+  subscription = subscribe_host (f);
+  chp_tray_set_needs_count (f->tray, 2);
+
+  id = get_item_string (f, "Id");
+  title = get_item_string (f, "Title");
+  category = get_item_string (f, "Category");
+  theme_path = get_item_string (f, "IconThemePath");
+  menu = get_item_property (f, "Menu");
+  is_menu = get_item_property (f, "ItemIsMenu");
+  g_assert_cmpstr (id, ==, APP);
+  g_assert_cmpstr (title, ==, "Chaperone");
+  g_assert_cmpstr (category, ==, "ApplicationStatus");
+  g_assert_cmpstr (theme_path, ==, f->icon_dir);
+  g_assert_true (g_variant_is_of_type (menu, G_VARIANT_TYPE_OBJECT_PATH));
+  g_assert_cmpstr (g_variant_get_string (menu, NULL), ==, "/MenuBar");
+  /* A left click opens the window rather than the menu. */
+  g_assert_false (g_variant_get_boolean (is_menu));
+
+  /* Start from a state that is not the first one checked, so every step is a change. */
+  chp_tray_set_state (f->tray, CHP_TRAY_STATE_STOPPED);
+
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      g_autofree char *status = NULL;
+      g_autofree char *icon = NULL;
+      g_autofree char *icon_file = NULL;
+      g_autofree char *new_status = NULL;
+      g_autoptr(GVariant) tooltip = NULL;
+      g_autoptr(GVariant) pixmaps = NULL;
+      const char *tip_icon, *tip_title, *tip_text;
+
+      g_ptr_array_set_size (f->host_signals, 0);
+      chp_tray_set_state (f->tray, expected[i].state);
+
+      /* The host hears about it, and reads back what the person will see. */
+      new_status = g_strdup_printf ("NewStatus ('%s',)", expected[i].status);
+      WAIT_FOR (host_heard (f, new_status) && host_heard (f, "NewIcon") &&
+                host_heard (f, "NewToolTip"));
+
+      status = get_item_string (f, "Status");
+      icon = get_item_string (f, "IconName");
+      tooltip = get_item_property (f, "ToolTip");
+      g_assert_cmpstr (status, ==, expected[i].status);
+      g_assert_cmpstr (icon, ==, expected[i].icon);
+
+      g_assert_true (g_variant_is_of_type (tooltip, G_VARIANT_TYPE ("(sa(iiay)ss)")));
+      g_variant_get (tooltip, "(&s@a(iiay)&s&s)", &tip_icon, &pixmaps, &tip_title, &tip_text);
+      g_assert_cmpstr (tip_icon, ==, expected[i].icon);
+      g_assert_cmpstr (tip_title, ==, "Chaperone");
+      g_assert_cmpstr (tip_text, !=, "");
+      /* Each state reads differently. */
+      g_assert_true (g_hash_table_add (descriptions, g_strdup (tip_text)));
+
+      /* The icon exists in the theme directory the host is told about. */
+      icon_file = g_strdup_printf ("%s/hicolor/symbolic/apps/%s.svg", theme_path, icon);
+      g_assert_true (g_file_test (icon_file, G_FILE_TEST_IS_REGULAR));
+    }
+
+  {
+    g_autofree char *tip_text = NULL;
+    g_autoptr(GVariant) tooltip = NULL;
+
+    chp_tray_set_state (f->tray, CHP_TRAY_STATE_NEEDS_YOU);
+    tooltip = get_item_property (f, "ToolTip");
+    g_variant_get_child (tooltip, 3, "s", &tip_text);
+    g_assert_cmpstr (tip_text, ==, "2 requests are waiting for you");
+  }
+
+  g_dbus_connection_signal_unsubscribe (f->host_bus, subscription);
+}
+
+static void
+test_menu_layout (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(GArray) menu = NULL;
+  g_autoptr(GArray) stopped_menu = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariant) version = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *labels = NULL;
+  g_autofree char *stopped_labels = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *updated = NULL;
+  const char *label_only[] = { "label", NULL };
+  const char *label;
+  guint revision, stopped_revision;
+  guint subscription;
+  int needs_id;
+
+  if (f->bus == NULL)
+    return;
+
+  f->watcher = watcher_start (f->bus);
+  make_tray (f);
+  WAIT_FOR (chp_tray_is_registered (f->tray));
+  subscription = subscribe_host (f);
+  path = menu_path (f);
+
+  version = host_call (f, path, "org.freedesktop.DBus.Properties", "Get",
+                       g_variant_new ("(ss)", MENU_IFACE, "Version"), G_VARIANT_TYPE ("(v)"),
+                       &error);
+  g_assert_no_error (error);
+  {
+    g_autoptr(GVariant) value = g_variant_get_child_value (version, 0);
+    g_autoptr(GVariant) number = g_variant_get_variant (value);
+
+    g_assert_cmpuint (g_variant_get_uint32 (number), >=, 3);
+  }
+
+  chp_tray_set_needs_count (f->tray, 3);
+  menu = get_menu (f, &revision);
+  labels = menu_labels (menu);
+  g_assert_cmpstr (labels, ==, "Open|Needs you (3)|---|Stop all|---|Quit");
+
+  /* A new request: the host is told the label changed, and reads the new one. */
+  needs_id = menu_id (menu, "Needs you (3)");
+  chp_tray_set_needs_count (f->tray, 4);
+  updated = g_strdup_printf ("ItemsPropertiesUpdated ([(%d, {'label': <'Needs you (4)'>})]",
+                             needs_id);
+  WAIT_FOR (host_heard (f, updated));
+  reply = host_call (f, path, MENU_IFACE, "GetGroupProperties",
+                     g_variant_new ("(@ai^as)",
+                                    g_variant_new_fixed_array (G_VARIANT_TYPE_INT32, &needs_id, 1,
+                                                               sizeof (gint32)),
+                                    label_only),
+                     G_VARIANT_TYPE ("(a(ia{sv}))"), &error);
+  g_assert_no_error (error);
+  {
+    g_autoptr(GVariant) items = g_variant_get_child_value (reply, 0);
+    g_autoptr(GVariant) item = NULL;
+    g_autoptr(GVariant) props = NULL;
+
+    g_assert_cmpuint (g_variant_n_children (items), ==, 1);
+    item = g_variant_get_child_value (items, 0);
+    props = g_variant_get_child_value (item, 1);
+    g_assert_true (g_variant_lookup (props, "label", "&s", &label));
+    g_assert_cmpstr (label, ==, "Needs you (4)");
+  }
+  g_clear_pointer (&reply, g_variant_unref);
+
+  /* AboutToShow: the layout is always current. */
+  reply = host_call (f, path, MENU_IFACE, "AboutToShow", g_variant_new ("(i)", 0),
+                     G_VARIANT_TYPE ("(b)"), &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&reply, g_variant_unref);
+
+  /* Stopping changes the layout, and the host is told to fetch it again. */
+  chp_tray_set_state (f->tray, CHP_TRAY_STATE_STOPPED);
+  WAIT_FOR (host_heard (f, "LayoutUpdated"));
+  stopped_menu = get_menu (f, &stopped_revision);
+  stopped_labels = menu_labels (stopped_menu);
+  g_assert_cmpuint (stopped_revision, >, revision);
+  g_assert_cmpstr (stopped_labels, ==,
+                   "Open|Needs you (4)|---|Stopped — resume in Chaperone…|---|Quit");
+
+  g_dbus_connection_signal_unsubscribe (f->host_bus, subscription);
+}
+
+static void
+assert_counts (Fixture *f,
+               guint    open,
+               guint    needs_you,
+               guint    stop_all,
+               guint    quit)
+{
+  g_assert_cmpuint (f->n_open, ==, open);
+  g_assert_cmpuint (f->n_needs_you, ==, needs_you);
+  g_assert_cmpuint (f->n_stop_all, ==, stop_all);
+  g_assert_cmpuint (f->n_quit, ==, quit);
+  g_assert_cmpuint (f->n_any_signal, ==, open + needs_you + stop_all + quit);
+}
+
+typedef struct
+{
+  guint signal_id;
+  gulong hook_id;
+} Hook;
+
+static GArray *
+add_any_signal_hooks (Fixture *f)
+{
+  GArray *hooks = g_array_new (FALSE, FALSE, sizeof (Hook));
+  g_autofree guint *ids = NULL;
+  guint n_ids;
+
+  ids = g_signal_list_ids (CHP_TYPE_TRAY, &n_ids);
+  for (guint i = 0; i < n_ids; i++)
+    {
+      Hook hook = { ids[i], g_signal_add_emission_hook (ids[i], 0, any_signal_hook, f, NULL) };
+
+      g_array_append_val (hooks, hook);
+    }
+
+  return hooks;
+}
+
+static void
+remove_any_signal_hooks (GArray *hooks)
+{
+  for (guint i = 0; i < hooks->len; i++)
+    g_signal_remove_emission_hook (g_array_index (hooks, Hook, i).signal_id,
+                                   g_array_index (hooks, Hook, i).hook_id);
+  g_array_unref (hooks);
+}
+
+static void
+test_menu_events (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(GArray) menu = NULL;
+  GArray *hooks;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  GVariantBuilder events;
+  guint revision;
+  int open_id, needs_id, stop_id, quit_id;
+
+  if (f->bus == NULL)
+    return;
+
+  f->watcher = watcher_start (f->bus);
+  make_tray (f);
+  WAIT_FOR (chp_tray_is_registered (f->tray));
+  hooks = add_any_signal_hooks (f);
+  chp_tray_set_state (f->tray, CHP_TRAY_STATE_WORKING);
+  chp_tray_set_needs_count (f->tray, 1);
+  path = menu_path (f);
+
+  menu = get_menu (f, &revision);
+  open_id = menu_id (menu, "Open");
+  needs_id = menu_id (menu, "Needs you (1)");
+  stop_id = menu_id (menu, "Stop all");
+  quit_id = menu_id (menu, "Quit");
+
+  g_assert_true (send_event (f, open_id, "clicked"));
+  assert_counts (f, 1, 0, 0, 0);
+  g_assert_true (send_event (f, needs_id, "clicked"));
+  assert_counts (f, 1, 1, 0, 0);
+  g_assert_true (send_event (f, stop_id, "clicked"));
+  assert_counts (f, 1, 1, 1, 0);
+  g_assert_true (send_event (f, quit_id, "clicked"));
+  assert_counts (f, 1, 1, 1, 1);
+
+  /* Hovering is not clicking. */
+  g_assert_true (send_event (f, stop_id, "hovered"));
+  g_assert_true (send_event (f, stop_id, "opened"));
+  assert_counts (f, 1, 1, 1, 1);
+
+  /* Some hosts batch their events. */
+  g_variant_builder_init (&events, G_VARIANT_TYPE ("a(isvu)"));
+  g_variant_builder_add (&events, "(isvu)", needs_id, "clicked", g_variant_new_int32 (0), 0u);
+  g_variant_builder_add (&events, "(isvu)", 999, "clicked", g_variant_new_int32 (0), 0u);
+  reply = host_call (f, path, MENU_IFACE, "EventGroup", g_variant_new ("(a(isvu))", &events),
+                     G_VARIANT_TYPE ("(ai)"), &error);
+  g_assert_no_error (error);
+  {
+    g_autoptr(GVariant) errors = g_variant_get_child_value (reply, 0);
+    gsize n;
+    const gint32 *ids = g_variant_get_fixed_array (errors, &n, sizeof (gint32));
+
+    g_assert_cmpuint (n, ==, 1);
+    g_assert_cmpint (ids[0], ==, 999);
+  }
+  assert_counts (f, 1, 2, 1, 1);
+  g_clear_pointer (&reply, g_variant_unref);
+
+  /* A click on the icon itself opens the window. */
+  reply = host_call (f, "/StatusNotifierItem", ITEM_IFACE, "Activate", g_variant_new ("(ii)", 0, 0),
+                     G_VARIANT_TYPE_UNIT, &error);
+  g_assert_no_error (error);
+  assert_counts (f, 2, 2, 1, 1);
+
+  remove_any_signal_hooks (hooks);
+}
+
+/* The tray's menu is callable by any process of the session, an agent with a shell included, so
+ * it must not be able to undo the person's Stop. */
+static void
+test_stopped_never_resumes (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(GArray) menu = NULL;
+  g_autoptr(GArray) running_menu = NULL;
+  GArray *hooks;
+  g_autofree guint *signal_ids = NULL;
+  g_autoptr(GStrvBuilder) names_builder = g_strv_builder_new ();
+  g_auto(GStrv) names = NULL;
+  g_autofree char *joined = NULL;
+  const char *event_names[] = { "clicked", "hovered", "opened", "closed", "resume" };
+  guint revision, n_signals;
+  int stop_id, stopped_id;
+
+  if (f->bus == NULL)
+    return;
+
+  /* What the tray can ask of the app at all: nothing that resumes. */
+  signal_ids = g_signal_list_ids (CHP_TYPE_TRAY, &n_signals);
+  for (guint i = 0; i < n_signals; i++)
+    g_strv_builder_add (names_builder, g_signal_name (signal_ids[i]));
+  names = g_strv_builder_end (names_builder);
+  joined = g_strjoinv (" ", names);
+  g_assert_cmpstr (joined, ==, "open show-needs-you stop-all quit");
+
+  f->watcher = watcher_start (f->bus);
+  make_tray (f);
+  WAIT_FOR (chp_tray_is_registered (f->tray));
+  hooks = add_any_signal_hooks (f);
+
+  running_menu = get_menu (f, &revision);
+  stop_id = menu_id (running_menu, "Stop all");
+
+  chp_tray_set_state (f->tray, CHP_TRAY_STATE_STOPPED);
+  menu = get_menu (f, &revision);
+  for (guint i = 0; i < menu->len; i++)
+    {
+      g_autofree char *lower = g_utf8_strdown (g_array_index (menu, MenuEntry, i).label, -1);
+
+      g_assert_false (g_str_has_prefix (lower, "resume"));
+      g_assert_cmpstr (lower, !=, "stop all");
+    }
+
+  /* The stopped entry opens the window, where Resume is a widget action. */
+  stopped_id = menu_id (menu, "Stopped — resume in Chaperone…");
+  g_assert_true (send_event (f, stopped_id, "clicked"));
+  assert_counts (f, 1, 0, 0, 0);
+
+  /* A stale "Stop all" from before is refused, not turned into something else. */
+  g_assert_false (send_event (f, stop_id, "clicked"));
+  assert_counts (f, 1, 0, 0, 0);
+
+  /* Whatever anyone sends, the tray only ever opens, shows, stops or quits. */
+  for (int id = -2; id < 40; id++)
+    {
+      for (guint e = 0; e < G_N_ELEMENTS (event_names); e++)
+        send_event (f, id, event_names[e]);
+    }
+  g_assert_cmpuint (f->n_any_signal, ==, f->n_open + f->n_needs_you + f->n_stop_all + f->n_quit);
+  g_assert_cmpuint (f->n_stop_all, ==, 0);
+  g_assert_cmpint (chp_tray_get_state (f->tray), ==, CHP_TRAY_STATE_STOPPED);
+
+  remove_any_signal_hooks (hooks);
+}
 
 int
 main (int   argc,
       char *argv[])
 {
+  g_autofree char *daemon = NULL;
+  int status;
+
   g_test_init (&argc, &argv, NULL);
-  return g_test_run ();
+
+  daemon = g_find_program_in_path ("dbus-daemon");
+  if (daemon != NULL)
+    {
+      test_bus = g_test_dbus_new (G_TEST_DBUS_NONE);
+      g_test_dbus_up (test_bus);
+    }
+
+#define ADD(path, func) \
+  g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+
+  ADD ("/chaperone/tray/registers", test_registers);
+  ADD ("/chaperone/tray/watcher-appears-later", test_watcher_later);
+  ADD ("/chaperone/tray/no-watcher", test_no_watcher);
+  ADD ("/chaperone/tray/properties", test_properties);
+  ADD ("/chaperone/tray/menu/layout", test_menu_layout);
+  ADD ("/chaperone/tray/menu/events", test_menu_events);
+  ADD ("/chaperone/tray/menu/stopped-never-resumes", test_stopped_never_resumes);
+
+#undef ADD
+
+  status = g_test_run ();
+
+  if (test_bus != NULL)
+    {
+      g_test_dbus_down (test_bus);
+      g_clear_object (&test_bus);
+    }
+
+  return status;
 }
