@@ -258,6 +258,44 @@ call_done_cb (GObject      *source,
   g_free (call);
 }
 
+/* An agent's call, through the engine's single door for agents (stop and method checks first). */
+static void
+agent_call_done_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  CallTag *call = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = chp_engine_agent_call_finish (CHP_ENGINE (source), result, &error);
+
+  if (node != NULL)
+    reply_result_timed (call->tag, node, call->started_us);
+  else
+    reply_error_timed (call->tag, error, call->started_us);
+
+  g_hash_table_remove (call->harness->calls, call->tag);
+  g_free (call->tag);
+  g_free (call);
+}
+
+static void
+reply_stopped (Harness    *self,
+               const char *tag)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) node = NULL;
+
+  if (tag == NULL)
+    return;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "stopped");
+  json_builder_add_boolean_value (b, chp_engine_get_stopped (self->engine));
+  json_builder_end_object (b);
+  node = json_builder_get_root (b);
+  reply_result (tag, node);
+}
+
 static JsonNode *
 devices_json (Harness *self)
 {
@@ -453,6 +491,32 @@ handle_command (Harness    *self,
                              json_object_get_member (o, "params"),
                              json_object_get_int_member_with_default (o, "timeoutMs", 0),
                              cancellable, call_done_cb, call);
+    }
+  else if (g_str_equal (cmd, "agent-call") && tag != NULL)
+    {
+      CallTag *call = g_new0 (CallTag, 1);
+      GCancellable *cancellable = g_cancellable_new ();
+
+      call->harness = self;
+      call->tag = g_strdup (tag);
+      call->started_us = g_get_monotonic_time ();
+      g_hash_table_replace (self->calls, g_strdup (tag), cancellable);
+      chp_engine_agent_call_async (self->engine,
+                                   json_object_get_string_member_with_default (o, "deviceId", ""),
+                                   json_object_get_string_member_with_default (o, "method", ""),
+                                   json_object_get_member (o, "params"),
+                                   json_object_get_int_member_with_default (o, "timeoutMs", 0),
+                                   cancellable, agent_call_done_cb, call);
+    }
+  else if (g_str_equal (cmd, "stop-all"))
+    {
+      chp_engine_stop_all (self->engine, "app");
+      reply_stopped (self, tag);
+    }
+  else if (g_str_equal (cmd, "resume-all"))
+    {
+      chp_engine_resume_all (self->engine);
+      reply_stopped (self, tag);
     }
   else if (g_str_equal (cmd, "cancel") && tag != NULL)
     {

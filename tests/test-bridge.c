@@ -425,6 +425,151 @@ test_commitment_mismatch (Fixture       *f,
   (void) o;
 }
 
+
+static void
+agent_call_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  ChpTestCall *call = user_data;
+
+  call->result = chp_engine_agent_call_finish (CHP_ENGINE (source), result, &call->error);
+  call->done = TRUE;
+}
+
+static void
+start_agent_call (Fixture     *f,
+                  const char  *device_id,
+                  const char  *method,
+                  ChpTestCall *call)
+{
+  chp_engine_agent_call_async (f->engine, device_id, method, NULL, 5000, NULL, agent_call_cb,
+                               call);
+}
+
+/* The next request the browser receives, skipping those the engine makes of its own accord
+ * on every connection (extension.info, extension.grants). */
+static JsonObject *
+next_request (ChpTestClient *client,
+              guint          timeout_ms)
+{
+  JsonObject *o;
+
+  while ((o = chp_test_client_next_type (client, "request", timeout_ms)) != NULL)
+    {
+      const char *method = json_object_get_string_member (o, "method");
+
+      if (g_strcmp0 (method, "extension.info") != 0 && g_strcmp0 (method, "extension.grants") != 0)
+        return o;
+    }
+
+  return NULL;
+}
+
+static void
+answer (ChpTestClient *client,
+        JsonObject    *request)
+{
+  g_autofree char *reply = g_strdup_printf ("{\"type\":\"response\",\"id\":\"%s\",\"result\":{}}",
+                                            json_object_get_string_member (request, "id"));
+
+  chp_test_client_send (client, reply);
+}
+
+static void
+notify_count_cb (GObject    *object,
+                 GParamSpec *pspec,
+                 guint      *count)
+{
+  (*count)++;
+}
+
+static void
+test_stop_all_and_agent_calls (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autoptr(ChpTestClient) client = chp_test_client_new (f->port, NULL);
+  ChpTestCall call = { 0 }, in_flight = { 0 };
+  guint notified = 0;
+  JsonObject *o;
+
+  pair (f, client);
+  g_assert_true (chp_test_client_connect (client, NULL));
+  g_signal_connect (f->engine, "notify::stopped", G_CALLBACK (notify_count_cb), &notified);
+
+  /* Agents reach browser.* only: the person's own requests are not theirs to make. */
+  {
+    const char * const refused[] = { "extension.resume", "extension.stop", "grant.revoke",
+                                     "extension.handoff.resolve", "browser.", "engine.info", "" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+      {
+        start_agent_call (f, client->device_id, refused[i], &call);
+        g_assert_true (chp_test_spin_until (chp_test_call_done, &call, 1000));
+        g_assert_error (call.error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_UNKNOWN_METHOD);
+        chp_test_call_clear (&call);
+      }
+  }
+
+  /* A call on its way when the person presses Stop all... */
+  start_agent_call (f, client->device_id, "browser.click", &in_flight);
+  o = next_request (client, 2000);
+  g_assert_nonnull (o);
+  g_assert_cmpstr (json_object_get_string_member (o, "method"), ==, "browser.click");
+
+  /* ...is answered `stopped` at once, before the browser says anything, and the flag is set
+   * before stop_all returns. */
+  chp_engine_stop_all (f->engine, "app");
+  g_assert_true (chp_engine_get_stopped (f->engine));
+  g_assert_cmpuint (notified, ==, 1);
+  g_assert_true (chp_test_spin_until (chp_test_call_done, &in_flight, 1000));
+  g_assert_error (in_flight.error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_STOPPED);
+  chp_test_call_clear (&in_flight);
+
+  /* The browser is told. */
+  o = next_request (client, 2000);
+  g_assert_nonnull (o);
+  g_assert_cmpstr (json_object_get_string_member (o, "method"), ==, "extension.stop");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (o, "params"),
+                                                  "source"), ==, "app");
+  answer (client, o);
+
+  /* Every agent call is refused at once, and nothing reaches the browser. */
+  start_agent_call (f, client->device_id, "browser.tabs", &call);
+  g_assert_true (chp_test_spin_until (chp_test_call_done, &call, 100));
+  g_assert_error (call.error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_STOPPED);
+  chp_test_call_clear (&call);
+  g_assert_null (next_request (client, 200));
+
+  /* A browser that connects while stopped is told when it connects. */
+  soup_websocket_connection_close (client->ws, SOUP_WEBSOCKET_CLOSE_GOING_AWAY, NULL);
+  g_assert_true (chp_test_client_wait_closed (client, 3000));
+  g_queue_clear_full (&client->inbox, (GDestroyNotify) json_node_unref);
+  g_assert_true (chp_test_client_connect (client, NULL));
+  o = chp_test_client_next_type (client, "request", 2000);
+  g_assert_nonnull (o);
+  g_assert_cmpstr (json_object_get_string_member (o, "method"), ==, "extension.stop");
+  answer (client, o);
+
+  /* Resume: the browser is asked to resume, and agent calls go through again. */
+  chp_engine_resume_all (f->engine);
+  g_assert_false (chp_engine_get_stopped (f->engine));
+  g_assert_cmpuint (notified, ==, 2);
+  o = next_request (client, 2000);
+  g_assert_nonnull (o);
+  g_assert_cmpstr (json_object_get_string_member (o, "method"), ==, "extension.resume");
+  answer (client, o);
+
+  start_agent_call (f, client->device_id, "browser.tabs", &call);
+  o = next_request (client, 2000);
+  g_assert_nonnull (o);
+  g_assert_cmpstr (json_object_get_string_member (o, "method"), ==, "browser.tabs");
+  answer (client, o);
+  g_assert_true (chp_test_spin_until (chp_test_call_done, &call, 2000));
+  g_assert_no_error (call.error);
+  chp_test_call_clear (&call);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -441,6 +586,7 @@ main (int   argc,
   ADD ("/chaperone/bridge/in-flight-limit", test_in_flight_limit);
   ADD ("/chaperone/bridge/bad-frames-after-auth", test_bad_frames_after_auth);
   ADD ("/chaperone/bridge/pairing/commitment-mismatch", test_commitment_mismatch);
+  ADD ("/chaperone/bridge/stop-all-and-agent-calls", test_stop_all_and_agent_calls);
 #undef ADD
 
   return g_test_run ();

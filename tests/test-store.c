@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "chp-audit-list.h"
 #include "chp-store.h"
 #include "chp-test-client.h"
 
@@ -335,6 +336,337 @@ test_pairing_attempts (void)
                    CHP_PAIRING_OUTCOME_APPROVED);
 }
 
+
+static GPtrArray *
+query_audit (ChpStore            *store,
+             const ChpAuditQuery *query,
+             guint                offset,
+             guint                limit)
+{
+  g_autoptr(GError) error = NULL;
+  Wait wait = { 0 };
+  GPtrArray *entries;
+
+  chp_store_query_audit_async (store, query, offset, limit, NULL, wait_cb, &wait);
+  entries = chp_store_query_audit_finish (store, wait_for (&wait), &error);
+  g_assert_no_error (error);
+  g_clear_object (&wait.result);
+
+  return entries;
+}
+
+static ChpAuditCount
+count_audit (ChpStore            *store,
+             const ChpAuditQuery *query)
+{
+  g_autoptr(GError) error = NULL;
+  ChpAuditCount count = { -1, -1 };
+  Wait wait = { 0 };
+
+  chp_store_count_audit_async (store, query, NULL, wait_cb, &wait);
+  g_assert_true (chp_store_count_audit_finish (store, wait_for (&wait), &count, &error));
+  g_assert_no_error (error);
+  g_clear_object (&wait.result);
+
+  return count;
+}
+
+/* 300 rows: every third a refused auth from d2, the rest calls from d1, some failing. */
+static void
+add_mixed_audit (ChpStore *store)
+{
+  for (guint i = 0; i < 300; i++)
+    {
+      g_autoptr(ChpAuditEntry) entry = NULL;
+
+      if (i % 3 == 0)
+        entry = chp_audit_entry_new ("connection", "auth", "refused", "d2", 0, "unauthorized");
+      else if (i % 10 == 1)
+        entry = chp_audit_entry_new ("call", "browser.click", "error", "d1", i, "stale_node");
+      else
+        entry = chp_audit_entry_new ("call", "browser.snapshot", "ok", "d1", i, NULL);
+      chp_store_add_audit_async (store, entry, NULL, NULL, NULL);
+    }
+}
+
+static void
+test_audit_query_pages_and_filters (void)
+{
+  g_autofree char *dir = make_tmp ();
+  g_autofree char *path = g_build_filename (dir, "chaperone.db", NULL);
+  g_autoptr(ChpStore) store = open_store (path, NULL);
+  g_autoptr(ChpAuditQuery) query = chp_audit_query_new ();
+  g_autoptr(GPtrArray) first = NULL;
+  g_autoptr(GPtrArray) second = NULL;
+  g_autoptr(GPtrArray) all = NULL;
+  ChpAuditCount count;
+  guint expected_errors = 0;
+
+  for (guint i = 0; i < 300; i++)
+    if (i % 3 != 0 && i % 10 == 1)
+      expected_errors++;
+
+  add_mixed_audit (store);
+
+  count = count_audit (store, NULL);
+  g_assert_cmpint (count.count, ==, 300);
+  g_assert_cmpint (count.max_id, >=, 300);
+
+  /* Pages follow each other, newest first, without gaps or repeats. */
+  first = query_audit (store, NULL, 0, 100);
+  second = query_audit (store, NULL, 100, 100);
+  all = query_audit (store, NULL, 0, 1000);
+  g_assert_cmpuint (first->len, ==, 100);
+  g_assert_cmpuint (second->len, ==, 100);
+  g_assert_cmpuint (all->len, ==, 300);
+  g_assert_cmpint (((ChpAuditEntry *) first->pdata[0])->id, ==, count.max_id);
+  g_assert_cmpint (((ChpAuditEntry *) first->pdata[99])->id, ==,
+                   ((ChpAuditEntry *) second->pdata[0])->id + 1);
+  for (guint i = 0; i < 200; i++)
+    g_assert_cmpint (((ChpAuditEntry *) all->pdata[i])->id, ==,
+                     ((ChpAuditEntry *) (i < 100 ? first : second)->pdata[i % 100])->id);
+  g_clear_pointer (&first, g_ptr_array_unref);
+
+  /* Each filter alone. */
+  query->category = g_strdup ("connection");
+  g_assert_cmpint (count_audit (store, query).count, ==, 100);
+  first = query_audit (store, query, 0, 1000);
+  g_assert_cmpuint (first->len, ==, 100);
+  for (guint i = 0; i < first->len; i++)
+    g_assert_cmpstr (((ChpAuditEntry *) first->pdata[i])->category, ==, "connection");
+  g_clear_pointer (&first, g_ptr_array_unref);
+  g_clear_pointer (&query->category, g_free);
+
+  query->outcome = g_strdup ("error");
+  g_assert_cmpint (count_audit (store, query).count, ==, expected_errors);
+  g_clear_pointer (&query->outcome, g_free);
+
+  query->device_id = g_strdup ("d2");
+  g_assert_cmpint (count_audit (store, query).count, ==, 100);
+  g_clear_pointer (&query->device_id, g_free);
+
+  /* Search: the method, the error code or the category, any case. */
+  query->search = g_strdup ("SNAPSHOT");
+  g_assert_cmpint (count_audit (store, query).count, ==, 200 - expected_errors);
+  g_free (query->search);
+  query->search = g_strdup ("stale");
+  g_assert_cmpint (count_audit (store, query).count, ==, expected_errors);
+  g_free (query->search);
+  query->search = g_strdup ("connect");
+  g_assert_cmpint (count_audit (store, query).count, ==, 100);
+  g_free (query->search);
+  query->search = g_strdup ("%");
+  g_assert_cmpint (count_audit (store, query).count, ==, 0);
+  g_clear_pointer (&query->search, g_free);
+
+  /* Filters together. */
+  query->category = g_strdup ("call");
+  query->outcome = g_strdup ("ok");
+  query->device_id = g_strdup ("d1");
+  query->search = g_strdup ("browser.");
+  g_assert_cmpint (count_audit (store, query).count, ==, 200 - expected_errors);
+  first = query_audit (store, query, 10, 5);
+  g_assert_cmpuint (first->len, ==, 5);
+  g_assert_cmpstr (((ChpAuditEntry *) first->pdata[0])->method, ==, "browser.snapshot");
+  g_clear_pointer (&first, g_ptr_array_unref);
+
+  /* Bounds: a listing pinned at an id does not move when rows are added. */
+  chp_audit_query_free (g_steal_pointer (&query));
+  query = chp_audit_query_new ();
+  query->up_to_id = count.max_id;
+  first = query_audit (store, query, 0, 1);
+  for (guint i = 0; i < 5; i++)
+    {
+      g_autoptr(ChpAuditEntry) entry = chp_audit_entry_new ("call", "browser.tabs", "ok", "d1", 1, NULL);
+
+      chp_store_add_audit_async (store, entry, NULL, NULL, NULL);
+    }
+  second = query_audit (store, query, 0, 1);
+  g_assert_cmpint (((ChpAuditEntry *) first->pdata[0])->id, ==, ((ChpAuditEntry *) second->pdata[0])->id);
+  g_assert_cmpint (count_audit (store, query).count, ==, 300);
+  query->up_to_id = 0;
+  query->after_id = count.max_id;
+  g_assert_cmpint (count_audit (store, query).count, ==, 5);
+  g_assert_cmpint (count_audit (store, query).max_id, ==, count.max_id + 5);
+}
+
+static void
+changed_cb (ChpStore *store,
+            gboolean  cleared,
+            GArray   *seen)
+{
+  g_array_append_val (seen, cleared);
+}
+
+static void
+test_audit_clear (void)
+{
+  g_autofree char *dir = make_tmp ();
+  g_autofree char *path = g_build_filename (dir, "chaperone.db", NULL);
+  g_autoptr(ChpStore) store = open_store (path, NULL);
+  g_autoptr(GArray) seen = g_array_new (FALSE, FALSE, sizeof (gboolean));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) entries = NULL;
+  Wait wait = { 0 };
+
+  g_signal_connect (store, "audit-changed", G_CALLBACK (changed_cb), seen);
+  add_mixed_audit (store);
+  g_assert_cmpuint (seen->len, ==, 300);
+  g_assert_false (g_array_index (seen, gboolean, 0));
+
+  chp_store_clear_audit_async (store, NULL, wait_cb, &wait);
+  g_assert_true (chp_store_write_finish (store, wait_for (&wait), &error));
+  g_assert_no_error (error);
+  g_clear_object (&wait.result);
+  g_assert_cmpuint (seen->len, ==, 301);
+  g_assert_true (g_array_index (seen, gboolean, 300));
+
+  g_assert_cmpint (count_audit (store, NULL).count, ==, 0);
+  entries = query_audit (store, NULL, 0, 100);
+  g_assert_cmpuint (entries->len, ==, 0);
+
+  /* Cleared for good: still empty after reopening. */
+  g_clear_object (&store);
+  store = open_store (path, NULL);
+  g_assert_cmpint (count_audit (store, NULL).count, ==, 0);
+}
+
+static gboolean
+list_settled (gpointer data)
+{
+  ChpAuditList *list = data;
+
+  return !chp_audit_list_get_loading (list);
+}
+
+static gboolean
+list_has (gpointer data)
+{
+  gpointer *args = data;
+
+  return g_list_model_get_n_items (args[0]) == GPOINTER_TO_UINT (args[1]) &&
+         !chp_audit_list_get_loading (args[0]);
+}
+
+static void
+wait_list_n (ChpAuditList *list,
+             guint         n)
+{
+  gpointer args[2] = { list, GUINT_TO_POINTER (n) };
+
+  g_assert_true (chp_test_spin_until (list_has, args, 5000));
+}
+
+static gboolean
+item_loaded (gpointer data)
+{
+  return chp_audit_item_get_loaded (data);
+}
+
+static const ChpAuditEntry *
+entry_at (ChpAuditList *list,
+          guint         position)
+{
+  g_autoptr(ChpAuditItem) item = g_list_model_get_item (G_LIST_MODEL (list), position);
+
+  g_assert_nonnull (item);
+  g_assert_true (chp_test_spin_until (item_loaded, item, 5000));
+  /* The list keeps the page, so the entry outlives this reference. */
+  return chp_audit_item_get_entry (item);
+}
+
+typedef struct
+{
+  guint position, removed, added;
+} Change;
+
+static void
+list_changed_cb (GListModel *model,
+                 guint       position,
+                 guint       removed,
+                 guint       added,
+                 GArray     *changes)
+{
+  Change change = { position, removed, added };
+
+  g_array_append_val (changes, change);
+}
+
+static void
+test_audit_list_model (void)
+{
+  g_autofree char *dir = make_tmp ();
+  g_autofree char *path = g_build_filename (dir, "chaperone.db", NULL);
+  g_autoptr(ChpStore) store = open_store (path, NULL);
+  g_autoptr(ChpAuditList) list = NULL;
+  g_autoptr(ChpAuditQuery) query = chp_audit_query_new ();
+  g_autoptr(GArray) changes = g_array_new (FALSE, FALSE, sizeof (Change));
+  gint64 newest, oldest;
+
+  chp_store_set_audit_limit (store, 300);
+  add_mixed_audit (store);
+
+  list = chp_audit_list_new (store);
+  g_assert_true (chp_test_spin_until (list_settled, list, 5000));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (list)), ==, 300);
+  g_assert_true (g_list_model_get_item_type (G_LIST_MODEL (list)) == CHP_TYPE_AUDIT_ITEM);
+
+  /* Rows come a page at a time: an item is a placeholder until its page is read. */
+  newest = entry_at (list, 0)->id;
+  g_assert_cmpint (entry_at (list, 1)->id, ==, newest - 1);
+  g_assert_cmpint (entry_at (list, 250)->id, ==, newest - 250);
+  oldest = entry_at (list, 299)->id;
+  g_assert_cmpint (oldest, ==, newest - 299);
+  g_assert_null (g_list_model_get_item (G_LIST_MODEL (list), 300));
+
+  /* New activity joins at the top, and the bound trims as many at the bottom: the rows in
+   * between keep their places relative to each other. */
+  g_signal_connect (list, "items-changed", G_CALLBACK (list_changed_cb), changes);
+  for (guint i = 0; i < 4; i++)
+    {
+      g_autoptr(ChpAuditEntry) entry = chp_audit_entry_new ("call", "browser.type", "ok", "d1", 1, NULL);
+
+      chp_store_add_audit_async (store, entry, NULL, NULL, NULL);
+    }
+  {
+    gboolean done = FALSE;
+
+    for (guint tries = 0; tries < 100 && !done; tries++)
+      {
+        chp_test_spin (20);
+        done = changes->len >= 2;
+      }
+    g_assert_true (done);
+  }
+  g_assert_cmpuint (changes->len, ==, 2);
+  g_assert_cmpuint (g_array_index (changes, Change, 0).position, ==, 0);
+  g_assert_cmpuint (g_array_index (changes, Change, 0).added, ==, 4);
+  g_assert_cmpuint (g_array_index (changes, Change, 1).position, ==, 300);
+  g_assert_cmpuint (g_array_index (changes, Change, 1).removed, ==, 4);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (list)), ==, 300);
+  g_assert_cmpstr (entry_at (list, 0)->method, ==, "browser.type");
+  g_assert_cmpint (entry_at (list, 4)->id, ==, newest);
+
+  /* A filter reads the matching rows afresh. */
+  query->category = g_strdup ("connection");
+  chp_audit_list_set_query (list, query);
+  g_assert_true (chp_test_spin_until (list_settled, list, 5000));
+  /* 100 refused auths, less the two among the four oldest rows trimmed above. */
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (list)), ==, 98);
+  g_assert_cmpstr (entry_at (list, 57)->category, ==, "connection");
+
+  query->search = g_strdup ("nothing matches this");
+  chp_audit_list_set_query (list, query);
+  wait_list_n (list, 0);
+
+  chp_audit_list_set_query (list, NULL);
+  wait_list_n (list, 300);
+
+  /* Clearing empties the list. */
+  chp_store_clear_audit_async (store, NULL, NULL, NULL);
+  wait_list_n (list, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -349,6 +681,9 @@ main (int   argc,
   g_test_add_func ("/chaperone/store/corrupt-pages-moved-aside", test_corrupt_pages_moved_aside);
   g_test_add_func ("/chaperone/store/read-only-folder", test_read_only_folder);
   g_test_add_func ("/chaperone/store/pairing-attempts", test_pairing_attempts);
+  g_test_add_func ("/chaperone/store/audit/query-pages-filters", test_audit_query_pages_and_filters);
+  g_test_add_func ("/chaperone/store/audit/clear", test_audit_clear);
+  g_test_add_func ("/chaperone/store/audit/list-model", test_audit_list_model);
 
   return g_test_run ();
 }

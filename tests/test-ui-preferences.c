@@ -1,10 +1,474 @@
-/* stub: being written */
-#include <glib.h>
+/* test-ui-preferences.c: the Preferences window under a display: each row shows its GSettings key
+ * and writes it back when the person changes it (memory backend), and Start at Login writes and
+ * removes the autostart entry. Skips, saying why, without a display. */
+#include "config.h"
+
+#include "chp-autostart.h"
+#include "chp-preferences-window.h"
+
+#include <glib/gstdio.h>
+
+static gboolean have_display;
+
+typedef struct
+{
+  GSettings *settings;
+  char *data_dir;
+  ChpPreferencesWindow *window;
+} Fixture;
+
+static void
+iterate (void)
+{
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static void
+fixture_set_up (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!have_display)
+    return;
+
+  /* GSETTINGS_BACKEND=memory: every test starts from the schema's defaults. */
+  fixture->settings = g_settings_new (APP_ID);
+  g_assert_true (G_IS_SETTINGS (fixture->settings));
+  g_settings_reset (fixture->settings, "bridge-port");
+  g_settings_reset (fixture->settings, "run-in-background");
+  g_settings_reset (fixture->settings, "default-grant-minutes");
+  g_settings_reset (fixture->settings, "audit-max-rows");
+
+  fixture->data_dir = g_dir_make_tmp ("chaperone-prefs-XXXXXX", &error);
+  g_assert_no_error (error);
+}
+
+static void
+open_window (Fixture *fixture)
+{
+  fixture->window = chp_preferences_window_new (NULL, fixture->settings, fixture->data_dir);
+  g_object_ref_sink (fixture->window);
+  gtk_window_present (GTK_WINDOW (fixture->window));
+  iterate ();
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (fixture->window)));
+}
+
+static void
+fixture_tear_down (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  if (fixture->window != NULL)
+    {
+      gtk_window_destroy (GTK_WINDOW (fixture->window));
+      iterate ();
+      g_assert_finalize_object (fixture->window);
+    }
+
+  if (fixture->data_dir != NULL)
+    g_rmdir (fixture->data_dir);
+  g_clear_pointer (&fixture->data_dir, g_free);
+
+  /* Nothing of a test's autostart entry may leak into the next one. */
+  if (have_display)
+    chp_autostart_set_enabled (FALSE, NULL);
+
+  g_clear_object (&fixture->settings);
+}
+
+/* The port is a "q" (guint16), which g_settings_get_uint() refuses. */
+static guint
+get_port (GSettings *settings)
+{
+  guint16 port = 0;
+
+  g_settings_get (settings, "bridge-port", "q", &port);
+
+  return port;
+}
+
+static void
+set_port (GSettings *settings,
+          guint16    port)
+{
+  g_settings_set (settings, "bridge-port", "q", port);
+}
+
+static gboolean
+skip_without_display (void)
+{
+  if (have_display)
+    return FALSE;
+
+  g_test_skip ("no display (run under xvfb-run; build-aux/test.sh does)");
+  return TRUE;
+}
+
+static GtkWidget *
+find_row (GtkWidget  *widget,
+          const char *title)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (ADW_IS_PREFERENCES_ROW (child) &&
+          g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (child)), title) == 0)
+        return child;
+
+      found = find_row (child, title);
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+static GtkWidget *
+find_descendant (GtkWidget *widget,
+                 GType      type)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type))
+        return child;
+
+      found = find_descendant (child, type);
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+/* The control of the row a person sees under @title. */
+static GtkWidget *
+row_control (Fixture    *fixture,
+             const char *title,
+             GType       type)
+{
+  GtkWidget *row = find_row (GTK_WIDGET (fixture->window), title);
+  GtkWidget *control;
+
+  g_assert_nonnull (row);
+  g_assert_true (gtk_widget_is_visible (row));
+  control = find_descendant (row, type);
+  g_assert_nonnull (control);
+
+  return control;
+}
+
+static void
+test_opens (Fixture       *fixture,
+            gconstpointer  data)
+{
+  GtkWidget *data_row;
+  g_autofree char *display_dir = NULL;
+  const char *titles[] = {
+    "Run in Background", "Start at Login", "Bridge Port", "Default Grant Duration",
+    "Activity Log Size", "Data Folder",
+  };
+
+  if (skip_without_display ())
+    return;
+
+  open_window (fixture);
+
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (fixture->window)), ==, "Preferences");
+  for (gsize i = 0; i < G_N_ELEMENTS (titles); i++)
+    {
+      g_test_message ("row %s", titles[i]);
+      g_assert_nonnull (find_row (GTK_WIDGET (fixture->window), titles[i]));
+    }
+
+  /* The data folder, as the person would type it, with a button to open it. */
+  data_row = find_row (GTK_WIDGET (fixture->window), "Data Folder");
+  display_dir = g_filename_display_name (fixture->data_dir);
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (data_row)), ==, display_dir);
+  g_assert_nonnull (find_descendant (data_row, GTK_TYPE_BUTTON));
+  g_assert_cmpstr (chp_preferences_window_get_data_dir (fixture->window), ==, fixture->data_dir);
+  g_assert_true (chp_preferences_window_get_settings (fixture->window) == fixture->settings);
+}
+
+static void
+test_run_in_background (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  GtkSwitch *toggle;
+
+  if (skip_without_display ())
+    return;
+
+  open_window (fixture);
+  toggle = GTK_SWITCH (row_control (fixture, "Run in Background", GTK_TYPE_SWITCH));
+
+  /* On by default: closing the window must not drop the browsers unless the person says so. */
+  g_assert_true (g_settings_get_boolean (fixture->settings, "run-in-background"));
+  g_assert_true (gtk_switch_get_active (toggle));
+
+  /* The person flips the switch (as a click or Space does). */
+  gtk_widget_activate (GTK_WIDGET (toggle));
+  iterate ();
+  g_assert_false (gtk_switch_get_active (toggle));
+  g_assert_false (g_settings_get_boolean (fixture->settings, "run-in-background"));
+
+  /* Changed elsewhere (gsettings set), the switch follows. */
+  g_settings_set_boolean (fixture->settings, "run-in-background", TRUE);
+  iterate ();
+  g_assert_true (gtk_switch_get_active (toggle));
+}
+
+static void
+test_bridge_port (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  GtkSpinButton *spin;
+
+  if (skip_without_display ())
+    return;
+
+  open_window (fixture);
+  spin = GTK_SPIN_BUTTON (row_control (fixture, "Bridge Port", GTK_TYPE_SPIN_BUTTON));
+
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 64333);
+
+  gtk_spin_button_set_value (spin, 50123);
+  iterate ();
+  g_assert_cmpuint (get_port (fixture->settings), ==, 50123);
+
+  set_port (fixture->settings, 40000);
+  iterate ();
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 40000);
+
+  /* Privileged ports are out of reach: the spin stops at 1024. */
+  gtk_spin_button_set_value (spin, 80);
+  iterate ();
+  g_assert_cmpuint (get_port (fixture->settings), ==, 1024);
+}
+
+static void
+test_bridge_port_not_rewritten (Fixture       *fixture,
+                                gconstpointer  data)
+{
+  GtkSpinButton *spin;
+
+  if (skip_without_display ())
+    return;
+
+  /* 0 ("any free port", for tests) is outside what the row offers: opening Preferences shows
+   * the nearest value but must not write it back behind the person's back. */
+  set_port (fixture->settings, 0);
+  open_window (fixture);
+  spin = GTK_SPIN_BUTTON (row_control (fixture, "Bridge Port", GTK_TYPE_SPIN_BUTTON));
+
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 1024);
+  g_assert_cmpuint (get_port (fixture->settings), ==, 0);
+}
+
+static void
+test_default_grant (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  AdwComboRow *row;
+  const struct
+  {
+    guint selected;
+    guint minutes;
+  } choices[] = { { 0, 5 }, { 1, 15 }, { 2, 60 }, { 3, 480 } };
+
+  if (skip_without_display ())
+    return;
+
+  open_window (fixture);
+  row = ADW_COMBO_ROW (find_row (GTK_WIDGET (fixture->window), "Default Grant Duration"));
+  g_assert_nonnull (row);
+
+  /* 15 minutes by default, and the list says so in words. */
+  g_assert_cmpuint (adw_combo_row_get_selected (row), ==, 1);
+  g_assert_cmpuint (g_list_model_get_n_items (adw_combo_row_get_model (row)), ==, 4);
+  g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (adw_combo_row_get_model (row)), 1),
+                   ==, "15 minutes");
+
+  for (gsize i = 0; i < G_N_ELEMENTS (choices); i++)
+    {
+      adw_combo_row_set_selected (row, (choices[i].selected + 1) % 4);
+      iterate ();
+      adw_combo_row_set_selected (row, choices[i].selected);
+      iterate ();
+      g_assert_cmpuint (g_settings_get_uint (fixture->settings, "default-grant-minutes"), ==,
+                        choices[i].minutes);
+
+      g_settings_set_uint (fixture->settings, "default-grant-minutes", choices[(i + 2) % 4].minutes);
+      iterate ();
+      g_assert_cmpuint (adw_combo_row_get_selected (row), ==, choices[(i + 2) % 4].selected);
+    }
+
+  /* Another value (set outside) shows as the nearest choice and is kept as it is. */
+  g_settings_set_uint (fixture->settings, "default-grant-minutes", 90);
+  iterate ();
+  g_assert_cmpuint (adw_combo_row_get_selected (row), ==, 2);
+  g_assert_cmpuint (g_settings_get_uint (fixture->settings, "default-grant-minutes"), ==, 90);
+}
+
+static void
+test_audit_rows (Fixture       *fixture,
+                 gconstpointer  data)
+{
+  GtkSpinButton *spin;
+
+  if (skip_without_display ())
+    return;
+
+  open_window (fixture);
+  spin = GTK_SPIN_BUTTON (row_control (fixture, "Activity Log Size", GTK_TYPE_SPIN_BUTTON));
+
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 10000);
+
+  gtk_spin_button_set_value (spin, 250000);
+  iterate ();
+  g_assert_cmpuint (g_settings_get_uint (fixture->settings, "audit-max-rows"), ==, 250000);
+
+  g_settings_set_uint (fixture->settings, "audit-max-rows", 2000);
+  iterate ();
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 2000);
+
+  /* The bounds of the key are the bounds of the row. */
+  gtk_spin_button_set_value (spin, 10);
+  iterate ();
+  g_assert_cmpuint (g_settings_get_uint (fixture->settings, "audit-max-rows"), ==, 1000);
+  gtk_spin_button_set_value (spin, 5e6);
+  iterate ();
+  g_assert_cmpuint (g_settings_get_uint (fixture->settings, "audit-max-rows"), ==, 1000000);
+}
+
+static void
+test_start_at_login (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  g_autofree char *path = chp_autostart_get_path ();
+  GtkSwitch *toggle;
+
+  if (skip_without_display ())
+    return;
+
+  g_assert_true (g_str_has_prefix (path, g_getenv ("XDG_CONFIG_HOME")));
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+
+  open_window (fixture);
+  toggle = GTK_SWITCH (row_control (fixture, "Start at Login", GTK_TYPE_SWITCH));
+  g_assert_false (gtk_switch_get_active (toggle));
+
+  gtk_widget_activate (GTK_WIDGET (toggle));
+  iterate ();
+  g_assert_true (gtk_switch_get_active (toggle));
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (chp_autostart_is_enabled ());
+
+  gtk_widget_activate (GTK_WIDGET (toggle));
+  iterate ();
+  g_assert_false (gtk_switch_get_active (toggle));
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_start_at_login_reads_file (Fixture       *fixture,
+                                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  GtkSwitch *toggle;
+
+  if (skip_without_display ())
+    return;
+
+  /* Enabled before the window opened (an earlier session): the switch shows it. */
+  g_assert_true (chp_autostart_set_enabled (TRUE, &error));
+  g_assert_no_error (error);
+
+  open_window (fixture);
+  toggle = GTK_SWITCH (row_control (fixture, "Start at Login", GTK_TYPE_SWITCH));
+  g_assert_true (gtk_switch_get_active (toggle));
+}
+
+static void
+test_start_at_login_fails (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  g_autofree char *path = chp_autostart_get_path ();
+  GtkSwitch *toggle;
+
+  if (skip_without_display ())
+    return;
+
+  /* A folder where the entry should go: the write fails, and the switch must not claim
+   * otherwise. */
+  g_assert_cmpint (g_mkdir_with_parents (path, 0700), ==, 0);
+
+  open_window (fixture);
+  toggle = GTK_SWITCH (row_control (fixture, "Start at Login", GTK_TYPE_SWITCH));
+  g_assert_false (gtk_switch_get_active (toggle));
+
+  gtk_widget_activate (GTK_WIDGET (toggle));
+  iterate ();
+  g_assert_false (gtk_switch_get_active (toggle));
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_DIR));
+
+  g_assert_cmpint (g_rmdir (path), ==, 0);
+}
 
 int
 main (int   argc,
       char *argv[])
 {
+  g_autofree char *config_home = NULL;
+  g_autofree char *autostart_dir = NULL;
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  /* Start at Login must never touch the real ~/.config: a private XDG_CONFIG_HOME, set before
+   * anything reads (and caches) it. Not G_TEST_OPTION_ISOLATE_DIRS: it hides XDG_DATA_DIRS,
+   * and GTK then cannot tell an SVG icon from any other file. */
+  config_home = g_dir_make_tmp ("chaperone-prefs-config-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_setenv ("XDG_CONFIG_HOME", config_home, TRUE);
+  autostart_dir = g_build_filename (config_home, "autostart", NULL);
+
   g_test_init (&argc, &argv, NULL);
-  return g_test_run ();
+
+  have_display = gtk_init_check ();
+  if (have_display)
+    {
+      adw_init ();
+      /* A switch flipped with animations on changes state only when its slide ends. */
+      g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
+    }
+  else
+    g_test_message ("no display: every test here skips (run under xvfb-run)");
+
+#define ADD(path, func) \
+  g_test_add ("/chaperone/ui/preferences/" path, Fixture, NULL, fixture_set_up, func, \
+              fixture_tear_down)
+
+  ADD ("opens", test_opens);
+  ADD ("run-in-background", test_run_in_background);
+  ADD ("bridge-port", test_bridge_port);
+  ADD ("bridge-port-not-rewritten", test_bridge_port_not_rewritten);
+  ADD ("default-grant", test_default_grant);
+  ADD ("audit-rows", test_audit_rows);
+  ADD ("start-at-login", test_start_at_login);
+  ADD ("start-at-login-reads-file", test_start_at_login_reads_file);
+  ADD ("start-at-login-fails", test_start_at_login_fails);
+
+#undef ADD
+
+  status = g_test_run ();
+
+  g_rmdir (autostart_dir);
+  g_rmdir (config_home);
+
+  return status;
 }

@@ -1,10 +1,248 @@
-/* stub: being written */
-#include <glib.h>
+/* test-ui-screenshots.c: renders every page of the main window, light and dark, 360 px and
+ * 1200 px wide, to PNG files in $CHAPERONE_SCREENSHOT_DIR, with the models holding one of each
+ * kind of item. A render that is blank (one colour) or shows the wrong page fails. */
+#include "config.h"
+
+#include <adwaita.h>
+
+#include "chp-test-client.h"
+#include "chp-window.h"
+
+static GtkApplication *app;
+
+static const char * const page_names[] = { "needs-you", "browsers", "grants", "agents", "activity" };
+
+static void
+populate (ChpEngine *engine)
+{
+  ChpDeviceInfo info = {
+    .device_id = "d1", .installation_id = "inst", .origin = CHP_TEST_ORIGIN,
+    .name = "Work Chromium", .browser = "Chromium 156", .key_x = "x", .key_y = "y",
+    .created_at = 1000, .paired_at = 1000,
+    .last_seen = g_get_real_time () / 1000 - 5 * 60 * 1000,
+  };
+  g_autofree char *grants_text = g_strdup_printf (
+    "[{\"grantId\":\"g1\",\"taskId\":\"t1\",\"label\":\"Book a table for Friday\","
+    "\"scopes\":[\"browser.tabs.read\",\"browser.dom.read\",\"browser.dom.write\","
+    "\"browser.human.takeover\"],"
+    "\"targets\":[{\"tabId\":7,\"frameId\":0,\"documentId\":\"D1\","
+    "\"origin\":\"https://bistro.example\",\"url\":\"https://bistro.example/book\","
+    "\"title\":\"Reservations — Bistro\"}],\"createdAt\":1,\"expiresAt\":%" G_GINT64_FORMAT "}]",
+    g_get_real_time () / 1000 + 47 * 60 * 1000);
+  g_autofree char *handoff_text = g_strdup_printf (
+    "{\"handoffId\":\"h1\",\"tabId\":7,\"url\":\"https://bistro.example/login\","
+    "\"title\":\"Sign in — Bistro\",\"origin\":\"https://bistro.example\",\"reason\":\"mfa\","
+    "\"message\":\"Please type the code the site sent to your phone\",\"state\":\"waiting\","
+    "\"createdAt\":%" G_GINT64_FORMAT "}", g_get_real_time () / 1000 - 3 * 60 * 1000);
+  g_autoptr(JsonNode) grants = json_from_string (grants_text, NULL);
+  g_autoptr(JsonNode) handoff_node = json_from_string (handoff_text, NULL);
+  g_autoptr(ChpHandoff) handoff = NULL;
+  g_autoptr(ChpPairingRequest) request = NULL;
+  g_autoptr(ChpAgentSession) session = NULL;
+  ChpStore *store = chp_engine_get_store (engine);
+  const char *methods[] = { "browser.snapshot", "browser.click", "browser.type", "browser.tabs" };
+
+  chp_device_list_add_or_update (chp_engine_get_devices (engine), &info);
+  g_assert_true (chp_grant_list_set_device_grants (chp_engine_get_grants (engine), "d1",
+                                                   json_node_get_array (grants), NULL));
+  handoff = chp_handoff_list_apply (chp_engine_get_handoffs (engine), "d1",
+                                    json_node_get_object (handoff_node), NULL);
+
+  request = chp_pairing_request_new ("r1", "inst-2", "chrome-extension://bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+                                     "Chromium 157 (Home)", g_get_real_time () / 1000 + 95 * 1000);
+  chp_pairing_request_set_code (request, "482913");
+  chp_pairing_manager_track (chp_engine_get_pairing (engine), request);
+  chp_pairing_manager_show (chp_engine_get_pairing (engine), request);
+
+  session = chp_agent_session_new ("a1", "Claude Desktop", g_get_real_time () / 1000 - 600000);
+  chp_agent_session_set_calls (session, 42);
+  chp_agent_session_set_current_step (session, "Filling in the booking form");
+  chp_agent_session_set_last_error (session, "stale_node");
+  chp_agent_session_list_add (chp_engine_get_agent_sessions (engine), session);
+
+  for (guint i = 0; i < 60; i++)
+    {
+      g_autoptr(ChpAuditEntry) entry = NULL;
+
+      if (i % 7 == 3)
+        entry = chp_audit_entry_new ("call", methods[i % 4], "error", "d1", 4 + i % 9, "stale_node");
+      else if (i % 11 == 0)
+        entry = chp_audit_entry_new ("connection", "auth", "accepted", "d1", 0, NULL);
+      else
+        entry = chp_audit_entry_new ("call", methods[i % 4], "ok", "d1", 2 + i % 13, NULL);
+      chp_store_add_audit_async (store, entry, NULL, NULL, NULL);
+    }
+}
+
+/* Distinct colours among a sample of pixels: a blank or failed render has one or two. */
+static guint
+count_colours (GdkTexture *texture)
+{
+  int width = gdk_texture_get_width (texture);
+  int height = gdk_texture_get_height (texture);
+  gsize stride = (gsize) width * 4;
+  g_autofree guchar *pixels = g_malloc (stride * height);
+  g_autoptr(GHashTable) colours = g_hash_table_new (NULL, NULL);
+
+  gdk_texture_download (texture, pixels, stride);
+  for (int y = 0; y < height; y += 3)
+    for (int x = 0; x < width; x += 3)
+      {
+        guint32 pixel;
+
+        memcpy (&pixel, pixels + y * stride + x * 4, 4);
+        g_hash_table_add (colours, GUINT_TO_POINTER (pixel));
+      }
+
+  return g_hash_table_size (colours);
+}
+
+static void
+shoot (ChpWindow  *window,
+       const char *dir,
+       const char *name)
+{
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  int width = gtk_widget_get_width (GTK_WIDGET (window));
+  int height = gtk_widget_get_height (GTK_WIDGET (window));
+  guint colours;
+
+  /* Right after a resize the window may not have drawn yet: give it a few frames. */
+  for (guint tries = 0; tries < 20; tries++)
+    {
+      g_autoptr(GtkSnapshot) attempt = gtk_snapshot_new ();
+
+      width = gtk_widget_get_width (GTK_WIDGET (window));
+      height = gtk_widget_get_height (GTK_WIDGET (window));
+      gdk_paintable_snapshot (paintable, attempt, width, height);
+      node = gtk_snapshot_to_node (attempt);
+      if (node != NULL)
+        break;
+      chp_test_spin (100);
+    }
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
+  g_assert_nonnull (texture);
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+
+  colours = count_colours (texture);
+  g_test_message ("%s: %d×%d, %u colours", path, width, height, colours);
+  g_assert_cmpuint (colours, >, 20);
+}
+
+static void
+test_every_page (void)
+{
+  const char *dir = g_getenv ("CHAPERONE_SCREENSHOT_DIR");
+  g_autofree char *engine_dir = NULL;
+  g_autoptr(ChpEngine) engine = NULL;
+  ChpWindow *window;
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  const int widths[] = { 360, 1200 };
+  guint port;
+
+  if (dir == NULL)
+    {
+      g_test_skip ("CHAPERONE_SCREENSHOT_DIR is not set (tests/meson.build sets it)");
+      return;
+    }
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+
+  engine = chp_test_engine_start ("chp-ui-shots-XXXXXX", &engine_dir, &port);
+  populate (engine);
+  window = chp_window_new (app);
+  chp_window_set_engine (window, engine);
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 720);
+  gtk_window_present (GTK_WINDOW (window));
+
+  for (guint scheme = 0; scheme < 2; scheme++)
+    {
+      adw_style_manager_set_color_scheme (style, scheme == 0 ? ADW_COLOR_SCHEME_FORCE_LIGHT
+                                                             : ADW_COLOR_SCHEME_FORCE_DARK);
+      for (guint w = 0; w < G_N_ELEMENTS (widths); w++)
+        {
+          int frame;
+
+          gtk_window_set_default_size (GTK_WINDOW (window), 800, 720);
+          chp_test_spin (300);
+          /* Without a window manager's frame, GTK keeps a resize border inside the surface:
+           * widen the surface by it so the window itself is the width asked for. */
+          frame = gdk_surface_get_width (gtk_native_get_surface (GTK_NATIVE (window))) -
+                  gtk_widget_get_width (GTK_WIDGET (window));
+          gtk_window_set_default_size (GTK_WINDOW (window), widths[w] + MAX (frame, 0), 720);
+          chp_test_spin (300);
+          g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), ==, widths[w]);
+
+          for (guint p = 0; p < G_N_ELEMENTS (page_names); p++)
+            {
+              g_autofree char *name = g_strdup_printf ("window-%s-%s-%d.png", page_names[p],
+                                                       scheme == 0 ? "light" : "dark", widths[w]);
+
+              chp_window_show_page (window, page_names[p]);
+              chp_test_spin (250);
+              /* The page asked for, not the start-up error page or the spinner. */
+              g_assert_true (chp_window_get_engine (window) == engine);
+              g_assert_cmpstr (chp_window_get_visible_page (window), ==, page_names[p]);
+              shoot (window, dir, name);
+            }
+        }
+    }
+
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+  gtk_window_destroy (GTK_WINDOW (window));
+  chp_test_spin (50);
+}
+
+static void
+skip_no_display (void)
+{
+  g_test_skip ("No display: the screenshots need one (run them under xvfb-run)");
+}
+
+static GLogWriterOutput
+debug_writer (GLogLevelFlags   log_level,
+              const GLogField *fields,
+              gsize            n_fields,
+              gpointer         user_data)
+{
+  for (gsize i = 0; i < n_fields; i++)
+    if (g_strcmp0 (fields[i].key, "MESSAGE") == 0 && strstr (fields[i].value, "attempt to allocate"))
+      {
+        gpointer address = NULL;
+        const char *at = strstr (fields[i].value, "0x");
+
+        if (at != NULL && sscanf (at, "%p", &address) == 1)
+          for (GtkWidget *w = address; w != NULL; w = gtk_widget_get_parent (w))
+            g_printerr ("  %s %s\n", G_OBJECT_TYPE_NAME (w),
+                        GTK_IS_LABEL (w) ? gtk_label_get_text (GTK_LABEL (w)) : "");
+      }
+  return g_log_writer_default (log_level, fields, n_fields, user_data);
+}
 
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  if (g_getenv ("CHP_DEBUG_ALLOC") != NULL)
+    g_log_set_writer_func (debug_writer, NULL, NULL);
+
+  if (!gtk_init_check ())
+    {
+      g_test_add_func ("/chaperone/ui/screenshots/skipped", skip_no_display);
+      return g_test_run ();
+    }
+
+  app = GTK_APPLICATION (adw_application_new ("io.github.chaperone.Chaperone.TestShots",
+                                              G_APPLICATION_NON_UNIQUE));
+  g_application_set_resource_base_path (G_APPLICATION (app), "/io/github/chaperone/Chaperone");
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+
+  g_test_add_func ("/chaperone/ui/screenshots/every-page", test_every_page);
+
   return g_test_run ();
 }

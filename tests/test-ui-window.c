@@ -1,10 +1,595 @@
-/* stub: being written */
-#include <glib.h>
+/* test-ui-window.c: the main window under a real display (Xvfb in the test run): each page's
+ * empty state, items appearing as the engine's models change, the badge, Stop all / Resume and
+ * its shortcut, the view switcher at 360 px and 1200 px, and Clear asking first. */
+#include "config.h"
+
+#include <adwaita.h>
+
+#include "chp-activity-page.h"
+#include "chp-agent-row.h"
+#include "chp-device-row.h"
+#include "chp-test-client.h"
+#include "chp-window.h"
+
+/* One application for every test: a second one with the same id could not register. */
+static GtkApplication *app;
+
+typedef struct
+{
+  ChpEngine *engine;
+  char *dir;
+  guint port;
+  ChpWindow *window;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  f->engine = chp_test_engine_start ("chp-ui-window-XXXXXX", &f->dir, &f->port);
+  f->window = chp_window_new (app);
+  chp_window_set_engine (f->window, f->engine);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  chp_test_spin (50);
+  g_clear_object (&f->engine);
+  g_free (f->dir);
+}
+
+static GtkWidget *
+find_type (GtkWidget *widget,
+           GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_type (child, type);
+
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+static void
+collect_labels (GtkWidget *widget,
+                GString   *out)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget))
+    g_string_append_printf (out, "%s\n", gtk_label_get_text (GTK_LABEL (widget)));
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect_labels (child, out);
+}
+
+static gboolean
+shows_text (GtkWidget  *widget,
+            const char *text)
+{
+  g_autoptr(GString) labels = g_string_new (NULL);
+
+  collect_labels (widget, labels);
+  return strstr (labels->str, text) != NULL;
+}
+
+/* The page's own stack: the one with a "list" page (a dropdown has a stack of its own). */
+static GtkWidget *
+find_page_stack (GtkWidget *widget)
+{
+  if (GTK_IS_STACK (widget) && gtk_stack_get_child_by_name (GTK_STACK (widget), "list") != NULL)
+    return widget;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_page_stack (child);
+
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+static GtkWidget *
+page (Fixture *f,
+      GType    type)
+{
+  GtkWidget *widget = find_type (GTK_WIDGET (f->window), type);
+
+  g_assert_nonnull (widget);
+  return widget;
+}
+
+/* Every page is a stack of "empty" and "list". */
+static const char *
+page_state (Fixture *f,
+            GType    type)
+{
+  GtkWidget *stack = find_page_stack (page (f, type));
+
+  return gtk_stack_get_visible_child_name (GTK_STACK (stack));
+}
+
+static void
+show_at (Fixture *f,
+         int      width)
+{
+  int frame;
+
+  /* Measured at a comfortable size first: below 360 px the window would be squeezed. */
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 800, 700);
+  gtk_window_present (GTK_WINDOW (f->window));
+  chp_test_spin (300);
+
+  /* Without a window manager's frame, GTK keeps a resize border inside the surface: widen the
+   * surface by it so the window itself is the width asked for. */
+  frame = gdk_surface_get_width (gtk_native_get_surface (GTK_NATIVE (f->window))) -
+          gtk_widget_get_width (GTK_WIDGET (f->window));
+  gtk_window_set_default_size (GTK_WINDOW (f->window), width + MAX (frame, 0), 700);
+  chp_test_spin (300);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (f->window)), ==, width);
+}
+
+static void
+dump_widths (GtkWidget *widget,
+             int        depth)
+{
+  int min;
+
+  gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+  if (min > 330)
+    g_printerr ("%*s%s %d\n", depth * 2, "", G_OBJECT_TYPE_NAME (widget), min);
+  if (depth < 14)
+    for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+         child = gtk_widget_get_next_sibling (child))
+      dump_widths (child, depth + 1);
+}
+
+static void
+test_sizes (Fixture       *f,
+            gconstpointer  data)
+{
+  GtkWidget *bar = find_type (GTK_WIDGET (f->window), ADW_TYPE_VIEW_SWITCHER_BAR);
+  int width;
+
+  /* Narrow: the switcher moves to a bar at the bottom, and nothing is wider than the window. */
+  show_at (f, 360);
+  gtk_widget_measure (GTK_WIDGET (f->window), GTK_ORIENTATION_HORIZONTAL, -1, &width, NULL, NULL,
+                      NULL);
+  if (width > 360)
+    dump_widths (GTK_WIDGET (f->window), 0);
+  g_assert_cmpint (width, <=, 360);
+  g_assert_true (adw_view_switcher_bar_get_reveal (ADW_VIEW_SWITCHER_BAR (bar)));
+
+  /* Wide: the switcher is in the header. */
+  show_at (f, 1200);
+  g_assert_false (adw_view_switcher_bar_get_reveal (ADW_VIEW_SWITCHER_BAR (bar)));
+}
+
+static void
+test_empty_states (Fixture       *f,
+                   gconstpointer  data)
+{
+  const struct { const char *name; const char *type_name; const char *says; } pages[] = {
+    { "needs-you", "ChpNeedsPage", "Nothing needs you" },
+    { "browsers", "ChpBrowsersPage", "No browsers paired yet" },
+    { "grants", "ChpGrantsPage", "No grants" },
+    { "agents", "ChpAgentsPage", "No agents connected" },
+    { "activity", "ChpActivityPage", "No activity yet" },
+  };
+
+  show_at (f, 800);
+  /* The log has rows from start-up? None: no browser connected yet. */
+  for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
+    {
+      GType type = g_type_from_name (pages[i].type_name);
+
+      chp_window_show_page (f->window, pages[i].name);
+      chp_test_spin (100);
+      g_assert_cmpstr (chp_window_get_visible_page (f->window), ==, pages[i].name);
+      g_assert_cmpstr (page_state (f, type), ==, "empty");
+      g_assert_true (shows_text (page (f, type), pages[i].says));
+    }
+}
+
+static void
+add_device (Fixture    *f,
+            const char *id,
+            const char *name)
+{
+  ChpDeviceInfo info = {
+    .device_id = (char *) id, .installation_id = "inst", .origin = CHP_TEST_ORIGIN,
+    .name = (char *) name, .browser = "Chromium 156", .key_x = "x", .key_y = "y",
+    .created_at = 1000, .paired_at = 1000,
+  };
+
+  chp_device_list_add_or_update (chp_engine_get_devices (f->engine), &info);
+}
+
+static JsonArray *
+json_array (const char *text)
+{
+  g_autoptr(JsonNode) node = json_from_string (text, NULL);
+
+  g_assert_nonnull (node);
+  return json_array_ref (json_node_get_array (node));
+}
+
+static void
+add_grant (Fixture    *f,
+           const char *device_id,
+           const char *label)
+{
+  g_autofree char *text = g_strdup_printf (
+    "[{\"grantId\":\"g1\",\"taskId\":\"t1\",\"label\":\"%s\","
+    "\"scopes\":[\"browser.tabs.read\",\"browser.dom.read\",\"browser.dom.write\"],"
+    "\"targets\":[{\"tabId\":7,\"frameId\":0,\"documentId\":\"D1\","
+    "\"origin\":\"https://example.org\",\"url\":\"https://example.org/a\","
+    "\"title\":\"Menu\"}],\"createdAt\":1,\"expiresAt\":%" G_GINT64_FORMAT "}]",
+    label, g_get_real_time () / 1000 + 3600 * 1000);
+  g_autoptr(JsonArray) grants = json_array (text);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (chp_grant_list_set_device_grants (chp_engine_get_grants (f->engine), device_id,
+                                                   grants, &error));
+  g_assert_no_error (error);
+}
+
+static void
+add_handoff (Fixture    *f,
+             const char *device_id)
+{
+  g_autofree char *text = g_strdup_printf (
+    "{\"handoffId\":\"h1\",\"tabId\":7,\"url\":\"https://example.org/login\","
+    "\"title\":\"Sign in\",\"origin\":\"https://example.org\",\"reason\":\"mfa\","
+    "\"message\":\"Type the code from your phone\",\"state\":\"waiting\","
+    "\"createdAt\":%" G_GINT64_FORMAT "}", g_get_real_time () / 1000 - 120 * 1000);
+  g_autoptr(JsonNode) node = json_from_string (text, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ChpHandoff) handoff = NULL;
+
+  handoff = chp_handoff_list_apply (chp_engine_get_handoffs (f->engine), device_id,
+                                    json_node_get_object (node), &error);
+  g_assert_no_error (error);
+}
+
+static ChpPairingRequest *
+add_pairing (Fixture *f)
+{
+  ChpPairingManager *pairing = chp_engine_get_pairing (f->engine);
+  ChpPairingRequest *request = chp_pairing_request_new ("r1", "inst-2",
+                                                        "chrome-extension://bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+                                                        "Chromium 157",
+                                                        g_get_real_time () / 1000 + 100000);
+
+  chp_pairing_request_set_code (request, "482913");
+  chp_pairing_manager_track (pairing, request);
+  chp_pairing_manager_show (pairing, request);
+  return request;
+}
+
+static void
+test_items_appear (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(ChpPairingRequest) request = NULL;
+  g_autoptr(ChpAgentSession) session = chp_agent_session_new ("a1", "Test Agent", g_get_real_time () / 1000);
+  AdwViewStack *stack = ADW_VIEW_STACK (find_type (GTK_WIDGET (f->window), ADW_TYPE_VIEW_STACK));
+  AdwViewStackPage *needs = adw_view_stack_get_page (stack, adw_view_stack_get_child_by_name (stack, "needs-you"));
+  GtkWidget *row;
+
+  show_at (f, 800);
+
+  add_device (f, "d1", "Work Chromium");
+  /* The window turns to what just happened: a browser paired, a grant made, something waits. */
+  g_assert_cmpstr (chp_window_get_visible_page (f->window), ==, "browsers");
+  g_assert_cmpstr (page_state (f, g_type_from_name ("ChpBrowsersPage")), ==, "list");
+  g_assert_true (shows_text (page (f, g_type_from_name ("ChpBrowsersPage")), "Work Chromium"));
+  g_assert_true (shows_text (page (f, g_type_from_name ("ChpBrowsersPage")), "No active grants"));
+
+  add_grant (f, "d1", "Book a table");
+  chp_test_spin (50);
+  g_assert_cmpstr (chp_window_get_visible_page (f->window), ==, "grants");
+  g_assert_cmpstr (page_state (f, g_type_from_name ("ChpGrantsPage")), ==, "list");
+  g_assert_true (shows_text (page (f, g_type_from_name ("ChpGrantsPage")), "Book a table"));
+  /* Scopes in plain words, the group named after its browser, the count on the browser. */
+  g_assert_true (shows_text (page (f, g_type_from_name ("ChpGrantsPage")), "click and type"));
+  g_assert_true (shows_text (page (f, g_type_from_name ("ChpGrantsPage")), "Work Chromium"));
+  g_assert_true (shows_text (page (f, g_type_from_name ("ChpBrowsersPage")), "1 active grant"));
+
+  /* Needs you: a card per item, and the badge counts them. */
+  g_assert_cmpuint (adw_view_stack_page_get_badge_number (needs), ==, 0);
+  g_assert_false (adw_view_stack_page_get_needs_attention (needs));
+  add_handoff (f, "d1");
+  chp_test_spin (50);
+  g_assert_cmpstr (chp_window_get_visible_page (f->window), ==, "needs-you");
+  request = add_pairing (f);
+  chp_test_spin (50);
+  g_assert_cmpstr (page_state (f, g_type_from_name ("ChpNeedsPage")), ==, "list");
+  g_assert_cmpuint (adw_view_stack_page_get_badge_number (needs), ==, 2);
+  g_assert_true (adw_view_stack_page_get_needs_attention (needs));
+  g_assert_true (shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "482 913"));
+  g_assert_true (shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "Chromium 157"));
+  g_assert_true (shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "Enter a verification code"));
+  g_assert_true (shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "Waiting for 2 minutes"));
+  g_assert_true (shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "Tab: Sign in"));
+
+  /* The request ends: its card goes, the badge follows. */
+  chp_pairing_manager_finish (chp_engine_get_pairing (f->engine), request,
+                              CHP_PAIRING_STATE_REJECTED, g_get_real_time () / 1000);
+  chp_test_spin (50);
+  g_assert_cmpuint (adw_view_stack_page_get_badge_number (needs), ==, 1);
+  g_assert_false (shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "482 913"));
+
+  /* Agents: Pause is the session's request, made through the row's widget action. */
+  chp_agent_session_list_add (chp_engine_get_agent_sessions (f->engine), session);
+  chp_test_spin (50);
+  g_assert_cmpstr (page_state (f, g_type_from_name ("ChpAgentsPage")), ==, "list");
+  g_assert_true (shows_text (page (f, g_type_from_name ("ChpAgentsPage")), "Test Agent"));
+  row = find_type (page (f, g_type_from_name ("ChpAgentsPage")), CHP_TYPE_AGENT_ROW);
+  g_assert_nonnull (row);
+  g_assert_true (gtk_widget_activate_action (row, "agent.pause", NULL));
+  g_assert_cmpint (chp_agent_session_get_state (session), ==, CHP_AGENT_SESSION_PAUSED);
+  g_assert_true (shows_text (row, "Paused"));
+  g_assert_true (gtk_widget_activate_action (row, "agent.resume", NULL));
+  g_assert_cmpint (chp_agent_session_get_state (session), ==, CHP_AGENT_SESSION_RUNNING);
+  g_assert_true (gtk_widget_activate_action (row, "agent.disconnect", NULL));
+  g_assert_cmpint (chp_agent_session_get_state (session), ==, CHP_AGENT_SESSION_DISCONNECTED);
+
+  /* The browser is revoked: its card, its grants and its handoff go. */
+  chp_device_list_remove (chp_engine_get_devices (f->engine), "d1");
+  chp_test_spin (50);
+  g_assert_cmpstr (page_state (f, g_type_from_name ("ChpBrowsersPage")), ==, "empty");
+  g_assert_cmpstr (page_state (f, g_type_from_name ("ChpGrantsPage")), ==, "empty");
+  g_assert_cmpstr (page_state (f, g_type_from_name ("ChpNeedsPage")), ==, "empty");
+}
+
+static GtkButton *
+stop_button (Fixture *f)
+{
+  GtkWidget *header = find_type (GTK_WIDGET (f->window), ADW_TYPE_HEADER_BAR);
+
+  return GTK_BUTTON (find_type (header, GTK_TYPE_BUTTON));
+}
+
+static gboolean
+activate_shortcut (GtkWidget  *widget,
+                   const char *trigger_text)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+  g_autoptr(GtkShortcutTrigger) wanted = gtk_shortcut_trigger_parse_string (trigger_text);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
+        continue;
+
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
+
+          if (gtk_shortcut_trigger_equal (gtk_shortcut_get_trigger (shortcut), wanted))
+            return gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut), 0, widget,
+                                                 gtk_shortcut_get_arguments (shortcut));
+        }
+    }
+
+  return FALSE;
+}
+
+static void
+test_stop_all (Fixture       *f,
+               gconstpointer  data)
+{
+  GtkButton *button;
+
+  show_at (f, 800);
+  button = stop_button (f);
+  g_assert_cmpstr (gtk_button_get_label (button), ==, "_Stop All");
+  g_assert_false (chp_engine_get_stopped (f->engine));
+
+  /* The button: Stop all, then Resume All on the same button. */
+  g_signal_emit_by_name (button, "clicked");
+  g_assert_true (chp_engine_get_stopped (f->engine));
+  g_assert_cmpstr (gtk_button_get_label (button), ==, "_Resume All");
+  g_assert_true (shows_text (GTK_WIDGET (f->window), "All agents are stopped"));
+
+  g_signal_emit_by_name (button, "clicked");
+  g_assert_false (chp_engine_get_stopped (f->engine));
+  g_assert_cmpstr (gtk_button_get_label (button), ==, "_Stop All");
+
+  /* Ctrl+Shift+E stops, and pressed again it does not resume. */
+  g_assert_true (activate_shortcut (GTK_WIDGET (f->window), "<Control><Shift>e"));
+  g_assert_true (chp_engine_get_stopped (f->engine));
+  g_assert_true (activate_shortcut (GTK_WIDGET (f->window), "<Control><Shift>e"));
+  g_assert_true (chp_engine_get_stopped (f->engine));
+
+  /* Stopped elsewhere (the tray): the window follows. */
+  chp_engine_resume_all (f->engine);
+  chp_engine_stop_all (f->engine, "tray");
+  g_assert_cmpstr (gtk_button_get_label (stop_button (f)), ==, "_Resume All");
+}
+
+static AdwMessageDialog *
+find_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) window = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (window) && gtk_widget_get_visible (GTK_WIDGET (window)))
+        return ADW_MESSAGE_DIALOG (window);
+    }
+
+  return NULL;
+}
+
+static gboolean
+list_has_n (gpointer data)
+{
+  gpointer *args = data;
+
+  return g_list_model_get_n_items (args[0]) == GPOINTER_TO_UINT (args[1]) &&
+         !chp_audit_list_get_loading (args[0]);
+}
+
+static void
+test_clear_asks (Fixture       *f,
+                 gconstpointer  data)
+{
+  ChpActivityPage *activity = CHP_ACTIVITY_PAGE (page (f, CHP_TYPE_ACTIVITY_PAGE));
+  ChpAuditList *list = chp_activity_page_get_audit_list (activity);
+  ChpStore *store = chp_engine_get_store (f->engine);
+  gpointer five[] = { list, GUINT_TO_POINTER (5) };
+  gpointer none[] = { list, GUINT_TO_POINTER (0) };
+  AdwMessageDialog *dialog;
+
+  show_at (f, 1200);
+  chp_window_show_page (f->window, "activity");
+  for (guint i = 0; i < 5; i++)
+    {
+      g_autoptr(ChpAuditEntry) entry = chp_audit_entry_new ("call", "browser.snapshot", "ok",
+                                                            NULL, 3, NULL);
+
+      chp_store_add_audit_async (store, entry, NULL, NULL, NULL);
+    }
+  g_assert_true (chp_test_spin_until (list_has_n, five, 5000));
+  chp_test_spin (100);
+  g_assert_cmpstr (page_state (f, CHP_TYPE_ACTIVITY_PAGE), ==, "list");
+
+  /* Clear asks first; Cancel keeps everything. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (activity), "activity.clear", NULL));
+  dialog = find_dialog ();
+  g_assert_nonnull (dialog);
+  g_assert_cmpstr (adw_message_dialog_get_default_response (dialog), ==, "cancel");
+  adw_message_dialog_response (dialog, "cancel");
+  chp_test_spin (300);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (list)), ==, 5);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (activity), "activity.clear", NULL));
+  dialog = find_dialog ();
+  g_assert_nonnull (dialog);
+  adw_message_dialog_response (dialog, "clear");
+  g_assert_true (chp_test_spin_until (list_has_n, none, 5000));
+  chp_test_spin (100);
+  g_assert_cmpstr (page_state (f, CHP_TYPE_ACTIVITY_PAGE), ==, "empty");
+}
+
+static void
+test_rename (Fixture       *f,
+             gconstpointer  data)
+{
+  AdwMessageDialog *dialog;
+  GtkWidget *row;
+  ChpDevice *device;
+
+  show_at (f, 800);
+  /* A device the store knows, so the rename has something to update. */
+  {
+    ChpDeviceInfo info = {
+      .device_id = "d9", .installation_id = "inst", .origin = CHP_TEST_ORIGIN,
+      .name = "Old Name", .browser = "Chromium", .key_x = "x", .key_y = "y",
+      .created_at = 1, .paired_at = 1,
+    };
+
+    chp_store_save_device_async (chp_engine_get_store (f->engine), &info, NULL, NULL, NULL);
+    chp_device_list_add_or_update (chp_engine_get_devices (f->engine), &info);
+  }
+  row = find_type (page (f, g_type_from_name ("ChpBrowsersPage")), CHP_TYPE_DEVICE_ROW);
+  g_assert_nonnull (row);
+  g_assert_true (gtk_widget_activate_action (row, "device.rename", NULL));
+  dialog = find_dialog ();
+  g_assert_nonnull (dialog);
+  gtk_editable_set_text (GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog)), "  New Name ");
+  adw_message_dialog_response (dialog, "rename");
+  device = chp_device_list_lookup (chp_engine_get_devices (f->engine), "d9");
+  for (guint i = 0; i < 100 && g_strcmp0 (chp_device_get_name (device), "New Name") != 0; i++)
+    chp_test_spin (20);
+  g_assert_cmpstr (chp_device_get_name (device), ==, "New Name");
+  g_assert_true (shows_text (row, "New Name"));
+}
+
+/* With one of each item, nothing makes the window wider than 360 px. */
+static void
+test_narrow_with_items (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(ChpPairingRequest) request = NULL;
+  g_autoptr(ChpAgentSession) session = chp_agent_session_new ("a1", "A Rather Long Agent Client Name", 1);
+  const char *pages[] = { "needs-you", "browsers", "grants", "agents", "activity" };
+
+  add_device (f, "d1", "Work Chromium");
+  add_grant (f, "d1", "Book a table");
+  add_handoff (f, "d1");
+  request = add_pairing (f);
+  chp_agent_session_set_current_step (session, "Filling in the booking form");
+  chp_agent_session_list_add (chp_engine_get_agent_sessions (f->engine), session);
+  show_at (f, 360);
+
+  for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
+    {
+      int width;
+
+      chp_window_show_page (f->window, pages[i]);
+      chp_test_spin (100);
+      gtk_widget_measure (GTK_WIDGET (f->window), GTK_ORIENTATION_HORIZONTAL, -1, &width, NULL,
+                          NULL, NULL);
+      if (width > 360)
+        dump_widths (GTK_WIDGET (f->window), 0);
+      g_test_message ("%s: at least %d px", pages[i], width);
+      g_assert_cmpint (width, <=, 360);
+    }
+}
+
+static void
+skip_no_display (void)
+{
+  g_test_skip ("No display: the UI tests need one (run them under xvfb-run)");
+}
 
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+
+  if (!gtk_init_check ())
+    {
+      g_test_add_func ("/chaperone/ui/window/skipped", skip_no_display);
+      return g_test_run ();
+    }
+  app = GTK_APPLICATION (adw_application_new ("io.github.chaperone.Chaperone.TestWindow",
+                                               G_APPLICATION_NON_UNIQUE));
+  g_application_set_resource_base_path (G_APPLICATION (app), "/io/github/chaperone/Chaperone");
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+
+#define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
+  ADD ("/chaperone/ui/window/sizes", test_sizes);
+  ADD ("/chaperone/ui/window/empty-states", test_empty_states);
+  ADD ("/chaperone/ui/window/items-appear", test_items_appear);
+  ADD ("/chaperone/ui/window/stop-all", test_stop_all);
+  ADD ("/chaperone/ui/window/clear-asks", test_clear_asks);
+  ADD ("/chaperone/ui/window/rename", test_rename);
+  ADD ("/chaperone/ui/window/narrow-with-items", test_narrow_with_items);
+#undef ADD
+
   return g_test_run ();
 }

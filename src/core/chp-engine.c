@@ -24,6 +24,16 @@ struct _ChpEngine
   ChpBridge *bridge;
   ChpGrantList *grants;
   ChpHandoffList *handoffs;
+  ChpAgentSessionList *agent_sessions;
+
+  gboolean stopped;
+  GPtrArray *agent_calls;  /* AgentCall: the agents' calls on their way to a browser */
+};
+
+enum {
+  PROP_0,
+  PROP_STOPPED,
+  N_PROPS
 };
 
 enum {
@@ -31,6 +41,7 @@ enum {
   N_SIGNALS
 };
 
+static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (ChpEngine, chp_engine, G_TYPE_OBJECT)
@@ -54,6 +65,7 @@ chp_engine_dispose (GObject *object)
   g_clear_object (&self->devices);
   g_clear_object (&self->grants);
   g_clear_object (&self->handoffs);
+  g_clear_object (&self->agent_sessions);
   if (self->store != NULL)
     chp_store_close (self->store);
   g_clear_object (&self->store);
@@ -65,9 +77,33 @@ chp_engine_dispose (GObject *object)
 static void
 chp_engine_finalize (GObject *object)
 {
-  g_clear_pointer (&CHP_ENGINE (object)->data_dir, g_free);
+  ChpEngine *self = CHP_ENGINE (object);
+
+  g_clear_pointer (&self->data_dir, g_free);
+  /* Every call holds the engine through its task: none can be left by now. */
+  g_assert (self->agent_calls->len == 0);
+  g_clear_pointer (&self->agent_calls, g_ptr_array_unref);
 
   G_OBJECT_CLASS (chp_engine_parent_class)->finalize (object);
+}
+
+static void
+chp_engine_get_property (GObject    *object,
+                         guint       prop_id,
+                         GValue     *value,
+                         GParamSpec *pspec)
+{
+  ChpEngine *self = CHP_ENGINE (object);
+
+  switch (prop_id)
+    {
+    case PROP_STOPPED:
+      g_value_set_boolean (value, self->stopped);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
@@ -77,6 +113,14 @@ chp_engine_class_init (ChpEngineClass *klass)
 
   object_class->dispose = chp_engine_dispose;
   object_class->finalize = chp_engine_finalize;
+  object_class->get_property = chp_engine_get_property;
+
+  /* The person pressed Stop all (header, Ctrl+Shift+E, tray): every agent call is refused
+   * `stopped` until they press Resume in the app. */
+  properties[PROP_STOPPED] =
+    g_param_spec_boolean ("stopped", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
    * ChpEngine::handoff-arrived:
@@ -92,6 +136,7 @@ chp_engine_class_init (ChpEngineClass *klass)
 static void
 chp_engine_init (ChpEngine *self)
 {
+  self->agent_calls = g_ptr_array_new ();
 }
 
 char *
@@ -110,6 +155,7 @@ chp_engine_new (const char *data_dir)
   self->devices = chp_device_list_new ();
   self->grants = chp_grant_list_new ();
   self->handoffs = chp_handoff_list_new ();
+  self->agent_sessions = chp_agent_session_list_new ();
   g_signal_connect_object (self->devices, "items-changed", G_CALLBACK (devices_changed_cb),
                            self, G_CONNECT_DEFAULT);
 
@@ -332,6 +378,9 @@ devices_changed_cb (GListModel *devices,
     }
 }
 
+static void send_stop (ChpEngine  *self,
+                       const char *device_id);
+
 static void
 device_connected_cb (ChpBridge  *bridge,
                      const char *device_id,
@@ -339,6 +388,12 @@ device_connected_cb (ChpBridge  *bridge,
                      gboolean    resumed,
                      gpointer    user_data)
 {
+  ChpEngine *self = user_data;
+
+  /* A browser that was away when the person pressed Stop all learns it first of all. */
+  if (self->stopped)
+    send_stop (self, device_id);
+
   chp_bridge_call_async (bridge, device_id, "extension.info", NULL, 5000, NULL,
                          extension_info_cb, info_query_new (user_data, device_id));
   /* The mirror may be stale after the app restarted or the browser was away. */
@@ -660,4 +715,321 @@ chp_engine_person_call_finish (ChpEngine     *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+ChpAgentSessionList *
+chp_engine_get_agent_sessions (ChpEngine *self)
+{
+  g_return_val_if_fail (CHP_IS_ENGINE (self), NULL);
+
+  return self->agent_sessions;
+}
+
+gboolean
+chp_engine_get_stopped (ChpEngine *self)
+{
+  g_return_val_if_fail (CHP_IS_ENGINE (self), FALSE);
+
+  return self->stopped;
+}
+
+static void
+fire_and_forget_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autofree char *method = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = chp_bridge_call_finish (CHP_BRIDGE (source), result, &error);
+
+  if (node == NULL)
+    g_debug ("%s: %s", method, error->message);
+}
+
+static void
+send_stop (ChpEngine  *self,
+           const char *device_id)
+{
+  /* The extension knows one source for the app, whichever of its controls was used. */
+  chp_bridge_call_async (self->bridge, device_id, "extension.stop",
+                         params_new ("source", "app", NULL), 10000, NULL,
+                         fire_and_forget_cb, g_strdup ("extension.stop"));
+}
+
+typedef struct
+{
+  GTask    *task;
+  gboolean  answered;  /* Stop all answered it already; the browser's answer is dropped */
+} AgentCall;
+
+/**
+ * chp_engine_stop_all:
+ * @source: what the person used ("app", "shortcut", "tray"), for the log
+ *
+ * The person's Stop: set before anything is sent or awaited, so the very next agent call is
+ * refused, and the calls already on their way are answered `stopped` now rather than when the
+ * browser gets round to it. Then every connected browser is told (fire and forget; the
+ * extension aborts what it runs); a browser that connects later is told when it connects.
+ */
+void
+chp_engine_stop_all (ChpEngine  *self,
+                     const char *source)
+{
+  g_return_if_fail (CHP_IS_ENGINE (self));
+
+  if (!self->stopped)
+    {
+      self->stopped = TRUE;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STOPPED]);
+    }
+
+  for (guint i = 0; i < self->agent_calls->len; i++)
+    {
+      AgentCall *call = g_ptr_array_index (self->agent_calls, i);
+
+      if (call->answered)
+        continue;
+      call->answered = TRUE;
+      g_task_return_new_error (call->task, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_STOPPED,
+                               "The person stopped all agents");
+    }
+
+  g_message ("Stop all (%s)", source != NULL ? source : "app");
+  if (self->bridge == NULL)
+    return;
+
+  chp_bridge_audit (self->bridge, "person", "stop-all", "stopped", NULL, 0, NULL);
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (self->devices)); i++)
+    {
+      g_autoptr(ChpDevice) device = g_list_model_get_item (G_LIST_MODEL (self->devices), i);
+
+      if (chp_device_get_online (device))
+        send_stop (self, chp_device_get_id (device));
+    }
+}
+
+/**
+ * chp_engine_resume_all:
+ *
+ * The person's Resume in the app: agent calls go through again, and every connected browser is
+ * asked to resume too (fire and forget). Only a widget action calls this: nothing on D-Bus,
+ * and nothing an agent reaches, may resume.
+ */
+void
+chp_engine_resume_all (ChpEngine *self)
+{
+  g_return_if_fail (CHP_IS_ENGINE (self));
+
+  if (self->stopped)
+    {
+      self->stopped = FALSE;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STOPPED]);
+    }
+
+  g_message ("Resume all");
+  if (self->bridge == NULL)
+    return;
+
+  chp_bridge_audit (self->bridge, "person", "resume-all", "resumed", NULL, 0, NULL);
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (self->devices)); i++)
+    {
+      g_autoptr(ChpDevice) device = g_list_model_get_item (G_LIST_MODEL (self->devices), i);
+
+      if (chp_device_get_online (device))
+        chp_bridge_call_async (self->bridge, chp_device_get_id (device), "extension.resume",
+                               params_new (NULL), 10000, NULL,
+                               fire_and_forget_cb, g_strdup ("extension.resume"));
+    }
+}
+
+static void
+agent_call_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  AgentCall *call = user_data;
+  ChpEngine *self = g_task_get_source_object (call->task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = chp_bridge_call_finish (CHP_BRIDGE (source), result, &error);
+
+  g_ptr_array_remove_fast (self->agent_calls, call);
+  if (!call->answered)
+    {
+      if (node == NULL)
+        g_task_return_error (call->task, g_steal_pointer (&error));
+      else
+        g_task_return_pointer (call->task, g_steal_pointer (&node),
+                               (GDestroyNotify) json_node_unref);
+    }
+
+  g_object_unref (call->task);
+  g_free (call);
+}
+
+/**
+ * chp_engine_agent_call_async:
+ * @device_id: the browser
+ * @method: a `browser.*` method
+ * @params: (nullable): its parameters (not consumed)
+ * @timeout_ms: 0 for the default
+ *
+ * The one way an agent's request reaches a browser. Refused at once, before anything is sent:
+ * `stopped` while the person has stopped everything, `unknown_method` for anything but
+ * `browser.*` — the person's own requests (`extension.*`, `grant.revoke`) are not an agent's
+ * to make.
+ */
+void
+chp_engine_agent_call_async (ChpEngine           *self,
+                             const char          *device_id,
+                             const char          *method,
+                             JsonNode            *params,
+                             guint                timeout_ms,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  AgentCall *call;
+
+  g_return_if_fail (CHP_IS_ENGINE (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, chp_engine_agent_call_async);
+
+  /* The stop check comes first: nothing is looked at, sent or awaited before it. */
+  if (self->stopped)
+    {
+      if (self->bridge != NULL)
+        chp_bridge_audit (self->bridge, "agent", method != NULL ? method : "", "refused",
+                          device_id, 0, "stopped");
+      g_task_return_new_error (task, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_STOPPED,
+                               "The person stopped all agents");
+      return;
+    }
+
+  if (method == NULL || !g_str_has_prefix (method, "browser.") || method[8] == '\0')
+    {
+      if (self->bridge != NULL)
+        chp_bridge_audit (self->bridge, "agent", method != NULL ? method : "", "refused",
+                          device_id, 0, "unknown_method");
+      g_task_return_new_error (task, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_UNKNOWN_METHOD,
+                               "Agents may call browser.* methods only");
+      return;
+    }
+
+  if (self->bridge == NULL)
+    {
+      g_task_return_new_error (task, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_DEVICE_OFFLINE,
+                               "Chaperone is not running");
+      return;
+    }
+
+  call = g_new0 (AgentCall, 1);
+  call->task = g_steal_pointer (&task);
+  g_ptr_array_add (self->agent_calls, call);
+  chp_bridge_call_async (self->bridge, device_id, method, params, timeout_ms, cancellable,
+                         agent_call_cb, call);
+}
+
+/* Returns: (transfer full) (nullable): the browser's answer, or %NULL with its error */
+JsonNode *
+chp_engine_agent_call_finish (ChpEngine     *self,
+                              GAsyncResult  *result,
+                              GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+#define DEVICE_NAME_MAX_CHARS 64
+
+static void
+device_renamed_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ChpEngine *self = g_task_get_source_object (task);
+  const char *name = g_task_get_task_data (task);
+  const char *device_id = g_object_get_data (G_OBJECT (task), "device-id");
+  g_autoptr(GError) error = NULL;
+  ChpDevice *device;
+
+  if (!chp_store_write_finish (CHP_STORE (source), result, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  /* Stored first, shown second: the list never shows a name a restart would lose. */
+  device = self->devices != NULL ? chp_device_list_lookup (self->devices, device_id) : NULL;
+  if (device != NULL)
+    {
+      g_autoptr(ChpDeviceInfo) info = chp_device_info_copy (chp_device_get_info (device));
+
+      replace_str (&info->name, name);
+      chp_device_list_add_or_update (self->devices, info);
+    }
+
+  g_task_return_boolean (task, TRUE);
+}
+
+/**
+ * chp_engine_rename_device_async:
+ * @name: what the person wants to call the browser; trimmed, one line, at most 64 characters
+ *
+ * The person renamed a paired browser in the app. Finish with chp_engine_rename_device_finish().
+ */
+void
+chp_engine_rename_device_async (ChpEngine           *self,
+                                const char          *device_id,
+                                const char          *name,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autofree char *clean = NULL;
+
+  g_return_if_fail (CHP_IS_ENGINE (self));
+  g_return_if_fail (device_id != NULL);
+  g_return_if_fail (name != NULL);
+
+  task = g_task_new (self, NULL, callback, user_data);
+  g_task_set_source_tag (task, chp_engine_rename_device_async);
+
+  clean = g_strstrip (g_utf8_make_valid (name, -1));
+  for (char *p = clean; *p != '\0'; p++)
+    if ((guchar) *p < 0x20 || *p == 0x7f)
+      *p = ' ';
+
+  if (*clean == '\0' || g_utf8_strlen (clean, -1) > DEVICE_NAME_MAX_CHARS)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                               "A browser's name has 1 to %d characters",
+                               DEVICE_NAME_MAX_CHARS);
+      return;
+    }
+
+  if (self->store == NULL || chp_device_list_lookup (self->devices, device_id) == NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                               "No paired browser has the id %s", device_id);
+      return;
+    }
+
+  g_object_set_data_full (G_OBJECT (task), "device-id", g_strdup (device_id), g_free);
+  g_task_set_task_data (task, g_strdup (clean), g_free);
+  chp_store_rename_device_async (self->store, device_id, clean, NULL, device_renamed_cb,
+                                 g_steal_pointer (&task));
+}
+
+gboolean
+chp_engine_rename_device_finish (ChpEngine     *self,
+                                 GAsyncResult  *result,
+                                 GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
 }

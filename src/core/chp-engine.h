@@ -4,6 +4,7 @@
 
 #include <gio/gio.h>
 
+#include "chp-agent-session-list.h"
 #include "chp-bridge.h"
 #include "chp-device-list.h"
 #include "chp-grant-list.h"
@@ -60,6 +61,31 @@ void               chp_engine_resume_device_async    (ChpEngine           *self,
                                                       GAsyncReadyCallback  callback,
                                                       gpointer             user_data);
 JsonNode          *chp_engine_person_call_finish     (ChpEngine           *self,
+                                                      GAsyncResult        *result,
+                                                      GError             **error);
+void               chp_engine_rename_device_async    (ChpEngine           *self,
+                                                      const char          *device_id,
+                                                      const char          *name,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+gboolean           chp_engine_rename_device_finish   (ChpEngine           *self,
+                                                      GAsyncResult        *result,
+                                                      GError             **error);
+
+ChpAgentSessionList *chp_engine_get_agent_sessions   (ChpEngine           *self);
+gboolean           chp_engine_get_stopped            (ChpEngine           *self);
+void               chp_engine_stop_all               (ChpEngine           *self,
+                                                      const char          *source);
+void               chp_engine_resume_all             (ChpEngine           *self);
+void               chp_engine_agent_call_async       (ChpEngine           *self,
+                                                      const char          *device_id,
+                                                      const char          *method,
+                                                      JsonNode            *params,
+                                                      guint                timeout_ms,
+                                                      GCancellable        *cancellable,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+JsonNode          *chp_engine_agent_call_finish      (ChpEngine           *self,
                                                       GAsyncResult        *result,
                                                       GError             **error);
 

@@ -124,3 +124,55 @@ chp_audit_entry_free (ChpAuditEntry *entry)
   g_free (entry->error_code);
   g_free (entry);
 }
+
+G_DEFINE_BOXED_TYPE (ChpAuditQuery, chp_audit_query, chp_audit_query_copy, chp_audit_query_free)
+
+ChpAuditQuery *
+chp_audit_query_new (void)
+{
+  return g_new0 (ChpAuditQuery, 1);
+}
+
+ChpAuditQuery *
+chp_audit_query_copy (const ChpAuditQuery *query)
+{
+  ChpAuditQuery *copy;
+
+  g_return_val_if_fail (query != NULL, NULL);
+
+  copy = g_new0 (ChpAuditQuery, 1);
+  copy->category = g_strdup (query->category);
+  copy->outcome = g_strdup (query->outcome);
+  copy->device_id = g_strdup (query->device_id);
+  copy->search = g_strdup (query->search);
+  copy->after_id = query->after_id;
+  copy->up_to_id = query->up_to_id;
+
+  return copy;
+}
+
+void
+chp_audit_query_free (ChpAuditQuery *query)
+{
+  if (query == NULL)
+    return;
+
+  g_free (query->category);
+  g_free (query->outcome);
+  g_free (query->device_id);
+  g_free (query->search);
+  g_free (query);
+}
+
+/* The filters only: the id bounds are where a listing stands, not what it lists. */
+gboolean
+chp_audit_query_equal (const ChpAuditQuery *a,
+                       const ChpAuditQuery *b)
+{
+  g_return_val_if_fail (a != NULL && b != NULL, FALSE);
+
+  return g_strcmp0 (a->category, b->category) == 0 &&
+         g_strcmp0 (a->outcome, b->outcome) == 0 &&
+         g_strcmp0 (a->device_id, b->device_id) == 0 &&
+         g_strcmp0 (a->search, b->search) == 0;
+}

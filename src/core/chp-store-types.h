@@ -75,4 +75,33 @@ ChpAuditEntry *chp_audit_entry_copy     (const ChpAuditEntry *entry);
 void           chp_audit_entry_free     (ChpAuditEntry       *entry);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ChpAuditEntry, chp_audit_entry_free)
 
+/* Which audit rows to read, newest first. Each filter is exact and %NULL matches anything;
+ * @search is a case-insensitive substring of the method, the error code or the category.
+ * The id bounds hold a listing still while rows are added: ids only grow. */
+typedef struct
+{
+  char   *category;
+  char   *outcome;
+  char   *device_id;
+  char   *search;
+  gint64  after_id;  /* only rows with a greater id; 0 for no bound */
+  gint64  up_to_id;  /* only rows with this id or a smaller one; 0 for no bound */
+} ChpAuditQuery;
+
+#define CHP_TYPE_AUDIT_QUERY (chp_audit_query_get_type ())
+GType          chp_audit_query_get_type (void);
+ChpAuditQuery *chp_audit_query_new      (void);
+ChpAuditQuery *chp_audit_query_copy     (const ChpAuditQuery *query);
+void           chp_audit_query_free     (ChpAuditQuery       *query);
+gboolean       chp_audit_query_equal    (const ChpAuditQuery *a,
+                                         const ChpAuditQuery *b);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ChpAuditQuery, chp_audit_query_free)
+
+/* A count and the snapshot it was taken at. */
+typedef struct
+{
+  gint64 count;
+  gint64 max_id;     /* the greatest id in the log when counted (any filter); 0 when empty */
+} ChpAuditCount;
+
 G_END_DECLS

@@ -50,8 +50,18 @@ typedef enum
   STMT_AUDIT_INSERT,
   STMT_AUDIT_TRIM,
   STMT_AUDIT_LIST,
+  STMT_AUDIT_QUERY,
+  STMT_AUDIT_COUNT,
+  STMT_AUDIT_CLEAR,
   N_STMTS
 } StmtId;
+
+#define AUDIT_WHERE \
+  " WHERE id > ?5 AND id <= ?6" \
+  " AND (?1 IS NULL OR category = ?1) AND (?2 IS NULL OR outcome = ?2)" \
+  " AND (?3 IS NULL OR device_id = ?3)" \
+  " AND (?4 IS NULL OR instr (lower (method), ?4) > 0 OR instr (lower (category), ?4) > 0" \
+  " OR instr (lower (coalesce (error_code, '')), ?4) > 0)"
 
 static const char * const stmt_sql[N_STMTS] = {
   [STMT_DEVICE_UPSERT] =
@@ -83,6 +93,14 @@ static const char * const stmt_sql[N_STMTS] = {
   [STMT_AUDIT_LIST] =
     "SELECT id, at, category, method, outcome, device_id, duration_ms, error_code"
     " FROM audit ORDER BY id DESC LIMIT ?1",
+  /* One statement for every combination of filters, so it is prepared once. The id bounds are
+   * always bound (0 .. G_MAXINT64 when open) so that SQLite walks the rowid range directly. */
+  [STMT_AUDIT_QUERY] =
+    "SELECT id, at, category, method, outcome, device_id, duration_ms, error_code FROM audit"
+    AUDIT_WHERE " ORDER BY id DESC LIMIT ?7 OFFSET ?8",
+  [STMT_AUDIT_COUNT] =
+    "SELECT count(*), (SELECT coalesce (max (id), 0) FROM audit) FROM audit" AUDIT_WHERE,
+  [STMT_AUDIT_CLEAR] = "DELETE FROM audit",
 };
 
 /* Each migration runs in its own transaction and moves user_version by one. */
@@ -137,6 +155,13 @@ struct _ChpStore
   sqlite3_stmt *stmts[N_STMTS];
   gint audit_limit; /* atomic */
 };
+
+enum {
+  SIGNAL_AUDIT_CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (ChpStore, chp_store, G_TYPE_OBJECT)
 G_DEFINE_QUARK (chp-store-error-quark, chp_store_error)
@@ -696,6 +721,17 @@ chp_store_class_init (ChpStoreClass *klass)
 
   object_class->dispose = chp_store_dispose;
   object_class->finalize = chp_store_finalize;
+
+  /**
+   * ChpStore::audit-changed:
+   * @cleared: %TRUE when the whole log was cleared, %FALSE when an entry was added
+   *
+   * Emitted in the thread that queued the change (the main thread), as soon as it is queued:
+   * a read queued after it already sees it, since the database thread runs jobs in order.
+   */
+  signals[SIGNAL_AUDIT_CHANGED] =
+    g_signal_new ("audit-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
 }
 
 static void
@@ -1212,6 +1248,7 @@ chp_store_add_audit_async (ChpStore            *self,
   push_job (self, JOB_WRITE, add_audit_job, chp_audit_entry_copy (entry),
             (GDestroyNotify) chp_audit_entry_free, NULL, chp_store_add_audit_async,
             cancellable, callback, user_data);
+  g_signal_emit (self, signals[SIGNAL_AUDIT_CHANGED], 0, FALSE);
 }
 
 static gpointer
@@ -1274,4 +1311,218 @@ chp_store_list_audit_finish (ChpStore      *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+typedef struct
+{
+  ChpAuditQuery *query;
+  char          *search;  /* lowered once here, not per row */
+  guint          offset;
+  guint          limit;
+} AuditRead;
+
+static void
+audit_read_free (AuditRead *read)
+{
+  chp_audit_query_free (read->query);
+  g_free (read->search);
+  g_free (read);
+}
+
+static AuditRead *
+audit_read_new (const ChpAuditQuery *query,
+                guint                offset,
+                guint                limit)
+{
+  AuditRead *read = g_new0 (AuditRead, 1);
+
+  read->query = query != NULL ? chp_audit_query_copy (query) : chp_audit_query_new ();
+  if (read->query->search != NULL && *read->query->search != '\0')
+    read->search = g_utf8_strdown (read->query->search, -1);
+  read->offset = offset;
+  read->limit = limit;
+
+  return read;
+}
+
+static void
+bind_audit_where (sqlite3_stmt    *stmt,
+                  const AuditRead *read)
+{
+  const ChpAuditQuery *query = read->query;
+
+  bind_text (stmt, 1, query->category);
+  bind_text (stmt, 2, query->outcome);
+  bind_text (stmt, 3, query->device_id);
+  bind_text (stmt, 4, read->search);
+  sqlite3_bind_int64 (stmt, 5, MAX (query->after_id, 0));
+  sqlite3_bind_int64 (stmt, 6, query->up_to_id > 0 ? query->up_to_id : G_MAXINT64);
+}
+
+static gpointer
+query_audit_job (ChpStore  *self,
+                 gpointer   data,
+                 GError   **error)
+{
+  g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func ((GDestroyNotify) chp_audit_entry_free);
+  AuditRead *read = data;
+  sqlite3_stmt *stmt = get_stmt (self, STMT_AUDIT_QUERY, error);
+  int rc;
+
+  if (stmt == NULL)
+    return NULL;
+
+  bind_audit_where (stmt, read);
+  sqlite3_bind_int64 (stmt, 7, read->limit);
+  sqlite3_bind_int64 (stmt, 8, read->offset);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      ChpAuditEntry *entry = g_new0 (ChpAuditEntry, 1);
+
+      entry->id = sqlite3_column_int64 (stmt, 0);
+      entry->at = sqlite3_column_int64 (stmt, 1);
+      entry->category = column_dup (stmt, 2);
+      entry->method = column_dup (stmt, 3);
+      entry->outcome = column_dup (stmt, 4);
+      entry->device_id = column_dup (stmt, 5);
+      entry->duration_ms = sqlite3_column_int64 (stmt, 6);
+      entry->error_code = column_dup (stmt, 7);
+      g_ptr_array_add (entries, entry);
+    }
+  sqlite3_reset (stmt);
+
+  if (rc != SQLITE_DONE)
+    {
+      set_sqlite_error (error, self->db, rc, "audit");
+      return NULL;
+    }
+
+  return g_steal_pointer (&entries);
+}
+
+/**
+ * chp_store_query_audit_async:
+ * @query: (nullable): the filters and bounds; %NULL for every row
+ * @offset: how many matching rows to skip, newest first
+ * @limit: how many rows at most
+ *
+ * One page of the activity log, newest first. Finish with chp_store_query_audit_finish().
+ */
+void
+chp_store_query_audit_async (ChpStore            *self,
+                             const ChpAuditQuery *query,
+                             guint                offset,
+                             guint                limit,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  g_return_if_fail (CHP_IS_STORE (self));
+
+  push_job (self, JOB_READ, query_audit_job, audit_read_new (query, offset, limit),
+            (GDestroyNotify) audit_read_free, (GDestroyNotify) g_ptr_array_unref,
+            chp_store_query_audit_async, cancellable, callback, user_data);
+}
+
+/* Returns: (transfer full) (element-type ChpAuditEntry): the rows, newest first */
+GPtrArray *
+chp_store_query_audit_finish (ChpStore      *self,
+                              GAsyncResult  *result,
+                              GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static gpointer
+count_audit_job (ChpStore  *self,
+                 gpointer   data,
+                 GError   **error)
+{
+  AuditRead *read = data;
+  sqlite3_stmt *stmt = get_stmt (self, STMT_AUDIT_COUNT, error);
+  ChpAuditCount *count;
+  int rc;
+
+  if (stmt == NULL)
+    return NULL;
+
+  bind_audit_where (stmt, read);
+  rc = sqlite3_step (stmt);
+  if (rc != SQLITE_ROW)
+    {
+      sqlite3_reset (stmt);
+      set_sqlite_error (error, self->db, rc, "audit");
+      return NULL;
+    }
+
+  count = g_new0 (ChpAuditCount, 1);
+  count->count = sqlite3_column_int64 (stmt, 0);
+  count->max_id = sqlite3_column_int64 (stmt, 1);
+  sqlite3_reset (stmt);
+
+  return count;
+}
+
+/* How many rows @query matches, with the log's greatest id at that moment: a query bounded
+ * by that id (up_to_id) keeps matching exactly those rows while new ones arrive. */
+void
+chp_store_count_audit_async (ChpStore            *self,
+                             const ChpAuditQuery *query,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  g_return_if_fail (CHP_IS_STORE (self));
+
+  push_job (self, JOB_READ, count_audit_job, audit_read_new (query, 0, 0),
+            (GDestroyNotify) audit_read_free, g_free,
+            chp_store_count_audit_async, cancellable, callback, user_data);
+}
+
+gboolean
+chp_store_count_audit_finish (ChpStore       *self,
+                              GAsyncResult   *result,
+                              ChpAuditCount  *count,
+                              GError        **error)
+{
+  g_autofree ChpAuditCount *found = NULL;
+
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  found = g_task_propagate_pointer (G_TASK (result), error);
+  if (found == NULL)
+    return FALSE;
+
+  if (count != NULL)
+    *count = *found;
+  return TRUE;
+}
+
+static gpointer
+clear_audit_job (ChpStore  *self,
+                 gpointer   data,
+                 GError   **error)
+{
+  sqlite3_stmt *stmt = get_stmt (self, STMT_AUDIT_CLEAR, error);
+
+  if (stmt == NULL)
+    return NULL;
+
+  return step_done (self, stmt, _("the activity log"), error) ? GINT_TO_POINTER (TRUE) : NULL;
+}
+
+/* The person cleared the activity log. Finish with chp_store_write_finish(). */
+void
+chp_store_clear_audit_async (ChpStore            *self,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  g_return_if_fail (CHP_IS_STORE (self));
+
+  push_job (self, JOB_WRITE, clear_audit_job, NULL, NULL, NULL, chp_store_clear_audit_async,
+            cancellable, callback, user_data);
+  g_signal_emit (self, signals[SIGNAL_AUDIT_CHANGED], 0, TRUE);
 }

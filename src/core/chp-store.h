@@ -99,6 +99,30 @@ GPtrArray  *chp_store_list_audit_finish      (ChpStore             *self,
                                               GAsyncResult         *result,
                                               GError              **error);
 
+void        chp_store_query_audit_async      (ChpStore             *self,
+                                              const ChpAuditQuery  *query,
+                                              guint                 offset,
+                                              guint                 limit,
+                                              GCancellable         *cancellable,
+                                              GAsyncReadyCallback   callback,
+                                              gpointer              user_data);
+GPtrArray  *chp_store_query_audit_finish     (ChpStore             *self,
+                                              GAsyncResult         *result,
+                                              GError              **error);
+void        chp_store_count_audit_async      (ChpStore             *self,
+                                              const ChpAuditQuery  *query,
+                                              GCancellable         *cancellable,
+                                              GAsyncReadyCallback   callback,
+                                              gpointer              user_data);
+gboolean    chp_store_count_audit_finish     (ChpStore             *self,
+                                              GAsyncResult         *result,
+                                              ChpAuditCount        *count,
+                                              GError              **error);
+void        chp_store_clear_audit_async      (ChpStore             *self,
+                                              GCancellable         *cancellable,
+                                              GAsyncReadyCallback   callback,
+                                              gpointer              user_data);
+
 gboolean    chp_store_write_finish           (ChpStore             *self,
                                               GAsyncResult         *result,
                                               GError              **error);

@@ -1,5 +1,6 @@
 /* chp-application.c: one instance per session; it owns the engine, starts it once the options and
- * settings are known, and opens a pairing window for every browser that waits for a person. */
+ * settings are known, opens a pairing window for every browser that waits for a person, tells the
+ * person about everything that needs them, and keeps running without a window when asked to. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-app"
@@ -7,6 +8,8 @@
 #include "chp-application.h"
 
 #include "chp-pairing-window.h"
+#include "chp-preferences-window.h"
+#include "chp-tray.h"
 #include "chp-window.h"
 
 #include <glib-unix.h>
@@ -36,6 +39,21 @@ struct _ChpApplication
   char *start_error;
   gulong pairing_changed_id;
 
+  gulong handoff_arrived_id;
+  gulong handoffs_changed_id;
+  gulong stopped_changed_id;
+
+  /* The StatusNotifierItem; NULL without a session bus. */
+  ChpTray *tray;
+  gboolean said_where_tray_is;
+
+  /* Notification ids ("pairing:<request id>", "handoff:<device id>/<handoff id>") that are on
+   * screen, so each is withdrawn when its item ends. */
+  GHashTable *notified;
+
+  gboolean start_hidden;    /* --background: the first activation shows no window */
+  gboolean background_hold; /* holding the app because it runs with no main window */
+
   guint sigterm_id;
   guint sigint_id;
 };
@@ -52,6 +70,8 @@ static const GOptionEntry option_entries[] = {
   { "data-dir", 0, G_OPTION_FLAG_NONE, G_OPTION_ARG_FILENAME, NULL,
     N_("Keep the engine key and the database in DIR (for tests)"),
     N_("DIR") },
+  { "background", 0, G_OPTION_FLAG_NONE, G_OPTION_ARG_NONE, NULL,
+    N_("Start without a window and keep the bridge open (for starting at login)"), NULL },
   { "version", 0, G_OPTION_FLAG_NONE, G_OPTION_ARG_NONE, NULL,
     N_("Print the version and exit"), NULL },
   { NULL }
@@ -101,6 +121,241 @@ update_windows (ChpApplication *self)
     }
 }
 
+static gboolean
+run_in_background (ChpApplication *self)
+{
+  /* The schema's default when the schema is missing: closing the window must never take the
+   * bridge away by surprise. */
+  return self->settings == NULL || g_settings_get_boolean (self->settings, "run-in-background");
+}
+
+/* With no main window GTK would end the app with its last window; the hold keeps the engine
+ * (and the browsers' bridge) running until the person opens the window again or quits. */
+static void
+enter_background (ChpApplication *self)
+{
+  if (self->background_hold)
+    return;
+
+  g_debug ("running in the background");
+  self->background_hold = TRUE;
+  g_application_hold (G_APPLICATION (self));
+}
+
+static void
+leave_background (ChpApplication *self)
+{
+  if (!self->background_hold)
+    return;
+
+  /* The main window now keeps the app alive, as any GtkApplication window does. */
+  self->background_hold = FALSE;
+  g_application_release (G_APPLICATION (self));
+}
+
+static gboolean
+main_window_close_request_cb (GtkWindow      *window,
+                              ChpApplication *self)
+{
+  if (run_in_background (self))
+    {
+      /* Destroyed, not hidden: a window nobody sees should not keep its models bound and its
+       * timers ticking. Activating the app builds a fresh one. */
+      enter_background (self);
+      return GDK_EVENT_PROPAGATE;
+    }
+
+  /* "Run in background" is off: closing the main window is quitting, even with a pairing or
+   * an About window still open, so the bridge never outlives the window by accident. */
+  g_application_quit (G_APPLICATION (self));
+
+  return GDK_EVENT_PROPAGATE;
+}
+
+static ChpWindow *
+ensure_main_window (ChpApplication *self)
+{
+  ChpWindow *window = find_main_window (self);
+
+  if (window == NULL)
+    {
+      window = chp_window_new (GTK_APPLICATION (self));
+      g_signal_connect_object (window, "close-request",
+                               G_CALLBACK (main_window_close_request_cb), self,
+                               G_CONNECT_DEFAULT);
+      apply_engine_state (self, window);
+    }
+
+  return window;
+}
+
+static ChpWindow *
+present_main_window (ChpApplication *self)
+{
+  ChpWindow *window = ensure_main_window (self);
+
+  gtk_window_present (GTK_WINDOW (window));
+  leave_background (self);
+
+  return window;
+}
+
+static void
+send_needs_you_notification (ChpApplication *self,
+                             const char     *id,
+                             const char     *title,
+                             const char     *body)
+{
+  g_autoptr(GNotification) notification = g_notification_new (title);
+  g_autoptr(GIcon) icon = g_themed_icon_new (APP_ID);
+
+  g_notification_set_body (notification, body);
+  g_notification_set_icon (notification, icon);
+  g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
+
+  /* Only "show me": notification buttons are D-Bus-reachable actions, and Pair or Done must
+   * be pressed by a person in the app's own window (docs/security.md). */
+  g_notification_set_default_action_and_target (notification, "app.show-needs-you", "s", id);
+
+  g_application_send_notification (G_APPLICATION (self), id, notification);
+  g_hash_table_add (self->notified, g_strdup (id));
+}
+
+/* Withdraws every notification of @prefix whose id is not in @current. */
+static void
+withdraw_ended (ChpApplication *self,
+                const char     *prefix,
+                GHashTable     *current)
+{
+  GHashTableIter iter;
+  const char *id;
+
+  g_hash_table_iter_init (&iter, self->notified);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &id, NULL))
+    {
+      if (g_str_has_prefix (id, prefix) && !g_hash_table_contains (current, id))
+        {
+          g_application_withdraw_notification (G_APPLICATION (self), id);
+          g_hash_table_iter_remove (&iter);
+        }
+    }
+}
+
+static void
+withdraw_all (ChpApplication *self)
+{
+  GHashTableIter iter;
+  const char *id;
+
+  g_hash_table_iter_init (&iter, self->notified);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &id, NULL))
+    g_application_withdraw_notification (G_APPLICATION (self), id);
+  g_hash_table_remove_all (self->notified);
+}
+
+static char *
+pairing_notification_id (ChpPairingRequest *request)
+{
+  return g_strconcat ("pairing:", chp_pairing_request_get_id (request), NULL);
+}
+
+static char *
+handoff_notification_id (ChpHandoff *handoff)
+{
+  return g_strconcat ("handoff:", chp_handoff_get_device_id (handoff), "/",
+                      chp_handoff_get_id (handoff), NULL);
+}
+
+static void
+notify_pairing (ChpApplication    *self,
+                ChpPairingRequest *request)
+{
+  g_autofree char *id = pairing_notification_id (request);
+  g_autofree char *body = NULL;
+  const char *browser = chp_pairing_request_get_browser (request);
+
+  if (g_hash_table_contains (self->notified, id))
+    return;
+
+  /* No code in the notification: the comparison belongs in the pairing window, beside the
+   * browser's name and origin. */
+  if (browser != NULL && *browser != '\0')
+    /* Translators: %s is a browser's name, as the browser gives it, e.g. "Chromium 120" */
+    body = g_strdup_printf (_("%s asks to pair with Chaperone. Compare the codes before you "
+                              "press Pair."), browser);
+  else
+    body = g_strdup (_("A browser asks to pair with Chaperone. Compare the codes before you "
+                       "press Pair."));
+
+  send_needs_you_notification (self, id, _("A browser asks to pair"), body);
+}
+
+/* The same closed set as the Needs you row: the words are ours, never the page's or the
+ * agent's, so a notification cannot be made to look like a system prompt. */
+static const char *
+handoff_title (ChpHandoff *handoff)
+{
+  const char *reason = chp_handoff_get_reason (handoff);
+
+  if (g_strcmp0 (reason, "qr") == 0)
+    return _("Scan a QR code");
+  if (g_strcmp0 (reason, "mfa") == 0)
+    return _("Enter a verification code");
+  if (g_strcmp0 (reason, "captcha") == 0)
+    return _("Solve a CAPTCHA");
+  if (g_strcmp0 (reason, "device") == 0)
+    return _("Confirm on your device");
+  if (g_strcmp0 (reason, "login") == 0)
+    return _("Sign in");
+  return _("Do a step in the browser");
+}
+
+static void
+handoff_arrived_cb (ChpEngine      *engine,
+                    ChpHandoff     *handoff,
+                    ChpApplication *self)
+{
+  g_autofree char *id = handoff_notification_id (handoff);
+  g_autofree char *body = NULL;
+  const char *origin = chp_handoff_get_origin (handoff);
+
+  if (g_hash_table_contains (self->notified, id))
+    return;
+
+  if (origin != NULL && *origin != '\0')
+    /* Translators: %s is a site's origin, e.g. "https://example.com" */
+    body = g_strdup_printf (_("An agent is waiting for you on %s."), origin);
+  else
+    body = g_strdup (_("An agent is waiting for you in the browser."));
+
+  send_needs_you_notification (self, id, handoff_title (handoff), body);
+}
+
+static void
+handoffs_changed_cb (GListModel     *model,
+                     guint           position,
+                     guint           removed,
+                     guint           added,
+                     ChpApplication *self)
+{
+  g_autoptr(GHashTable) current = NULL;
+  guint n;
+
+  if (removed == 0)
+    return;
+
+  current = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  n = g_list_model_get_n_items (model);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(ChpHandoff) handoff = g_list_model_get_item (model, i);
+
+      g_hash_table_add (current, handoff_notification_id (handoff));
+    }
+
+  withdraw_ended (self, "handoff:", current);
+}
+
 static void
 present_pairing (ChpApplication    *self,
                  ChpPairingRequest *request)
@@ -136,15 +391,77 @@ pairing_items_changed_cb (GListModel     *model,
                           guint           added,
                           ChpApplication *self)
 {
-  /* Only additions matter here: a finished request leaves the list, but its window stays to
-   * tell the person what happened and then closes itself. */
+  /* A finished request leaves the list, but its window stays to tell the person what happened
+   * and then closes itself; only its notification goes at once. */
+  if (removed > 0)
+    {
+      g_autoptr(GHashTable) current = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                             NULL);
+      guint n = g_list_model_get_n_items (model);
+
+      for (guint i = 0; i < n; i++)
+        {
+          g_autoptr(ChpPairingRequest) request = g_list_model_get_item (model, i);
+
+          g_hash_table_add (current, pairing_notification_id (request));
+        }
+
+      withdraw_ended (self, "pairing:", current);
+    }
+
   for (guint i = position; i < position + added; i++)
     {
       g_autoptr(ChpPairingRequest) request = g_list_model_get_item (model, i);
 
       if (request != NULL)
-        present_pairing (self, request);
+        {
+          present_pairing (self, request);
+          notify_pairing (self, request);
+        }
     }
+}
+
+/* The engine learns the settings it applies through properties, when it has them: bound here,
+ * they follow every change the person makes in Preferences while the engine runs. */
+static void
+bind_engine_settings (ChpApplication *self)
+{
+  static const char *keys[] = { "default-grant-minutes", "audit-max-rows" };
+
+  if (self->settings == NULL)
+    return;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      if (g_object_class_find_property (G_OBJECT_GET_CLASS (self->engine), keys[i]) != NULL)
+        g_settings_bind (self->settings, keys[i], self->engine, keys[i], G_SETTINGS_BIND_GET);
+      else
+        g_debug ("the engine does not take %s yet", keys[i]);
+    }
+}
+
+/* The tray shows the most urgent state: stopped, then someone waiting, else idle. */
+static void
+update_tray (ChpApplication *self)
+{
+  ChpTrayState state = CHP_TRAY_STATE_IDLE;
+  guint needs = 0;
+
+  if (self->tray == NULL)
+    return;
+
+  if (self->engine != NULL && self->engine_state == ENGINE_RUNNING)
+    {
+      needs = g_list_model_get_n_items (G_LIST_MODEL (chp_engine_get_pairing (self->engine))) +
+              g_list_model_get_n_items (G_LIST_MODEL (chp_engine_get_handoffs (self->engine)));
+      if (chp_engine_get_stopped (self->engine))
+        state = CHP_TRAY_STATE_STOPPED;
+      else if (needs > 0)
+        state = CHP_TRAY_STATE_NEEDS_YOU;
+    }
+
+  chp_tray_set_needs_count (self->tray, needs);
+  chp_tray_set_state (self->tray, state);
 }
 
 static void
@@ -157,6 +474,16 @@ stop_engine (ChpApplication *self)
     {
       if (self->pairing_changed_id != 0)
         g_clear_signal_handler (&self->pairing_changed_id, chp_engine_get_pairing (self->engine));
+      if (self->handoffs_changed_id != 0)
+        g_clear_signal_handler (&self->handoffs_changed_id,
+                                chp_engine_get_handoffs (self->engine));
+      g_clear_signal_handler (&self->handoff_arrived_id, self->engine);
+      g_clear_signal_handler (&self->stopped_changed_id, self->engine);
+      if (self->settings != NULL)
+        {
+          g_settings_unbind (self->engine, "default-grant-minutes");
+          g_settings_unbind (self->engine, "audit-max-rows");
+        }
 
       /* Windows and rows may still hold references, but the bridge and the database must close
        * now, not whenever the last widget goes. The engine's dispose may run twice. */
@@ -164,7 +491,12 @@ stop_engine (ChpApplication *self)
       g_clear_object (&self->engine);
     }
 
+  /* Nothing of a stopped engine can still need the person. */
+  if (self->notified != NULL)
+    withdraw_all (self);
+
   self->engine_state = ENGINE_STOPPED;
+  update_tray (self);
 }
 
 static void
@@ -204,7 +536,22 @@ engine_started_cb (GObject      *source,
   self->pairing_changed_id = g_signal_connect_object (pairing, "items-changed",
                                                       G_CALLBACK (pairing_items_changed_cb),
                                                       self, G_CONNECT_DEFAULT);
+  self->handoff_arrived_id = g_signal_connect_object (engine, "handoff-arrived",
+                                                      G_CALLBACK (handoff_arrived_cb),
+                                                      self, G_CONNECT_DEFAULT);
+  self->handoffs_changed_id = g_signal_connect_object (chp_engine_get_handoffs (engine),
+                                                       "items-changed",
+                                                       G_CALLBACK (handoffs_changed_cb),
+                                                       self, G_CONNECT_DEFAULT);
+  self->stopped_changed_id = g_signal_connect_object (engine, "notify::stopped",
+                                                      G_CALLBACK (update_tray), self,
+                                                      G_CONNECT_SWAPPED);
+  g_signal_connect_object (pairing, "items-changed", G_CALLBACK (update_tray), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (chp_engine_get_handoffs (engine), "items-changed",
+                           G_CALLBACK (update_tray), self, G_CONNECT_SWAPPED);
   update_windows (self);
+  update_tray (self);
 
   /* Nothing can be waiting this early, but if something is, the person must see it. */
   pairing_items_changed_cb (G_LIST_MODEL (pairing), 0, 0,
@@ -251,6 +598,7 @@ chp_application_start_engine (ChpApplication *self)
 
   port = resolve_bridge_port (self);
   self->engine = chp_engine_new (self->data_dir);
+  bind_engine_settings (self);
   self->start_cancellable = g_cancellable_new ();
   self->engine_state = ENGINE_STARTING;
   update_windows (self);
@@ -266,6 +614,27 @@ chp_application_get_engine (ChpApplication *self)
   g_return_val_if_fail (CHP_IS_APPLICATION (self), NULL);
 
   return self->engine_state == ENGINE_RUNNING ? self->engine : NULL;
+}
+
+/**
+ * chp_application_show_main_window:
+ * @page_name: (nullable): a page of the main window ("needs-you", "browsers", "grants",
+ *   "agents", "activity"), or %NULL for the page it shows already
+ *
+ * Opens the main window (building it again if it was closed to the background) and brings it
+ * to the front: what the tray's Open and Needs you, and a notification, do.
+ */
+void
+chp_application_show_main_window (ChpApplication *self,
+                                  const char     *page_name)
+{
+  ChpWindow *window;
+
+  g_return_if_fail (CHP_IS_APPLICATION (self));
+
+  window = present_main_window (self);
+  if (page_name != NULL)
+    chp_window_show_page (window, page_name);
 }
 
 /* A session logout or a test harness stops the app with SIGTERM: quit through the main loop,
@@ -306,6 +675,7 @@ about_activated (GSimpleAction *action,
                         "comments", _("Let an AI agent use your browser while you stay in charge."),
                         "website", "https://github.com/chaperone/chaperone",
                         "issue-url", "https://github.com/chaperone/chaperone/issues",
+                        "copyright", _("© 2026 Chaperone developers"),
                         "license-type", GTK_LICENSE_GPL_3_0,
                         NULL);
 
@@ -316,11 +686,58 @@ about_activated (GSimpleAction *action,
   gtk_window_present (GTK_WINDOW (about));
 }
 
+static void
+preferences_activated (GSimpleAction *action,
+                       GVariant      *parameter,
+                       gpointer       user_data)
+{
+  ChpApplication *self = CHP_APPLICATION (user_data);
+  g_autofree char *default_data_dir = NULL;
+  const char *data_dir;
+  ChpPreferencesWindow *preferences;
+
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l != NULL; l = l->next)
+    {
+      if (CHP_IS_PREFERENCES_WINDOW (l->data))
+        {
+          gtk_window_present (l->data);
+          return;
+        }
+    }
+
+  if (self->engine != NULL)
+    data_dir = chp_engine_get_data_dir (self->engine);
+  else if (self->data_dir != NULL)
+    data_dir = self->data_dir;
+  else
+    data_dir = default_data_dir = chp_engine_default_data_dir ();
+
+  preferences = chp_preferences_window_new (GTK_WINDOW (find_main_window (self)),
+                                            self->settings, data_dir);
+  gtk_window_set_application (GTK_WINDOW (preferences), GTK_APPLICATION (self));
+  gtk_window_present (GTK_WINDOW (preferences));
+}
+
+/* The target is the notification's id. The window only opens on the Needs you page, where the
+ * item itself waits: anyone on the session bus may call this, and all it can do is show. */
+static void
+show_needs_you_activated (GSimpleAction *action,
+                          GVariant      *parameter,
+                          gpointer       user_data)
+{
+  ChpApplication *self = CHP_APPLICATION (user_data);
+
+  g_debug ("showing Needs you for %s", g_variant_get_string (parameter, NULL));
+  chp_application_show_main_window (self, "needs-you");
+}
+
 /* Only harmless actions live here: app.* actions are exported on the session bus
  * (org.gtk.Actions), so anything that pairs, approves or revokes is a widget action instead. */
 static const GActionEntry app_entries[] = {
   { "quit", quit_activated, NULL, NULL, NULL },
   { "about", about_activated, NULL, NULL, NULL },
+  { "preferences", preferences_activated, NULL, NULL, NULL },
+  { "show-needs-you", show_needs_you_activated, "s", NULL, NULL },
 };
 
 static int
@@ -361,8 +778,81 @@ chp_application_handle_local_options (GApplication *application,
       self->data_dir = g_canonicalize_filename (data_dir, NULL);
     }
 
+  if (g_variant_dict_contains (options, "background"))
+    {
+      g_autoptr(GError) error = NULL;
+
+      /* Registered now to learn whether Chaperone already runs: a login start must not pop
+       * the window of an instance the person already has. */
+      if (!g_application_register (application, NULL, &error))
+        {
+          g_printerr ("%s\n", error->message);
+          return EXIT_FAILURE;
+        }
+
+      if (g_application_get_is_remote (application))
+        return EXIT_SUCCESS;
+
+      self->start_hidden = TRUE;
+    }
+
   return G_APPLICATION_CLASS (chp_application_parent_class)->handle_local_options (application,
                                                                                    options);
+}
+
+static void
+tray_registered_cb (ChpTray        *tray,
+                    GParamSpec     *pspec,
+                    ChpApplication *self)
+{
+  /* Said once: without a tray the window and notifications are how to reach Chaperone. */
+  if (!chp_tray_is_registered (tray) && !self->said_where_tray_is)
+    {
+      self->said_where_tray_is = TRUE;
+      g_message ("tray: no status notifier host; Chaperone stays reachable from its window, "
+                 "its notifications and the launcher");
+    }
+}
+
+static gboolean
+tray_check_registered_cb (gpointer user_data)
+{
+  ChpApplication *self = user_data;
+
+  if (self->tray != NULL)
+    tray_registered_cb (self->tray, NULL, self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+tray_open_cb (ChpTray        *tray,
+              ChpApplication *self)
+{
+  chp_application_show_main_window (self, NULL);
+}
+
+static void
+tray_show_needs_you_cb (ChpTray        *tray,
+                        ChpApplication *self)
+{
+  chp_application_show_main_window (self, "needs-you");
+}
+
+/* Stop only ever makes things safer, so the tray (on the session bus) may ask for it; resuming
+ * is the person's, in the window. */
+static void
+tray_stop_all_cb (ChpTray        *tray,
+                  ChpApplication *self)
+{
+  if (self->engine != NULL && self->engine_state == ENGINE_RUNNING)
+    chp_engine_stop_all (self->engine, "tray");
+}
+
+static void
+tray_quit_cb (ChpTray        *tray,
+              ChpApplication *self)
+{
+  g_application_quit (G_APPLICATION (self));
 }
 
 static void
@@ -370,6 +860,8 @@ chp_application_startup (GApplication *application)
 {
   ChpApplication *self = CHP_APPLICATION (application);
   static const char *quit_accels[] = { "<Control>q", NULL };
+  static const char *preferences_accels[] = { "<Control>comma", NULL };
+  static const char *close_accels[] = { "<Control>w", NULL };
   GSettingsSchemaSource *source;
   g_autoptr(GSettingsSchema) schema = NULL;
 
@@ -378,6 +870,11 @@ chp_application_startup (GApplication *application)
   g_action_map_add_action_entries (G_ACTION_MAP (self), app_entries, G_N_ELEMENTS (app_entries),
                                    self);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.quit", quit_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.preferences",
+                                         preferences_accels);
+  /* GtkWindow's own action: for the main window it goes through close-request, so Ctrl+W
+   * keeps the app in the background exactly as the window's close button does. */
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "window.close", close_accels);
   gtk_window_set_default_icon_name (APP_ID);
 
   self->sigterm_id = g_unix_signal_add (SIGTERM, quit_signal_cb, self);
@@ -391,6 +888,31 @@ chp_application_startup (GApplication *application)
   if (schema != NULL)
     self->settings = g_settings_new_full (schema, NULL, NULL);
 
+  /* Nothing to bind Preferences to without the schema. */
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (G_ACTION_MAP (self),
+                                                                            "preferences")),
+                               self->settings != NULL);
+
+  /* Started by D-Bus activation (DBusActivatable launchers, chaperone-mcp): GApplication keeps
+   * a service alive only briefly unless something holds it; the engine is what was asked for,
+   * so it stays until an Activate brings the window or the person quits. */
+  if ((g_application_get_flags (application) & G_APPLICATION_IS_SERVICE) != 0 &&
+      run_in_background (self))
+    enter_background (self);
+
+  self->tray = chp_tray_new (g_application_get_dbus_connection (application), APP_ID, NULL);
+  g_signal_connect_object (self->tray, "open", G_CALLBACK (tray_open_cb), self, G_CONNECT_DEFAULT);
+  g_signal_connect_object (self->tray, "show-needs-you", G_CALLBACK (tray_show_needs_you_cb),
+                           self, G_CONNECT_DEFAULT);
+  g_signal_connect_object (self->tray, "stop-all", G_CALLBACK (tray_stop_all_cb), self,
+                           G_CONNECT_DEFAULT);
+  g_signal_connect_object (self->tray, "quit", G_CALLBACK (tray_quit_cb), self, G_CONNECT_DEFAULT);
+  g_signal_connect_object (self->tray, "notify::registered", G_CALLBACK (tray_registered_cb),
+                           self, G_CONNECT_DEFAULT);
+  /* A watcher answers asynchronously; give it a moment before saying there is none. */
+  g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, 3, tray_check_registered_cb,
+                              g_object_ref (self), g_object_unref);
+
   chp_application_start_engine (self);
 }
 
@@ -398,15 +920,17 @@ static void
 chp_application_activate (GApplication *application)
 {
   ChpApplication *self = CHP_APPLICATION (application);
-  ChpWindow *window = find_main_window (self);
 
-  if (window == NULL)
+  /* Only the start itself is hidden: launching Chaperone again, from the launcher, the
+   * command line or D-Bus, brings the window. */
+  if (self->start_hidden)
     {
-      window = chp_window_new (GTK_APPLICATION (self));
-      apply_engine_state (self, window);
+      self->start_hidden = FALSE;
+      enter_background (self);
+      return;
     }
 
-  gtk_window_present (GTK_WINDOW (window));
+  present_main_window (self);
 }
 
 static void
@@ -416,6 +940,13 @@ chp_application_shutdown (GApplication *application)
 
   /* Closes the bridge and the database before GTK goes away. */
   stop_engine (self);
+  g_clear_object (&self->tray);
+  if (self->background_hold)
+    {
+      /* Quit ends the main loop whatever the use count; just keep the count honest. */
+      self->background_hold = FALSE;
+      g_application_release (application);
+    }
   g_clear_handle_id (&self->sigterm_id, g_source_remove);
   g_clear_handle_id (&self->sigint_id, g_source_remove);
 
@@ -429,6 +960,7 @@ chp_application_dispose (GObject *object)
 
   stop_engine (self);
   g_clear_object (&self->settings);
+  g_clear_pointer (&self->notified, g_hash_table_unref);
 
   G_OBJECT_CLASS (chp_application_parent_class)->dispose (object);
 }
@@ -463,6 +995,7 @@ static void
 chp_application_init (ChpApplication *self)
 {
   self->bridge_port = -1;
+  self->notified = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   g_application_add_main_option_entries (G_APPLICATION (self), option_entries);
 }

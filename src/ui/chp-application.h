@@ -11,8 +11,10 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (ChpApplication, chp_application, CHP, APPLICATION, AdwApplication)
 
-ChpApplication *chp_application_new          (void);
-ChpEngine      *chp_application_get_engine   (ChpApplication *self);
-void            chp_application_start_engine (ChpApplication *self);
+ChpApplication *chp_application_new              (void);
+ChpEngine      *chp_application_get_engine       (ChpApplication *self);
+void            chp_application_start_engine     (ChpApplication *self);
+void            chp_application_show_main_window (ChpApplication *self,
+                                                  const char     *page_name);
 
 G_END_DECLS

@@ -12,8 +12,11 @@
 
 struct _ChpGrantRow
 {
-  AdwActionRow parent_instance;
+  GtkListBoxRow parent_instance;
 
+  GtkLabel *title_label;
+  GtkLabel *tabs_label;
+  GtkFlowBox *scopes_box;
   GtkLabel *expiry_label;
   GtkWidget *revoke_button;
 
@@ -22,7 +25,7 @@ struct _ChpGrantRow
   guint tick_id;
 };
 
-G_DEFINE_FINAL_TYPE (ChpGrantRow, chp_grant_row, ADW_TYPE_ACTION_ROW)
+G_DEFINE_FINAL_TYPE (ChpGrantRow, chp_grant_row, GTK_TYPE_LIST_BOX_ROW)
 
 /* Returns: (nullable): what a scope lets an agent do, or %NULL for a scope this version does
  * not know (shown by name then, rather than hidden). */
@@ -71,47 +74,49 @@ update_expiry (ChpGrantRow *self)
 static void
 update (ChpGrantRow *self)
 {
-  ChpDevice *device = chp_device_list_lookup (chp_engine_get_devices (self->engine),
-                                              chp_grant_get_device_id (self->grant));
   const char *label = chp_grant_get_label (self->grant);
+  const char *task_id = chp_grant_get_task_id (self->grant);
   const char * const *scopes = chp_grant_get_scopes (self->grant);
-  g_autoptr(GString) subtitle = g_string_new (NULL);
-  g_autoptr(GString) allowed = g_string_new (NULL);
+  g_autoptr(GString) tabs = g_string_new (NULL);
   g_autofree char *revoke_name = NULL;
-  g_autofree char *may = NULL;
+  GtkWidget *child;
 
   if (label == NULL || *label == '\0')
     label = _("Task without a name");
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self), label);
+  gtk_label_set_text (self->title_label, label);
 
-  g_string_append (subtitle, device != NULL ? chp_device_get_name (device) : _("Unknown browser"));
+  if (task_id != NULL && *task_id != '\0')
+    /* Translators: the task's id, as the browser made it, for telling two tasks apart */
+    g_string_append_printf (tabs, _("Task %s"), task_id);
   for (guint i = 0; i < chp_grant_get_n_targets (self->grant); i++)
     {
       const ChpGrantTarget *target = chp_grant_get_target (self->grant, i);
 
+      if (tabs->len > 0)
+        g_string_append_c (tabs, '\n');
       /* Child frames of a granted tab show as their origin only. */
       if (target->frame_id == 0)
         /* Translators: a tab's title, then its site, e.g. "Menu — https://example.org" */
-        g_string_append_printf (subtitle, _("\n%s — %s"),
+        g_string_append_printf (tabs, _("%s — %s"),
                                 *target->title != '\0' ? target->title : target->url,
                                 target->origin);
       else
         /* Translators: a frame inside a granted tab, then its site */
-        g_string_append_printf (subtitle, _("\n  frame — %s"), target->origin);
+        g_string_append_printf (tabs, _("  frame — %s"), target->origin);
     }
+  gtk_label_set_text (self->tabs_label, tabs->str);
 
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->scopes_box))) != NULL)
+    gtk_flow_box_remove (self->scopes_box, child);
   for (guint i = 0; scopes[i] != NULL; i++)
     {
       const char *words = chp_grant_scope_in_words (scopes[i]);
+      GtkWidget *chip = gtk_label_new (words != NULL ? words : scopes[i]);
 
-      if (allowed->len > 0)
-        g_string_append (allowed, _(", "));
-      g_string_append (allowed, words != NULL ? words : scopes[i]);
+      gtk_widget_add_css_class (chip, "chp-chip");
+      gtk_flow_box_append (self->scopes_box, chip);
+      gtk_widget_set_can_focus (gtk_widget_get_parent (chip), FALSE);
     }
-  /* Translators: followed by what an agent may do, e.g. "read the pages, click and type" */
-  may = g_strdup_printf (_("An agent may: %s"), allowed->str);
-  g_string_append_printf (subtitle, "\n%s", may);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (self), subtitle->str);
 
   revoke_name = g_strdup_printf (_("Revoke %s"), label);
   chp_a11y_set_name (self->revoke_button, revoke_name);
@@ -186,6 +191,9 @@ chp_grant_row_class_init (ChpGrantRowClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/chaperone/Chaperone/chp-grant-row.ui");
+  gtk_widget_class_bind_template_child (widget_class, ChpGrantRow, title_label);
+  gtk_widget_class_bind_template_child (widget_class, ChpGrantRow, tabs_label);
+  gtk_widget_class_bind_template_child (widget_class, ChpGrantRow, scopes_box);
   gtk_widget_class_bind_template_child (widget_class, ChpGrantRow, expiry_label);
   gtk_widget_class_bind_template_child (widget_class, ChpGrantRow, revoke_button);
 

@@ -1,4 +1,5 @@
-/* chp-grant-row.h: one grant: the task, its tabs, what an agent may do there, until when. */
+/* chp-grant-row.h: one grant as a card: the task, its tabs, what an agent may do there (as
+ * chips in plain words), until when. */
 #pragma once
 
 #include <adwaita.h>
@@ -9,7 +10,7 @@ G_BEGIN_DECLS
 
 #define CHP_TYPE_GRANT_ROW (chp_grant_row_get_type ())
 
-G_DECLARE_FINAL_TYPE (ChpGrantRow, chp_grant_row, CHP, GRANT_ROW, AdwActionRow)
+G_DECLARE_FINAL_TYPE (ChpGrantRow, chp_grant_row, CHP, GRANT_ROW, GtkListBoxRow)
 
 GtkWidget  *chp_grant_row_new          (ChpGrant   *grant,
                                         ChpEngine  *engine);

@@ -13,8 +13,12 @@
 
 struct _ChpHandoffRow
 {
-  AdwActionRow parent_instance;
+  GtkListBoxRow parent_instance;
 
+  GtkLabel *title_label;
+  GtkLabel *waited_label;
+  GtkLabel *details_label;
+  GtkLabel *message_label;
   GtkWidget *show_button;
   GtkWidget *cancel_button;
   GtkWidget *done_button;
@@ -24,7 +28,7 @@ struct _ChpHandoffRow
   guint tick_id;
 };
 
-G_DEFINE_FINAL_TYPE (ChpHandoffRow, chp_handoff_row, ADW_TYPE_ACTION_ROW)
+G_DEFINE_FINAL_TYPE (ChpHandoffRow, chp_handoff_row, GTK_TYPE_LIST_BOX_ROW)
 
 /* The reason is a closed set checked by the core: the words are ours, not the page's. */
 static const char *
@@ -43,6 +47,23 @@ reason_title (const char *reason)
   return _("Do a step in the browser");
 }
 
+/* How long something has waited for the person, as the cards of Needs you say it. */
+char *
+chp_handoff_waited_in_words (gint64 since_ms)
+{
+  gint64 waited_s = MAX (0, (g_get_real_time () / 1000 - since_ms) / 1000);
+
+  if (waited_s < 60)
+    return g_strdup (_("Waiting for less than a minute"));
+  if (waited_s < 3600)
+    return g_strdup_printf (ngettext ("Waiting for %d minute", "Waiting for %d minutes",
+                                      (int) (waited_s / 60)),
+                            (int) (waited_s / 60));
+  return g_strdup_printf (ngettext ("Waiting for %d hour", "Waiting for %d hours",
+                                    (int) (waited_s / 3600)),
+                          (int) (waited_s / 3600));
+}
+
 static void
 update (ChpHandoffRow *self)
 {
@@ -50,32 +71,31 @@ update (ChpHandoffRow *self)
                                               chp_handoff_get_device_id (self->handoff));
   const char *title = chp_handoff_get_title (self->handoff);
   const char *message = chp_handoff_get_message (self->handoff);
-  gint64 waited_s = MAX (0, (g_get_real_time () / 1000 - chp_handoff_get_created_at (self->handoff)) / 1000);
-  g_autoptr(GString) subtitle = g_string_new (NULL);
+  g_autoptr(GString) details = g_string_new (NULL);
   g_autofree char *waited = NULL;
+  g_autofree char *quoted = NULL;
 
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self),
-                                 reason_title (chp_handoff_get_reason (self->handoff)));
+  gtk_label_set_text (self->title_label, reason_title (chp_handoff_get_reason (self->handoff)));
 
   /* Translators: which browser, then which site, e.g. "Chromium · https://example.org" */
-  g_string_append_printf (subtitle, _("%s · %s"),
+  g_string_append_printf (details, _("%s · %s"),
                           device != NULL ? chp_device_get_name (device) : _("Unknown browser"),
                           chp_handoff_get_origin (self->handoff));
   if (title != NULL && *title != '\0')
-    g_string_append_printf (subtitle, "\n%s", title);
+    /* Translators: the tab's title, as the page gives it */
+    g_string_append_printf (details, _("\nTab: %s"), title);
+  /* Which agent asked is known once agents connect through the app (issue 5). */
+  g_string_append_printf (details, "\n%s", _("Asked by an agent"));
+  gtk_label_set_text (self->details_label, details->str);
+
   if (message != NULL && *message != '\0')
     /* Translators: the agent's own words to the person, quoted */
-    g_string_append_printf (subtitle, "\n%s", message);
+    quoted = g_strdup_printf (_("“%s”"), message);
+  gtk_label_set_text (self->message_label, quoted != NULL ? quoted : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->message_label), quoted != NULL);
 
-  if (waited_s < 60)
-    waited = g_strdup (_("Waiting for less than a minute"));
-  else
-    waited = g_strdup_printf (ngettext ("Waiting for %d minute", "Waiting for %d minutes",
-                                        (int) (waited_s / 60)),
-                              (int) (waited_s / 60));
-  g_string_append_printf (subtitle, "\n%s", waited);
-
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (self), subtitle->str);
+  waited = chp_handoff_waited_in_words (chp_handoff_get_created_at (self->handoff));
+  gtk_label_set_text (self->waited_label, waited);
 }
 
 static gboolean
@@ -187,6 +207,10 @@ chp_handoff_row_class_init (ChpHandoffRowClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/chaperone/Chaperone/chp-handoff-row.ui");
+  gtk_widget_class_bind_template_child (widget_class, ChpHandoffRow, title_label);
+  gtk_widget_class_bind_template_child (widget_class, ChpHandoffRow, waited_label);
+  gtk_widget_class_bind_template_child (widget_class, ChpHandoffRow, details_label);
+  gtk_widget_class_bind_template_child (widget_class, ChpHandoffRow, message_label);
   gtk_widget_class_bind_template_child (widget_class, ChpHandoffRow, show_button);
   gtk_widget_class_bind_template_child (widget_class, ChpHandoffRow, cancel_button);
   gtk_widget_class_bind_template_child (widget_class, ChpHandoffRow, done_button);
@@ -201,6 +225,13 @@ chp_handoff_row_init (ChpHandoffRow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   chp_a11y_name_buttons (GTK_WIDGET (self));
+
+  /* The buttons wrap in a flow box when the window is narrow; its slots are not stops of
+   * their own on the way to the buttons. */
+  for (GtkWidget *child = gtk_widget_get_first_child (gtk_widget_get_parent (gtk_widget_get_parent (self->done_button)));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    gtk_widget_set_focusable (child, FALSE);
 }
 
 GtkWidget *

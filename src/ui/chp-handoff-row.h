@@ -1,4 +1,5 @@
-/* chp-handoff-row.h: one handoff waiting for the person: what to do, where, and the buttons. */
+/* chp-handoff-row.h: one handoff waiting for the person, as a card in Needs you: what to do,
+ * where, for whom, and the buttons. */
 #pragma once
 
 #include <adwaita.h>
@@ -9,9 +10,10 @@ G_BEGIN_DECLS
 
 #define CHP_TYPE_HANDOFF_ROW (chp_handoff_row_get_type ())
 
-G_DECLARE_FINAL_TYPE (ChpHandoffRow, chp_handoff_row, CHP, HANDOFF_ROW, AdwActionRow)
+G_DECLARE_FINAL_TYPE (ChpHandoffRow, chp_handoff_row, CHP, HANDOFF_ROW, GtkListBoxRow)
 
-GtkWidget *chp_handoff_row_new (ChpHandoff *handoff,
-                                ChpEngine  *engine);
+GtkWidget *chp_handoff_row_new         (ChpHandoff *handoff,
+                                        ChpEngine  *engine);
+char      *chp_handoff_waited_in_words (gint64      since_ms);
 
 G_END_DECLS

@@ -1,4 +1,5 @@
-/* chp-window.h: the main window: the paired browsers, the pairing lock, and start-up errors. */
+/* chp-window.h: the main window: Needs you, Browsers, Grants, Agents and Activity, the header's
+ * Stop all / Resume, the pairing lock, and start-up errors. */
 #pragma once
 
 #include <adwaita.h>
@@ -11,11 +12,14 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (ChpWindow, chp_window, CHP, WINDOW, AdwApplicationWindow)
 
-ChpWindow *chp_window_new        (GtkApplication *application);
-ChpEngine *chp_window_get_engine (ChpWindow      *self);
-void       chp_window_set_engine (ChpWindow      *self,
-                                  ChpEngine      *engine);
-void       chp_window_show_error (ChpWindow      *self,
-                                  const char     *message);
+ChpWindow  *chp_window_new              (GtkApplication *application);
+ChpEngine  *chp_window_get_engine       (ChpWindow      *self);
+void        chp_window_set_engine       (ChpWindow      *self,
+                                         ChpEngine      *engine);
+void        chp_window_show_error       (ChpWindow      *self,
+                                         const char     *message);
+void        chp_window_show_page        (ChpWindow      *self,
+                                         const char     *page_name);
+const char *chp_window_get_visible_page (ChpWindow      *self);
 
 G_END_DECLS
