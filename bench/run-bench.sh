@@ -148,6 +148,22 @@ measure_app_rss
 rss_status=$?
 set -e
 
+# --- The Activity page with 100,000 audit rows: first paint and frame times ---------------------
+
+echo
+if grep -q "^with_ui\|ui=true" "$build/meson-info/intro-buildoptions.json" 2>/dev/null || [ -f "$build/src/ui/chaperone" ]; then
+  if command -v xvfb-run >/dev/null 2>&1; then
+    set +e
+    ninja -C "$build" bench/chaperone-ui-bench && \
+      GSETTINGS_BACKEND=memory xvfb-run -a -s "-screen 0 1280x800x24" "$build/bench/chaperone-ui-bench"
+    set -e
+  else
+    echo "ui bench: skipped: xvfb-run is not installed (Debian: xvfb xauth)"
+  fi
+else
+  echo "ui bench: skipped: $build has no UI (configure with -Dui=true)"
+fi
+
 # --- The extension through the real path, against Playwright and CDP ---------------------------
 
 ext_status=0
