@@ -750,9 +750,11 @@ static void
 send_stop (ChpEngine  *self,
            const char *device_id)
 {
-  /* The extension knows one source for the app, whichever of its controls was used. */
-  chp_bridge_call_async (self->bridge, device_id, "extension.stop",
-                         params_new ("source", "app", NULL), 10000, NULL,
+  /* The extension knows one source for the app, whichever of its controls was used. The
+   * bridge takes its own reference to the params. */
+  g_autoptr(JsonNode) params = params_new ("source", "app", NULL);
+
+  chp_bridge_call_async (self->bridge, device_id, "extension.stop", params, 10000, NULL,
                          fire_and_forget_cb, g_strdup ("extension.stop"));
 }
 
@@ -836,9 +838,13 @@ chp_engine_resume_all (ChpEngine *self)
       g_autoptr(ChpDevice) device = g_list_model_get_item (G_LIST_MODEL (self->devices), i);
 
       if (chp_device_get_online (device))
-        chp_bridge_call_async (self->bridge, chp_device_get_id (device), "extension.resume",
-                               params_new (NULL), 10000, NULL,
-                               fire_and_forget_cb, g_strdup ("extension.resume"));
+        {
+          g_autoptr(JsonNode) params = params_new (NULL);
+
+          chp_bridge_call_async (self->bridge, chp_device_get_id (device), "extension.resume",
+                                 params, 10000, NULL,
+                                 fire_and_forget_cb, g_strdup ("extension.resume"));
+        }
     }
 }
 
