@@ -2,6 +2,7 @@
 // folders, and the accessibility tree through which a test presses its buttons as a person would.
 
 import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -14,10 +15,27 @@ const driver = join(here, 'atspi-driver.py');
 export const APP = process.env.CHAPERONE_APP ? resolve(process.env.CHAPERONE_APP) : null;
 export const run = promisify(execFile);
 
+// GTK 4.8's AT-SPI code can crash the app when a client walks the accessibility tree while the
+// window changes pages: a child's object path is still NULL (gtkatspicontext.c answers
+// GetChildAtIndex with it). Under AddressSanitizer the app is slow enough that the tests' walks
+// hit that window often; the same tests run in the plain build. (The engine-only end-to-end
+// tests do run under ASan.)
+function sanitized(path) {
+  try {
+    return readFileSync(path).includes('__asan_init');
+  } catch {
+    return false;
+  }
+}
+
 export function whyNot() {
   if (!APP) return 'CHAPERONE_APP is not set (meson sets it when the UI is built)';
   if (!process.env.DISPLAY) return 'no DISPLAY: run under xvfb-run';
   if (!process.env.DBUS_SESSION_BUS_ADDRESS) return 'no session bus: run under dbus-run-session';
+  if (sanitized(APP)) {
+    return 'the app is built with AddressSanitizer, where a GTK 4.8 AT-SPI race crashes it while ' +
+           'the tests walk the accessibility tree; these run in the plain build';
+  }
   return null;
 }
 
