@@ -101,7 +101,12 @@ update (ChpDeviceRow *self)
     gtk_label_set_text (self->status_label, _("Stopped"));
   else
     gtk_label_set_text (self->status_label, online ? _("Online") : _("Offline"));
-  gtk_widget_set_visible (self->resume_button, stopped);
+  /* Shown or not by opacity, never by visibility: GTK 4.8's AT-SPI code crashes the app when a
+   * screen reader (or the tests) walks the tree just as a never-shown widget appears (its
+   * accessible has no D-Bus path yet). A hidden Resume is also insensitive and not a target. */
+  gtk_widget_set_opacity (self->resume_button, stopped ? 1.0 : 0.0);
+  gtk_widget_set_sensitive (self->resume_button, stopped);
+  gtk_widget_set_can_target (self->resume_button, stopped);
   if (online)
     gtk_widget_add_css_class (self->status_dot, "online");
   else

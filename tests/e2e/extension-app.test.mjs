@@ -15,8 +15,25 @@ import { Browser, browserWhyNot, until } from './browser-harness.mjs';
 const skip = whyNot() ?? browserWhyNot() ?? false;
 if (skip) console.log(`# skipped: ${skip}`);
 
+// GTK 4.8's AT-SPI code sometimes crashes the app while the tests walk the accessibility tree
+// (it answers GetChildAtIndex with a NULL object path: "g_variant_is_object_path: assertion
+// 'string != NULL' failed", then SIGSEGV; docs/architecture.md). That upstream crash, and only
+// that one, earns the scenario a second run from scratch, said loudly in the log; a second
+// crash, or any other failure, fails the test.
+const GTK_ATSPI_CRASH = "g_variant_is_object_path: assertion 'string != NULL' failed";
+
 test('pair, grant, revoke a grant, stop and resume, restart, revoke the browser — with the real app',
-     { skip, timeout: 240000 }, async () => {
+     { skip, timeout: 480000 }, async () => {
+  try {
+    await scenario();
+  } catch (err) {
+    if (!err.gtkAtspiCrash) throw err;
+    console.log('# the app hit the GTK 4.8 AT-SPI crash (see docs/architecture.md); running again');
+    await scenario();
+  }
+});
+
+async function scenario() {
   const sites = await startFixtureServer();
   let app = await startApp();
   const browser = await Browser.launch();
@@ -84,6 +101,7 @@ test('pair, grant, revoke a grant, stop and resume, restart, revoke the browser 
   } catch (err) {
     console.log(app.log.join('\n'));
     console.log(browser.consoleLines.join('\n'));
+    if (app.log.some((line) => line.includes(GTK_ATSPI_CRASH))) err.gtkAtspiCrash = true;
     throw err;
   } finally {
     await browser.close();
@@ -91,4 +109,4 @@ test('pair, grant, revoke a grant, stop and resume, restart, revoke the browser 
     await rm(app.home, { recursive: true, force: true });
     await sites.close();
   }
-});
+}
