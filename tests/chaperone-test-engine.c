@@ -664,6 +664,8 @@ started_cb (GObject      *source,
   json_builder_set_member_name (b, "port");
   json_builder_add_int_value (b, chp_bridge_get_port (bridge));
   add_string (b, "engineId", chp_identity_get_engine_id (chp_engine_get_identity (self->engine)));
+  if (chp_engine_get_agent_socket_path (self->engine) != NULL)
+    add_string (b, "agentSocket", chp_engine_get_agent_socket_path (self->engine));
   emit (b);
 
   read_next (self);
@@ -677,6 +679,7 @@ main (int   argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(GInputStream) stdin_stream = NULL;
   g_autofree char *data_dir = NULL;
+  g_autofree char *agent_socket = NULL;
   Harness self = { 0 };
   int port = 0;
   int heartbeat_ms = 0;
@@ -684,6 +687,8 @@ main (int   argc,
     { "port", 0, 0, G_OPTION_ARG_INT, &port, "Bridge port (0 = any)", "N" },
     { "data-dir", 0, 0, G_OPTION_ARG_FILENAME, &data_dir, "Data folder", "DIR" },
     { "heartbeat-ms", 0, 0, G_OPTION_ARG_INT, &heartbeat_ms, "Heartbeat interval", "MS" },
+    { "agent-socket", 0, 0, G_OPTION_ARG_FILENAME, &agent_socket,
+      "Serve agents (MCP) on this Unix socket; none without it", "PATH" },
     { NULL }
   };
 
@@ -698,6 +703,8 @@ main (int   argc,
 
   self.loop = g_main_loop_new (NULL, FALSE);
   self.engine = chp_engine_new (data_dir);
+  /* No endpoint unless asked: parallel tests must not fight over the user's real socket. */
+  chp_engine_set_agent_socket_path (self.engine, agent_socket != NULL ? agent_socket : "");
   self.calls = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self.heartbeat_ms = heartbeat_ms;
   stdin_stream = g_unix_input_stream_new (0, FALSE);

@@ -5,6 +5,7 @@
 #define G_LOG_DOMAIN "chaperone-engine"
 
 #include "chp-engine.h"
+#include "chp-mcp-server.h"
 
 #include "chp-json-util.h"
 #include "chp-protocol-error.h"
@@ -28,6 +29,11 @@ struct _ChpEngine
 
   gboolean stopped;
   GPtrArray *agent_calls;  /* AgentCall: the agents' calls on their way to a browser */
+
+  char *agent_socket_path;  /* NULL: the default; "" for no agent endpoint */
+  ChpMcpTools *mcp_tools;
+  ChpMcpServer *mcp_server;
+  guint result_max_chars;
 };
 
 enum {
@@ -38,6 +44,7 @@ enum {
 
 enum {
   SIGNAL_HANDOFF_ARRIVED,
+  SIGNAL_HANDOFF_CHANGED,
   N_SIGNALS
 };
 
@@ -56,6 +63,12 @@ static void
 chp_engine_dispose (GObject *object)
 {
   ChpEngine *self = CHP_ENGINE (object);
+
+  /* Agents go first: their sessions hold calls that hold the bridge. */
+  if (self->mcp_server != NULL)
+    chp_mcp_server_close (self->mcp_server);
+  g_clear_object (&self->mcp_server);
+  g_clear_object (&self->mcp_tools);
 
   /* Calls in flight hold the bridge: stop it now, not when the last of them finishes. */
   if (self->bridge != NULL)
@@ -80,6 +93,7 @@ chp_engine_finalize (GObject *object)
   ChpEngine *self = CHP_ENGINE (object);
 
   g_clear_pointer (&self->data_dir, g_free);
+  g_clear_pointer (&self->agent_socket_path, g_free);
   /* Every call holds the engine through its task: none can be left by now. */
   g_assert (self->agent_calls->len == 0);
   g_clear_pointer (&self->agent_calls, g_ptr_array_unref);
@@ -131,6 +145,17 @@ chp_engine_class_init (ChpEngineClass *klass)
   signals[SIGNAL_HANDOFF_ARRIVED] =
     g_signal_new ("handoff-arrived", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                   NULL, NULL, NULL, G_TYPE_NONE, 1, CHP_TYPE_HANDOFF);
+
+  /**
+   * ChpEngine::handoff-changed:
+   * @handoff: a handoff that arrived or changed state (waiting, done, cancelled, expired…)
+   *
+   * For the agent interface's `browser_wait`: emitted for every accepted `handoff.changed`,
+   * after the list model has applied it.
+   */
+  signals[SIGNAL_HANDOFF_CHANGED] =
+    g_signal_new ("handoff-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, CHP_TYPE_HANDOFF);
 }
 
 static void
@@ -160,6 +185,47 @@ chp_engine_new (const char *data_dir)
                            self, G_CONNECT_DEFAULT);
 
   return self;
+}
+
+/**
+ * chp_engine_set_agent_socket_path:
+ * @path: (nullable): where agents connect; %NULL for $XDG_RUNTIME_DIR/chaperone/agent.sock,
+ *   "" for no agent endpoint
+ *
+ * Before chp_engine_start_async().
+ */
+void
+chp_engine_set_agent_socket_path (ChpEngine  *self,
+                                  const char *path)
+{
+  g_return_if_fail (CHP_IS_ENGINE (self));
+  g_return_if_fail (self->bridge == NULL);
+
+  g_free (self->agent_socket_path);
+  self->agent_socket_path = g_strdup (path);
+}
+
+/* Returns: (nullable): the agent socket's path once it listens */
+const char *
+chp_engine_get_agent_socket_path (ChpEngine *self)
+{
+  g_return_val_if_fail (CHP_IS_ENGINE (self), NULL);
+
+  return self->mcp_server != NULL ? chp_mcp_server_get_path (self->mcp_server) : NULL;
+}
+
+/* How many characters of text an agent's tool result may carry (the "agent-result-max-chars"
+ * setting); 0 for the default. */
+void
+chp_engine_set_result_max_chars (ChpEngine *self,
+                                 guint      max_chars)
+{
+  g_return_if_fail (CHP_IS_ENGINE (self));
+
+  self->result_max_chars = max_chars;
+  if (self->mcp_tools != NULL)
+    chp_mcp_tools_set_result_max_chars (self->mcp_tools,
+                                        max_chars > 0 ? max_chars : CHP_MCP_RESULT_MAX_CHARS_DEFAULT);
 }
 
 const char *
@@ -319,8 +385,12 @@ device_event_cb (ChpBridge  *bridge,
 
       if (error != NULL)
         g_message ("handoff.changed from %s refused: %s", device_id, error->message);
-      else if (handoff != NULL && chp_handoff_is_waiting (handoff))
-        g_signal_emit (self, signals[SIGNAL_HANDOFF_ARRIVED], 0, handoff);
+      else if (handoff != NULL)
+        {
+          if (chp_handoff_is_waiting (handoff))
+            g_signal_emit (self, signals[SIGNAL_HANDOFF_ARRIVED], 0, handoff);
+          g_signal_emit (self, signals[SIGNAL_HANDOFF_CHANGED], 0, handoff);
+        }
     }
   else if (g_strcmp0 (event, "stop.changed") == 0)
     {
@@ -401,6 +471,30 @@ device_connected_cb (ChpBridge  *bridge,
                          extension_grants_cb, info_query_new (user_data, device_id));
 }
 
+/* The browsers matter more than the agents: an endpoint that cannot be made (someone else's
+ * runtime folder, a loose mode) is said in the log and leaves the bridge running. */
+static void
+start_agent_endpoint (ChpEngine *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+
+  if (g_strcmp0 (self->agent_socket_path, "") == 0)
+    return;
+  path = self->agent_socket_path != NULL ? g_strdup (self->agent_socket_path)
+                                         : chp_mcp_server_default_path ();
+
+  self->mcp_tools = chp_mcp_tools_new (self);
+  if (self->result_max_chars > 0)
+    chp_mcp_tools_set_result_max_chars (self->mcp_tools, self->result_max_chars);
+  self->mcp_server = chp_mcp_server_new (self->mcp_tools, self->agent_sessions);
+  if (!chp_mcp_server_listen (self->mcp_server, path, &error))
+    {
+      g_message ("agents: no endpoint at %s: %s", path, error->message);
+      g_clear_object (&self->mcp_server);
+    }
+}
+
 static void
 attempts_loaded_cb (GObject      *source,
                     GAsyncResult *result,
@@ -427,6 +521,7 @@ attempts_loaded_cb (GObject      *source,
       return;
     }
 
+  start_agent_endpoint (self);
   g_task_return_boolean (task, TRUE);
 }
 
@@ -946,6 +1041,30 @@ chp_engine_agent_call_finish (ChpEngine     *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * chp_engine_audit_agent:
+ * @tool: the MCP tool (or JSON-RPC method) the agent called
+ * @outcome: "ok", "error", "refused", "cancelled"…
+ * @device_id: (nullable): the browser it concerned
+ * @error_code: (nullable): the error code of §5 when it failed
+ *
+ * One audit row per agent call, metadata only: never arguments, never results.
+ */
+void
+chp_engine_audit_agent (ChpEngine  *self,
+                        const char *tool,
+                        const char *outcome,
+                        const char *device_id,
+                        gint64      duration_ms,
+                        const char *error_code)
+{
+  g_return_if_fail (CHP_IS_ENGINE (self));
+
+  if (self->bridge != NULL)
+    chp_bridge_audit (self->bridge, "agent", tool != NULL ? tool : "", outcome, device_id,
+                      duration_ms, error_code);
 }
 
 #define DEVICE_NAME_MAX_CHARS 64

@@ -23,6 +23,11 @@ char              *chp_engine_default_data_dir (void);
 
 ChpEngine         *chp_engine_new              (const char          *data_dir);
 const char        *chp_engine_get_data_dir     (ChpEngine           *self);
+void               chp_engine_set_agent_socket_path (ChpEngine      *self,
+                                                     const char     *path);
+const char        *chp_engine_get_agent_socket_path (ChpEngine      *self);
+void               chp_engine_set_result_max_chars  (ChpEngine      *self,
+                                                     guint           max_chars);
 void               chp_engine_start_async      (ChpEngine           *self,
                                                 guint                port,
                                                 GCancellable        *cancellable,
@@ -88,5 +93,11 @@ void               chp_engine_agent_call_async       (ChpEngine           *self,
 JsonNode          *chp_engine_agent_call_finish      (ChpEngine           *self,
                                                       GAsyncResult        *result,
                                                       GError             **error);
+void               chp_engine_audit_agent            (ChpEngine           *self,
+                                                      const char          *tool,
+                                                      const char          *outcome,
+                                                      const char          *device_id,
+                                                      gint64               duration_ms,
+                                                      const char          *error_code);
 
 G_END_DECLS
