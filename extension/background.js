@@ -75,8 +75,30 @@ bridge.onRequest = async (method, params, { signal }) => {
 };
 bridge.extraInfo = () => ({ stopped: router.state().stopped === true });
 bridge.authGrants = () => withDeviceId('grant.changed', { grants: router.grants.list() }).grants;
+// The grant duration the person chose in the app's Preferences, offered first in the popup;
+// kept in session storage so a restarted worker still has it.
+const DEFAULT_GRANT_KEY = 'chaperone.defaultGrantMinutes';
+let defaultGrantMinutes = null;
+chrome.storage.session.get(DEFAULT_GRANT_KEY)
+  .then((got) => { defaultGrantMinutes ??= got?.[DEFAULT_GRANT_KEY] ?? null; })
+  .catch(() => {});
+
+async function learnEngineSettings() {
+  try {
+    const info = await bridge.request('engine.info', {}, { timeoutMs: 5000 });
+    const minutes = Number(info?.defaultGrantMinutes);
+    if (Number.isInteger(minutes) && minutes >= 1 && minutes <= 1440) {
+      defaultGrantMinutes = minutes;
+      await chrome.storage.session.set({ [DEFAULT_GRANT_KEY]: minutes });
+    }
+  } catch (err) {
+    console.debug('[chaperone] engine.info', err?.message);
+  }
+}
+
 bridge.onStateChange = (snapshot) => {
   refreshBadge();
+  if (snapshot?.state === 'connected') learnEngineSettings();
   // Open popups and options pages listen; with none open there is nobody to receive it.
   chrome.runtime.sendMessage({ type: 'chaperone.state', state: snapshot }).catch(() => {});
 };
@@ -164,6 +186,7 @@ async function popupState() {
     stopped: indicators.stopped,
     handoffsWaiting: indicators.handoffsWaiting,
     grants,
+    defaultGrantMinutes,
     version: chrome.runtime.getManifest().version,
     now: Date.now(),
   };

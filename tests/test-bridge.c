@@ -113,6 +113,17 @@ test_pair_connect_call_revoke (Fixture       *f,
   g_assert_nonnull (o);
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (o, "result"),
                                                   "deviceId"), ==, client->device_id);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (o, "result"),
+                                               "defaultGrantMinutes"), ==, 15);
+
+  /* The person changed the default grant duration in Preferences: the next ask sees it. */
+  g_object_set (f->engine, "default-grant-minutes", 60u, NULL);
+  chp_test_client_send (client, "{\"type\":\"request\",\"id\":\"c1b\",\"method\":\"engine.info\","
+                                "\"params\":{}}");
+  o = chp_test_client_next_type (client, "response", 5000);
+  g_assert_nonnull (o);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (o, "result"),
+                                               "defaultGrantMinutes"), ==, 60);
 
   /* An unknown method. */
   chp_test_client_send (client, "{\"type\":\"request\",\"id\":\"c2\",\"method\":\"engine.fly\"}");

@@ -99,8 +99,23 @@ function outcomeText(result) {
   return t(key);
 }
 
+// The app's default duration preselects the closest offered one, until the person picks.
+let durationTouched = false;
+function applyDefaultDuration() {
+  const minutes = state?.defaultGrantMinutes;
+  if (durationTouched || !Number.isInteger(minutes)) return;
+  const select = $('grant-duration');
+  let best = null;
+  for (const option of select.options) {
+    const m = Number(option.value) / 60000;
+    if (best === null || Math.abs(m - minutes) < Math.abs(Number(best.value) / 60000 - minutes)) best = option;
+  }
+  if (best) select.value = best.value;
+}
+
 function render() {
   if (!state) return;
+  applyDefaultDuration();
   const display = displayState(state);
   const paired = state.paired;
   const pairing = state.pairing;
@@ -338,6 +353,8 @@ async function createGrant(event) {
     });
     setAlert($('grant-error'), '');
     $('grant-form').reset();
+    durationTouched = false;
+    applyDefaultDuration();
     buildExtras();
     tabsBuiltFor = null; // the tabs may have changed meanwhile
   } catch (err) {
@@ -390,6 +407,7 @@ function wire() {
   });
   for (const radio of document.querySelectorAll('input[name="preset"]')) radio.addEventListener('change', buildExtras);
   $('grant-form').addEventListener('submit', createGrant);
+  $('grant-duration').addEventListener('change', () => { durationTouched = true; });
   // The worker pushes state changes (the pairing code, the outcome) as they happen.
   chrome.runtime.onMessage.addListener((message) => {
     if (message?.type === 'chaperone.state' && state) {

@@ -21,6 +21,7 @@ struct _ChpBridge
   guint port;
   char *instance_id;
   guint heartbeat_ms;
+  guint default_grant_minutes;  /* offered to the extension by engine.info */
 
   GHashTable *revoked;        /* device ids whose keys must keep failing */
   GHashTable *sessions;       /* device id -> ChpSession */

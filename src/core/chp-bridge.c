@@ -432,6 +432,8 @@ engine_info_method (ChpBridge *self,
   json_builder_add_string_value (builder, chp_device_get_id (device));
   json_builder_set_member_name (builder, "deviceName");
   json_builder_add_string_value (builder, chp_device_get_name (device));
+  json_builder_set_member_name (builder, "defaultGrantMinutes");
+  json_builder_add_int_value (builder, self->default_grant_minutes);
   json_builder_end_object (builder);
 
   g_task_return_pointer (task, json_builder_get_root (builder), (GDestroyNotify) json_node_unref);
@@ -875,6 +877,7 @@ chp_bridge_init (ChpBridge *self)
 {
   self->instance_id = chp_random_b64url (16);
   self->heartbeat_ms = CHP_CONNECTION_HEARTBEAT_MS;
+  self->default_grant_minutes = 15;
   self->revoked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->resume_timers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -1017,6 +1020,17 @@ chp_bridge_get_instance_id (ChpBridge *self)
   g_return_val_if_fail (CHP_IS_BRIDGE (self), NULL);
 
   return self->instance_id;
+}
+
+/* What the person chose in Preferences; the extension offers it first when it asks for a
+ * grant (engine.info). */
+void
+chp_bridge_set_default_grant_minutes (ChpBridge *self,
+                                      guint      minutes)
+{
+  g_return_if_fail (CHP_IS_BRIDGE (self));
+
+  self->default_grant_minutes = CLAMP (minutes, 1, 1440);
 }
 
 void

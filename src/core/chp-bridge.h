@@ -65,6 +65,8 @@ JsonNode    *chp_bridge_call_finish            (ChpBridge            *self,
 
 void         chp_bridge_revoke_device          (ChpBridge            *self,
                                                 const char           *device_id);
+void         chp_bridge_set_default_grant_minutes (ChpBridge         *self,
+                                                   guint              minutes);
 void         chp_bridge_audit                  (ChpBridge            *self,
                                                 const char           *category,
                                                 const char           *method,

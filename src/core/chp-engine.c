@@ -34,11 +34,15 @@ struct _ChpEngine
   ChpMcpTools *mcp_tools;
   ChpMcpServer *mcp_server;
   guint result_max_chars;
+  guint default_grant_minutes;
+  guint audit_max_rows;
 };
 
 enum {
   PROP_0,
   PROP_STOPPED,
+  PROP_DEFAULT_GRANT_MINUTES,
+  PROP_AUDIT_MAX_ROWS,
   N_PROPS
 };
 
@@ -115,6 +119,60 @@ chp_engine_get_property (GObject    *object,
       g_value_set_boolean (value, self->stopped);
       break;
 
+    case PROP_DEFAULT_GRANT_MINUTES:
+      g_value_set_uint (value, self->default_grant_minutes);
+      break;
+
+    case PROP_AUDIT_MAX_ROWS:
+      g_value_set_uint (value, self->audit_max_rows);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+/* Applied now when the engine runs, else when it starts. */
+static void
+apply_settings (ChpEngine *self)
+{
+  if (self->bridge != NULL)
+    chp_bridge_set_default_grant_minutes (self->bridge, self->default_grant_minutes);
+  if (self->store != NULL)
+    chp_store_set_audit_limit (self->store, self->audit_max_rows);
+}
+
+static void
+chp_engine_set_property (GObject      *object,
+                         guint         prop_id,
+                         const GValue *value,
+                         GParamSpec   *pspec)
+{
+  ChpEngine *self = CHP_ENGINE (object);
+  guint v;
+
+  switch (prop_id)
+    {
+    case PROP_DEFAULT_GRANT_MINUTES:
+      v = g_value_get_uint (value);
+      if (v != self->default_grant_minutes)
+        {
+          self->default_grant_minutes = v;
+          apply_settings (self);
+          g_object_notify_by_pspec (object, pspec);
+        }
+      break;
+
+    case PROP_AUDIT_MAX_ROWS:
+      v = g_value_get_uint (value);
+      if (v != self->audit_max_rows)
+        {
+          self->audit_max_rows = v;
+          apply_settings (self);
+          g_object_notify_by_pspec (object, pspec);
+        }
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -128,12 +186,20 @@ chp_engine_class_init (ChpEngineClass *klass)
   object_class->dispose = chp_engine_dispose;
   object_class->finalize = chp_engine_finalize;
   object_class->get_property = chp_engine_get_property;
+  object_class->set_property = chp_engine_set_property;
 
   /* The person pressed Stop all (header, Ctrl+Shift+E, tray): every agent call is refused
    * `stopped` until they press Resume in the app. */
   properties[PROP_STOPPED] =
     g_param_spec_boolean ("stopped", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* The person's Preferences (the app binds its GSettings keys of the same names). */
+  properties[PROP_DEFAULT_GRANT_MINUTES] =
+    g_param_spec_uint ("default-grant-minutes", NULL, NULL, 1, 1440, 15,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_AUDIT_MAX_ROWS] =
+    g_param_spec_uint ("audit-max-rows", NULL, NULL, 1000, 1000000, CHP_STORE_DEFAULT_AUDIT_LIMIT,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
@@ -162,6 +228,8 @@ static void
 chp_engine_init (ChpEngine *self)
 {
   self->agent_calls = g_ptr_array_new ();
+  self->default_grant_minutes = 15;
+  self->audit_max_rows = CHP_STORE_DEFAULT_AUDIT_LIMIT;
 }
 
 char *
@@ -612,6 +680,7 @@ chp_engine_start_async (ChpEngine           *self,
                            self, G_CONNECT_DEFAULT);
   g_signal_connect_object (self->bridge, "device-event", G_CALLBACK (device_event_cb),
                            self, G_CONNECT_DEFAULT);
+  apply_settings (self);
 
   chp_store_open_async (self->store, cancellable, store_opened_cb, g_steal_pointer (&task));
 }

@@ -454,6 +454,7 @@ bridgeTest('envelope: requests go both ways and errors keep their code', async (
   assert.equal(info.deviceId, deviceId);
   assert.equal(typeof info.version, 'string');
   assert.equal(typeof info.deviceName, 'string');
+  assert.equal(info.defaultGrantMinutes, 15, 'the grant duration the app offers by default');
 
   await assert.rejects(client.request('engine.nonsense'), { code: 'unknown_method' });
 });
