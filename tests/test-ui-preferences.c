@@ -40,6 +40,7 @@ fixture_set_up (Fixture       *fixture,
   g_settings_reset (fixture->settings, "run-in-background");
   g_settings_reset (fixture->settings, "default-grant-minutes");
   g_settings_reset (fixture->settings, "audit-max-rows");
+  g_settings_reset (fixture->settings, "agent-result-max-chars");
 
   fixture->data_dir = g_dir_make_tmp ("chaperone-prefs-XXXXXX", &error);
   g_assert_no_error (error);
@@ -347,6 +348,29 @@ test_audit_rows (Fixture       *fixture,
 }
 
 static void
+test_result_chars (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  GtkSpinButton *spin;
+
+  if (skip_without_display ())
+    return;
+
+  open_window (fixture);
+  spin = GTK_SPIN_BUTTON (row_control (fixture, "Longest Agent Result", GTK_TYPE_SPIN_BUTTON));
+
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 8000);
+  gtk_spin_button_set_value (spin, 20000);
+  iterate ();
+  g_assert_cmpuint (g_settings_get_uint (fixture->settings, "agent-result-max-chars"), ==, 20000);
+
+  /* Below the floor an agent could not read even one snapshot page: the row will not go there. */
+  gtk_spin_button_set_value (spin, 10);
+  iterate ();
+  g_assert_cmpuint (g_settings_get_uint (fixture->settings, "agent-result-max-chars"), ==, 1000);
+}
+
+static void
 test_start_at_login (Fixture       *fixture,
                      gconstpointer  data)
 {
@@ -459,6 +483,7 @@ main (int   argc,
   ADD ("bridge-port-not-rewritten", test_bridge_port_not_rewritten);
   ADD ("default-grant", test_default_grant);
   ADD ("audit-rows", test_audit_rows);
+  ADD ("result-chars", test_result_chars);
   ADD ("start-at-login", test_start_at_login);
   ADD ("start-at-login-reads-file", test_start_at_login_reads_file);
   ADD ("start-at-login-fails", test_start_at_login_fails);

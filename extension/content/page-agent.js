@@ -16,7 +16,7 @@
 
   const KEEP_CAPTURES = 4;             // per document (this isolated world lives as long as it)
   const MAX_TEXT = 20480;
-  const MAX_NODES = 400;
+  const MAX_NODES = 2000;           // every actionable node of a 10,000-element page; the app pages them
   const MAX_SCAN = 10000;
   const MAX_HEADINGS = 100;
   const MAX_FORMS = 20;

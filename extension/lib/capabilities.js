@@ -7,7 +7,7 @@ import { HANDOFF_REASONS, MAX_MESSAGE_CHARS } from './handoffs.js';
 import { STOP_SOURCES } from './stop.js';
 import { frameReadability, isExtensionUrl, webOrigin } from './targets.js';
 
-export const CONTEXT_LIMITS = Object.freeze({ maxTextBytes: 20480, maxNodes: 400, maxScan: 10000 });
+export const CONTEXT_LIMITS = Object.freeze({ maxTextBytes: 20480, maxNodes: 2000, maxScan: 10000 });
 export const NAVIGATE_TIMEOUT_MS = 15000;
 export const ACTIONS = Object.freeze(['click', 'focus', 'scroll', 'setValue']);
 const MAX_VALUE_CHARS = 65536;

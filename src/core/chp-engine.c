@@ -43,6 +43,7 @@ enum {
   PROP_STOPPED,
   PROP_DEFAULT_GRANT_MINUTES,
   PROP_AUDIT_MAX_ROWS,
+  PROP_AGENT_RESULT_MAX_CHARS,
   N_PROPS
 };
 
@@ -127,6 +128,10 @@ chp_engine_get_property (GObject    *object,
       g_value_set_uint (value, self->audit_max_rows);
       break;
 
+    case PROP_AGENT_RESULT_MAX_CHARS:
+      g_value_set_uint (value, self->result_max_chars);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -173,6 +178,10 @@ chp_engine_set_property (GObject      *object,
         }
       break;
 
+    case PROP_AGENT_RESULT_MAX_CHARS:
+      chp_engine_set_result_max_chars (self, g_value_get_uint (value));
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -199,6 +208,10 @@ chp_engine_class_init (ChpEngineClass *klass)
                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_AUDIT_MAX_ROWS] =
     g_param_spec_uint ("audit-max-rows", NULL, NULL, 1000, 1000000, CHP_STORE_DEFAULT_AUDIT_LIMIT,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_AGENT_RESULT_MAX_CHARS] =
+    g_param_spec_uint ("agent-result-max-chars", NULL, NULL, 1000, 100000,
+                       CHP_MCP_RESULT_MAX_CHARS_DEFAULT,
                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -230,6 +243,7 @@ chp_engine_init (ChpEngine *self)
   self->agent_calls = g_ptr_array_new ();
   self->default_grant_minutes = 15;
   self->audit_max_rows = CHP_STORE_DEFAULT_AUDIT_LIMIT;
+  self->result_max_chars = CHP_MCP_RESULT_MAX_CHARS_DEFAULT;
 }
 
 char *
@@ -290,10 +304,15 @@ chp_engine_set_result_max_chars (ChpEngine *self,
 {
   g_return_if_fail (CHP_IS_ENGINE (self));
 
+  if (max_chars == 0)
+    max_chars = CHP_MCP_RESULT_MAX_CHARS_DEFAULT;
+  if (max_chars == self->result_max_chars)
+    return;
+
   self->result_max_chars = max_chars;
   if (self->mcp_tools != NULL)
-    chp_mcp_tools_set_result_max_chars (self->mcp_tools,
-                                        max_chars > 0 ? max_chars : CHP_MCP_RESULT_MAX_CHARS_DEFAULT);
+    chp_mcp_tools_set_result_max_chars (self->mcp_tools, max_chars);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_AGENT_RESULT_MAX_CHARS]);
 }
 
 const char *
@@ -553,8 +572,7 @@ start_agent_endpoint (ChpEngine *self)
                                          : chp_mcp_server_default_path ();
 
   self->mcp_tools = chp_mcp_tools_new (self);
-  if (self->result_max_chars > 0)
-    chp_mcp_tools_set_result_max_chars (self->mcp_tools, self->result_max_chars);
+  chp_mcp_tools_set_result_max_chars (self->mcp_tools, self->result_max_chars);
   self->mcp_server = chp_mcp_server_new (self->mcp_tools, self->agent_sessions);
   if (!chp_mcp_server_listen (self->mcp_server, path, &error))
     {

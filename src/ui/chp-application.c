@@ -53,6 +53,8 @@ struct _ChpApplication
 
   gboolean start_hidden;    /* --background: the first activation shows no window */
   gboolean background_hold; /* holding the app because it runs with no main window */
+  gboolean agents_hold;     /* holding the app while agents are connected */
+  guint service_grace_id;   /* started by D-Bus activation: time for the agent to connect */
 
   guint sigterm_id;
   guint sigint_id;
@@ -426,7 +428,7 @@ pairing_items_changed_cb (GListModel     *model,
 static void
 bind_engine_settings (ChpApplication *self)
 {
-  static const char *keys[] = { "default-grant-minutes", "audit-max-rows" };
+  static const char *keys[] = { "default-grant-minutes", "audit-max-rows", "agent-result-max-chars" };
 
   if (self->settings == NULL)
     return;
@@ -452,16 +454,51 @@ update_tray (ChpApplication *self)
 
   if (self->engine != NULL && self->engine_state == ENGINE_RUNNING)
     {
+      ChpAgentSessionList *agents = chp_engine_get_agent_sessions (self->engine);
+
       needs = g_list_model_get_n_items (G_LIST_MODEL (chp_engine_get_pairing (self->engine))) +
               g_list_model_get_n_items (G_LIST_MODEL (chp_engine_get_handoffs (self->engine)));
       if (chp_engine_get_stopped (self->engine))
         state = CHP_TRAY_STATE_STOPPED;
       else if (needs > 0)
         state = CHP_TRAY_STATE_NEEDS_YOU;
+      else if (chp_agent_session_list_count_state (agents, CHP_AGENT_SESSION_RUNNING) > 0)
+        state = CHP_TRAY_STATE_WORKING;
     }
 
   chp_tray_set_needs_count (self->tray, needs);
   chp_tray_set_state (self->tray, state);
+}
+
+/* An agent at work keeps the app running even with "Run in background" off and the window
+ * closed: quitting under it would fail its calls half-way. */
+static void
+agents_changed_cb (ChpApplication *self)
+{
+  gboolean any = self->engine != NULL &&
+                 g_list_model_get_n_items (G_LIST_MODEL (chp_engine_get_agent_sessions (self->engine))) > 0;
+
+  if (any && !self->agents_hold)
+    {
+      self->agents_hold = TRUE;
+      g_application_hold (G_APPLICATION (self));
+    }
+  else if (!any && self->agents_hold)
+    {
+      self->agents_hold = FALSE;
+      g_application_release (G_APPLICATION (self));
+    }
+  update_tray (self);
+}
+
+static gboolean
+service_grace_done_cb (gpointer user_data)
+{
+  ChpApplication *self = user_data;
+
+  self->service_grace_id = 0;
+  g_application_release (G_APPLICATION (self));
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -483,12 +520,14 @@ stop_engine (ChpApplication *self)
         {
           g_settings_unbind (self->engine, "default-grant-minutes");
           g_settings_unbind (self->engine, "audit-max-rows");
+          g_settings_unbind (self->engine, "agent-result-max-chars");
         }
 
       /* Windows and rows may still hold references, but the bridge and the database must close
        * now, not whenever the last widget goes. The engine's dispose may run twice. */
       g_object_run_dispose (G_OBJECT (self->engine));
       g_clear_object (&self->engine);
+      agents_changed_cb (self);
     }
 
   /* Nothing of a stopped engine can still need the person. */
@@ -550,6 +589,8 @@ engine_started_cb (GObject      *source,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (chp_engine_get_handoffs (engine), "items-changed",
                            G_CALLBACK (update_tray), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (chp_engine_get_agent_sessions (engine), "items-changed",
+                           G_CALLBACK (agents_changed_cb), self, G_CONNECT_SWAPPED);
   update_windows (self);
   update_tray (self);
 
@@ -896,9 +937,18 @@ chp_application_startup (GApplication *application)
   /* Started by D-Bus activation (DBusActivatable launchers, chaperone-mcp): GApplication keeps
    * a service alive only briefly unless something holds it; the engine is what was asked for,
    * so it stays until an Activate brings the window or the person quits. */
-  if ((g_application_get_flags (application) & G_APPLICATION_IS_SERVICE) != 0 &&
-      run_in_background (self))
-    enter_background (self);
+  if ((g_application_get_flags (application) & G_APPLICATION_IS_SERVICE) != 0)
+    {
+      if (run_in_background (self))
+        enter_background (self);
+      else
+        {
+          /* chaperone-mcp activated us for an agent: hold long enough for it to connect;
+           * its session then holds the app for as long as it stays. */
+          g_application_hold (application);
+          self->service_grace_id = g_timeout_add_seconds (60, service_grace_done_cb, self);
+        }
+    }
 
   self->tray = chp_tray_new (g_application_get_dbus_connection (application), APP_ID, NULL);
   g_signal_connect_object (self->tray, "open", G_CALLBACK (tray_open_cb), self, G_CONNECT_DEFAULT);
@@ -945,6 +995,11 @@ chp_application_shutdown (GApplication *application)
     {
       /* Quit ends the main loop whatever the use count; just keep the count honest. */
       self->background_hold = FALSE;
+      g_application_release (application);
+    }
+  if (self->service_grace_id != 0)
+    {
+      g_clear_handle_id (&self->service_grace_id, g_source_remove);
       g_application_release (application);
     }
   g_clear_handle_id (&self->sigterm_id, g_source_remove);

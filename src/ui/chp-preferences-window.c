@@ -20,6 +20,7 @@ struct _ChpPreferencesWindow
   GtkSpinButton *port_spin;
   AdwComboRow *grant_row;
   GtkSpinButton *audit_spin;
+  GtkSpinButton *result_spin;
   AdwActionRow *data_row;
 
   GSettings *settings;
@@ -164,6 +165,9 @@ chp_preferences_window_constructed (GObject *object)
                                 self->grant_row, "selected", G_SETTINGS_BIND_DEFAULT,
                                 grant_minutes_to_selected, selected_to_grant_minutes,
                                 NULL, NULL);
+  g_settings_bind (self->settings, "agent-result-max-chars",
+                   gtk_spin_button_get_adjustment (self->result_spin), "value",
+                   G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "audit-max-rows",
                    gtk_spin_button_get_adjustment (self->audit_spin), "value",
                    G_SETTINGS_BIND_DEFAULT);
@@ -272,6 +276,7 @@ chp_preferences_window_class_init (ChpPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, port_spin);
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, grant_row);
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, audit_spin);
+  gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, result_spin);
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, data_row);
   gtk_widget_class_bind_template_callback (widget_class, autostart_switch_active_cb);
 

@@ -3,7 +3,7 @@
 
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -45,13 +45,23 @@ export async function atspi(...args) {
   return stdout.trim();
 }
 
+/** The agent socket (MCP) of an app whose XDG_RUNTIME_DIR is @runtimeDir. */
+export const agentSocketIn = (runtimeDir) => join(runtimeDir, 'chaperone', 'agent.sock');
+
 /**
  * Starts the app with private XDG folders; resolves once it listens.
  * @param home   an existing private tree to start again in (a restart keeps the pairing)
  * @param port   the bridge port; 0 for any free one
+ * Resolves with {port, log, home, runtimeDir, agentSocket, pid, stop(), stopKeepingData()}:
+ * runtimeDir is the app's own XDG_RUNTIME_DIR (0700, inside home), agentSocket where it serves
+ * agents (MCP) — an agent started with XDG_RUNTIME_DIR=runtimeDir, or
+ * CHAPERONE_AGENT_SOCKET=agentSocket, reaches this app and no other.
  */
 export async function startApp({ home: givenHome, port: wantedPort = 0 } = {}) {
   const home = givenHome ?? await mkdtemp(join(tmpdir(), 'chaperone-e2e-'));
+  const runtimeDir = join(home, 'run');
+  await mkdir(runtimeDir, { recursive: true, mode: 0o700 });
+  await chmod(runtimeDir, 0o700);
   const env = {
     ...process.env,
     GDK_BACKEND: 'x11',
@@ -59,6 +69,7 @@ export async function startApp({ home: givenHome, port: wantedPort = 0 } = {}) {
     XDG_DATA_HOME: join(home, 'data'),
     XDG_CONFIG_HOME: join(home, 'config'),
     XDG_CACHE_HOME: join(home, 'cache'),
+    XDG_RUNTIME_DIR: runtimeDir,
     LANGUAGE: 'en',
     LC_ALL: 'C.UTF-8',
   };
@@ -94,10 +105,18 @@ export async function startApp({ home: givenHome, port: wantedPort = 0 } = {}) {
     try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
   };
 
+  let exited = false;
+  child.once('exit', () => { exited = true; });
+
   return {
     port,
     log,
     home,
+    runtimeDir,
+    agentSocket: agentSocketIn(runtimeDir),
+    pid: child.pid,
+    /** Whether the app's process is still running. */
+    alive: () => !exited && child.exitCode === null && child.signalCode === null,
     async stop() {
       await kill();
       if (!givenHome) await rm(home, { recursive: true, force: true });

@@ -35,7 +35,7 @@ const COOKIE_VALUE = 's3cr3t-session-value'; // serve.mjs's HttpOnly cookie
 const NEVER_IN_A_REPLY = [SECRET_NAME, SECRET_PASSWORD, HIDDEN_FIELD_VALUE, COOKIE_VALUE];
 
 const MAX_TEXT_BYTES = 20480;
-const MAX_NODES = 400;
+const MAX_NODES = 2000;
 const MAX_SCAN = 10000;
 
 describe('extension capabilities through the engine', { skip }, () => {
@@ -252,7 +252,7 @@ describe('extension capabilities through the engine', { skip }, () => {
     for (const name of ['forms', 'shadow', 'iframe', 'login', 'big']) {
       const ctx = await context(name);
       assert.ok(Buffer.byteLength(ctx.text, 'utf8') <= MAX_TEXT_BYTES, `${name}: text ≤ 20 KiB`);
-      assert.ok(ctx.nodes.length <= MAX_NODES, `${name}: ≤ 400 nodes (${ctx.nodes.length})`);
+      assert.ok(ctx.nodes.length <= MAX_NODES, `${name}: ≤ 2,000 nodes (${ctx.nodes.length})`);
       assert.ok(ctx.scanned <= MAX_SCAN, `${name}: ≤ 10,000 scanned (${ctx.scanned})`);
       assert.equal(ctx.tabId, tabs[name]);
       assert.equal(ctx.frameId, 0);
@@ -261,11 +261,11 @@ describe('extension capabilities through the engine', { skip }, () => {
     }
   });
 
-  step('browser.context on a 10,000-element page: 400 nodes kept from a bounded scan', async () => {
+  step('browser.context on a 10,000-element page: every actionable node kept from a bounded scan', async () => {
     const ctx = await context('big');
-    assert.equal(ctx.nodes.length, MAX_NODES);
-    assert.ok(ctx.nodeCount > MAX_NODES, `more actionable nodes than kept (${ctx.nodeCount})`);
-    assert.equal(ctx.truncated, true);
+    // About 1,000 actionable elements, all under the cap: the app pages them for the agent.
+    assert.ok(ctx.nodeCount >= 990 && ctx.nodeCount <= MAX_NODES, `actionable nodes (${ctx.nodeCount})`);
+    assert.equal(ctx.nodes.length, ctx.nodeCount);
     assert.ok(ctx.scanned > 9000 && ctx.scanned <= MAX_SCAN, `scanned ${ctx.scanned}`);
     assert.ok(Buffer.byteLength(ctx.text, 'utf8') <= MAX_TEXT_BYTES);
     assert.ok(JSON.stringify(ctx).length < 512 * 1024, 'the whole reply stays small');

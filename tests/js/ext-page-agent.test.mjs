@@ -270,7 +270,13 @@ test('big.html: 10,000 elements captured within bounds, visible nodes first, fas
   assert.ok(new TextEncoder().encode(small.text).length <= 100);
   // Bounds are capped, never raised by the caller.
   const capped = await ok(page, 'context', { captureId: 'x', maxScan: 1e9, maxNodes: 1e9, maxTextBytes: 1e9 });
-  assert.ok(capped.scanned <= 10000 && capped.nodes.length <= 400 && new TextEncoder().encode(capped.text).length <= 20480);
+  assert.ok(capped.scanned <= 10000 && capped.nodes.length <= 2000 && new TextEncoder().encode(capped.text).length <= 20480);
+  // With the extension's own limits (CONTEXT_LIMITS) every actionable node of the page is kept,
+  // so the app can page through all of them.
+  const all = await ok(page, 'context', { captureId: 'all', maxTextBytes: 20480, maxNodes: 2000, maxScan: 10000 });
+  assert.equal(all.nodes.length, all.nodeCount);
+  assert.ok(all.nodeCount >= 990, `every actionable node kept (${all.nodes.length})`);
+  assert.ok(new TextEncoder().encode(JSON.stringify(all)).length < 512 * 1024, 'the reply stays under one unchunked frame');
   await page.close();
 });
 

@@ -246,7 +246,7 @@ test('context: refs carry the capture id; a ref finds its capture; old or unknow
   assert.equal(ctx.forms[0].ref, `${ctx.captureId}:e3`);
   assert.equal(ctx.forms[0].fields[0].ref, `${ctx.captureId}:e4`);
   const contextCall = pageLog.find((c) => c.op === 'context');
-  assert.deepEqual(contextCall.args, { captureId: ctx.captureId, maxTextBytes: 20480, maxNodes: 400, maxScan: 10000, diff: false });
+  assert.deepEqual(contextCall.args, { captureId: ctx.captureId, maxTextBytes: 20480, maxNodes: 2000, maxScan: 10000, diff: false });
   assert.equal(contextCall.where.documentId, ctx.documentId, 'pinned to the checked document');
   // Frames: the granted child is readable, the ad frame is not (and shows no URL).
   const pay = ctx.frames.find((f) => f.frameId === 5);
