@@ -34,7 +34,7 @@
 #define PEEK_MAX_BYTES            (1024 * 1024)
 #define PEEK_TIMEOUT_MS           5000
 /* json-glib's parser recurses; an id sits at depth 1. */
-#define PEEK_MAX_DEPTH 100000000
+#define PEEK_MAX_DEPTH            64
 /* JSON-RPC's "server error" range; the app has no code of its own for "not there". */
 #define JSONRPC_SERVER_ERROR      (-32000)
 
@@ -285,8 +285,10 @@ bus_ready_cb (GObject      *source,
       return;
     }
 
-  /* The D-Bus timeout is the rest of our own budget, so the call cannot outlive it. */
-  remaining_ms = (starter->deadline - g_get_monotonic_time ()) / 1000;
+  /* Our own deadline cancels the call; its D-Bus timeout is a little later only so that the
+   * reason given at the deadline is ours (what was and was not answered), never a race with
+   * "Timeout was reached". */
+  remaining_ms = (starter->deadline - g_get_monotonic_time ()) / 1000 + 1000;
   starter->pending++;
   g_dbus_connection_call (starter->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
                           "org.freedesktop.DBus", "StartServiceByName",
@@ -326,6 +328,10 @@ deadline_cb (gpointer user_data)
     error = g_error_new (RELAY_ERROR, RELAY_ERROR_NOT_STARTED,
                          NOT_STARTED ": it was started but did not open its agent socket %s "
                          "within %g s", starter->path, seconds);
+  else if (starter->bus == NULL)
+    error = g_error_new (RELAY_ERROR, RELAY_ERROR_NOT_STARTED,
+                         NOT_STARTED ": the D-Bus session bus did not answer within %g s",
+                         seconds);
   else
     error = g_error_new (RELAY_ERROR, RELAY_ERROR_NOT_STARTED,
                          NOT_STARTED ": D-Bus did not start %s within %g s", APP_ID, seconds);
@@ -809,6 +815,16 @@ relay (int sock,
   return 0;
 }
 
+/* A launcher that closed fd 0, 1 or 2 would have our socket take its number and be read as
+ * stdin or written with messages; /dev/null keeps the numbers what they are meant to be. */
+static void
+keep_standard_fds_open (void)
+{
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
+    if (fcntl (fd, F_GETFD) < 0 && errno == EBADF && open ("/dev/null", O_RDWR) != fd)
+      _exit (1);
+}
+
 /* The protocol gets a private copy of fd 1, and fd 1 itself becomes stderr: a stray write to
  * stdout by any library would otherwise land in the middle of the JSON-RPC stream. */
 static int
@@ -859,6 +875,8 @@ main (int   argc,
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
     { NULL }
   };
+
+  keep_standard_fds_open ();
 
   /* The few strings GLib prints for us (--help, strerror) follow the person's locale. */
   setlocale (LC_ALL, "");
