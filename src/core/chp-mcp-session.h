@@ -21,5 +21,6 @@ ChpMcpSession   *chp_mcp_session_new               (GIOStream       *stream,
 void             chp_mcp_session_start             (ChpMcpSession   *self);
 void             chp_mcp_session_close             (ChpMcpSession   *self);
 ChpAgentSession *chp_mcp_session_get_agent         (ChpMcpSession   *self);
+ChpMcpContext   *chp_mcp_session_get_context       (ChpMcpSession   *self);
 
 G_END_DECLS
