@@ -573,6 +573,48 @@ read_value (Reader *r)
     }
 }
 
+/**
+ * chp_json_read:
+ * @text: (array length=len): UTF-8 JSON text, not necessarily nul-terminated
+ *
+ * Exactly one JSON value of any type, read by the strict reader above (RFC 8259, nesting at
+ * most %CHP_FRAME_MAX_DEPTH, paired surrogates, finite numbers, no NUL). The error never quotes
+ * the input. For the agent endpoint's lines, which are JSON-RPC rather than frames.
+ *
+ * Returns: (transfer full) (nullable): the value, or %NULL with a %CHP_PROTOCOL_ERROR
+ */
+JsonNode *
+chp_json_read (const char  *text,
+               gsize        len,
+               GError     **error)
+{
+  Reader r = { text, text, text + len, 0, NULL, FALSE };
+  g_autoptr(JsonNode) root = NULL;
+
+  g_return_val_if_fail (text != NULL || len == 0, NULL);
+
+  root = read_value (&r);
+  if (root != NULL)
+    {
+      skip_space (&r);
+      if (r.p != r.end)
+        {
+          json_node_unref (g_steal_pointer (&root));
+          reader_fail (&r, "data after the value");
+        }
+    }
+
+  if (root == NULL)
+    {
+      g_set_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INVALID_PARAMS,
+                   "Malformed JSON at byte %" G_GSIZE_FORMAT ": %s",
+                   (gsize) (r.p - r.start), r.problem ? r.problem : "unknown error");
+      return NULL;
+    }
+
+  return g_steal_pointer (&root);
+}
+
 /* Returns: (transfer full) (nullable): the one top-level object of @text */
 static JsonNode *
 read_frame_json (const char  *text,

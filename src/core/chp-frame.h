@@ -116,4 +116,8 @@ gsize       chp_frame_write_chunk        (char         *out,
 
 char       *chp_json_to_string           (JsonNode     *node);
 
+JsonNode    *chp_json_read             (const char  *text,
+                                        gsize        len,
+                                        GError     **error);
+
 G_END_DECLS

@@ -24,8 +24,6 @@
 #define MAX_CALLS_IN_FLIGHT 8
 /* A client that does not read its answers is closed rather than kept in memory. */
 #define MAX_QUEUED_BYTES (32 * 1024 * 1024)
-/* json-glib 1.6's parser recurses: deeper text is refused before it sees it. */
-#define MAX_JSON_DEPTH 64
 #define READ_CHUNK (64 * 1024)
 #define LINE_KEEP_BYTES (64 * 1024)
 /* What the client calls itself is shown to the person: short and printable. */
@@ -1033,160 +1031,12 @@ handle_notification (ChpMcpSession *self,
 
 /* ---- Reading -------------------------------------------------------------------------- */
 
-static int
-read_hex4 (const char *p,
-           const char *end)
-{
-  int v = 0;
-
-  if (end - p < 4)
-    return -1;
-  for (int i = 0; i < 4; i++)
-    {
-      int d = g_ascii_xdigit_value (p[i]);
-
-      if (d < 0)
-        return -1;
-      v = (v << 4) | d;
-    }
-  return v;
-}
-
-/* @pp: at the opening quote; moved past the closing one */
-static gboolean
-skip_json_string (const char **pp,
-                  const char  *end)
-{
-  const char *p = *pp + 1;
-
-  while (p < end)
-    {
-      guchar c = (guchar) *p;
-      int v;
-
-      if (c == '"')
-        {
-          *pp = p + 1;
-          return TRUE;
-        }
-      if (c < 0x20)
-        return FALSE;
-      if (c != '\\')
-        {
-          p++;
-          continue;
-        }
-
-      if (++p == end)
-        return FALSE;
-      switch (*p)
-        {
-        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
-          p++;
-          continue;
-        case 'u':
-          break;
-        default:
-          return FALSE;
-        }
-
-      v = read_hex4 (p + 1, end);
-      if (v < 0 || (v >= 0xdc00 && v <= 0xdfff))
-        return FALSE;
-      p += 5;
-      /* A high surrogate must be followed by a low one. */
-      if (v >= 0xd800 && v <= 0xdbff)
-        {
-          if (end - p < 2 || p[0] != '\\' || p[1] != 'u')
-            return FALSE;
-          v = read_hex4 (p + 2, end);
-          if (v < 0xdc00 || v > 0xdfff)
-            return FALSE;
-          p += 6;
-        }
-    }
-  return FALSE;
-}
-
-static gboolean
-is_token_char (char c)
-{
-  return g_ascii_isalnum (c) || c == '-' || c == '+' || c == '.';
-}
-
-/* json-glib 1.6's parser recurses without a bound, reads several top-level values (leaking all
- * but the first) and `var x = …`, takes C escapes and lone surrogates (making invalid UTF-8),
- * and skips comments. This lexical pass runs first, so that it only ever sees one value, no
- * deeper than MAX_JSON_DEPTH, with well-formed strings; the grammar is still json-glib's. */
-static gboolean
-json_text_is_sane (const char *p,
-                   gsize       len)
-{
-  const char *end = p + len;
-  guint depth = 0;
-  gboolean complete = FALSE;
-
-  while (p < end)
-    {
-      char c = *p;
-
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
-        {
-          p++;
-          continue;
-        }
-      if (complete)
-        return FALSE;
-
-      switch (c)
-        {
-        case '{':
-        case '[':
-          if (++depth > MAX_JSON_DEPTH)
-            return FALSE;
-          p++;
-          break;
-
-        case '}':
-        case ']':
-          if (depth == 0)
-            return FALSE;
-          complete = --depth == 0;
-          p++;
-          break;
-
-        case ',':
-        case ':':
-          if (depth == 0)
-            return FALSE;
-          p++;
-          break;
-
-        case '"':
-          if (!skip_json_string (&p, end))
-            return FALSE;
-          complete = depth == 0;
-          break;
-
-        default:
-          if (!is_token_char (c))
-            return FALSE;
-          while (p < end && is_token_char (*p))
-            p++;
-          complete = depth == 0;
-          break;
-        }
-    }
-
-  return complete;
-}
 
 static void
 handle_line (ChpMcpSession *self,
              const char    *text,
              gsize          len)
 {
-  g_autoptr(JsonParser) parser = NULL;
   g_autoptr(JsonNode) root = NULL;
   g_autofree char *key = NULL;
   JsonObject *message;
@@ -1202,21 +1052,15 @@ handle_line (ChpMcpSession *self,
   if (i == len)
     return;
 
-  /* g_utf8_validate() with a length also refuses NUL. */
-  if (!g_utf8_validate (text, len, NULL) || !json_text_is_sane (text, len))
+  /* The frames' strict reader: json-glib 1.6's parser recurses without a bound, reads several
+   * top-level values and `var x = …`, takes C escapes, lone surrogates and comments, and quotes
+   * the input in its errors. */
+  root = chp_json_read (text, len, NULL);
+  if (root == NULL)
     {
       send_error (self, NULL, RPC_PARSE_ERROR, "Parse error: not one JSON value in UTF-8");
       return;
     }
-
-  parser = json_parser_new_immutable ();
-  if (!json_parser_load_from_data (parser, text, len, NULL))
-    {
-      /* json-glib's message quotes the input: not sent, not logged. */
-      send_error (self, NULL, RPC_PARSE_ERROR, "Parse error: malformed JSON");
-      return;
-    }
-  root = json_parser_steal_root (parser);
 
   if (root == NULL || JSON_NODE_HOLDS_ARRAY (root))
     {
