@@ -143,6 +143,11 @@ class Peer {
     this.agent = null;
   }
 
+  /** The text an agent gets back from `result`, with any file the result links to for it to read. */
+  async reportOf(result) {
+    return JSON.stringify(result);
+  }
+
   async call(tool, args, options) {
     const r = await this.agent.call(tool, args, { timeout: 60000, ...options });
     if (r.isError) throw new Error(`${this.label} ${tool} failed: ${textOf(r).slice(0, 500)}`);
@@ -184,6 +189,15 @@ class PlaywrightPeer extends Peer {
   click(ref, label) { return this.call('browser_click', { element: label, [this.refKey]: ref }); }
   fill(ref, label, value) { return this.call('browser_type', { element: label, [this.refKey]: ref, text: value }); }
   tabs() { return this.call('browser_tabs', { action: 'list' }); }
+  // A large snapshot comes back as a link to a file ("- [Snapshot](out/page-….yml)"): the agent
+  // must read that file to learn what changed, so the report includes it.
+  async reportOf(result) {
+    const text = textOf(result);
+    const linked = [...text.matchAll(/\]\(([^)\s]+\.ya?ml)\)/g)].map((m) => resolve(this.tmp, m[1]));
+    let files = '';
+    for (const f of linked) files += readFileSync(f, 'utf8');
+    return JSON.stringify(result) + files;
+  }
   rssRoots() { return [this.agent.pid]; }
   async stop() {
     await this.agent?.close();
@@ -369,7 +383,7 @@ async function measure(peer, sites) {
   }
   out.snapshot = { ...stat(snapMs), bytes: snapBytes, text_chars: snapText };
   const snapTextAll = textOf(snap);
-  out.snapshot.sees_shadow = snapTextAll.includes('Quick action 3');
+  out.snapshot.sees_shadow = snapTextAll.includes('Quick action 2');
   out.snapshot.sees_iframe = snapTextAll.includes('Add note');
   out.snapshot.sees_last_order = snapTextAll.includes('Ship order 1476');
 
@@ -382,6 +396,7 @@ async function measure(peer, sites) {
   const clickMs = [];
   let clickBytes = 0;
   let sawChange = 0;
+  let sawChangeLinked = 0;
   const loadsBefore = await loadsOf(peer);
   for (let i = 0; i < N.warm + N.click; i++) {
     const { value, ms } = await timed(() => peer.click(loadRef, 'Load details button'));
@@ -389,10 +404,28 @@ async function measure(peer, sites) {
     clickMs.push(ms);
     clickBytes = bytes(value);
     if (/Details loaded \(\d+\)/.test(JSON.stringify(value))) sawChange += 1;
+    if (/Details loaded \(\d+\)/.test(await peer.reportOf(value))) sawChangeLinked += 1;
   }
   out.click = { ...stat(clickMs), bytes: clickBytes, reported_change: `${sawChange}/${N.click}` };
+  if (sawChangeLinked !== sawChange) out.click.reported_change += ` (file ${sawChangeLinked})`;
   const loadsAfter = await loadsOf(peer);
   if (loadsBefore !== null && loadsAfter !== null) out.click.page_saw_clicks = loadsAfter - loadsBefore;
+  if (peer instanceof OursPeer) {
+    // Chaperone's click answers with counts (added, removed, text changed); the words that changed
+    // come from a diff snapshot. The cost of learning what changed: the click, then one diff.
+    await peer.snapshot(); // the base the diffs compare with
+    const withDiff = [];
+    let diffShows = 0;
+    for (let i = 0; i < N.click; i++) {
+      const { value, ms } = await timed(async () => {
+        await peer.click(loadRef);
+        return peer.snapshot({ diff: true });
+      });
+      withDiff.push(ms);
+      if (/Details loaded \(\d+\)/.test(textOf(value))) diffShows += 1;
+    }
+    out.click_then_diff = { ...stat(withDiff), reported_change: `${diffShows}/${N.click}` };
+  }
   if (peer instanceof DevtoolsPeer) {
     const bare = [];
     for (let i = 0; i < N.click; i++) bare.push((await timed(() => peer.clickBare(loadRef))).ms);
@@ -423,6 +456,15 @@ async function measure(peer, sites) {
     if (i >= 5) tabsMs.push(ms);
   }
   out.tabs = stat(tabsMs);
+  if (peer instanceof OursPeer) {
+    // The part of the chain without the browser: SDK → relay → engine → back.
+    const pingMs = [];
+    for (let i = 0; i < 5 + N.tabs; i++) {
+      const { ms } = await timed(() => peer.agent.client.ping());
+      if (i >= 5) pingMs.push(ms);
+    }
+    out.ping = stat(pingMs);
+  }
 
   // f) memory, now that it has done the work
   out.rss_kib = await treeRss(peer.rssRoots());
@@ -456,13 +498,13 @@ async function reachability(peer, firstPage) {
     add(page);
   }
   const pagingMs = performance.now() - start;
-  // By query: the last order's controls, far below the fold.
-  const q = await peer.snapshot({ query: 'order 1479' });
+  // By query: the last order's control, far below the fold.
+  const q = await peer.snapshot({ query: 'Open order 1477' });
   const queryNames = H.refLines(textOf(q)).map((l) => l.name);
   return {
     expected_actionable: expected, distinct_refs: refs.size, distinct_names: names.size, pages,
     max_page_chars: maxChars, paging_ms: round(pagingMs, 1),
-    query_order_1479: queryNames.filter((n) => n.includes('1479')),
+    query_open_order_1477: queryNames,
   };
 }
 
@@ -614,14 +656,17 @@ console.log(`${'-'.repeat(44)} ${cols.map(() => '-'.repeat(16)).join(' ')}`);
 line('a) snapshot bytes (JSON, first page)', (s) => s.snapshot?.bytes);
 line('a) snapshot text chars', (s) => s.snapshot?.text_chars);
 line('a) snapshot ms, median', (s) => fmtMs(s.snapshot?.median));
-line('a) sees shadow / iframe / last order', (s) => s.snapshot && [s.snapshot.sees_shadow, s.snapshot.sees_iframe, s.snapshot.sees_last_order].map((b) => (b ? 'y' : 'n')).join('/'));
+line('a) 1st result: shadow / iframe / last order', (s) => s.snapshot && [s.snapshot.sees_shadow, s.snapshot.sees_iframe, s.snapshot.sees_last_order].map((b) => (b ? 'y' : 'n')).join('/'));
 line('b) click + settle ms, median', (s) => fmtMs(s.click?.median));
 line('b) click result bytes', (s) => s.click?.bytes);
 line('b) click result shows the change', (s) => s.click?.reported_change);
 line('   click without snapshot ms, median', (s) => fmtMs(s.click_without_snapshot?.median));
+line('   click + diff snapshot ms, median', (s) => fmtMs(s.click_then_diff?.median));
+line('   that diff shows the change', (s) => s.click_then_diff?.reported_change);
 line('c) fill ms, median', (s) => fmtMs(s.fill?.median));
 line('d) tab list ms, median', (s) => fmtMs(s.tabs?.median));
 line('d) tab list ms, p99', (s) => fmtMs(s.tabs?.p99));
+line('   MCP ping ms, median (no browser)', (s) => fmtMs(s.ping?.median));
 line('e) tools/list bytes', (s) => s.tools_list_bytes);
 line('e) tools', (s) => s.tools);
 line('f) connect ms (spawn + initialize)', (s) => fmtMs(s.connect_ms));
@@ -634,7 +679,7 @@ if (S.ours?.cdp_session_same_browser_ms) {
 if (S.ours?.reach) {
   const r = S.ours.reach;
   console.log(`Chaperone reach on mcp-large.html: ${r.distinct_refs} distinct refs (${r.distinct_names} names) over ${r.pages} page(s) of ≤ ${r.max_page_chars} chars, `
-    + `expected ${r.expected_actionable} actionable; query "order 1479" → ${JSON.stringify(r.query_order_1479)}`);
+    + `expected ${r.expected_actionable} actionable; query "Open order 1477" → ${JSON.stringify(r.query_open_order_1477)}`);
 }
 if (S.ours) console.log(`Chaperone chain: ${results.chain}; RSS = engine + relay (the browser is the person's own)`);
 for (const [name, why] of Object.entries(results.skipped)) console.log(`${head[name] ?? name}: skipped: ${why}`);

@@ -1,12 +1,14 @@
 #!/bin/sh
 # run-bench.sh: build and run the core benchmark, measure the real app's memory after start, then
 # run the extension benchmark (bench/extension-bench.mjs: real Chromium, the real extension and the
-# core engine, against Playwright and raw CDP) when Chromium, node and playwright-core are here.
+# core engine, against Playwright and raw CDP) when Chromium, node and playwright-core are here, and
+# the agent-interface benchmark (bench/mcp-bench.mjs: chaperone-mcp beside Playwright MCP and
+# Chrome DevTools MCP, installed into bench/peers when missing).
 #
 # Usage: bench/run-bench.sh [build-dir] [chaperone-bench options…]
 #   build-dir   an existing meson build directory (default: build); set up if it does not exist
 #   options     passed on, e.g. --quick, --round-trips=20000 (see chaperone-bench --help);
-#               --quick (or -q) is passed to the extension benchmark too
+#               --quick (or -q) is passed to the extension and MCP benchmarks too
 #
 # The figures are for the machine as it is: close other work first, and compare runs made on
 # the same machine only.
@@ -194,5 +196,50 @@ else
   fi
 fi
 
+# --- The agent interface (MCP) beside Playwright MCP and Chrome DevTools MCP -------------------
+# bench/mcp-bench.mjs: the same SDK client drives chaperone-mcp (relay → the core engine → the
+# extension) and two other browser MCP servers on the same pages. The peers are installed for the
+# bench alone, into bench/peers (package.json and lock committed, node_modules not).
+
+mcp_status=0
+mcp_skip=""
+if ! command -v node >/dev/null 2>&1; then
+  mcp_skip="node is not installed (Debian: nodejs)"
+elif [ ! -x "$chromium" ]; then
+  mcp_skip="no Chromium at $chromium (Debian: chromium)"
+elif ! (cd "$src" && node -e "require.resolve('@modelcontextprotocol/sdk/client/index.js')") >/dev/null 2>&1; then
+  mcp_skip="@modelcontextprotocol/sdk is not installed (npm ci)"
+fi
+
+echo
+if [ -n "$mcp_skip" ]; then
+  echo "mcp bench: skipped: $mcp_skip"
+  echo "{\"mcp_bench\":null,\"skipped\":\"$mcp_skip\"}"
+else
+  peers="$src/bench/peers"
+  if [ ! -d "$peers/node_modules/@playwright/mcp" ] || [ ! -d "$peers/node_modules/chrome-devtools-mcp" ]; then
+    if command -v npm >/dev/null 2>&1; then
+      echo "run-bench: installing the MCP peers into bench/peers (npm ci)"
+      # A peer the registry cannot give is reported by mcp-bench and skipped; the rest still run.
+      npm ci --prefix "$peers" --no-audit --no-fund >/dev/null 2>&1 ||
+        npm install --prefix "$peers" --no-audit --no-fund ||
+        echo "mcp bench: could not install the peers (npm said no; see above); measuring what is here"
+    else
+      echo "mcp bench: npm is not installed: the peers are skipped"
+    fi
+  fi
+  mcp_args="$ext_args"
+  ninja -C "$build" tests/chaperone-test-engine src/relay/chaperone-mcp || true
+  engine="$build/tests/chaperone-test-engine"
+  if [ -f "$engine" ] && grep -q -e __asan_init -e __tsan_init -e __msan_init "$engine"; then
+    echo "mcp bench: Chaperone not measured: $engine is built with a sanitizer (the peers still are)"
+    mcp_args="$mcp_args --only=playwright,devtools"
+  fi
+  echo "run-bench: running bench/mcp-bench.mjs (a few minutes; --quick: about two)"
+  CHAPERONE_TEST_ENGINE="$engine" CHAPERONE_MCP="$build/src/relay/chaperone-mcp" CHAPERONE_CHROMIUM="$chromium" \
+    node "$src/bench/mcp-bench.mjs" $mcp_args --json="$build/bench/mcp-bench.json" || mcp_status=$?
+fi
+
 [ "$rss_status" -ne 0 ] && exit "$rss_status"
-exit "$ext_status"
+[ "$ext_status" -ne 0 ] && exit "$ext_status"
+exit "$mcp_status"

@@ -8,8 +8,9 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 
 export const RELAY = process.env.CHAPERONE_MCP ? resolve(process.env.CHAPERONE_MCP) : null;
 
@@ -71,20 +72,20 @@ export async function connectAgent({ name = 'mcp-e2e', version = '1.0.0', runtim
   const transport = new StdioClientTransport({
     command, args, env: relayEnv(overrides), stderr: 'pipe', ...(cwd ? { cwd } : {}),
   });
-  const errLines = [];
+  const errChunks = [];   // the server's stderr, the last 200 chunks
   transport.stderr?.on('data', (d) => {
-    errLines.push(d.toString());
-    if (errLines.length > 200) errLines.splice(0, errLines.length - 200);
+    errChunks.push(d.toString());
+    if (errChunks.length > 200) errChunks.splice(0, errChunks.length - 200);
   });
   const client = new Client({ name, version }, { capabilities: {} });
   const agent = {
     client,
     transport,
     name,
-    stderr: () => errLines.join(''),
+    stderr: () => errChunks.join(''),
     get pid() { return transport.pid; },
     /** tools/call; the result as the SDK returns it (validated against the tool's outputSchema). */
-    call: (tool, args = {}, options = {}) => client.callTool({ name: tool, arguments: args },
+    call: (tool, toolArgs = {}, options = {}) => client.callTool({ name: tool, arguments: toolArgs },
       undefined, { timeout: 30000, ...options }),
     async close() {
       await client.close().catch(() => {});
@@ -108,6 +109,52 @@ export async function connectAgent({ name = 'mcp-e2e', version = '1.0.0', runtim
   // tools/list once, so the SDK knows each tool's outputSchema and validates every result.
   await client.listTools();
   return agent;
+}
+
+// ---- tool schemas ------------------------------------------------------------------------------
+
+/**
+ * What is wrong with the tools' schemas, as readable lines (empty when nothing): every tool must
+ * have an inputSchema, and each inputSchema/outputSchema it has must be a JSON Schema object
+ * (type "object") that Ajv — the validator the SDK itself uses — accepts against its meta-schema
+ * (draft 2020-12 when it says so, else draft-07) and compiles. `requireOutput` names tools that
+ * must declare an outputSchema.
+ */
+export async function schemaProblems(tools, { requireOutput = [] } = {}) {
+  const { default: Ajv } = await import('ajv');
+  const { default: Ajv2020 } = await import('ajv/dist/2020.js');
+  const problems = [];
+  for (const tool of tools) {
+    if (requireOutput.includes(tool.name) && !tool.outputSchema) problems.push(`${tool.name}: no outputSchema`);
+    for (const kind of ['inputSchema', 'outputSchema']) {
+      const schema = tool[kind];
+      if (schema === undefined) {
+        if (kind === 'inputSchema') problems.push(`${tool.name}: no inputSchema`);
+        continue;
+      }
+      if (!schema || typeof schema !== 'object' || Array.isArray(schema)) {
+        problems.push(`${tool.name}.${kind}: not an object`);
+        continue;
+      }
+      if (schema.type !== 'object') problems.push(`${tool.name}.${kind}: type is ${JSON.stringify(schema.type)}, not "object"`);
+      const draft2020 = /2020-12/.test(schema.$schema ?? '');
+      if (schema.$schema && !draft2020 && !/draft-07/.test(schema.$schema)) {
+        problems.push(`${tool.name}.${kind}: unknown $schema ${schema.$schema}`);
+        continue;
+      }
+      const ajv = draft2020 ? new Ajv2020({ strict: false }) : new Ajv({ strict: false });
+      if (!ajv.validateSchema(schema)) {
+        problems.push(`${tool.name}.${kind}: not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`);
+        continue;
+      }
+      try {
+        ajv.compile(schema);
+      } catch (err) {
+        problems.push(`${tool.name}.${kind}: does not compile: ${err.message}`);
+      }
+    }
+  }
+  return problems;
 }
 
 // ---- reading results ---------------------------------------------------------------------------
@@ -138,9 +185,10 @@ export function ok(result, what = 'the call') {
  */
 export function untrustedSpans(text) {
   const spans = [];
-  const tag = /<([A-Za-z][\w:-]*untrusted[\w:-]*)\b[^>]*>/gi;
+  const tag = /<([A-Za-z][\w:-]*)(?:\s[^>]*)?>/g;
   let m;
   while ((m = tag.exec(text))) {
+    if (!/untrusted/i.test(m[1])) continue;
     const close = text.indexOf(`</${m[1]}>`, m.index + m[0].length);
     if (close < 0) break;
     spans.push({ start: m.index, end: close + m[1].length + 3, body: text.slice(m.index + m[0].length, close) });
@@ -282,6 +330,45 @@ export async function startPrivateBus({ serviceDir, timeoutMs = 10000 } = {}) {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+// ---- the app's pages, as a person switches them ------------------------------------------------
+
+// The window's page switcher (AdwViewSwitcher) exposes each page as a "page tab" with a click
+// action — not a button, so atspi-driver.py's `press` does not find it. A button on a page that is
+// not shown takes no action when pressed (GTK ignores it), so a test shows the page first.
+const PAGE_SCRIPT = `
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("driver", sys.argv[1])
+driver = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(driver)
+Atspi = driver.Atspi
+for window in driver.windows():
+    for node in driver.walk(window):
+        try:
+            if node.get_role() == Atspi.Role.PAGE_TAB and node.get_name() == sys.argv[2]:
+                action = node.get_action_iface()
+                if action is not None and action.do_action(0):
+                    sys.exit(0)
+        except Exception:
+            continue
+sys.exit(1)
+`;
+
+/** Shows the app's page named `name` ("Needs You", "Browsers", "Grants", "Agents", "Activity"). */
+export async function showPage(name, { timeoutMs = 15000 } = {}) {
+  const { run } = await import('./app-harness.mjs');
+  const driver = join(dirname(fileURLToPath(import.meta.url)), 'atspi-driver.py');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await run('/usr/bin/python3', ['-c', PAGE_SCRIPT, driver, name], { timeout: 30000 });
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`no page tab named ${name}: ${err.message}`);
+      await sleep(300);
+    }
+  }
 }
 
 // ---- processes ---------------------------------------------------------------------------------

@@ -1,0 +1,473 @@
+// The agent interface end to end: the official MCP TypeScript SDK (a client no one here wrote)
+// launches the real relay, chaperone-mcp, which reaches the real app under Xvfb; the real extension
+// in real Chromium is paired with it (Pair pressed in the app through AT-SPI) and tabs are granted
+// in its popup, as a person does. One app and one browser serve every test here, in order; the
+// person's presses (Done, Cancel Task, Resume All, Stop All, Pause, Resume) go through the
+// accessibility tree. The last test pairs a second browser and then closes it.
+
+import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
+import { after, before, test } from 'node:test';
+
+import { startFixtureServer } from '../fixtures/serve.mjs';
+import { atspi, display, startApp, whyNot } from './app-harness.mjs';
+import { Browser, browserWhyNot, until } from './browser-harness.mjs';
+import * as H from './mcp-harness.mjs';
+
+const skip = whyNot() ?? browserWhyNot() ?? H.mcpWhyNot() ?? false;
+if (skip) console.log(`# skipped: ${skip}`);
+
+// GTK 4.8's AT-SPI code sometimes crashes the app while a test walks the accessibility tree right
+// after a page switch (docs/architecture.md). That crash, and only that one, earns a test one more
+// run on a restarted app (same data and port: the browser reconnects and its grants come back),
+// said loudly in the log.
+const GTK_ATSPI_CRASH = "g_variant_is_object_path: assertion 'string != NULL' failed";
+// The window turns to another page when something arrives; walking the tree during that switch is
+// what meets the crash, so every walk after such an event waits this long first.
+const SETTLE_MS = 1500;
+const MAX_CHARS = 8000;
+
+const W = { browsers: [] };   // the world every test shares
+
+const call = (tool, args = {}, options) => W.agent.call(tool, args, options);
+const sleep = H.sleep;
+
+async function pairInApp(browser, popup) {
+  const code = await browser.startPairing(popup);
+  assert.equal(await atspi('wait-label', display(code)), display(code), 'the app shows the popup\'s code');
+  await atspi('press', 'Pair');
+  await browser.waitForState('connected');
+}
+
+/** Tab refs of the granted tabs, by page path: {large, compose}. */
+async function readTabs(agent = W.agent) {
+  const r = H.ok(await agent.call('browser_tabs'), 'browser_tabs');
+  const tabs = r.structuredContent?.tabs ?? [];
+  const find = (path) => tabs.find((t) => (t.url ?? '').startsWith(`${W.sites.originA}${path}`));
+  return { result: r, tabs, large: find('/mcp-large.html'), compose: find('/mcp-compose.html') };
+}
+
+async function connectOne() {
+  W.agent = await H.connectAgent({ name: 'mcp-e2e-one', runtimeDir: W.app.runtimeDir });
+}
+
+before(async () => {
+  if (skip) return;
+  W.sites = await startFixtureServer();
+  W.app = await startApp();
+  const a = await Browser.launch();
+  W.browsers.push(a);
+  W.a = a;
+  await a.setPort(W.app.port);
+  W.large = await a.ctx.newPage();
+  await W.large.goto(`${W.sites.originA}/mcp-large.html`);
+  W.compose = await a.ctx.newPage();
+  await W.compose.goto(`${W.sites.originA}/mcp-compose.html`);
+  W.ungranted = await a.ctx.newPage();
+  await W.ungranted.goto(`${W.sites.originA}/handoff.html`);
+  const popup = await a.popup(W.large);
+  await pairInApp(a, popup);
+  // Control (click, type, hand over to the person) on two tabs, and the large page's iframe.
+  const largeTabId = await a.tabIdOf(W.large);
+  const frames = await a.popupFrames(popup, W.large);
+  await a.grant(popup, {
+    pages: [W.large, W.compose], preset: 'control', extras: ['browser.tab.navigate'], label: 'MCP e2e',
+    frames: { [largeTabId]: frames.map((f) => f.frameId) },
+  });
+  await popup.close();
+  await W.compose.bringToFront();
+  await connectOne();
+  const { large, compose } = await until(async () => {
+    const t = await readTabs();
+    return t.large && t.compose ? t : null;
+  }, 15000);
+  W.tabs = { large: large.tab, compose: compose.tab };
+}, { timeout: 120000 });
+
+after(async () => {
+  await W.agent?.close();
+  await W.other?.close();
+  for (const b of W.browsers) await b.close();
+  await W.app?.stop();
+  if (W.app) await rm(W.app.home, { recursive: true, force: true }); // a restarted app keeps it
+  await W.sites?.close();
+});
+
+/** A test on the shared world, with the one retry the GTK AT-SPI crash earns. */
+function scenario(name, fn, { timeout = 90000, todo } = {}) {
+  test(name, { skip, timeout, ...(todo ? { todo } : {}) }, async () => {
+    try {
+      await fn();
+    } catch (err) {
+      const dead = W.app && !W.app.alive();
+      const crashed = dead && W.app.log.some((l) => l.includes(GTK_ATSPI_CRASH));
+      if (!crashed) {
+        console.log(W.app?.log.slice(-60).join('\n'));
+        if (W.agent) console.log(W.agent.stderr().slice(-2000));
+        // An app that died of anything else fails this test; the next ones get a fresh start.
+        if (dead) {
+          console.log('# the app died during this test; restarting it for the next ones');
+          await restartApp().catch((e) => console.log(`# could not restart the app: ${e.message}`));
+        }
+        throw err;
+      }
+      console.log('# the app hit the GTK 4.8 AT-SPI crash (see docs/architecture.md); restarting it and running this test again');
+      await restartApp();
+      await fn();
+    }
+  });
+}
+
+async function restartApp() {
+  await W.agent?.close();
+  await W.app.stopKeepingData();
+  W.app = await startApp({ home: W.app.home, port: W.app.port });
+  for (const b of W.browsers) await b.waitForState('connected', { timeoutMs: 45000 }).catch(() => {});
+  await connectOne();
+  const { large, compose } = await until(async () => {
+    const t = await readTabs().catch(() => ({}));
+    return t.large && t.compose ? t : null;
+  }, 20000);
+  W.tabs = { large: large.tab, compose: compose.tab };
+}
+
+/** Presses the first of `names` that the app shows. */
+async function pressFirst(names, { timeoutMs = 15000 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const shown = (await atspi('buttons')).split('\n');
+    const name = names.find((n) => (typeof n === 'function' ? shown.find(n) : shown.includes(n)));
+    if (name) {
+      await atspi('press', typeof name === 'function' ? shown.find(name) : name);
+      return;
+    }
+    if (Date.now() > deadline) throw new Error(`none of the buttons ${names} among: ${shown.join(', ')}`);
+    await sleep(300);
+  }
+}
+
+const refOf = (result, name) => H.nodesOf(result).find((n) => n.name === name)?.ref
+  ?? H.refLines(H.textOf(result)).find((l) => l.name === name)?.ref;
+
+// ---- tools/list ------------------------------------------------------------------------------------
+
+scenario('tools/list: each tool has JSON Schema input and output schemas, and none approves anything', async () => {
+  const { tools } = await W.agent.client.listTools();
+  const names = tools.map((t) => t.name);
+  for (const name of H.CORE_TOOLS) assert.ok(names.includes(name), `${name} among ${names}`);
+  assert.deepEqual(await H.schemaProblems(tools, { requireOutput: H.CORE_TOOLS }), []);
+  // DESIGN §7: there is no tool that approves, resumes, pairs or grants.
+  assert.deepEqual(names.filter((n) => /approve|resume|pair|grant|unpause|unstop/i.test(n)), []);
+});
+
+// ---- browser_tabs ------------------------------------------------------------------------------------
+
+scenario('browser_tabs: the granted tabs and only those, each named by its browser', async () => {
+  const { result, tabs, large, compose } = await readTabs();
+  assert.ok(large && compose, `both granted tabs listed: ${JSON.stringify(tabs)}`);
+  for (const t of [large, compose]) {
+    assert.match(t.tab, /^b\d+:\d+$/, 'a tab ref names browser and tab');
+    assert.ok(H.textOf(result).includes(t.tab), 'the text names the tab too');
+  }
+  assert.equal(large.tab.split(':')[0], compose.tab.split(':')[0], 'one browser');
+  assert.equal(tabs.some((t) => (t.url ?? '').includes('/handoff.html')), false, 'an ungranted tab is not listed');
+  assert.equal(large.title, 'MCP large fixture');
+});
+
+// ---- browser_snapshot ----------------------------------------------------------------------------------
+
+scenario('browser_snapshot of the compose page: one line per control with its ref, page text wrapped as untrusted', async () => {
+  const r = H.ok(await call('browser_snapshot', { tab: W.tabs.compose }), 'snapshot');
+  const text = H.textOf(r);
+  assert.ok(text.length <= MAX_CHARS, `${text.length} chars`);
+  const lines = H.refLines(text);
+  for (const name of ['Search mail', 'Email', 'Password', 'Subject', 'Message', 'Save draft']) {
+    assert.equal(lines.filter((l) => l.name === name).length, 1, `one line for "${name}" in:\n${text}`);
+  }
+  assert.equal(lines.find((l) => l.name === 'Save draft').role, 'button');
+  assert.equal(new Set(lines.map((l) => l.ref)).size, lines.length, 'refs are distinct');
+  for (const node of H.nodesOf(r)) {
+    if (node.ref) assert.ok(text.includes(`[${node.ref}]`), `structured node ${node.ref} has its line`);
+  }
+  assert.ok(H.untrustedSpans(text).length > 0, `an untrusted wrapper in:\n${text}`);
+  for (const pageText of ['Save draft', 'Search mail', 'Draft', 'No draft yet']) {
+    if (text.includes(pageText)) assert.ok(H.onlyInsideUntrusted(text, pageText), `"${pageText}" only inside the wrapper`);
+  }
+});
+
+scenario('browser_snapshot of the 10,000-element page: bounded pages, and every actionable element reachable by page and by query', async () => {
+  // Every actionable element's name, as the page knows it (light DOM and the open shadow root).
+  const expected = await W.large.evaluate(() => {
+    const pick = (root) => [...root.querySelectorAll('button, a[href], input, select, textarea')]
+      .map((el) => el.getAttribute('aria-label') || el.textContent.trim() || el.closest('label')?.textContent.trim());
+    const names = [...pick(document), ...pick(document.getElementById('widget').shadowRoot)];
+    return names.map((n) => (n === 'Search orders' ? n : n.replace(/\s+/g, ' ')));
+  });
+  assert.equal(expected.length, await W.large.evaluate(() => window.__mcpLarge.actionable));
+
+  const first = H.ok(await call('browser_snapshot', { tab: W.tabs.large }), 'first page');
+  const names = new Set();
+  const refs = new Set();
+  let page = first;
+  let pages = 0;
+  for (;;) {
+    const text = H.textOf(page);
+    pages += 1;
+    assert.ok(text.length <= MAX_CHARS, `page ${pages}: ${text.length} chars`);
+    assert.ok(H.untrustedSpans(text).length > 0, `page ${pages} wraps page text as untrusted`);
+    for (const l of H.refLines(text)) { names.add(l.name); refs.add(l.ref); }
+    const next = H.nextPageOf(page);
+    if (next === null || next === undefined || pages >= 100) break;
+    page = H.ok(await call('browser_snapshot', { tab: W.tabs.large, page: next }), `page ${next}`);
+  }
+  assert.ok(pages > 1, 'the first page says there is more');
+  const missing = expected.filter((n) => !names.has(n));
+  assert.deepEqual(missing.slice(0, 20), [], `${missing.length} of ${expected.length} actionable elements unreachable over ${pages} pages`);
+  assert.ok(refs.size >= expected.length, `${refs.size} distinct refs`);
+
+  // A query finds one far below the fold, on one small page.
+  const last = expected.filter((n) => n.startsWith('Carrier for order')).at(-1);
+  const q = H.ok(await call('browser_snapshot', { tab: W.tabs.large, query: last }), 'query');
+  const qLines = H.refLines(H.textOf(q));
+  assert.ok(qLines.some((l) => l.name === last), H.textOf(q));
+  assert.ok(qLines.length <= 5, `the query keeps few lines (${qLines.length})`);
+
+  // The same-origin iframe is its own frame.
+  const frames = first.structuredContent?.frames ?? [];
+  const child = frames.find((f) => (f.url ?? '').includes('/mcp-large-frame.html'));
+  assert.ok(child, `the iframe is listed: ${JSON.stringify(frames)}`);
+  const frameArg = child.frame ?? child.frameId ?? child.id;
+  const inFrame = H.ok(await call('browser_snapshot', { tab: W.tabs.large, frame: frameArg }), 'frame snapshot');
+  const frameNames = H.refLines(H.textOf(inFrame)).map((l) => l.name);
+  for (const n of ['Add note', 'Notes help', 'Note priority']) assert.ok(frameNames.includes(n), `${n} in ${frameNames}`);
+  assert.ok(!frameNames.includes('Load details'), 'only the frame');
+}, { timeout: 120000 });
+
+// ---- browser_act -------------------------------------------------------------------------------------
+
+/** The text of this agent's diff snapshot of `tab`, once it shows `pattern` (the page may still be changing). */
+async function diffShows(tab, pattern, timeoutMs = 5000) {
+  let last = '';
+  try {
+    return await until(async () => {
+      last = H.textOf(H.ok(await call('browser_snapshot', { tab, diff: true }), 'diff'));
+      return pattern.test(last) ? last : null;
+    }, timeoutMs);
+  } catch {
+    throw new Error(`no ${pattern} in a diff snapshot; last:\n${last}`);
+  }
+}
+
+scenario('browser_act click: the page changes (a fetch, then new text 50 ms later), and the result and a diff say what changed', async () => {
+  await W.large.bringToFront();
+  const snap = H.ok(await call('browser_snapshot', { tab: W.tabs.large, query: 'Load details' }));
+  const ref = refOf(snap, 'Load details');
+  assert.ok(ref, H.textOf(snap));
+  const before = await W.large.evaluate(() => window.__detailsLoads ?? 0);
+  const r = H.ok(await call('browser_act', { tab: W.tabs.large, ref, action: 'click' }), 'click');
+  const changes = r.structuredContent?.changes;
+  assert.ok(changes && typeof changes === 'object', `changes reported: ${JSON.stringify(r.structuredContent)}`);
+  assert.equal(changes.textChanged, true, JSON.stringify(changes));
+  assert.equal(r.structuredContent.ok, true);
+  await until(async () => (await W.large.evaluate(() => window.__detailsLoads ?? 0)) === before + 1, 5000);
+  // What changed is measurable: a diff snapshot names it, inside the untrusted wrapper.
+  const diff = await diffShows(W.tabs.large, new RegExp(`Details loaded \\(${before + 1}\\)`));
+  assert.ok(H.onlyInsideUntrusted(diff, 'Details loaded'), diff);
+});
+
+scenario('browser_act fill: the field takes the value as typing would, a secret never comes back, and Save draft reports', async () => {
+  await W.compose.bringToFront();
+  const snap = H.ok(await call('browser_snapshot', { tab: W.tabs.compose }));
+  const events = await W.compose.evaluate(() => window.__inputEvents);
+  const r = H.ok(await call('browser_act', { tab: W.tabs.compose, ref: refOf(snap, 'Subject'), action: 'fill', value: 'Quarterly report' }), 'fill');
+  assert.equal(await W.compose.inputValue('#subject'), 'Quarterly report');
+  assert.ok(await W.compose.evaluate(() => window.__inputEvents) > events, 'the page saw input events');
+  assert.ok(r.structuredContent?.changes && typeof r.structuredContent.changes === 'object', JSON.stringify(r.structuredContent));
+
+  const secret = 'hunter2-e2e-secret';
+  const pw = await call('browser_act', { tab: W.tabs.compose, ref: refOf(snap, 'Password'), action: 'fill', value: secret });
+  assert.ok(!JSON.stringify(pw).includes(secret), 'the result never echoes a secret');
+  const again = await call('browser_snapshot', { tab: W.tabs.compose });
+  assert.ok(!JSON.stringify(again).includes(secret), 'nor does a snapshot');
+
+  H.ok(await call('browser_act', { tab: W.tabs.compose, ref: refOf(snap, 'Save draft'), action: 'click' }), 'Save draft');
+  await diffShows(W.tabs.compose, /Draft saved \(\d+\)/);
+});
+
+// The settle the design asks for: an act answers once the page's own work that it set off is
+// done (events: network, timers, mutations), so `changes` counts it and the agent never sees a
+// half-updated page. Known not to hold yet (see the todo): the answer comes after one frame.
+scenario('browser_act answers only once the page settled: a fetch + 50 ms, a 30 ms timer', async () => {
+  await W.large.bringToFront();
+  const snap = H.ok(await call('browser_snapshot', { tab: W.tabs.large, query: 'Load details' }));
+  const before = await W.large.evaluate(() => window.__detailsLoads ?? 0);
+  const r = H.ok(await call('browser_act', { tab: W.tabs.large, ref: refOf(snap, 'Load details'), action: 'click' }));
+  assert.equal(await W.large.evaluate(() => window.__detailsLoads ?? 0), before + 1,
+               'the fetch and its text change were done when browser_act answered');
+  assert.ok(r.structuredContent.changes.added >= 2, `the two new list items are counted: ${JSON.stringify(r.structuredContent.changes)}`);
+
+  await W.compose.bringToFront();
+  const form = H.ok(await call('browser_snapshot', { tab: W.tabs.compose }));
+  const saves = await W.compose.evaluate(() => window.__draftSaves ?? 0);
+  H.ok(await call('browser_act', { tab: W.tabs.compose, ref: refOf(form, 'Save draft'), action: 'click' }));
+  assert.equal(await W.compose.evaluate(() => window.__draftSaves ?? 0), saves + 1, 'the 30 ms timer had run');
+}, { todo: 'the page agent settles after one animation frame, not after the page\'s own async work' });
+
+scenario('browser_navigate stays on the granted origin, and an old ref is stale, never another element', async () => {
+  const snap = H.ok(await call('browser_snapshot', { tab: W.tabs.compose }));
+  const oldRef = refOf(snap, 'Save draft');
+  const saves = await W.compose.evaluate(() => window.__draftSaves ?? 0);
+  H.ok(await call('browser_navigate', { tab: W.tabs.compose, url: `${W.sites.originA}/mcp-compose.html?again=1` }), 'same origin');
+  await until(async () => W.compose.url().includes('again=1'), 10000);
+  const stale = await call('browser_act', { tab: W.tabs.compose, ref: oldRef, action: 'click' });
+  assert.match(String(H.errorCode(stale)), /^stale_/, JSON.stringify(stale.structuredContent));
+  assert.equal(await W.compose.evaluate(() => window.__draftSaves ?? 0), 0, `nothing was clicked (${saves} before the navigation)`);
+  const away = await call('browser_navigate', { tab: W.tabs.compose, url: `${W.sites.originB}/mcp-compose.html` });
+  assert.ok(away.isError, 'another origin is refused');
+  assert.ok(W.compose.url().startsWith(W.sites.originA));
+});
+
+// ---- bad arguments ----------------------------------------------------------------------------------
+
+scenario('bad arguments are JSON-RPC invalid params (-32602), and the session goes on', async () => {
+  const invalid = (e) => e instanceof H.SDK.McpError && e.code === H.SDK.ErrorCode.InvalidParams;
+  await assert.rejects(call('browser_snapshot', {}), invalid, 'no tab');
+  await assert.rejects(call('browser_act', { tab: W.tabs.compose, ref: 'e1', action: 'explode' }), invalid, 'no such action');
+  await assert.rejects(call('browser_wait', { id: 42 }), invalid, 'id of the wrong type');
+  await assert.rejects(call('browser_fly', {}), (e) => e instanceof H.SDK.McpError
+    && [H.SDK.ErrorCode.InvalidParams, H.SDK.ErrorCode.MethodNotFound].includes(e.code), 'no such tool');
+  // A well-formed call to a tab that is not granted is a tool error with a code, not a protocol one.
+  const r = await call('browser_snapshot', { tab: 'b999:1' });
+  assert.ok(r.isError && typeof H.errorCode(r) === 'string', JSON.stringify(r));
+  H.ok(await call('browser_tabs'), 'the session still works');
+});
+
+// ---- handoffs: the person decides in the app ------------------------------------------------------
+
+scenario('browser_handoff → a card in Needs you → the person presses Done → browser_wait says done', async () => {
+  const message = `Sign in to the mail page for the e2e test ${Date.now() % 100000}`;
+  const r = H.ok(await call('browser_handoff', { tab: W.tabs.compose, reason: 'login', message }), 'handoff');
+  const { id, state } = r.structuredContent;
+  assert.equal(state, 'waiting');
+  assert.ok(id);
+  const pending = H.ok(await call('browser_wait', { id, timeoutMs: 200 }), 'short wait');
+  assert.equal(pending.structuredContent.state, 'waiting', 'still waiting after a short wait');
+  await sleep(SETTLE_MS); // the window turns to Needs you
+  await atspi('wait-label', message);
+  await atspi('press', 'Done');
+  const done = H.ok(await call('browser_wait', { id, timeoutMs: 15000 }), 'wait');
+  assert.equal(done.structuredContent.id, id);
+  assert.equal(done.structuredContent.state, 'done', JSON.stringify(done.structuredContent));
+});
+
+scenario('cancelling a browser_wait mid-call ends that call at once; the session goes on; Cancel Task in the app ends the handoff', async () => {
+  const message = `Scan the code for the e2e test ${Date.now() % 100000}`;
+  const { id } = H.ok(await call('browser_handoff', { tab: W.tabs.compose, reason: 'qr', message })).structuredContent;
+  const controller = new AbortController();
+  const started = Date.now();
+  const waiting = call('browser_wait', { id, timeoutMs: 60000 }, { signal: controller.signal });
+  setTimeout(() => controller.abort(new Error('the agent changed its mind')), 300);
+  await assert.rejects(waiting);
+  assert.ok(Date.now() - started < 5000, `the call ended ${Date.now() - started} ms after it began`);
+  H.ok(await call('browser_tabs'), 'the session still works');
+  const still = H.ok(await call('browser_wait', { id, timeoutMs: 100 }));
+  assert.equal(still.structuredContent.state, 'waiting', 'cancelling the wait does not cancel the handoff');
+  await sleep(SETTLE_MS);
+  await atspi('wait-label', message);
+  await atspi('press', 'Cancel Task');
+  const ended = H.ok(await call('browser_wait', { id, timeoutMs: 15000 }));
+  assert.match(ended.structuredContent.state, /^cancell?ed$/, JSON.stringify(ended.structuredContent));
+});
+
+// ---- stop, resume, pause ---------------------------------------------------------------------------
+
+const stopped = async (agent = W.agent) => H.errorCode(await agent.call('browser_snapshot', { tab: W.tabs.compose })) === 'stopped';
+const works = async (agent = W.agent) => !(await agent.call('browser_snapshot', { tab: W.tabs.compose })).isError;
+
+scenario('browser_stop stops every call until the person resumes in the app; Stop All in the app does the same', async () => {
+  H.ok(await call('browser_stop', { reason: 'e2e: the agent stops itself' }), 'browser_stop');
+  assert.ok(await stopped(), 'a call after browser_stop is refused as stopped');
+  await sleep(SETTLE_MS);
+  await pressFirst(['Resume All', (n) => n.startsWith('Resume ') && !n.includes('mcp-e2e')]);
+  await until(works, 15000);
+
+  await sleep(SETTLE_MS);
+  await atspi('press', 'Stop All');
+  await until(stopped, 15000);
+  await sleep(SETTLE_MS);
+  await pressFirst(['Resume All']);
+  await until(works, 15000);
+});
+
+scenario('pausing one agent in the Agents page leaves the other at work; Resume lets it act again', async () => {
+  W.other = await H.connectAgent({ name: 'mcp-e2e-two', socket: W.app.agentSocket });
+  H.ok(await W.other.call('browser_tabs'), 'the second agent works');
+  await sleep(SETTLE_MS);
+  await H.showPage('Agents'); // a button on a page not shown takes no press
+  await sleep(SETTLE_MS);
+  await pressFirst([(n) => n.startsWith('Pause ') && n.includes('mcp-e2e-one')]);
+  await until(async () => H.errorCode(await W.agent.call('browser_tabs')) === 'paused', 10000);
+  assert.equal(H.errorCode(await call('browser_snapshot', { tab: W.tabs.compose })), 'paused');
+  H.ok(await W.other.call('browser_snapshot', { tab: W.tabs.compose }), 'the other agent is not paused');
+  await sleep(SETTLE_MS);
+  await pressFirst([(n) => n.startsWith('Resume ') && n.includes('mcp-e2e-one')]);
+  await until(() => works(), 10000);
+  await W.other.close();
+  W.other = null;
+});
+
+// ---- two browsers --------------------------------------------------------------------------------
+
+scenario('two browsers paired at once: each tab names its browser and a call never falls back to the other', async () => {
+  const b = await Browser.launch();
+  W.browsers.push(b);
+  await b.setPort(W.app.port);
+  const pageB = await b.ctx.newPage();
+  await pageB.goto(`${W.sites.originB}/mcp-compose.html`);
+  const popupB = await b.popup(pageB);
+  await sleep(SETTLE_MS);
+  await pairInApp(b, popupB); // a second profile of the same extension: "Add as another profile" is the default
+  await b.grant(popupB, { pages: [pageB], preset: 'control', label: 'MCP e2e B' });
+  await popupB.close();
+
+  const listed = await until(async () => {
+    const r = await call('browser_tabs');
+    const tabs = r.structuredContent?.tabs ?? [];
+    const tb = tabs.find((t) => (t.url ?? '').startsWith(W.sites.originB));
+    return tb ? tabs : null;
+  }, 15000);
+  const tA = W.tabs.compose;
+  const tB = listed.find((t) => (t.url ?? '').startsWith(W.sites.originB)).tab;
+  const [bA, idA] = tA.split(':');
+  const [bB, idB] = tB.split(':');
+  assert.notEqual(bA, bB, `the two tabs name two browsers: ${tA}, ${tB}`);
+
+  // Each call lands in its own browser.
+  const snapB = H.ok(await call('browser_snapshot', { tab: tB }), 'B snapshot');
+  H.ok(await call('browser_act', { tab: tB, ref: refOf(snapB, 'Subject'), action: 'fill', value: 'typed in B' }), 'B fill');
+  assert.equal(await pageB.inputValue('#subject'), 'typed in B');
+  assert.notEqual(await W.compose.inputValue('#subject'), 'typed in B', 'nothing typed in A');
+  // A browser's tab number under the other browser's name is not that tab.
+  if (idA !== idB) {
+    assert.ok((await call('browser_snapshot', { tab: `${bB}:${idA}` })).isError, `${bB}:${idA} is not A's tab`);
+    assert.ok((await call('browser_snapshot', { tab: `${bA}:${idB}` })).isError, `${bA}:${idB} is not B's tab`);
+  }
+
+  // Browser B goes away: its tab is no longer listed, a call to it fails, and nothing is done in
+  // A instead.
+  const aSubject = await W.compose.inputValue('#subject');
+  await b.close();
+  W.browsers.splice(W.browsers.indexOf(b), 1);
+  await until(async () => {
+    const tabs = H.ok(await call('browser_tabs')).structuredContent?.tabs ?? [];
+    return !tabs.some((t) => t.tab === tB);
+  }, 10000);
+  const started = Date.now();
+  const fill = await call('browser_act', { tab: tB, ref: refOf(snapB, 'Subject'), action: 'fill', value: 'must not land in A' },
+                          { timeout: 60000 });
+  console.log(`# a call to the closed browser's tab failed after ${Date.now() - started} ms: ${H.errorCode(fill)}`);
+  assert.ok(fill.isError, 'a call to the closed browser fails');
+  assert.equal(typeof H.errorCode(fill), 'string');
+  assert.equal(await W.compose.inputValue('#subject'), aSubject, 'and did nothing in the other browser');
+  H.ok(await call('browser_snapshot', { tab: tA }), 'browser A still works');
+}, { timeout: 120000 });
