@@ -1312,6 +1312,44 @@ browser_event (ChpTestClient *client,
   "\"scopes\":[\"browser.tabs.read\",\"browser.dom.read\"," \
   "\"browser.dom.write\"],\"expiresAt\":%" G_GINT64_FORMAT "}]}"
 
+static gboolean
+device_offline (gpointer data)
+{
+  return !chp_device_get_online (data);
+}
+
+/* A browser that went away (closed, its worker asleep) answers `device_offline` at once: the
+ * agent is not left waiting for the resume window or its own timeout. */
+static void
+test_browser_offline (Env           *env,
+                      gconstpointer  data)
+{
+  g_autoptr(ChpTestClient) client = browser_connect (env);
+  g_autoptr(JsonObject) request = NULL;
+  g_autofree char *answer = g_strdup_printf (TABS_ANSWER, g_get_real_time () / 1000 + 600000);
+  ChpDevice *device = chp_device_list_lookup (chp_engine_get_devices (env->engine),
+                                              client->device_id);
+  Call call = { 0, };
+
+  call_start (env->tools, env->context, "browser_tabs", NULL, NULL, &call);
+  request = browser_request (client, "browser.tabs");
+  browser_answer (client, request, answer);
+  call_wait (&call);
+  g_assert_false (result_is_error (call.result));
+  g_clear_pointer (&call.result, json_node_unref);
+
+  soup_websocket_connection_close (client->ws, SOUP_WEBSOCKET_CLOSE_GOING_AWAY, NULL);
+  g_assert_true (chp_test_spin_until (device_offline, device, 5000));
+
+  /* Before, the call waited for the resume window until its 20 s timeout; call_wait gives 10. */
+  call_start (env->tools, env->context, "browser_snapshot", "{\"tab\":\"b1:7\"}", NULL, &call);
+  call_wait (&call);
+  g_assert_true (result_is_error (call.result));
+  g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "code"), ==,
+                   "device_offline");
+  g_clear_pointer (&call.result, json_node_unref);
+}
+
 static void
 test_browser_tools (Env           *env,
                     gconstpointer  data)
@@ -1691,6 +1729,8 @@ main (int    argc,
   g_test_add ("/chaperone/mcp-tools/engine/stopped", Env, NULL, env_setup, test_engine_stopped,
               env_teardown);
   g_test_add ("/chaperone/mcp-tools/engine/cancelled", Env, NULL, env_setup, test_engine_cancelled,
+              env_teardown);
+  g_test_add ("/chaperone/mcp-tools/browser/offline", Env, NULL, env_setup, test_browser_offline,
               env_teardown);
   g_test_add ("/chaperone/mcp-tools/browser/tools", Env, NULL, env_setup, test_browser_tools,
               env_teardown);

@@ -1077,6 +1077,7 @@ chp_engine_agent_call_async (ChpEngine           *self,
                              gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
+  ChpDevice *device;
   AgentCall *call;
 
   g_return_if_fail (CHP_IS_ENGINE (self));
@@ -1109,6 +1110,19 @@ chp_engine_agent_call_async (ChpEngine           *self,
     {
       g_task_return_new_error (task, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_DEVICE_OFFLINE,
                                "Chaperone is not running");
+      return;
+    }
+
+  /* The bridge keeps a detached session's calls for its resume window, which suits a service
+   * worker that restarts in a second; an agent is better told at once that the browser is
+   * away (closed, or asleep until its next wake-up) than left waiting for its timeout. */
+  device = device_id != NULL ? chp_device_list_lookup (self->devices, device_id) : NULL;
+  if (device != NULL && !chp_device_get_online (device))
+    {
+      chp_bridge_audit (self->bridge, "agent", method, "refused", device_id, 0, "device_offline");
+      g_task_return_new_error (task, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_DEVICE_OFFLINE,
+                               "This browser is not connected now; it reconnects by itself "
+                               "when it comes back");
       return;
     }
 
