@@ -631,6 +631,31 @@ spec_lookup (const char *name,
   return NULL;
 }
 
+/* What an agent pays for tools/list is paid in every conversation: output schemas keep their
+ * shape (clients validate structuredContent against it) but not their words, which the tool's
+ * description and the text result already carry. */
+static void
+strip_descriptions (JsonNode *node)
+{
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *object = json_node_get_object (node);
+      g_autoptr(GList) members = NULL;
+
+      json_object_remove_member (object, "description");
+      members = json_object_get_values (object);
+      for (GList *l = members; l != NULL; l = l->next)
+        strip_descriptions (l->data);
+    }
+  else if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *array = json_node_get_array (node);
+
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        strip_descriptions (json_array_get_element (array, i));
+    }
+}
+
 static JsonNode *
 tool_definition (const ToolSpec *spec,
                  JsonObject     *input)
@@ -644,8 +669,9 @@ tool_definition (const ToolSpec *spec,
   json_object_set_string_member (tool, "description", spec->description);
   json_object_set_object_member (tool, "inputSchema", json_object_ref (input));
   json_object_set_object_member (tool, "outputSchema", spec->output ());
+  strip_descriptions (json_object_get_member (tool, "outputSchema"));
 
-  json_object_set_string_member (annotations, "title", spec->title);
+  /* annotations.title would repeat the tool's own title, which clients prefer anyway. */
   json_object_set_boolean_member (annotations, "readOnlyHint", spec->read_only);
   json_object_set_boolean_member (annotations, "destructiveHint", spec->destructive);
   json_object_set_boolean_member (annotations, "idempotentHint", spec->idempotent);
