@@ -44,8 +44,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ "${1:-}" = "--test" ]; then
-  # The JS test tools (ws, playwright-core) from npm, pinned by package-lock.json.
-  if [ ! -d "$here/node_modules/ws" ] || [ ! -d "$here/node_modules/playwright-core" ] || [ "$here/package-lock.json" -nt "$here/node_modules" ]; then
+  # The JS test tools (ws, playwright-core, the MCP SDK as the agent) from npm, pinned by
+  # package-lock.json.
+  if [ ! -d "$here/node_modules/ws" ] || [ ! -d "$here/node_modules/playwright-core" ] ||
+     [ ! -d "$here/node_modules/@modelcontextprotocol/sdk" ] ||
+     [ "$here/package-lock.json" -nt "$here/node_modules" ]; then
     (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
   fi
 fi
