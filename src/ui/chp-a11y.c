@@ -46,3 +46,18 @@ chp_a11y_name_buttons (GtkWidget *widget)
        child = gtk_widget_get_next_sibling (child))
     chp_a11y_name_buttons (child);
 }
+
+/* GTK 4.8's GtkDropDown keeps its name to itself: the toggle button inside, which is what a
+ * screen reader lands on and what the person presses, is announced as "GtkToggleButton". */
+void
+chp_a11y_name_dropdown (GtkDropDown *dropdown,
+                        const char  *name)
+{
+  g_return_if_fail (GTK_IS_DROP_DOWN (dropdown));
+
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (dropdown));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_TOGGLE_BUTTON (child))
+      chp_a11y_set_name (child, name);
+}

@@ -8,5 +8,7 @@ G_BEGIN_DECLS
 void chp_a11y_set_name     (GtkWidget  *widget,
                             const char *name);
 void chp_a11y_name_buttons (GtkWidget  *widget);
+void chp_a11y_name_dropdown (GtkDropDown *dropdown,
+                             const char  *name);
 
 G_END_DECLS

@@ -525,6 +525,10 @@ chp_activity_page_init (ChpActivityPage *self)
   self->browser_ids = g_ptr_array_new_with_free_func (g_free);
   gtk_widget_init_template (GTK_WIDGET (self));
   chp_a11y_name_buttons (self->clear_button);
+  /* The same words as the .ui gives the drop-downs themselves. */
+  chp_a11y_name_dropdown (self->category_dropdown, _("Category"));
+  chp_a11y_name_dropdown (self->outcome_dropdown, _("Outcome"));
+  chp_a11y_name_dropdown (self->browser_dropdown, _("Browser"));
 
   for (guint i = 0; i < G_N_ELEMENTS (categories); i++)
     category_words_list[i] = categories[i].words;
