@@ -1,5 +1,6 @@
 #!/bin/sh
-# run-bench.sh: build and run the core benchmark, measure the real app's memory after start, then
+# run-bench.sh: build and run the core benchmark, time the real app's start and measure its memory with
+# the window open and closed (bench/app-bench.py), then
 # run the extension benchmark (bench/extension-bench.mjs: real Chromium, the real extension and the
 # core engine, against Playwright and raw CDP) when Chromium, node and playwright-core are here, and
 # the agent-interface benchmark (bench/mcp-bench.mjs: chaperone-mcp beside Playwright MCP and
@@ -40,115 +41,26 @@ for arg in "$@"; do
   esac
 done
 
-# --- The real app's RSS after start --------------------------------------------------------
-# In a subshell: its exits and its clean-up (which stops the app) end only this part.
+# --- The real app: start to listening, idle memory with the window open and closed -------------
+# bench/app-bench.py: its own Xvfb and a private session bus per run; skips a sanitizer build.
 
-measure_app_rss () (
-set -eu
+rss_status=0
 app=""
 for candidate in "$build/src/ui/chaperone" "$src"/build*/src/ui/chaperone; do
-  [ -x "$candidate" ] || continue
-  # A sanitizer build's memory says nothing about the app's.
-  if grep -q -e __asan_init -e __tsan_init -e __msan_init "$candidate"; then
-    echo "run-bench: not measuring $candidate: built with a sanitizer"
-    continue
-  fi
-  app=$candidate
-  break
+  [ -x "$candidate" ] && { app=$candidate; break; }
 done
-
-if [ -z "$app" ]; then
-  echo
-  echo "app RSS: skipped: no build*/src/ui/chaperone (configure with -Dui=true and build it)"
-  echo '{"app_rss_kib":null,"skipped":"no build*/src/ui/chaperone"}'
-  exit 0
-fi
-if ! command -v xvfb-run >/dev/null 2>&1; then
-  echo
-  echo "app RSS: skipped: xvfb-run is not installed (Debian: xvfb xauth)"
-  echo '{"app_rss_kib":null,"skipped":"no xvfb-run"}'
-  exit 0
-fi
-
-app_build=$(cd "$(dirname "$app")/../.." && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/chp-bench-app-XXXXXX")
-group=""
-pid=""
-
-cleanup () {
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-    kill "$pid" 2>/dev/null || true
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.2
-    done
-    kill -9 "$pid" 2>/dev/null || true
-  fi
-  # xvfb-run stops its Xvfb when the app exits; give it a moment, then end the process group
-  # this script started with setsid, by its id, in case something is left.
-  if [ -n "$group" ]; then
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
-      kill -0 "$group" 2>/dev/null || break
-      sleep 0.2
-    done
-    kill -- "-$group" 2>/dev/null || true
-    wait "$group" 2>/dev/null || true
-  fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-
-# The app refuses a data directory other users can read; the runtime directory must be 0700 too.
-mkdir -m 700 "$tmp/data" "$tmp/run"
-mkdir -p "$tmp/config" "$tmp/cache" "$tmp/share"
-
-# The app's own pid, not xvfb-run's: the wrapper writes $$ and then execs the app.
-setsid env \
-  GSETTINGS_SCHEMA_DIR="$app_build/data" \
-  GSETTINGS_BACKEND=memory \
-  GDK_BACKEND=x11 \
-  NO_AT_BRIDGE=1 \
-  XDG_CONFIG_HOME="$tmp/config" \
-  XDG_CACHE_HOME="$tmp/cache" \
-  XDG_DATA_HOME="$tmp/share" \
-  XDG_RUNTIME_DIR="$tmp/run" \
-  xvfb-run -a -s "-screen 0 1280x800x24" \
-  sh -c 'echo $$ > "$1"; exec "$2" --bridge-port 0 --data-dir "$3"' \
-  sh "$tmp/pid" "$app" "$tmp/data" >"$tmp/log" 2>&1 &
-group=$!
-
-ready=""
-for _ in $(seq 1 300); do
-  [ -z "$pid" ] && [ -s "$tmp/pid" ] && pid=$(cat "$tmp/pid")
-  if grep -q "bridge: listening on 127.0.0.1:" "$tmp/log" 2>/dev/null; then
-    ready=yes
-    break
-  fi
-  kill -0 "$group" 2>/dev/null || break
-  sleep 0.1
-done
-
 echo
-if [ -z "$ready" ] || [ -z "$pid" ]; then
-  echo "app RSS: failed: the app did not log 'bridge: listening on 127.0.0.1:' within 30 s"
-  echo "--- its output:"
-  tail -n 20 "$tmp/log"
-  echo '{"app_rss_kib":null,"skipped":"the app did not start"}'
-  exit 1
+if [ -z "$app" ]; then
+  echo "app bench: skipped: no build*/src/ui/chaperone (configure with -Dui=true and build it)"
+elif ! command -v Xvfb >/dev/null 2>&1 || ! command -v dbus-daemon >/dev/null 2>&1; then
+  echo "app bench: skipped: Xvfb or dbus-daemon is not installed (Debian: xvfb dbus)"
+else
+  app_runs=5
+  for arg in "$@"; do
+    case $arg in --quick|-q) app_runs=2 ;; esac
+  done
+  python3 "$src/bench/app-bench.py" "$app" --runs "$app_runs" || rss_status=$?
 fi
-
-# Let the first frame and the idle work after start settle.
-sleep 1
-rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status")
-hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")
-echo "app RSS 1 s after 'bridge: listening' ($app): $rss KiB (peak $hwm KiB)"
-echo "{\"app_rss_kib\":$rss,\"app_peak_rss_kib\":$hwm}"
-)
-
-set +e
-measure_app_rss
-rss_status=$?
-set -e
 
 # --- The Activity page with 100,000 audit rows: first paint and frame times ---------------------
 
