@@ -1,0 +1,4 @@
+/* chp-url-floor.h: placeholder (issue 6). */
+#pragma once
+
+#include <glib.h>
