@@ -218,6 +218,12 @@ async function handlePopupMessage(message) {
   }
 }
 
+// A page agent settling after an action hears its tab's in-flight request count on this port
+// (lib/network.js); the router exists from the start, so no need to wait for `ready`.
+chrome.runtime.onConnect.addListener((port) => {
+  router.network.connect(port);
+});
+
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   const type = typeof message?.type === 'string' ? message.type : '';
   if (type.startsWith('page.')) {

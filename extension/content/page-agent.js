@@ -26,7 +26,7 @@
   const MAX_VALUE_CHARS = 100000;
   const WHOLE_TEXT_LIMIT = 512 * 1024;   // characters of textContent
   const HEADING_TEXT_MAX = 200;
-  const MESSAGE_MAX = 500;
+  const MESSAGE_MAX = 500;           // UTF-16 units: the worker allows 250 code points (≤ 500 units)
 
   // Taken once at install: the prototypes' own setters, as React-style value trackers on the
   // element instance must be bypassed for the page's framework to notice the change.
@@ -620,8 +620,7 @@
     };
 
     const raw = pageText(maxText * 2);
-    const excerpt = C.textExcerpt(raw.text, maxText);
-    if (raw.cut && !excerpt.truncated) excerpt.truncated = true;
+    const excerpt = C.textExcerpt(raw.text, maxText, raw.cut);
 
     const value = {
       url: location.href,
@@ -869,17 +868,199 @@
     }
   }
 
-  /** One animation frame (or 100 ms where frames are throttled, as in a hidden tab), then settle. */
-  function settle() {
+  // ---- settling ------------------------------------------------------------------------------
+  //
+  // An action answers once the page has settled: the DOM has been quiet for SETTLE_QUIET_MS (every
+  // mutation batch starts the window again) AND no request the tab started since the action began
+  // is in flight (the worker counts them with webRequest and tells us over a port, args.net; every
+  // request start or end starts the window again too). Event-driven: a quiet page answers after
+  // one window, a busy one as soon as it stops. SETTLE_CAP_MS bounds it (settled:false), and a
+  // navigation away ends it at once (navigating:true). Timers the page set are invisible from here;
+  // the window covers the short ones (a 30 ms "saved" message), not a 500 ms debounce.
+
+  const SETTLE_QUIET_MS = 80;
+  const SETTLE_CAP_MS = 3000;
+  const OBSERVE = { subtree: true, childList: true, characterData: true, attributes: true };
+
+  const now = () => performance.now();
+
+  /** Calls fn on every open shadow root in the subtree of `node` (itself included), nested too. */
+  function eachOpenShadowRoot(node, fn) {
+    const visit = (root) => {
+      if (root.nodeType === 1 && root.shadowRoot) {
+        fn(root.shadowRoot);
+        visit(root.shadowRoot);
+      }
+      const w = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+      for (let el = w.nextNode(); el; el = w.nextNode()) {
+        const sr = el.shadowRoot;              // open roots only (and never Chaperone's own, closed)
+        if (sr) {
+          fn(sr);
+          visit(sr);
+        }
+      }
+    };
+    visit(node);
+  }
+
+  /**
+   * Watches the document and its open shadow roots (those added later as well) from the action
+   * on: what was added and removed, whether text changed, and when the page last changed.
+   */
+  function watchMutations() {
+    const w = { added: 0, removed: 0, textMutated: false, last: now() };
+    const observed = new WeakSet();
+    const countEls = (node) => 1 + node.getElementsByTagName('*').length;
+    const observe = (root) => {
+      if (observed.has(root)) return;
+      observed.add(root);
+      mo.observe(root, OBSERVE);
+    };
+    const take = (records) => {
+      let active = false;
+      for (const r of records) {
+        if (ownHosts.has(r.target)) continue;     // the pill and banner are ours, not the page's
+        if (r.type === 'attributes') {
+          // Inline style churn is how script animations run; it says nothing about the result.
+          if (r.attributeName !== 'style') active = true;
+          continue;
+        }
+        if (r.type === 'characterData') {
+          w.textMutated = true;
+          active = true;
+          continue;
+        }
+        for (const [list, key] of [[r.addedNodes, 'added'], [r.removedNodes, 'removed']]) {
+          for (const n of list) {
+            if (ownHosts.has(n)) continue;
+            active = true;
+            if (n.nodeType === 3) w.textMutated = true;
+            else if (n.nodeType === 1) {
+              w[key] += countEls(n);
+              if (key === 'added') eachOpenShadowRoot(n, observe);
+            }
+          }
+        }
+      }
+      if (active) w.last = now();
+    };
+    const mo = new MutationObserver(take);
+    observe(document);
+    eachOpenShadowRoot(document, observe);
+    w.stop = () => {
+      take(mo.takeRecords());
+      mo.disconnect();
+    };
+    return w;
+  }
+
+  /**
+   * The tab's in-flight request count from the worker (lib/network.js), when it offers one:
+   * {known, inflight, last, onChange, close()}. Without it (no port, port gone) the network counts
+   * as quiet and only the DOM decides.
+   */
+  function watchNetwork(enabled) {
+    const f = { known: true, inflight: 0, last: -Infinity, onChange: null, close: () => {} };
+    let port = null;
+    try {
+      const rt = enabled && globalThis.chrome && globalThis.chrome.runtime;
+      if (rt && typeof rt.connect === 'function') port = rt.connect({ name: 'chaperone.settle' });
+    } catch (_) {
+      port = null;                         // an orphaned content script (extension reloaded)
+    }
+    if (!port) return f;
+    f.known = false;                       // until the worker's first word: requests may be running
+    let first = true;
+    const changed = () => { if (f.onChange) f.onChange(); };
+    port.onMessage.addListener((m) => {
+      const n = m && Number.isSafeInteger(m.inflight) && m.inflight > 0 ? m.inflight : 0;
+      if (!first || n > 0) f.last = now();  // a request started or ended: the window starts again
+      first = false;
+      f.known = true;
+      f.inflight = m && m.watching === false ? 0 : n;
+      changed();
+    });
+    port.onDisconnect.addListener(() => {
+      f.known = true;
+      f.inflight = 0;
+      changed();
+    });
+    f.close = () => {
+      try { port.disconnect(); } catch (_) { /* gone already */ }
+    };
+    return f;
+  }
+
+  /**
+   * Notes when the document starts navigating to another document (or is hidden):
+   * {gone, onAway, stop()}.
+   */
+  function watchNavigation() {
+    const nav = globalThis.navigation;
+    const w = { gone: false, onAway: null, stop: () => {} };
+    const onAway = () => {
+      if (w.gone) return;
+      w.gone = true;
+      if (w.onAway) w.onAway();
+    };
+    const onNavigate = (e) => {
+      if (!e || (e.destination && e.destination.sameDocument)) return;   // a route change: keep waiting
+      if (e.downloadRequest !== null && e.downloadRequest !== undefined) return;
+      // The page may still cancel it or take it over (Navigation API intercept): look once the
+      // event is through, and not a task later: a fast navigation leaves no time to answer.
+      queueMicrotask(() => {
+        if (!e.defaultPrevented && !(nav && nav.transition)) onAway();
+      });
+    };
+    const onHide = () => onAway();
+    if (nav && typeof nav.addEventListener === 'function') nav.addEventListener('navigate', onNavigate);
+    window.addEventListener('pagehide', onHide);
+    w.stop = () => {
+      if (nav && typeof nav.removeEventListener === 'function') nav.removeEventListener('navigate', onNavigate);
+      window.removeEventListener('pagehide', onHide);
+    };
+    return w;
+  }
+
+  /**
+   * Resolves {settled, navigating} once DOM and network are both quiet, or at the cap, or at once
+   * when `away` reports a navigation (watched from before the action: a link's click starts it
+   * synchronously).
+   */
+  function settle(mutations, network, away) {
     return new Promise((resolve) => {
-      let done = false;
-      const finish = () => {
-        if (done) return;
-        done = true;
-        Promise.resolve().then(() => setTimeout(resolve, 0));
+      let timer = null;
+      let ended = false;
+      let cap = null;
+      const finish = (settled, navigating) => {
+        if (ended) return;
+        ended = true;
+        clearTimeout(timer);
+        clearTimeout(cap);
+        away.onAway = null;
+        network.onChange = null;
+        resolve({ settled, navigating });
       };
-      requestAnimationFrame(finish);
-      setTimeout(finish, 100);
+      const check = () => {
+        timer = null;
+        if (ended) return;
+        if (away.gone) {
+          finish(false, true);
+          return;
+        }
+        if (!network.known || network.inflight > 0) return;    // the next network word checks again
+        const quiet = now() - Math.max(mutations.last, network.last);
+        if (quiet >= SETTLE_QUIET_MS) {
+          finish(true, false);
+          return;
+        }
+        // Mutations meanwhile move `last` on; this timer then waits out the rest of the window.
+        timer = setTimeout(check, Math.ceil(SETTLE_QUIET_MS - quiet));
+      };
+      network.onChange = () => { if (!timer) check(); };
+      away.onAway = () => finish(false, true);
+      cap = setTimeout(() => finish(false, false), SETTLE_CAP_MS);
+      check();
     });
   }
 
@@ -888,23 +1069,12 @@
     if (!ACTIONS.includes(args.action)) fail('invalid_params', `action must be one of ${ACTIONS.join(', ')}`);
     const { el, ref } = resolve(args);
     const before = { url: location.href, title: document.title, textLength: (document.body || document.documentElement).textContent.length };
-    let added = 0;
-    let removed = 0;
-    let textMutated = false;
-    const countEls = (list) => {
-      let n = 0;
-      for (const node of list) if (node.nodeType === 1 && !ownHosts.has(node)) n += 1 + node.getElementsByTagName('*').length;
-      return n;
-    };
-    const mo = new MutationObserver((records) => {
-      for (const r of records) {
-        if (r.type === 'characterData') { textMutated = true; continue; }
-        added += countEls(r.addedNodes);
-        removed += countEls(r.removedNodes);
-        for (const n of [...r.addedNodes, ...r.removedNodes]) if (n.nodeType === 3) textMutated = true;
-      }
-    });
-    mo.observe(document, { subtree: true, childList: true, characterData: true });
+    // Watch before acting: the action's own mutations and requests count.
+    const network = watchNetwork(args.net === true);
+    const mutations = watchMutations();
+    const away = watchNavigation();
+    let outcome;
+    let acted;
     try {
       switch (args.action) {
         case 'click': doClick(el); break;
@@ -913,28 +1083,26 @@
         case 'setValue': doSetValue(el, args.value); break;
         default: break;
       }
-      await settle();
+      acted = now();
+      mutations.last = Math.max(mutations.last, acted);
+      outcome = await settle(mutations, network, away);
     } finally {
-      const records = mo.takeRecords();
-      mo.disconnect();
-      if (records.length) {
-        for (const r of records) {
-          if (r.type === 'characterData') { textMutated = true; continue; }
-          added += countEls(r.addedNodes);
-          removed += countEls(r.removedNodes);
-        }
-      }
+      away.stop();
+      mutations.stop();
+      network.close();
     }
     const root = document.body || document.documentElement;
-    return {
-      action: args.action, ref, done: true,
-      changes: {
-        urlChanged: location.href !== before.url,
-        titleChanged: document.title !== before.title,
-        added, removed,
-        textChanged: textMutated || root.textContent.length !== before.textLength,
-      },
+    const changes = {
+      urlChanged: location.href !== before.url,
+      titleChanged: document.title !== before.title,
+      added: mutations.added,
+      removed: mutations.removed,
+      textChanged: mutations.textMutated || root.textContent.length !== before.textLength,
+      settled: outcome.settled,
+      settleMs: Math.round(now() - acted),
     };
+    if (outcome.navigating) changes.navigating = true;
+    return { action: args.action, ref, done: true, changes };
   }
 
   // ---- Chaperone's own UI: pill and handoff banner -------------------------------------------

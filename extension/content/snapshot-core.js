@@ -294,11 +294,23 @@
     return { text: s, cut };
   }
 
-  /** The excerpt: normalised and bounded. → { text, truncated, bytes } */
-  function textExcerpt(raw, maxBytes) {
+  /**
+   * The excerpt: normalised and bounded. → { text, truncated, bytes }
+   * A cut excerpt ends on a whole line: the partial line a byte limit leaves behind ("line 3 of
+   * ord") would otherwise be cut somewhere else as soon as text above it grows or shrinks, and a
+   * line diff of two captures (the app's "new text") would report that fragment as new text.
+   * `rawCut` says the caller already cut `raw` (a huge page's budgeted walk).
+   */
+  function textExcerpt(raw, maxBytes, rawCut = false) {
     const n = normalizeText(raw, maxBytes);
     const b = boundUtf8(n.text, maxBytes);
-    return { text: b.text, truncated: b.truncated || n.cut, bytes: b.bytes };
+    const truncated = b.truncated || n.cut || rawCut;
+    if (!truncated) return { text: b.text, truncated, bytes: b.bytes };
+    // Only when a line end is in the second half: one huge line is cut where it is.
+    const nl = b.text.lastIndexOf('\n');
+    if (nl < 0 || nl < b.text.length / 2) return { text: b.text, truncated, bytes: b.bytes };
+    const text = b.text.slice(0, nl).replace(/\s+$/, '');
+    return { text, truncated, bytes: enc.encode(text).length };
   }
 
   /**

@@ -3,7 +3,7 @@
 // needs is in scopes.js (METHODS), the one table; this file must cover exactly its methods.
 
 import { ChaperoneError } from './scopes.js';
-import { HANDOFF_REASONS, MAX_MESSAGE_CHARS } from './handoffs.js';
+import { HANDOFF_REASONS, MAX_MESSAGE_CHARS, messageChars } from './handoffs.js';
 import { STOP_SOURCES } from './stop.js';
 import { frameReadability, isExtensionUrl, webOrigin } from './targets.js';
 
@@ -12,6 +12,7 @@ export const NAVIGATE_TIMEOUT_MS = 15000;
 export const ACTIONS = Object.freeze(['click', 'focus', 'scroll', 'setValue']);
 const MAX_VALUE_CHARS = 65536;
 const MAX_URL_CHARS = 8192;
+const MAX_TAKEOVER_MESSAGE = 500; // accepted and not shown anywhere (the handoff's message is)
 
 // ---- params ----------------------------------------------------------------------------------
 
@@ -287,6 +288,11 @@ export const HANDLERS = Object.freeze({
     async run({ router, chrome, params, signal, tabId: tab, frameId: frame, documentId }) {
       const args = { captureId: params.captureId, ref: params.pageRef, action: params.action };
       if (params.action === 'setValue') args.value = params.value;
+      // The page settles on DOM quiet and network quiet: count the tab's requests from now on
+      // (before the page acts, so the action's own requests are seen), and let the page ask.
+      const network = router.network;
+      const release = network ? network.watch(tab) : () => {};
+      if (network?.available) args.net = true;
       let value;
       try {
         value = await router.page.run({ tabId: tab, frameId: frame, documentId }, 'action', args, { signal });
@@ -297,6 +303,8 @@ export const HANDLERS = Object.freeze({
             { tabId: tab, frameId: frame, maybeDone: true });
         }
         throw e;
+      } finally {
+        release();
       }
       // The act may have started a navigation: a result about a document that is gone would
       // mislead, so the agent hears stale_document (with done:true) and snapshots again.
@@ -352,7 +360,7 @@ export const HANDLERS = Object.freeze({
   'browser.takeover': {
     params(p) {
       const o = obj(p);
-      return { tabId: tabId(o.tabId), message: optString(o.message, 'message', MAX_MESSAGE_CHARS) };
+      return { tabId: tabId(o.tabId), message: optString(o.message, 'message', MAX_TAKEOVER_MESSAGE) };
     },
     target: (p) => ({ tabId: p.tabId, frameId: 0 }),
     async run({ chrome, tabId: tab }) {
@@ -365,8 +373,11 @@ export const HANDLERS = Object.freeze({
   'browser.handoff.request': {
     params(p) {
       const o = obj(p);
-      if (o.message !== undefined && (typeof o.message !== 'string' || o.message.length > MAX_MESSAGE_CHARS)) {
-        throw bad(`message is text of at most ${MAX_MESSAGE_CHARS} characters`);
+      if (o.message !== undefined && typeof o.message !== 'string') throw bad('message is not text');
+      // Counted in code points, checked before anything else: the app refuses a longer one.
+      if (typeof o.message === 'string' && o.message.length > MAX_MESSAGE_CHARS
+          && messageChars(o.message) > MAX_MESSAGE_CHARS) {
+        throw bad(`message is ${messageChars(o.message)} characters long; at most ${MAX_MESSAGE_CHARS} are allowed`);
       }
       return { tabId: tabId(o.tabId), reason: oneOf(o.reason, 'reason', HANDOFF_REASONS), message: o.message ?? '' };
     },

@@ -9,7 +9,17 @@ import { clipText } from './grants.js';
 export const HANDOFFS_KEY = 'handoffs';
 export const HANDOFF_REASONS = Object.freeze(['qr', 'mfa', 'captcha', 'device', 'login', 'other']);
 export const HANDOFF_STATES = Object.freeze(['waiting', 'done', 'cancelled', 'expired']);
-export const MAX_MESSAGE_CHARS = 500;
+// Characters (code points, not UTF-16 units) of the agent's message to the person: the agent tool
+// allows 250, and 250 code points are at most 1,000 bytes of UTF-8, within the app's 1,024-byte
+// field limit (src/core/chp-handoff.c) whatever the script.
+export const MAX_MESSAGE_CHARS = 250;
+
+/** The length the person sees: code points, so a CJK or emoji message counts as it reads. */
+export const messageChars = (s) => {
+  let n = 0;
+  for (const _ of s) n += 1;
+  return n;
+};
 const MAX_FINISHED = 32; // ended handoffs kept so a late status call still gets the outcome
 
 /** What handoff.changed carries (the grant id stays inside the extension). */

@@ -7,6 +7,7 @@ import { ChaperoneError, METHODS, isStopExempt, methodNames } from './scopes.js'
 import { HANDLERS, parseRef } from './capabilities.js';
 import { GrantStore, clipText } from './grants.js';
 import { HandoffStore } from './handoffs.js';
+import { NetworkWatch } from './network.js';
 import { PageBridge } from './page-bridge.js';
 import { StopState } from './stop.js';
 import { checkTarget, isExtensionUrl, unreachableReason, webOrigin } from './targets.js';
@@ -53,6 +54,7 @@ export class Router {
     this.stopState = new StopState({ storage: chrome.storage.session, emit: this.emit, now });
     this.handoffs = new HandoffStore({ storage: chrome.storage.session, emit: this.emit, now });
     this.page = new PageBridge({ chrome });
+    this.network = new NetworkWatch({ chrome }); // in-flight requests while an action settles
     this._captures = new Map(); // captureId → {tabId, frameId, documentId, grantId, createdAt}; oldest first
     this._steps = new Map(); // tabId → step
     this._inflight = new Set(); // AbortControllers of running calls, aborted by Stop

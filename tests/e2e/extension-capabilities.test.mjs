@@ -406,6 +406,32 @@ describe('extension capabilities through the engine', { skip }, () => {
     await ok('browser.node.inspect', { ref: fieldNamed(await context('login'), 'username').ref });
   });
 
+  // ---- settling ------------------------------------------------------------------------------------
+
+  step('browser.node.action answers once the page settled: its own slow request, or one quiet window', async () => {
+    // The worker counts the tab's requests (webRequest) while the page waits for DOM quiet: a
+    // 1.5 s fetch, then a text change, is all done when the action answers.
+    const nav = await context('nav');
+    const t0 = Date.now();
+    const slow = await ok('browser.node.action', { ref: nodeNamed(nav, 'Start slow operation').ref, action: 'click' });
+    const slowMs = Date.now() - t0;
+    assert.equal(await pageText('nav', '#slow-status'), 'Done.', 'the fetch and its change were done when it answered');
+    assert.equal(slow.changes.settled, true, JSON.stringify(slow.changes));
+    assert.equal(slow.changes.textChanged, true);
+    assert.ok(slow.changes.settleMs >= 1500 && slow.changes.settleMs < 2900, `settleMs ${slow.changes.settleMs}`);
+
+    // A button that does nothing: one quiet window (80 ms), not the cap.
+    const dyn = await context('dynamic');
+    const t1 = Date.now();
+    const noop = await ok('browser.node.action', { ref: nodeNamed(dyn, 'Steady button').ref, action: 'click' });
+    const noopMs = Date.now() - t1;
+    assert.equal(noop.changes.settled, true);
+    assert.deepEqual([noop.changes.added, noop.changes.removed, noop.changes.textChanged], [0, 0, false]);
+    assert.ok(noop.changes.settleMs < 1500, `settleMs ${noop.changes.settleMs}`);
+    console.log(`# through the engine: slow fetch click ${slowMs} ms (settleMs ${slow.changes.settleMs}), `
+      + `no-op click ${noopMs} ms (settleMs ${noop.changes.settleMs})`);
+  });
+
   // ---- navigation ----------------------------------------------------------------------------------
 
   step('navigation: stale_document, navigate within the site, refused to another, origin_changed', async () => {

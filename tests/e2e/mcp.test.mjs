@@ -295,8 +295,8 @@ scenario('browser_act fill: the field takes the value as typing would, a secret 
 });
 
 // The settle the design asks for: an act answers once the page's own work that it set off is
-// done (events: network, timers, mutations), so `changes` counts it and the agent never sees a
-// half-updated page. Known not to hold yet (see the todo): the answer comes after one frame.
+// done (events: the tab's requests, DOM mutations; a short quiet window covers UI timers), so
+// `changes` counts it and the agent never sees a half-updated page.
 scenario('browser_act answers only once the page settled: a fetch + 50 ms, a 30 ms timer', async () => {
   await W.large.bringToFront();
   const snap = H.ok(await call('browser_snapshot', { tab: W.tabs.large, query: 'Load details' }));
@@ -311,7 +311,7 @@ scenario('browser_act answers only once the page settled: a fetch + 50 ms, a 30 
   const saves = await W.compose.evaluate(() => window.__draftSaves ?? 0);
   H.ok(await call('browser_act', { tab: W.tabs.compose, ref: refOf(form, 'Save draft'), action: 'click' }));
   assert.equal(await W.compose.evaluate(() => window.__draftSaves ?? 0), saves + 1, 'the 30 ms timer had run');
-}, { todo: 'the page agent settles after one animation frame, not after the page\'s own async work' });
+});
 
 scenario('browser_navigate stays on the granted origin, and an old ref is stale, never another element', async () => {
   const snap = H.ok(await call('browser_snapshot', { tab: W.tabs.compose }));

@@ -114,7 +114,10 @@ test('params shapes are checked: invalid_params', async () => {
     ['browser.node.action', { ref: 'abc:e1', action: 'click', value: 'x' }],
     ['browser.navigate', { tabId: 1 }], ['browser.navigate', { tabId: 1, url: 'not a url' }],
     ['browser.handoff.request', { tabId: 1, reason: 'bored', message: 'x' }],
-    ['browser.handoff.request', { tabId: 1, reason: 'qr', message: 'x'.repeat(501) }],
+    ['browser.handoff.request', { tabId: 1, reason: 'qr', message: 'x'.repeat(251) }],
+    ['browser.handoff.request', { tabId: 1, reason: 'qr', message: '项'.repeat(251) }],
+    ['browser.handoff.request', { tabId: 1, reason: 'qr', message: '😀'.repeat(251) }],
+    ['browser.handoff.request', { tabId: 1, reason: 'qr', message: 42 }],
     ['browser.handoff.status', {}], ['browser.handoff.status', { handoffId: 'unknown-id' }],
     ['grant.revoke', {}], ['grant.revoke', { grantId: 'nope' }],
     ['extension.handoff.resolve', { handoffId: 'x', outcome: 'maybe' }],
@@ -428,6 +431,23 @@ test('handoff: request → waiting at once, banner, focus; answered on the page;
   // An answer after the first one changes nothing.
   assert.deepEqual(await router.handle('extension.handoff.resolve', { handoffId: r.handoffId, outcome: 'cancelled' }),
     { handoffId: r.handoffId, state: 'done' });
+});
+
+test('handoff message: at most 250 characters (code points), whatever the script; a clear refusal beyond', async () => {
+  // The agent tool allows 250 characters and the app refuses a field over 1,024 bytes: 250 code
+  // points are at most 1,000 bytes of UTF-8, so what the extension accepts the app keeps.
+  for (const message of ['x'.repeat(250), '项'.repeat(250), '😀'.repeat(250), 'é'.repeat(250)]) {
+    const { router, pageLog, emit } = await setup();
+    const r = await router.handle('browser.handoff.request', { tabId: 1, reason: 'other', message });
+    assert.equal(r.state, 'waiting');
+    assert.equal(emit.named('handoff.changed')[0].message, message, 'kept whole');
+    assert.ok(Buffer.byteLength(message) <= 1024);
+    assert.equal(pageLog.find((c) => c.op === 'handoff').args.message, message);
+  }
+  const { router } = await setup();
+  await assert.rejects(router.handle('browser.handoff.request', { tabId: 1, reason: 'qr', message: '项'.repeat(251) }),
+    (e) => e.code === 'invalid_params' && /251 characters long; at most 250/.test(e.message));
+  assert.equal(router.handoffs.waitingCount(), 0, 'nothing waits after a refusal');
 });
 
 test('handoff: resolved from the app, cancelled by the agent, shown by the app', async () => {

@@ -200,6 +200,29 @@ test('UTF-8 bounded excerpt never cuts a code point', () => {
   assert.equal(utf8(r.text), r.bytes);
 });
 
+test('a cut excerpt ends on a whole line, so a line diff of two captures holds only new lines', () => {
+  const lines = Array.from({ length: 2000 }, (_, i) => `line ${i % 3 + 1} of order ${1000 + Math.floor(i / 3)}`);
+  const before = C.textExcerpt(['Details not loaded.', ...lines].join('\n'), 4096);
+  const after = C.textExcerpt(['Details loaded: 2 items', 'Blue mug ×2', 'Tea sampler ×1', ...lines].join('\n'), 4096);
+  for (const e of [before, after]) {
+    assert.equal(e.truncated, true);
+    assert.ok(lines.includes(e.text.split('\n').at(-1)), `ends on a whole line: ${e.text.slice(-30)}`);
+    assert.equal(utf8(e.text), e.bytes);
+    assert.ok(e.bytes <= 4096 && e.bytes > 4096 - 40);
+  }
+  const old = new Map();
+  for (const l of before.text.split('\n')) old.set(l, (old.get(l) || 0) + 1);
+  const fresh = after.text.split('\n').filter((l) => {
+    const n = old.get(l) || 0;
+    if (n > 0) old.set(l, n - 1);
+    return n === 0;
+  });
+  assert.deepEqual(fresh, ['Details loaded: 2 items', 'Blue mug ×2', 'Tea sampler ×1']);
+  // Cut by the caller (a huge page's budgeted walk): the last, maybe partial, line goes too.
+  assert.equal(C.textExcerpt('one\ntwo\nthr', 1000, true).text, 'one\ntwo');
+  assert.equal(C.textExcerpt('one\ntwo\nthr', 1000).text, 'one\ntwo\nthr', 'whole text: nothing dropped');
+});
+
 test('excerpt text is normalised and bounded even for huge input', () => {
   const r = C.textExcerpt('  Title \r\n\r\n\r\n\n  line   one \t\n line two  ', 1000);
   assert.equal(r.text, 'Title\n\nline one\nline two');
