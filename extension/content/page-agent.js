@@ -879,6 +879,11 @@
   // the window covers the short ones (a 30 ms "saved" message), not a 500 ms debounce.
 
   const SETTLE_QUIET_MS = 80;
+  // Filling, focusing and scrolling act on one element: what they set off (a re-render, a
+  // suggestion request) starts in the same turn or the next frame, and a click's 80 ms would
+  // double a fill's cost for nothing. Anything seen in that frame still waits for the full
+  // window, like a click.
+  const SETTLE_QUIET_LIGHT_MS = 16;
   const SETTLE_CAP_MS = 3000;
   const OBSERVE = { subtree: true, childList: true, characterData: true, attributes: true };
 
@@ -1027,8 +1032,9 @@
    * when `away` reports a navigation (watched from before the action: a link's click starts it
    * synchronously).
    */
-  function settle(mutations, network, away) {
+  function settle(mutations, network, away, quietMs) {
     return new Promise((resolve) => {
+      const started = now();
       let timer = null;
       let ended = false;
       let cap = null;
@@ -1049,13 +1055,16 @@
           return;
         }
         if (!network.known || network.inflight > 0) return;    // the next network word checks again
+        // The light window holds only while nothing at all happened after the action itself.
+        const busy = mutations.last > started || network.last > started;
+        const windowMs = busy ? SETTLE_QUIET_MS : quietMs;
         const quiet = now() - Math.max(mutations.last, network.last);
-        if (quiet >= SETTLE_QUIET_MS) {
+        if (quiet >= windowMs) {
           finish(true, false);
           return;
         }
         // Mutations meanwhile move `last` on; this timer then waits out the rest of the window.
-        timer = setTimeout(check, Math.ceil(SETTLE_QUIET_MS - quiet));
+        timer = setTimeout(check, Math.ceil(windowMs - quiet));
       };
       network.onChange = () => { if (!timer) check(); };
       away.onAway = () => finish(false, true);
@@ -1085,7 +1094,8 @@
       }
       acted = now();
       mutations.last = Math.max(mutations.last, acted);
-      outcome = await settle(mutations, network, away);
+      outcome = await settle(mutations, network, away,
+                             args.action === 'click' ? SETTLE_QUIET_MS : SETTLE_QUIET_LIGHT_MS);
     } finally {
       away.stop();
       mutations.stop();

@@ -591,6 +591,26 @@ test('settle: a 30 ms timer (mcp-compose.html Save draft) is waited for', { skip
   await page.close();
 });
 
+test('settle: a fill that sets nothing off answers after one frame; one that does waits like a click', { skip }, async () => {
+  const page = await open('/mcp-compose.html');
+  const c = await ok(page, 'context', { captureId: 'f1' });
+  const subject = byName(c, 'Subject');
+  const plain = await ok(page, 'action', { captureId: 'f1', ref: subject.ref, action: 'setValue', value: 'Quarterly numbers' });
+  assert.equal(plain.changes.settled, true);
+  assert.ok(plain.changes.settleMs >= 16 && plain.changes.settleMs < 80, `light window: ${plain.changes.settleMs} ms`);
+  assert.equal(await page.inputValue('#subject'), 'Quarterly numbers');
+
+  // The page reacts to typing with a DOM change a little later: the fill waits for it.
+  await page.evaluate(() => document.querySelector('#subject').addEventListener('input', () => {
+    setTimeout(() => { document.body.dataset.typed = String(Date.now()); }, 5);
+  }));
+  const reacting = await ok(page, 'action', { captureId: 'f1', ref: subject.ref, action: 'setValue', value: 'Numbers' });
+  assert.equal(reacting.changes.settled, true);
+  assert.ok(reacting.changes.settleMs >= 80, `a reacting page gets the full window: ${reacting.changes.settleMs} ms`);
+  console.log(`# fill: ${plain.changes.settleMs} ms of settle when nothing happened, ${reacting.changes.settleMs} ms when the page reacted`);
+  await page.close();
+});
+
 test('settle: a button that does nothing answers after one quiet window, not the cap', { skip }, async () => {
   const page = await open('/mcp-large.html');
   const c = await ok(page, 'context', { captureId: 's1' });
