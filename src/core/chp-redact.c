@@ -1,4 +1,988 @@
-/* chp-redact.c: placeholder (issue 6). */
+/* chp-redact.c: the app's own pass over page-derived results before an agent sees them
+ * (DESIGN §8). The extension redacts first; this pass catches what it missed, so it errs towards
+ * masking: a masked word costs the agent a little, a leaked cookie costs the person an account.
+ *
+ * Every secret becomes `[redacted <name> len=N]`: <name> is the kind (jwt, bearer, …) or the
+ * parameter, header or member name it was found under; N its length in characters. The marker is
+ * passed through unchanged, so redacting twice changes nothing more.
+ *
+ * Text rules (chp_redact_text), tried at each word start, in this order:
+ *
+ *   found                                          name              example
+ *   ---------------------------------------------  ----------------  --------------------------
+ *   "-----BEGIN … PRIVATE KEY-----" … "-----END …"  private_key       a PEM private key block
+ *   three+ base64url segments, the first "eyJ…"    jwt               eyJhbGciOi….eyJzdWIi….sig
+ *   "Bearer <token>" / "Basic <base64>" *          bearer / basic    Bearer abc.def-123
+ *   sk-…(20+), sk_live_/sk_test_/rk_live_/rk_test_ api_key, stripe_key
+ *   ghp_ gho_ ghu_ ghs_ ghr_ (30+), github_pat_    github_token
+ *   glpat-, xox[abeprs]-, npm_, hf_                gitlab_token, slack_token, npm_token, hf_token
+ *   AKIA/ASIA + 16 [0-9A-Z], AIza + 35             aws_key, google_api_key
+ *   <secret name>=<value>                          the name          ?session_id=…  sid=…; a=b
+ *   <secret name>: <value> at a line start, for    the header        Cookie: …  X-Api-Key: …
+ *     Cookie, Set-Cookie, (Proxy-)Authorization,
+ *     and secret names with a '-': rest of line
+ *   <secret name>: <one token> **                  the name          password: hunter22
+ *   "<secret name>": "<value>" (JSON/dict text)    the name          "apiKey": "…"
+ *   <secret name> <20+ chars, letters and digits>  the name          token 4f2c9a7e1b3d5f6a8c0e
+ *
+ *   *  the token must have 8+ characters with a digit or a symbol ("Bearer instruments" stays).
+ *   ** the token must end its line (or be followed by , ; } ] ) or a quote) and have 6+
+ *      characters with a digit or a symbol, or 16+ ("Password: required" stays).
+ *
+ * Secret names (chp_redact_name_is_secret, shared with JSON member names; it follows the
+ * extension's credentialName in snapshot-core.js and adds cookies, sessions, CSRF, auth): a word
+ * of the name containing password, passwd, passphrase, passcode, passwort, secret, token,
+ * apikey, csrf, xsrf, cookie, sessionid, sessid, privatekey, accesskey, authorization; or a whole
+ * word pin, otp, totp, hotp, cvv, cvc, csc, pwd, pw, pass, mfa, 2fa, auth, sid, ssn, sig,
+ * signature, session, bearer, jwt, iban, cardnumber, ccnumber, ccnum (optionally followed by
+ * code, number, num, no or digits); or the word pairs api key, access key, private key,
+ * card number, cc number, credit card, security code, account number. Words split at
+ * non-alphanumerics and camelCase. Not secret: a name whose last word says it is about the
+ * secret rather than the secret (tokenType, passwordHint, sessionExpires, valueLength,
+ * csrfHeaderName — see META_WORDS), and the words tokens, tokenizer, secretary.
+ *
+ * Kept on purpose (false-positive guards): plain words and prose; UUIDs, hashes and ids in URL
+ * paths and text unless under a secret name; "key=" alone (too common: i18n keys, React keys);
+ * '==' comparisons; C++/Rust paths (Token::new); numbers and booleans under names that are not
+ * secret; in JSON, booleans always (filled, credential, session: true) and objects (their own
+ * members are judged by their own names, so a cookie list keeps its names and domains).
+ *
+ * Bounded work: one pass, no regular expressions; a look-ahead is at most MAX_NAME bytes for a
+ * quoted name, and a look-ahead for a value consumes what it read, so the cost is linear. */
 #include "config.h"
 
+#define G_LOG_DOMAIN "chaperone-redact"
+
 #include "chp-redact.h"
+
+#include <string.h>
+
+#define MAX_NAME        128   /* longer "names" are not names */
+#define MAX_QUOTED      4096  /* a quoted value with no end this far is masked to here */
+#define MAX_MARKER_NAME 40
+#define MAX_JSON_DEPTH  256
+#define MAX_TOKENS      16
+
+static const char MARKER_PREFIX[] = "[redacted ";
+
+/* ---- names ------------------------------------------------------------------------------ */
+
+static const char * const SECRET_SUBSTRINGS[] = {
+  "password", "passwd", "passphrase", "passcode", "passwort", "secret", "token", "apikey",
+  "csrf", "xsrf", "cookie", "sessionid", "sessid", "privatekey", "accesskey", "authorization",
+  NULL,
+};
+
+static const char * const SECRET_WORDS[] = {
+  "pin", "otp", "totp", "hotp", "cvv", "cvc", "csc", "pwd", "pw", "pass", "mfa", "2fa", "auth",
+  "sid", "ssn", "sig", "signature", "session", "bearer", "jwt", "iban", "cardnumber", "ccnumber",
+  "ccnum",
+  NULL,
+};
+
+static const char * const SECRET_WORD_SUFFIXES[] = { "code", "number", "num", "no", NULL };
+
+static const struct { const char *first; const char *second; } SECRET_PAIRS[] = {
+  { "api", "key" }, { "api", "keys" }, { "access", "key" }, { "private", "key" },
+  { "card", "number" }, { "card", "num" }, { "card", "no" }, { "cc", "number" },
+  { "cc", "num" }, { "cc", "no" }, { "credit", "card" }, { "security", "code" },
+  { "account", "number" },
+};
+
+/* Words that never make a name secret although they contain a secret word. */
+static const char * const NOT_SECRET_WORDS[] = {
+  "tokens", "tokenizer", "tokenize", "tokenized", "tokenization", "secretary", "secretariat",
+  NULL,
+};
+
+/* A last word that says the value is about the secret, not the secret itself. */
+static const char * const META_WORDS[] = {
+  "length", "len", "count", "size", "type", "kind", "name", "names", "label", "hint", "field",
+  "fields", "policy", "rule", "rules", "required", "present", "filled", "enabled", "disabled",
+  "visible", "expires", "expiry", "expiration", "expired", "exp", "ttl", "age", "max", "min",
+  "url", "uri", "endpoint", "path", "domain", "format", "status", "header", "param", "strength",
+  "reset", "changed", "updated", "created", "at", "date", "time", "timeout", "mode", "version",
+  "valid", "invalid", "error", "errors", "message", "placeholder", "prompt", "icon",
+  NULL,
+};
+
+static gboolean
+in_list (const char * const *list,
+         const char         *word)
+{
+  for (guint i = 0; list[i] != NULL; i++)
+    if (strcmp (list[i], word) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+is_secret_word (const char *word)
+{
+  for (guint i = 0; SECRET_WORDS[i] != NULL; i++)
+    {
+      gsize len = strlen (SECRET_WORDS[i]);
+      const char *rest;
+
+      if (strncmp (word, SECRET_WORDS[i], len) != 0)
+        continue;
+      rest = word + len;
+      if (*rest == '\0' || in_list (SECRET_WORD_SUFFIXES, rest))
+        return TRUE;
+      while (g_ascii_isdigit (*rest))
+        rest++;
+      if (*rest == '\0')
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Splits "X-Api-Key", "userPassword" or "csrf_token2" into lowercase words, as the extension's
+ * tokens() does: at non-alphanumerics and at a lowercase letter or digit followed by a capital. */
+static guint
+split_words (const char *name,
+             gsize       length,
+             char        words[MAX_TOKENS][MAX_NAME + 1])
+{
+  guint n = 0;
+  gsize w = 0;
+
+  for (gsize i = 0; i <= length; i++)
+    {
+      char c = i < length ? name[i] : '\0';
+      gboolean alnum = g_ascii_isalnum (c);
+      gboolean camel = alnum && g_ascii_isupper (c) && w > 0 &&
+                       (g_ascii_islower (name[i - 1]) || g_ascii_isdigit (name[i - 1]));
+
+      if ((!alnum || camel) && w > 0)
+        {
+          words[n][w] = '\0';
+          w = 0;
+          if (++n == MAX_TOKENS)
+            return n;
+        }
+      if (alnum)
+        words[n][w++] = g_ascii_tolower (c);
+    }
+  return n;
+}
+
+/**
+ * chp_redact_name_is_secret:
+ * @name: a parameter, header, cookie, field or JSON member name
+ * @length: its length in bytes, or -1 when nul-terminated
+ *
+ * Returns: whether a value under this name is a secret (see the table at the top of the file).
+ */
+gboolean
+chp_redact_name_is_secret (const char *name,
+                           gssize      length)
+{
+  char words[MAX_TOKENS][MAX_NAME + 1];
+  guint n;
+
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  if (length < 0)
+    length = strlen (name);
+  if (length == 0 || length > MAX_NAME)
+    return FALSE;
+
+  n = split_words (name, length, words);
+  if (n == 0 || (n >= 2 && in_list (META_WORDS, words[n - 1])))
+    return FALSE;
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (in_list (NOT_SECRET_WORDS, words[i]))
+        continue;
+      for (guint k = 0; SECRET_SUBSTRINGS[k] != NULL; k++)
+        if (strstr (words[i], SECRET_SUBSTRINGS[k]) != NULL)
+          return TRUE;
+      if (is_secret_word (words[i]))
+        return TRUE;
+      if (i + 1 < n)
+        for (gsize k = 0; k < G_N_ELEMENTS (SECRET_PAIRS); k++)
+          if (strcmp (words[i], SECRET_PAIRS[k].first) == 0 &&
+              strcmp (words[i + 1], SECRET_PAIRS[k].second) == 0)
+            return TRUE;
+    }
+  return FALSE;
+}
+
+/* ---- markers ---------------------------------------------------------------------------- */
+
+static gboolean
+is_marker_name_char (char c)
+{
+  return g_ascii_isalnum (c) || c == '_' || c == '.' || c == '-';
+}
+
+/* The length of a well-formed marker at @p, or 0. */
+static gsize
+marker_len (const char *p,
+            gsize       n)
+{
+  gsize i = sizeof MARKER_PREFIX - 1;
+  gsize start;
+
+  if (n < i || memcmp (p, MARKER_PREFIX, i) != 0)
+    return 0;
+  for (start = i; i < n && i - start < 64 && is_marker_name_char (p[i]); i++)
+    ;
+  if (i == start || n - i < 5 || memcmp (p + i, " len=", 5) != 0)
+    return 0;
+  i += 5;
+  for (start = i; i < n && i - start < 10 && g_ascii_isdigit (p[i]); i++)
+    ;
+  if (i == start || i >= n || p[i] != ']')
+    return 0;
+  return i + 1;
+}
+
+/**
+ * chp_redact_is_marker:
+ *
+ * Returns: whether @text is exactly one `[redacted <name> len=N]` marker.
+ */
+gboolean
+chp_redact_is_marker (const char *text)
+{
+  gsize n;
+
+  g_return_val_if_fail (text != NULL, FALSE);
+
+  n = strlen (text);
+  return n > 0 && marker_len (text, n) == n;
+}
+
+static void
+append_marker (GString    *out,
+               const char *name,
+               gsize       name_len,
+               const char *secret,
+               gsize       secret_len)
+{
+  gsize start;
+
+  g_string_append (out, MARKER_PREFIX);
+  start = out->len;
+  /* The name is page text too: only characters that cannot end the marker or start markup. */
+  for (gsize i = 0; i < name_len && out->len - start < MAX_MARKER_NAME; i++)
+    {
+      if (is_marker_name_char (name[i]))
+        g_string_append_c (out, name[i]);
+      else if (out->len > start && out->str[out->len - 1] != '_')
+        g_string_append_c (out, '_');
+    }
+  while (out->len > start && out->str[out->len - 1] == '_')
+    g_string_truncate (out, out->len - 1);
+  if (out->len == start)
+    g_string_append (out, "secret");
+  g_string_append_printf (out, " len=%ld]", g_utf8_strlen (secret, secret_len));
+}
+
+/* ---- text ------------------------------------------------------------------------------- */
+
+typedef struct
+{
+  const char *s;
+  gsize n;
+  GString *out;
+  guint count;
+  gboolean no_pem_end;  /* a search for "-----END " already failed: never search again */
+} Scan;
+
+static void
+emit (Scan       *sc,
+      const char *name,
+      gsize       name_len,
+      gsize       from,
+      gsize       to)
+{
+  append_marker (sc->out, name, name_len, sc->s + from, to - from);
+  sc->count++;
+}
+
+static gboolean
+is_token_char (char c)
+{
+  return g_ascii_isalnum (c) || c == '_' || c == '-';
+}
+
+static gboolean
+is_name_char (char c)
+{
+  return is_token_char (c) || c == '.' || c == '[' || c == ']';
+}
+
+static gboolean
+is_b64url (char c)
+{
+  return g_ascii_isalnum (c) || c == '_' || c == '-';
+}
+
+static gboolean
+is_blank (char c)
+{
+  return c == ' ' || c == '\t';
+}
+
+static gboolean
+is_value_delim (char c)
+{
+  return g_ascii_isspace (c) || strchr ("&;,\"'<>`)]}#", c) != NULL;
+}
+
+static gsize
+skip_blanks (const Scan *sc,
+             gsize       i,
+             guint       max)
+{
+  for (guint k = 0; k < max && i < sc->n && is_blank (sc->s[i]); k++)
+    i++;
+  return i;
+}
+
+static gsize
+run (const Scan *sc,
+     gsize       i,
+     gboolean  (*ok) (char))
+{
+  while (i < sc->n && ok (sc->s[i]))
+    i++;
+  return i;
+}
+
+/* A JWT or JWE: "eyJ" + base64url, then 2 to 4 more ".segment"s (the last may be empty: alg
+ * "none"). */
+static gsize
+match_jwt (const Scan *sc,
+           gsize       i)
+{
+  gsize e = run (sc, i, is_b64url);
+  guint segments = 1;
+
+  if (e - i < 10 || strncmp (sc->s + i, "eyJ", 3) != 0)
+    return 0;
+  while (segments < 5 && e < sc->n && sc->s[e] == '.')
+    {
+      gsize next = run (sc, e + 1, is_b64url);
+
+      if (segments == 1 && next - (e + 1) < 2)
+        return 0;
+      if (next == e + 1 && segments >= 3)
+        break;  /* a sentence's full stop after a complete token */
+      e = next;
+      segments++;
+    }
+  return segments >= 3 ? e - i : 0;
+}
+
+typedef struct
+{
+  const char *prefix;
+  guint min_body;
+  guint exact_body;       /* 0: any length from min_body */
+  gboolean upper_digits;  /* body is [0-9A-Z] only */
+  gboolean needs_digit;
+  const char *name;
+} KeyShape;
+
+static const KeyShape KEY_SHAPES[] = {
+  { "sk_live_", 10, 0, FALSE, FALSE, "stripe_key" },
+  { "sk_test_", 10, 0, FALSE, FALSE, "stripe_key" },
+  { "rk_live_", 10, 0, FALSE, FALSE, "stripe_key" },
+  { "rk_test_", 10, 0, FALSE, FALSE, "stripe_key" },
+  { "sk-", 20, 0, FALSE, FALSE, "api_key" },
+  { "ghp_", 30, 0, FALSE, FALSE, "github_token" },
+  { "gho_", 30, 0, FALSE, FALSE, "github_token" },
+  { "ghu_", 30, 0, FALSE, FALSE, "github_token" },
+  { "ghs_", 30, 0, FALSE, FALSE, "github_token" },
+  { "ghr_", 30, 0, FALSE, FALSE, "github_token" },
+  { "github_pat_", 30, 0, FALSE, FALSE, "github_token" },
+  { "glpat-", 20, 0, FALSE, FALSE, "gitlab_token" },
+  { "xoxa-", 10, 0, FALSE, FALSE, "slack_token" },
+  { "xoxb-", 10, 0, FALSE, FALSE, "slack_token" },
+  { "xoxe-", 10, 0, FALSE, FALSE, "slack_token" },
+  { "xoxp-", 10, 0, FALSE, FALSE, "slack_token" },
+  { "xoxr-", 10, 0, FALSE, FALSE, "slack_token" },
+  { "xoxs-", 10, 0, FALSE, FALSE, "slack_token" },
+  { "npm_", 36, 0, FALSE, FALSE, "npm_token" },
+  { "hf_", 30, 0, FALSE, FALSE, "hf_token" },
+  { "AKIA", 16, 16, TRUE, FALSE, "aws_key" },
+  { "ASIA", 16, 16, TRUE, TRUE, "aws_key" },   /* "ASIAN…" is a word; real ones have digits */
+  { "AIza", 35, 35, FALSE, FALSE, "google_api_key" },
+};
+
+static gsize
+match_key_shape (const Scan  *sc,
+                 gsize        i,
+                 const char **name)
+{
+  gsize word_end = run (sc, i, is_token_char);
+
+  for (gsize k = 0; k < G_N_ELEMENTS (KEY_SHAPES); k++)
+    {
+      const KeyShape *shape = &KEY_SHAPES[k];
+      gsize plen = strlen (shape->prefix);
+      gsize body = word_end - i - plen;
+      gboolean digit = FALSE;
+      gboolean ok = TRUE;
+
+      if (word_end - i <= plen || strncmp (sc->s + i, shape->prefix, plen) != 0)
+        continue;
+      if (body < shape->min_body || (shape->exact_body != 0 && body != shape->exact_body))
+        continue;
+      for (gsize j = i + plen; j < word_end; j++)
+        {
+          char c = sc->s[j];
+
+          digit |= g_ascii_isdigit (c);
+          if (shape->upper_digits && !g_ascii_isupper (c) && !g_ascii_isdigit (c))
+            ok = FALSE;
+        }
+      if (!ok || (shape->needs_digit && !digit))
+        continue;
+      *name = shape->name;
+      return word_end - i;
+    }
+  return 0;
+}
+
+/* "Bearer <token>" and "Basic <base64>": the scheme word stays, the credential goes. Returns
+ * the end of the credential, or 0. */
+static gsize
+match_auth_scheme (Scan  *sc,
+                   gsize  i)
+{
+  static const char * const schemes[] = { "bearer", "basic" };
+  static const char * const names[] = { "bearer", "basic" };
+
+  for (guint k = 0; k < G_N_ELEMENTS (schemes); k++)
+    {
+      gsize len = strlen (schemes[k]);
+      gsize v, e;
+      gboolean telling = FALSE;
+
+      if (sc->n - i <= len || g_ascii_strncasecmp (sc->s + i, schemes[k], len) != 0 ||
+          !is_blank (sc->s[i + len]))
+        continue;
+      v = skip_blanks (sc, i + len, 4);
+      for (e = v; e < sc->n; e++)
+        {
+          char c = sc->s[e];
+
+          if (g_ascii_isdigit (c) || strchr ("-._~+/", c) != NULL)
+            telling = TRUE;
+          else if (!g_ascii_isalpha (c))
+            break;
+        }
+      while (e < sc->n && sc->s[e] == '=')
+        {
+          e++;
+          telling = TRUE;
+        }
+      if (e - v < 8 || !telling)
+        return 0;
+      g_string_append_len (sc->out, sc->s + i, v - i);
+      emit (sc, names[k], strlen (names[k]), v, e);
+      return e;
+    }
+  return 0;
+}
+
+/* A PEM private key block, BEGIN line to END line. */
+static gsize
+match_pem (Scan  *sc,
+           gsize  i)
+{
+  const char *begin = sc->s + i;
+  const char *line_end, *end, *close;
+
+  if (sc->no_pem_end || strncmp (begin, "-----BEGIN ", 11) != 0)
+    return 0;
+  line_end = strstr (begin + 11, "-----");
+  if (line_end == NULL || line_end - begin > 80 ||
+      g_strstr_len (begin, line_end - begin, "PRIVATE KEY") == NULL)
+    return 0;
+  end = strstr (line_end + 5, "-----END ");
+  if (end == NULL)
+    {
+      sc->no_pem_end = TRUE;
+      return 0;
+    }
+  close = strstr (end + 9, "-----");
+  if (close == NULL || close - end > 80)
+    return 0;
+  emit (sc, "private_key", 11, i, (close + 5) - sc->s);
+  return (close + 5) - begin;
+}
+
+static gboolean
+at_line_start (const Scan *sc,
+               gsize       i)
+{
+  while (i > 0 && is_blank (sc->s[i - 1]))
+    i--;
+  return i == 0 || sc->s[i - 1] == '\n' || sc->s[i - 1] == '\r' || sc->s[i - 1] == '"' ||
+         sc->s[i - 1] == '\'';
+}
+
+/* A quoted value starting at the quote @v: the content's end (the closing quote), or where the
+ * search stopped (a newline, the end, MAX_QUOTED) — an unterminated secret is masked to there.
+ * Backslash escapes are skipped when @escapes. */
+static gsize
+quoted_end (const Scan *sc,
+            gsize       v,
+            gboolean    escapes)
+{
+  char q = sc->s[v];
+  gsize e;
+
+  for (e = v + 1; e < sc->n && e - v <= MAX_QUOTED; e++)
+    {
+      char c = sc->s[e];
+
+      if (c == q || c == '\n' || c == '\r')
+        break;
+      if (escapes && c == '\\' && e + 1 < sc->n && sc->s[e + 1] != '\n')
+        e++;
+    }
+  return MIN (e, sc->n);
+}
+
+static gboolean
+looks_secret (const char *p,
+              gsize       len)
+{
+  gboolean telling = FALSE;
+
+  for (gsize i = 0; i < len; i++)
+    if (!g_ascii_isalpha (p[i]))
+      telling = TRUE;
+  return (len >= 6 && telling) || len >= 16;
+}
+
+/* Finds the value after a secret name ending at @j; sets [*from, *to). */
+static gboolean
+find_value (Scan  *sc,
+            gsize  i,
+            gsize  j,
+            gsize *from,
+            gsize *to)
+{
+  const char *s = sc->s;
+  gsize n = sc->n;
+  gsize k = skip_blanks (sc, j, 4);
+  gsize v, e;
+
+  if (k < n && s[k] == '=' && (k + 1 >= n || s[k + 1] != '='))
+    {
+      v = skip_blanks (sc, k + 1, 4);
+      if (v < n && (s[v] == '"' || s[v] == '\''))
+        {
+          *from = v + 1;
+          *to = quoted_end (sc, v, FALSE);
+          return *to > *from;
+        }
+      for (e = v; e < n && !is_value_delim (s[e]); e++)
+        ;
+      *from = v;
+      *to = e;
+      return e > v;
+    }
+
+  if (k < n && s[k] == ':' && (k + 1 >= n || s[k + 1] != ':'))
+    {
+      g_autofree char *lower = g_ascii_strdown (s + i, j - i);
+      char quote = i > 0 && (s[i - 1] == '"' || s[i - 1] == '\'') ? s[i - 1] : '\0';
+      gboolean header = g_str_equal (lower, "cookie") || g_str_equal (lower, "set-cookie") ||
+                        g_str_equal (lower, "authorization") ||
+                        g_str_equal (lower, "proxy-authorization") || strchr (lower, '-') != NULL;
+
+      if (header && at_line_start (sc, i))
+        {
+          v = skip_blanks (sc, k + 1, 16);
+          for (e = v; e < n && s[e] != '\n' && s[e] != '\r' && s[e] != quote; e++)
+            ;
+          while (e > v && is_blank (s[e - 1]))
+            e--;
+          *from = v;
+          *to = e;
+          return e > v;
+        }
+
+      v = skip_blanks (sc, k + 1, 4);
+      if (v < n && (s[v] == '"' || s[v] == '\''))
+        {
+          *from = v + 1;
+          *to = quoted_end (sc, v, TRUE);
+          return *to > *from;
+        }
+      for (e = v; e < n && !g_ascii_isspace (s[e]) && strchr (",;}])\"'<>", s[e]) == NULL; e++)
+        ;
+      k = skip_blanks (sc, e, G_MAXUINT);
+      if (e > v && (k == n || strchr ("\r\n,;}])\"'", s[k]) != NULL) &&
+          looks_secret (s + v, e - v))
+        {
+          *from = v;
+          *to = e;
+          return TRUE;
+        }
+      return FALSE;
+    }
+
+  if (k > j && k < n)
+    {
+      gboolean digit = FALSE, alpha = FALSE;
+
+      for (e = k; e < n && (g_ascii_isalnum (s[e]) || strchr ("+/_-=", s[e]) != NULL); e++)
+        {
+          digit |= g_ascii_isdigit (s[e]);
+          alpha |= g_ascii_isalpha (s[e]);
+        }
+      if (e - k >= 20 && digit && alpha && (e == n || !is_name_char (s[e]) || s[e] == '.'))
+        {
+          *from = k;
+          *to = e;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* At the start of a word: a key shape, an auth scheme, or a name and maybe its value. Always
+ * consumes at least one byte and returns the new position. */
+static gsize
+at_word (Scan  *sc,
+         gsize  i)
+{
+  const char *s = sc->s;
+  const char *kind = NULL;
+  gsize m, j, name_end, from, to;
+
+  if ((m = match_jwt (sc, i)) > 0)
+    {
+      emit (sc, "jwt", 3, i, i + m);
+      return i + m;
+    }
+  if ((m = match_key_shape (sc, i, &kind)) > 0)
+    {
+      emit (sc, kind, strlen (kind), i, i + m);
+      return i + m;
+    }
+  if ((m = match_auth_scheme (sc, i)) > 0)
+    return m;
+
+  j = run (sc, i, is_name_char);
+  name_end = j;
+  while (name_end > i && sc->s[name_end - 1] == '.')
+    name_end--;
+
+  /* "API key 4f2c…": two words that only together name a secret. */
+  if (name_end == j && j - i == 3 && g_ascii_strncasecmp (s + i, "api", 3) == 0 &&
+      j + 4 <= sc->n && s[j] == ' ' && g_ascii_strncasecmp (s + j + 1, "key", 3) == 0)
+    {
+      gsize after = run (sc, j + 1, is_name_char);
+
+      if (after - (j + 1) == 3 && find_value (sc, i, after, &from, &to) &&
+          marker_len (s + from, sc->n - from) == 0)
+        {
+          g_string_append_len (sc->out, s + i, from - i);
+          emit (sc, "api_key", 7, from, to);
+          return to;
+        }
+    }
+
+  if (name_end == j && j - i <= MAX_NAME && chp_redact_name_is_secret (s + i, j - i) &&
+      find_value (sc, i, j, &from, &to))
+    {
+      g_string_append_len (sc->out, s + i, from - i);
+      /* An earlier pass's marker: keep it as it is, and the main loop copies it. */
+      if (marker_len (s + from, sc->n - from) > 0)
+        return from;
+      emit (sc, s + i, j - i, from, to);
+      return to;
+    }
+
+  g_string_append_len (sc->out, s + i, j - i);
+  return j;
+}
+
+/* `"name": "value"` or `'name' => 'value'` with a secret name. Returns the position after the
+ * masked value (its closing quote is left to the main loop), or 0 when this is not one. */
+static gsize
+quoted_member (Scan  *sc,
+               gsize  i)
+{
+  const char *s = sc->s;
+  gsize n = sc->n;
+  char q = s[i];
+  gsize e, k, v, end;
+
+  for (e = i + 1; e < n && e - i <= MAX_NAME && s[e] != q && s[e] != '\n' && s[e] != '\\'; e++)
+    ;
+  if (e >= n || s[e] != q || e == i + 1)
+    return 0;
+  k = skip_blanks (sc, e + 1, 4);
+  if (k < n && s[k] == ':')
+    k++;
+  else if (k + 1 < n && s[k] == '=' && s[k + 1] == '>')
+    k += 2;
+  else
+    return 0;
+  if (!chp_redact_name_is_secret (s + i + 1, e - i - 1))
+    return 0;
+
+  v = skip_blanks (sc, k, 4);
+  if (v < n && (s[v] == '"' || s[v] == '\''))
+    {
+      end = quoted_end (sc, v, TRUE);
+      if (end == v + 1 || marker_len (s + v + 1, n - v - 1) == end - v - 1)
+        return 0;
+      g_string_append_len (sc->out, s + i, v + 1 - i);
+      emit (sc, s + i + 1, e - i - 1, v + 1, end);
+      return end;
+    }
+  for (end = v; end < n && (g_ascii_isdigit (s[end]) || strchr ("+-.eE", s[end]) != NULL); end++)
+    ;
+  if (end == v || !g_ascii_isdigit (s[v] == '-' && v + 1 < n ? s[v + 1] : s[v]))
+    return 0;
+  g_string_append_len (sc->out, s + i, v - i);
+  emit (sc, s + i + 1, e - i - 1, v, end);
+  return end;
+}
+
+static void
+scan (Scan *sc)
+{
+  const char *s = sc->s;
+  gsize i = 0;
+
+  while (i < sc->n)
+    {
+      char c = s[i];
+      gsize m;
+
+      if (c == '[' && (m = marker_len (s + i, sc->n - i)) > 0)
+        {
+          g_string_append_len (sc->out, s + i, m);
+          i += m;
+        }
+      else if (c == '-' && (m = match_pem (sc, i)) > 0)
+        i += m;
+      else if ((c == '"' || c == '\'') && (m = quoted_member (sc, i)) > 0)
+        i = m;
+      else if (is_token_char (c) && (i == 0 || !is_token_char (s[i - 1])))
+        i = at_word (sc, i);
+      else
+        {
+          g_string_append_c (sc->out, c);
+          i++;
+        }
+    }
+}
+
+/**
+ * chp_redact_text:
+ * @text: page-derived text (invalid UTF-8 is repaired first)
+ * @count_out: (out) (optional): how many secrets were masked
+ *
+ * Returns: (transfer full): @text with each secret replaced by `[redacted <name> len=N]`.
+ */
+char *
+chp_redact_text (const char *text,
+                 guint      *count_out)
+{
+  g_autofree char *valid = NULL;
+  Scan sc = { 0, };
+
+  if (count_out != NULL)
+    *count_out = 0;
+  g_return_val_if_fail (text != NULL, NULL);
+
+  if (!g_utf8_validate (text, -1, NULL))
+    text = valid = g_utf8_make_valid (text, -1);
+
+  sc.s = text;
+  sc.n = strlen (text);
+  sc.out = g_string_sized_new (sc.n + 1);
+  scan (&sc);
+
+  if (count_out != NULL)
+    *count_out = sc.count;
+  return g_string_free (sc.out, FALSE);
+}
+
+/* ---- JSON ------------------------------------------------------------------------------- */
+
+static JsonNode *
+marker_node (const char *name,
+             const char *secret,
+             guint      *count)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  JsonNode *node = json_node_new (JSON_NODE_VALUE);
+
+  append_marker (out, name, strlen (name), secret, strlen (secret));
+  json_node_set_string (node, out->str);
+  (*count)++;
+  return node;
+}
+
+/* A scalar under @secret_name (NULL: not a secret name). */
+static JsonNode *
+redact_value (JsonNode   *node,
+              const char *secret_name,
+              guint      *count)
+{
+  GType type = json_node_get_value_type (node);
+
+  if (type == G_TYPE_STRING)
+    {
+      const char *str = json_node_get_string (node);
+      guint found = 0;
+      g_autofree char *masked = NULL;
+      JsonNode *copy;
+
+      if (secret_name != NULL && *str != '\0' && !chp_redact_is_marker (str))
+        return marker_node (secret_name, str, count);
+      masked = chp_redact_text (str, &found);
+      *count += found;
+      copy = json_node_new (JSON_NODE_VALUE);
+      json_node_set_string (copy, masked);
+      return copy;
+    }
+  if (secret_name != NULL && type == G_TYPE_INT64)
+    {
+      g_autofree char *digits = g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
+
+      return marker_node (secret_name, digits, count);
+    }
+  if (secret_name != NULL && type == G_TYPE_DOUBLE)
+    {
+      char digits[G_ASCII_DTOSTR_BUF_SIZE];
+
+      return marker_node (secret_name, g_ascii_dtostr (digits, sizeof digits,
+                                                       json_node_get_double (node)), count);
+    }
+  /* Booleans say "filled", "credential", "session: true": never a secret. */
+  return json_node_copy (node);
+}
+
+static JsonNode *redact_node (JsonNode   *node,
+                              const char *secret_name,
+                              guint       depth,
+                              guint      *count);
+
+typedef struct
+{
+  JsonObject *into;
+  const char *pair_name;  /* the secret "name" of a {name, value} pair, or NULL */
+  guint depth;
+  guint *count;
+} ObjectWalk;
+
+static void
+redact_member_cb (JsonObject  *object,
+                  const char  *member,
+                  JsonNode    *node,
+                  gpointer     user_data)
+{
+  ObjectWalk *walk = user_data;
+  const char *secret_name = NULL;
+
+  if (chp_redact_name_is_secret (member, -1))
+    secret_name = member;
+  else if (walk->pair_name != NULL && g_str_equal (member, "value"))
+    secret_name = walk->pair_name;
+  json_object_set_member (walk->into, member,
+                          redact_node (node, secret_name, walk->depth + 1, walk->count));
+}
+
+static JsonNode *
+redact_node (JsonNode   *node,
+             const char *secret_name,
+             guint       depth,
+             guint      *count)
+{
+  JsonNode *copy;
+
+  if (depth > MAX_JSON_DEPTH)
+    {
+      /* Deeper than anything the frame reader lets in: drop it rather than recurse. */
+      (*count)++;
+      return json_node_new (JSON_NODE_NULL);
+    }
+
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObject *object = json_node_get_object (node);
+        g_autoptr(JsonObject) into = json_object_new ();
+        ObjectWalk walk = { into, NULL, depth, count };
+        JsonNode *name = json_object_get_member (object, "name");
+
+        /* A header, cookie or field as {name, value}: the value is as secret as its name says. */
+        if (name != NULL && JSON_NODE_HOLDS_VALUE (name) &&
+            json_node_get_value_type (name) == G_TYPE_STRING &&
+            chp_redact_name_is_secret (json_node_get_string (name), -1))
+          walk.pair_name = json_node_get_string (name);
+        json_object_foreach_member (object, redact_member_cb, &walk);
+        copy = json_node_new (JSON_NODE_OBJECT);
+        json_node_set_object (copy, into);
+        return copy;
+      }
+
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+        g_autoptr(JsonArray) into = json_array_sized_new (json_array_get_length (array));
+
+        /* Scalars in a list under a secret name ("cookies": ["a=b"]) are secrets; objects in
+         * it are judged member by member. */
+        for (guint i = 0; i < json_array_get_length (array); i++)
+          json_array_add_element (into, redact_node (json_array_get_element (array, i),
+                                                     secret_name, depth + 1, count));
+        copy = json_node_new (JSON_NODE_ARRAY);
+        json_node_set_array (copy, into);
+        return copy;
+      }
+
+    case JSON_NODE_VALUE:
+      return redact_value (node, secret_name, count);
+
+    case JSON_NODE_NULL:
+    default:
+      return json_node_new (JSON_NODE_NULL);
+    }
+}
+
+/**
+ * chp_redact_json:
+ * @node: a result as the extension sent it
+ * @count_out: (out) (optional): how many secrets were masked
+ *
+ * Returns: (transfer full): a deep copy of @node with every string passed through
+ *   chp_redact_text(), and strings and numbers under secret member names (or in a
+ *   `{name, value}` pair with a secret name) replaced by a marker. Booleans, nulls, member
+ *   names and the shape of the tree are kept.
+ */
+JsonNode *
+chp_redact_json (JsonNode *node,
+                 guint    *count_out)
+{
+  guint count = 0;
+  JsonNode *copy;
+
+  if (count_out != NULL)
+    *count_out = 0;
+  g_return_val_if_fail (node != NULL, NULL);
+
+  copy = redact_node (node, NULL, 0, &count);
+  if (count_out != NULL)
+    *count_out = count;
+  return copy;
+}
