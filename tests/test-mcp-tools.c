@@ -1350,6 +1350,37 @@ test_browser_offline (Env           *env,
   g_clear_pointer (&call.result, json_node_unref);
 }
 
+/* The app redacts a browser's answer again before an agent sees it (DESIGN §8: both sides). */
+static void
+test_browser_redacted (Env           *env,
+                       gconstpointer  data)
+{
+  static const char jwt[] = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+                            "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
+  g_autoptr(ChpTestClient) client = browser_connect (env);
+  g_autoptr(JsonObject) request = NULL;
+  g_autofree char *answer = g_strdup_printf (
+    "{\"tabs\":[{\"tabId\":7,\"windowId\":1,\"title\":\"Session %s\","
+    "\"url\":\"https://shop.example/cb?session_id=9f8e7d6c5b4a39281706\","
+    "\"origin\":\"https://shop.example\",\"active\":true,\"grantId\":\"g1\","
+    "\"label\":\"Buy a mug\",\"scopes\":[\"browser.tabs.read\"],"
+    "\"expiresAt\":%" G_GINT64_FORMAT "}]}", jwt, g_get_real_time () / 1000 + 600000);
+  Call call = { 0, };
+  g_autofree char *everything = NULL;
+
+  call_start (env->tools, env->context, "browser_tabs", NULL, NULL, &call);
+  request = browser_request (client, "browser.tabs");
+  browser_answer (client, request, answer);
+  call_wait (&call);
+  g_assert_false (result_is_error (call.result));
+
+  everything = json_to_string (call.result, FALSE);
+  g_assert_null (strstr (everything, jwt));
+  g_assert_null (strstr (everything, "9f8e7d6c5b4a39281706"));
+  g_assert_nonnull (strstr (result_text (call.result), "[redacted"));
+  g_clear_pointer (&call.result, json_node_unref);
+}
+
 static void
 test_browser_tools (Env           *env,
                     gconstpointer  data)
@@ -1731,6 +1762,8 @@ main (int    argc,
   g_test_add ("/chaperone/mcp-tools/engine/cancelled", Env, NULL, env_setup, test_engine_cancelled,
               env_teardown);
   g_test_add ("/chaperone/mcp-tools/browser/offline", Env, NULL, env_setup, test_browser_offline,
+              env_teardown);
+  g_test_add ("/chaperone/mcp-tools/browser/redacted", Env, NULL, env_setup, test_browser_redacted,
               env_teardown);
   g_test_add ("/chaperone/mcp-tools/browser/tools", Env, NULL, env_setup, test_browser_tools,
               env_teardown);

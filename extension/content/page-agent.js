@@ -880,10 +880,10 @@
 
   const SETTLE_QUIET_MS = 80;
   // Filling, focusing and scrolling act on one element: what they set off (a re-render, a
-  // suggestion request) starts in the same turn or the next frame, and a click's 80 ms would
-  // double a fill's cost for nothing. Anything seen in that frame still waits for the full
-  // window, like a click.
-  const SETTLE_QUIET_LIGHT_MS = 16;
+  // suggestion request) starts in the page's own input handlers, which ran before we wait, and
+  // the worker's request count is known before the window closes. A click's 80 ms would make a
+  // fill several times slower for nothing. Anything seen at all still waits for the full window.
+  const SETTLE_QUIET_LIGHT_MS = 5;
   const SETTLE_CAP_MS = 3000;
   const OBSERVE = { subtree: true, childList: true, characterData: true, attributes: true };
 

@@ -14,6 +14,7 @@
 #include "chp-json-util.h"
 #include "chp-mcp-format.h"
 #include "chp-protocol-error.h"
+#include "chp-redact.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -1066,10 +1067,34 @@ call_return_gerror (GTask        *task,
     NULL,
   };
   gboolean own = g_strv_contains (ours, code);
+  g_autofree char *detail = NULL;
 
   message = g_strdup_printf ("%s failed: %s", what,
                              own ? error->message : "the browser refused (its reason follows)");
-  call_return_error (task, code, message, own ? NULL : error->message);
+  /* The browser's reason may quote the page, secrets included. */
+  if (!own)
+    detail = chp_redact_text (error->message, NULL);
+  call_return_error (task, code, message, detail);
+}
+
+/* Every answer from a browser passes here before an agent can see any of it: the extension
+ * redacts already, and this is the second of the two checks the design asks for (DESIGN §8),
+ * so one bug on either side does not hand a token to an agent. */
+static JsonNode *
+agent_call_finish (ChpEngine     *engine,
+                   GAsyncResult  *result,
+                   GError       **error)
+{
+  g_autoptr(JsonNode) node = chp_engine_agent_call_finish (engine, result, error);
+  guint count = 0;
+  JsonNode *clean;
+
+  if (node == NULL)
+    return NULL;
+  clean = chp_redact_json (node, &count);
+  if (count > 0)
+    g_debug ("agents: %u secret-looking values redacted from a browser's answer", count);
+  return clean;
 }
 
 static void
@@ -1218,7 +1243,7 @@ browser_answer (GTask        *task,
                 const char   *what)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) node = chp_engine_agent_call_finish (CHP_ENGINE (source), result, &error);
+  g_autoptr(JsonNode) node = agent_call_finish (CHP_ENGINE (source), result, &error);
 
   if (node == NULL)
     {
@@ -1460,7 +1485,7 @@ tabs_answered_cb (GObject      *source,
   ToolCall *call = call_of (task);
 
   target->task = NULL;
-  target->answer = chp_engine_agent_call_finish (CHP_ENGINE (source), result, &target->error);
+  target->answer = agent_call_finish (CHP_ENGINE (source), result, &target->error);
   if (--call->pending == 0)
     tabs_finish (task);
 }
@@ -2313,7 +2338,7 @@ wait_status_cb (GObject      *source,
   g_autoptr(GTask) task = user_data;
   ToolCall *call = call_of (task);
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) node = chp_engine_agent_call_finish (CHP_ENGINE (source), result, &error);
+  g_autoptr(JsonNode) node = agent_call_finish (CHP_ENGINE (source), result, &error);
   const char *state = NULL;
   gint64 elapsed_ms;
 
