@@ -573,6 +573,35 @@ read_value (Reader *r)
     }
 }
 
+/* Reads one value and nothing after it; @trailing names what came after, for the error. */
+static JsonNode *
+read_whole (Reader      *r,
+            const char  *trailing,
+            GError     **error)
+{
+  g_autoptr(JsonNode) root = read_value (r);
+
+  if (root != NULL)
+    {
+      skip_space (r);
+      if (r->p != r->end)
+        {
+          json_node_unref (g_steal_pointer (&root));
+          reader_fail (r, trailing);
+        }
+    }
+
+  if (root == NULL)
+    {
+      g_set_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INVALID_PARAMS,
+                   "Malformed JSON at byte %" G_GSIZE_FORMAT ": %s",
+                   (gsize) (r->p - r->start), r->problem ? r->problem : "unknown error");
+      return NULL;
+    }
+
+  return g_steal_pointer (&root);
+}
+
 /**
  * chp_json_read:
  * @text: (array length=len): UTF-8 JSON text, not necessarily nul-terminated
@@ -589,30 +618,10 @@ chp_json_read (const char  *text,
                GError     **error)
 {
   Reader r = { text, text, text + len, 0, NULL, FALSE };
-  g_autoptr(JsonNode) root = NULL;
 
   g_return_val_if_fail (text != NULL || len == 0, NULL);
 
-  root = read_value (&r);
-  if (root != NULL)
-    {
-      skip_space (&r);
-      if (r.p != r.end)
-        {
-          json_node_unref (g_steal_pointer (&root));
-          reader_fail (&r, "data after the value");
-        }
-    }
-
-  if (root == NULL)
-    {
-      g_set_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INVALID_PARAMS,
-                   "Malformed JSON at byte %" G_GSIZE_FORMAT ": %s",
-                   (gsize) (r.p - r.start), r.problem ? r.problem : "unknown error");
-      return NULL;
-    }
-
-  return g_steal_pointer (&root);
+  return read_whole (&r, "data after the value", error);
 }
 
 /* Returns: (transfer full) (nullable): the one top-level object of @text */
@@ -623,7 +632,6 @@ read_frame_json (const char  *text,
                  GError     **error)
 {
   Reader r = { text, text, text + len, 0, NULL, in_place };
-  g_autoptr(JsonNode) root = NULL;
 
   skip_space (&r);
   if (r.p == r.end || *r.p != '{')
@@ -632,26 +640,7 @@ read_frame_json (const char  *text,
       return NULL;
     }
 
-  root = read_value (&r);
-  if (root != NULL)
-    {
-      skip_space (&r);
-      if (r.p != r.end)
-        {
-          json_node_unref (g_steal_pointer (&root));
-          reader_fail (&r, "data after the object");
-        }
-    }
-
-  if (root == NULL)
-    {
-      g_set_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INVALID_PARAMS,
-                   "Malformed JSON at byte %" G_GSIZE_FORMAT ": %s",
-                   (gsize) (r.p - r.start), r.problem ? r.problem : "unknown error");
-      return NULL;
-    }
-
-  return g_steal_pointer (&root);
+  return read_whole (&r, "data after the object", error);
 }
 
 static gboolean
