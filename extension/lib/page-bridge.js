@@ -63,9 +63,7 @@ export function raceAbort(promise, signal) {
 // Runs inside the page (serialized by Chrome, so it must not close over anything).
 function callPage(op, args) {
   const page = globalThis.__chaperonePage;
-  if (!page || typeof page.run !== 'function') {
-    return { ok: false, error: { code: 'internal', message: 'The page agent is not installed' } };
-  }
+  if (!page || typeof page.run !== 'function') return { notInstalled: true };
   return page.run(op, args);
 }
 
@@ -80,7 +78,7 @@ export class PageBridge {
   }
 
   /**
-   * Installs the page agent (harmless when already there) and runs `op`.
+   * Runs `op` in the page agent, installing it first in a document that has none.
    * Resolves with the op's value; throws ChaperoneError (the page's own code when it is a
    * protocol code, stale_document when the document went away, cancelled on abort).
    */
@@ -88,15 +86,25 @@ export class PageBridge {
     if (signal?.aborted) throw abortError(signal);
     const target = PageBridge.target(where);
     const scripting = this.chrome.scripting;
-    let results;
+    const call = () => raceAbort(
+      scripting.executeScript({ target, func: callPage, args: [op, args ?? {}] }), signal);
+    let reply;
     try {
-      await raceAbort(scripting.executeScript({ target, files: [...PAGE_FILES] }), signal);
-      results = await raceAbort(
-        scripting.executeScript({ target, func: callPage, args: [op, args ?? {}] }), signal);
+      // The agent stays installed for the document's life: ask it first, and inject the files
+      // (the costly part: two files parsed in the page) only into a document that has none yet.
+      let results = await call();
+      reply = Array.isArray(results) ? results[0]?.result : undefined;
+      if (reply?.notInstalled === true) {
+        await raceAbort(scripting.executeScript({ target, files: [...PAGE_FILES] }), signal);
+        results = await call();
+        reply = Array.isArray(results) ? results[0]?.result : undefined;
+      }
     } catch (e) {
       throw mapInjectionError(e);
     }
-    const reply = Array.isArray(results) ? results[0]?.result : undefined;
+    if (reply?.notInstalled === true) {
+      throw new ChaperoneError('internal', 'The page agent could not be installed');
+    }
     // No result at all: the document unloaded before the op answered.
     if (reply === undefined || reply === null) {
       throw new ChaperoneError('stale_document', 'The document went away before it answered');

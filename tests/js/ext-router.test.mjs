@@ -538,3 +538,19 @@ test('a fresh worker: Stop acts before load() finishes; Resume clears the stop k
   await d.flush();
   assert.equal(storage.backing.get('stopped').stopped, false);
 });
+
+test('the page agent is injected once per document, not on every call', async () => {
+  const { router, fake } = await setup();
+  const injections = () => fake.calls.executeScript.filter((c) => c.files).length;
+  await router.handle('browser.context', { tabId: 1 });
+  // The call and the pill it shows may both find the document empty and both install: the
+  // agent's own install is idempotent.
+  const first = injections();
+  assert.ok(first >= 1, 'the first call installs it');
+  await router.handle('browser.context', { tabId: 1 });
+  await router.handle('browser.context', { tabId: 1 });
+  assert.equal(injections(), first, 'later calls find it there');
+  fake.navigate(1, 0, 'https://a.example/next');
+  await router.handle('browser.context', { tabId: 1 });
+  assert.ok(injections() > first, 'a new document gets its own');
+});

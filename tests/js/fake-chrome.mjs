@@ -53,6 +53,7 @@ export function makeFakeChrome({ storage, pageRun } = {}) {
   const frames = new Map(); // tabId → Map(frameId → frame)
   const cookies = [];
   const calls = { executeScript: [], tabsUpdate: [], windowsUpdate: [], alarms: [], cleared: [], page: [] };
+  const installed = new Set(); // documentIds the page agent was injected into
   let nextFrameId = 100;
 
   const webNavigation = {
@@ -119,7 +120,14 @@ export function makeFakeChrome({ storage, pageRun } = {}) {
         }
         if (/^chrome:|^chrome-extension:/.test(frame.url)) throw new Error('Cannot access a chrome:// URL');
         const where = { tabId: target.tabId, frameId: frame.frameId, documentId: frame.documentId };
-        if (files) return [{ frameId: frame.frameId, documentId: frame.documentId, result: null }];
+        // The page agent stays installed for a document's life, as it does in Chromium.
+        if (files) {
+          installed.add(frame.documentId);
+          return [{ frameId: frame.frameId, documentId: frame.documentId, result: null }];
+        }
+        if (!installed.has(frame.documentId)) {
+          return [{ frameId: frame.frameId, documentId: frame.documentId, result: { notInstalled: true } }];
+        }
         const [op, opArgs] = args;
         calls.page.push({ op, args: structuredClone(opArgs), where });
         const result = pageRun ? await pageRun(op, opArgs, where) : { ok: true, value: {} };
