@@ -1038,39 +1038,12 @@ typedef struct
   ChpMcpContext *context;
 } Env;
 
-static void
-engine_started_cb (GObject      *source,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_assert_true (chp_engine_start_finish (CHP_ENGINE (source), result, &error));
-  g_assert_no_error (error);
-  *(gboolean *) user_data = TRUE;
-}
-
-static gboolean
-flag_set (gpointer data)
-{
-  return *(gboolean *) data;
-}
-
 /* The engine as the app starts it, without its agent socket: the tests call the tools directly. */
 static void
 env_setup (Env           *env,
            gconstpointer  data)
 {
-  g_autoptr(GError) error = NULL;
-  gboolean started = FALSE;
-
-  env->dir = g_dir_make_tmp ("chp-mcp-tools-XXXXXX", &error);
-  g_assert_no_error (error);
-  env->engine = chp_engine_new (env->dir);
-  chp_engine_set_agent_socket_path (env->engine, "");
-  chp_engine_start_async (env->engine, 0, NULL, engine_started_cb, &started);
-  g_assert_true (chp_test_spin_until (flag_set, &started, 10000));
-  env->port = chp_bridge_get_port (chp_engine_get_bridge (env->engine));
+  env->engine = chp_test_engine_start ("chp-mcp-tools-XXXXXX", &env->dir, &env->port);
   env->tools = chp_mcp_tools_new (env->engine);
   env->context = chp_mcp_context_new ("session-1");
 }
