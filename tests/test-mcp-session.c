@@ -1047,40 +1047,19 @@ test_pause_resume_told (Fixture       *fixture,
 }
 
 /* Returns: (nullable): the name of a tool the tools accept, or %NULL when there is none yet */
-static char *
-some_tool (Fixture *fixture)
-{
-  g_autoptr(JsonNode) list = chp_mcp_tools_list (fixture->tools);
-  JsonArray *tools = json_node_get_array (list);
-
-  for (guint i = 0; i < json_array_get_length (tools); i++)
-    {
-      const char *name = json_object_get_string_member (json_array_get_object_element (tools, i),
-                                                        "name");
-
-      if (chp_mcp_tools_has (fixture->tools, name))
-        return g_strdup (name);
-    }
-  return NULL;
-}
-
 static void
 test_pause_refuses_calls (Fixture       *fixture,
                           gconstpointer  data)
 {
   g_autoptr(Client) client = client_connect (fixture->path);
-  g_autofree char *tool = some_tool (fixture);
+  /* Any real tool will do: the pause is answered before a tool runs. */
+  const char *tool = "browser_tabs";
   g_autofree char *params = NULL;
   ChpAgentSession *agent;
   JsonObject *result;
   JsonObject *structured;
 
-  if (tool == NULL)
-    {
-      g_test_skip ("ChpMcpTools has no tools yet (its stub): a paused call needs a real tool "
-                   "name");
-      return;
-    }
+  g_assert_true (chp_mcp_tools_has (fixture->tools, tool));
 
   client_initialize (client, "2025-06-18", NULL);
   agent = only_agent (fixture);

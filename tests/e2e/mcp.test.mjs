@@ -94,8 +94,8 @@ after(async () => {
 });
 
 /** A test on the shared world, with the one retry the GTK AT-SPI crash earns. */
-function scenario(name, fn, { timeout = 90000, todo } = {}) {
-  test(name, { skip, timeout, ...(todo ? { todo } : {}) }, async () => {
+function scenario(name, fn, { timeout = 90000 } = {}) {
+  test(name, { skip, timeout }, async () => {
     try {
       await fn();
     } catch (err) {
