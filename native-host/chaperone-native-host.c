@@ -4,6 +4,8 @@
 
 #define G_LOG_DOMAIN "chaperone-native-host"
 
+#include "chp-json-reader.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -22,8 +24,8 @@
 /* Host → browser: Chrome disconnects a host that sends more than 1 MiB in one message. */
 #define NH_MAX_OUT_BYTES       (1024u * 1024)
 /* native_open is a few dozen bytes; a larger first message is not one. */
-#define NH_MAX_OPEN_BYTES      4096
 #define NH_MAX_OPEN_DEPTH      8
+#define NH_MAX_OPEN_BYTES      4096
 /* Must match CHP_BRIDGE_DEFAULT_PORT and the app's `bridge-port` default; this program does
  * not link the core to learn it. */
 #define NH_DEFAULT_PORT        64333
@@ -86,44 +88,6 @@ origin_from_argument (const char *arg)
     return NULL;
 
   return g_strndup (arg, strlen (CHROME_ORIGIN_PREFIX) + CHROME_ID_LEN);
-}
-
-/* json-glib's parser recurses: refuse deep nesting before parsing, counting brackets outside
- * strings. */
-static gboolean
-json_depth_ok (const char *text,
-               gsize       len,
-               guint       max_depth)
-{
-  gboolean in_string = FALSE;
-  gboolean escaped = FALSE;
-  guint depth = 0;
-
-  for (gsize i = 0; i < len; i++)
-    {
-      char c = text[i];
-
-      if (in_string)
-        {
-          if (escaped)
-            escaped = FALSE;
-          else if (c == '\\')
-            escaped = TRUE;
-          else if (c == '"')
-            in_string = FALSE;
-        }
-      else if (c == '"')
-        in_string = TRUE;
-      else if (c == '[' || c == '{')
-        {
-          if (++depth > max_depth)
-            return FALSE;
-        }
-      else if ((c == ']' || c == '}') && depth > 0)
-        depth--;
-    }
-
-  return TRUE;
 }
 
 /* Stops the relay. Whatever is still in flight (a stdin read, the connect) is cancelled; an
@@ -367,16 +331,15 @@ parse_native_open (const guint8 *data,
                    const char  **path_out,
                    guint        *port_out)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  JsonNode *root;
+  g_autoptr(JsonNode) root = NULL;
   JsonObject *o;
   JsonNode *port;
   const char *path;
 
-  /* An empty text parses to no root at all, hence the NULL check. */
-  if (len > NH_MAX_OPEN_BYTES || !json_depth_ok ((const char *) data, len, NH_MAX_OPEN_DEPTH) ||
-      !json_parser_load_from_data (parser, (const char *) data, len, NULL) ||
-      (root = json_parser_get_root (parser)) == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+  /* The core's strict reader: bounded depth, exactly one value, no echo of the input. */
+  if (len > NH_MAX_OPEN_BYTES ||
+      (root = chp_json_read_shallow ((const char *) data, len, NH_MAX_OPEN_DEPTH, NULL)) == NULL ||
+      !JSON_NODE_HOLDS_OBJECT (root))
     return "The first message must be a native_open object";
 
   o = json_node_get_object (root);

@@ -1,13 +1,15 @@
 /* chp-frame.h: one protocol frame, parsed and checked (DESIGN §5), and the builders for each kind. */
 #pragma once
 
+#include "chp-json-reader.h"
+
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
 
 /* Deeper JSON than this is refused before parsing: json-glib's parser recurses. */
-#define CHP_FRAME_MAX_DEPTH 64
+#define CHP_FRAME_MAX_DEPTH CHP_JSON_MAX_DEPTH
 
 typedef enum
 {
@@ -115,9 +117,5 @@ gsize       chp_frame_write_chunk        (char         *out,
                                           gsize         slice_len);
 
 char       *chp_json_to_string           (JsonNode     *node);
-
-JsonNode    *chp_json_read             (const char  *text,
-                                        gsize        len,
-                                        GError     **error);
 
 G_END_DECLS

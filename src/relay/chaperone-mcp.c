@@ -7,6 +7,8 @@
 
 #define G_LOG_DOMAIN "chaperone-mcp"
 
+#include "chp-json-reader.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
@@ -34,7 +36,6 @@
 #define PEEK_MAX_BYTES            (1024 * 1024)
 #define PEEK_TIMEOUT_MS           5000
 /* json-glib's parser recurses; an id sits at depth 1. */
-#define PEEK_MAX_DEPTH            64
 /* JSON-RPC's "server error" range; the app has no code of its own for "not there". */
 #define JSONRPC_SERVER_ERROR      (-32000)
 
@@ -404,44 +405,6 @@ start_app_and_connect (const char  *path,
   return starter.fd;
 }
 
-/* json-glib's parser recurses: refuse deep nesting before parsing, counting brackets outside
- * strings. */
-static gboolean
-json_depth_ok (const char *text,
-               gsize       len,
-               guint       max_depth)
-{
-  gboolean in_string = FALSE;
-  gboolean escaped = FALSE;
-  guint depth = 0;
-
-  for (gsize i = 0; i < len; i++)
-    {
-      char c = text[i];
-
-      if (in_string)
-        {
-          if (escaped)
-            escaped = FALSE;
-          else if (c == '\\')
-            escaped = TRUE;
-          else if (c == '"')
-            in_string = FALSE;
-        }
-      else if (c == '"')
-        in_string = TRUE;
-      else if (c == '[' || c == '{')
-        {
-          if (++depth > max_depth)
-            return FALSE;
-        }
-      else if ((c == ']' || c == '}') && depth > 0)
-        depth--;
-    }
-
-  return TRUE;
-}
-
 /* Reads the client's first line, or what came before EOF, within a bounded time and size.
  * Returns: (nullable): the line without its newline; %NULL when there is none to answer. */
 static GByteArray *
@@ -492,20 +455,17 @@ static char *
 error_reply_for (const GByteArray *line,
                  const char       *message)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonNode) root = NULL;
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(JsonGenerator) generator = json_generator_new ();
   g_autoptr(JsonNode) reply = NULL;
   g_autofree char *text = NULL;
   JsonObject *request;
-  JsonNode *root, *id, *method;
+  JsonNode *id, *method;
   GType id_type;
 
-  if (!json_depth_ok ((const char *) line->data, line->len, PEEK_MAX_DEPTH) ||
-      !json_parser_load_from_data (parser, (const char *) line->data, (gssize) line->len, NULL))
-    return NULL;
-
-  root = json_parser_get_root (parser);
+  /* The core's strict reader: bounded depth, one value, nothing json-glib's parser tolerates. */
+  root = chp_json_read ((const char *) line->data, line->len, NULL);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     return NULL;
 
