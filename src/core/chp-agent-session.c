@@ -15,6 +15,7 @@ struct _ChpAgentSession
   guint calls;
   char *current_step;
   char *last_error;
+  char *attention;
   ChpAgentSessionState state;
 };
 
@@ -27,6 +28,7 @@ enum {
   PROP_CURRENT_STEP,
   PROP_LAST_ERROR,
   PROP_STATE,
+  PROP_ATTENTION,
   N_PROPS
 };
 
@@ -54,6 +56,7 @@ chp_agent_session_finalize (GObject *object)
   g_clear_pointer (&self->client_name, g_free);
   g_clear_pointer (&self->current_step, g_free);
   g_clear_pointer (&self->last_error, g_free);
+  g_clear_pointer (&self->attention, g_free);
 
   G_OBJECT_CLASS (chp_agent_session_parent_class)->finalize (object);
 }
@@ -94,6 +97,10 @@ chp_agent_session_get_property (GObject    *object,
 
     case PROP_STATE:
       g_value_set_enum (value, self->state);
+      break;
+
+    case PROP_ATTENTION:
+      g_value_set_string (value, self->attention);
       break;
 
     default:
@@ -164,6 +171,11 @@ chp_agent_session_class_init (ChpAgentSessionClass *klass)
   properties[PROP_LAST_ERROR] = g_param_spec_string ("last-error", NULL, NULL, NULL, flags);
   properties[PROP_STATE] = g_param_spec_enum ("state", NULL, NULL, CHP_TYPE_AGENT_SESSION_STATE,
                                               CHP_AGENT_SESSION_RUNNING, flags);
+  /* Why Chaperone itself paused the agent (the loop guard), for the person's Needs you card;
+   * NULL when the person paused it, or it runs. */
+  properties[PROP_ATTENTION] = g_param_spec_string ("attention", NULL, NULL, NULL,
+                                                    G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY |
+                                                    G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
@@ -349,8 +361,42 @@ request (ChpAgentSession      *self,
   if (self->state == CHP_AGENT_SESSION_DISCONNECTED)
     return;
 
+  /* Whatever the person decides answers the guard's question. */
+  if (state != CHP_AGENT_SESSION_PAUSED && replace_str (&self->attention, NULL))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ATTENTION]);
   chp_agent_session_set_state (self, state);
   g_signal_emit (self, signals[SIGNAL_REQUESTED], 0, state);
+}
+
+/* Returns: (nullable): why Chaperone paused the agent, when it did */
+const char *
+chp_agent_session_get_attention (ChpAgentSession *self)
+{
+  g_return_val_if_fail (CHP_IS_AGENT_SESSION (self), NULL);
+
+  return self->attention;
+}
+
+/**
+ * chp_agent_session_pause_for:
+ * @why: "repeated" (the same act again and again) or "failing" (failure after failure on one
+ *   tab); the app words it for the person
+ *
+ * Chaperone's own pause (the loop guard): like the person's Pause, and the session asks for them
+ * in Needs you until they resume or disconnect it.
+ */
+void
+chp_agent_session_pause_for (ChpAgentSession *self,
+                             const char      *why)
+{
+  g_return_if_fail (CHP_IS_AGENT_SESSION (self));
+  g_return_if_fail (why != NULL);
+
+  if (self->state != CHP_AGENT_SESSION_RUNNING)
+    return;
+  if (replace_str (&self->attention, why))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ATTENTION]);
+  request (self, CHP_AGENT_SESSION_PAUSED);
 }
 
 /* The person pressed Pause: the agent's next calls wait until Resume. */

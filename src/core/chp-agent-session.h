@@ -43,6 +43,9 @@ void                  chp_agent_session_set_state          (ChpAgentSession     
                                                             ChpAgentSessionState  state);
 
 void                  chp_agent_session_request_pause      (ChpAgentSession      *self);
+const char           *chp_agent_session_get_attention      (ChpAgentSession      *self);
+void                  chp_agent_session_pause_for          (ChpAgentSession      *self,
+                                                            const char           *why);
 void                  chp_agent_session_request_resume     (ChpAgentSession      *self);
 void                  chp_agent_session_request_disconnect (ChpAgentSession      *self);
 

@@ -22,6 +22,7 @@ struct _ChpBridge
   char *instance_id;
   guint heartbeat_ms;
   guint default_grant_minutes;  /* offered to the extension by engine.info */
+  JsonNode *floor_rules;        /* the person's URL floor entries, likewise; NULL for none */
 
   GHashTable *revoked;        /* device ids whose keys must keep failing */
   GHashTable *sessions;       /* device id -> ChpSession */

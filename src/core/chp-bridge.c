@@ -434,6 +434,11 @@ engine_info_method (ChpBridge *self,
   json_builder_add_string_value (builder, chp_device_get_name (device));
   json_builder_set_member_name (builder, "defaultGrantMinutes");
   json_builder_add_int_value (builder, self->default_grant_minutes);
+  if (self->floor_rules != NULL)
+    {
+      json_builder_set_member_name (builder, "floor");
+      json_builder_add_value (builder, json_node_copy (self->floor_rules));
+    }
   json_builder_end_object (builder);
 
   g_task_return_pointer (task, json_builder_get_root (builder), (GDestroyNotify) json_node_unref);
@@ -848,6 +853,7 @@ chp_bridge_finalize (GObject *object)
   g_clear_pointer (&self->handshakes, g_ptr_array_unref);
   g_clear_pointer (&self->pairings, g_ptr_array_unref);
   g_clear_pointer (&self->instance_id, g_free);
+  g_clear_pointer (&self->floor_rules, json_node_unref);
 
   G_OBJECT_CLASS (chp_bridge_parent_class)->finalize (object);
 }
@@ -1004,6 +1010,18 @@ chp_bridge_listen (ChpBridge  *self,
   g_message ("bridge: listening on 127.0.0.1:%u", self->port);
 
   return TRUE;
+}
+
+/* @rules: (nullable): the person's URL floor entries, given to each browser in engine.info */
+void
+chp_bridge_set_floor_rules (ChpBridge *self,
+                            JsonNode  *rules)
+{
+  g_return_if_fail (CHP_IS_BRIDGE (self));
+
+  g_clear_pointer (&self->floor_rules, json_node_unref);
+  if (rules != NULL)
+    self->floor_rules = json_node_copy (rules);
 }
 
 guint

@@ -41,6 +41,8 @@ gboolean     chp_bridge_listen                 (ChpBridge            *self,
                                                 guint                 port,
                                                 GError              **error);
 guint        chp_bridge_get_port               (ChpBridge            *self);
+void         chp_bridge_set_floor_rules        (ChpBridge            *self,
+                                                JsonNode             *rules);
 const char  *chp_bridge_get_instance_id        (ChpBridge            *self);
 void         chp_bridge_set_heartbeat_interval (ChpBridge            *self,
                                                 guint                 interval_ms);

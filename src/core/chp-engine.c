@@ -25,6 +25,9 @@ struct _ChpEngine
   ChpBridge *bridge;
   ChpGrantList *grants;
   ChpHandoffList *handoffs;
+  ChpHoldList *holds;
+  ChpPlanList *plans;
+  ChpUrlFloor *floor;
   ChpAgentSessionList *agent_sessions;
 
   gboolean stopped;
@@ -50,6 +53,8 @@ enum {
 enum {
   SIGNAL_HANDOFF_ARRIVED,
   SIGNAL_HANDOFF_CHANGED,
+  SIGNAL_HOLD_ARRIVED,
+  SIGNAL_HOLD_CHANGED,
   N_SIGNALS
 };
 
@@ -83,6 +88,9 @@ chp_engine_dispose (GObject *object)
   g_clear_object (&self->devices);
   g_clear_object (&self->grants);
   g_clear_object (&self->handoffs);
+  g_clear_object (&self->holds);
+  g_clear_object (&self->plans);
+  g_clear_object (&self->floor);
   g_clear_object (&self->agent_sessions);
   if (self->store != NULL)
     chp_store_close (self->store);
@@ -235,6 +243,24 @@ chp_engine_class_init (ChpEngineClass *klass)
   signals[SIGNAL_HANDOFF_CHANGED] =
     g_signal_new ("handoff-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                   NULL, NULL, NULL, G_TYPE_NONE, 1, CHP_TYPE_HANDOFF);
+
+  /**
+   * ChpEngine::hold-arrived:
+   * @hold: an act a browser held, waiting for the person's Approve or Decline
+   */
+  signals[SIGNAL_HOLD_ARRIVED] =
+    g_signal_new ("hold-arrived", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, CHP_TYPE_HOLD);
+
+  /**
+   * ChpEngine::hold-changed:
+   * @hold: a hold that arrived or ended (done, declined, changed, expired, failed)
+   *
+   * For `browser_wait`, like #ChpEngine::handoff-changed.
+   */
+  signals[SIGNAL_HOLD_CHANGED] =
+    g_signal_new ("hold-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, CHP_TYPE_HOLD);
 }
 
 static void
@@ -262,6 +288,9 @@ chp_engine_new (const char *data_dir)
   self->devices = chp_device_list_new ();
   self->grants = chp_grant_list_new ();
   self->handoffs = chp_handoff_list_new ();
+  self->holds = chp_hold_list_new ();
+  self->plans = chp_plan_list_new ();
+  self->floor = chp_url_floor_new ();
   self->agent_sessions = chp_agent_session_list_new ();
   g_signal_connect_object (self->devices, "items-changed", G_CALLBACK (devices_changed_cb),
                            self, G_CONNECT_DEFAULT);
@@ -479,6 +508,34 @@ device_event_cb (ChpBridge  *bridge,
           g_signal_emit (self, signals[SIGNAL_HANDOFF_CHANGED], 0, handoff);
         }
     }
+  else if (g_strcmp0 (event, "hold.changed") == 0)
+    {
+      g_autoptr(ChpHold) hold = chp_hold_list_apply (self->holds, device_id, object, &error);
+
+      if (error != NULL)
+        g_message ("hold.changed from %s refused: %s", device_id, error->message);
+      else if (hold != NULL)
+        {
+          /* Metadata only: what kind of act, and how it ended; never the control or values. */
+          const char *code = chp_hold_get_error (hold);
+
+          if (self->bridge != NULL)
+            chp_bridge_audit (self->bridge, "hold", chp_hold_get_kind (hold),
+                              chp_hold_get_state (hold), device_id, 0,
+                              code != NULL && *code != '\0' ? code : NULL);
+          if (chp_hold_is_held (hold))
+            g_signal_emit (self, signals[SIGNAL_HOLD_ARRIVED], 0, hold);
+          g_signal_emit (self, signals[SIGNAL_HOLD_CHANGED], 0, hold);
+        }
+    }
+  else if (g_strcmp0 (event, "stop.halted") == 0)
+    {
+      /* How long the browser took from the person's Stop to the last running call halted. */
+      gint64 halted_ms = json_object_get_int_member_with_default (object, "haltedMs", -1);
+
+      if (self->bridge != NULL && halted_ms >= 0 && halted_ms < G_MAXINT32)
+        chp_bridge_audit (self->bridge, "stop", "halted", "stopped", device_id, halted_ms, NULL);
+    }
   else if (g_strcmp0 (event, "stop.changed") == 0)
     {
       ChpDevice *device = chp_device_list_lookup (self->devices, device_id);
@@ -528,10 +585,19 @@ devices_changed_cb (GListModel *devices,
         g_ptr_array_add (gone, g_strdup (chp_handoff_get_device_id (handoff)));
     }
 
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (self->holds)); i++)
+    {
+      g_autoptr(ChpHold) hold = g_list_model_get_item (G_LIST_MODEL (self->holds), i);
+
+      if (!g_hash_table_contains (known, chp_hold_get_device_id (hold)))
+        g_ptr_array_add (gone, g_strdup (chp_hold_get_device_id (hold)));
+    }
+
   for (guint i = 0; i < gone->len; i++)
     {
       chp_grant_list_remove_device (self->grants, g_ptr_array_index (gone, i));
       chp_handoff_list_remove_device (self->handoffs, g_ptr_array_index (gone, i));
+      chp_hold_list_remove_device (self->holds, g_ptr_array_index (gone, i));
     }
 }
 
@@ -606,6 +672,14 @@ attempts_loaded_cb (GObject      *source,
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
+
+  /* Chaperone's own bridge is blind to agents: the floor learns which port it is. */
+  chp_url_floor_set_bridge_port (self->floor, chp_bridge_get_port (self->bridge));
+  {
+    g_autoptr(JsonNode) rules = chp_url_floor_person_rules_to_json (self->floor);
+
+    chp_bridge_set_floor_rules (self->bridge, rules);
+  }
 
   start_agent_endpoint (self);
   g_task_return_boolean (task, TRUE);
@@ -761,6 +835,59 @@ chp_engine_get_grants (ChpEngine *self)
   return self->grants;
 }
 
+ChpHoldList *
+chp_engine_get_holds (ChpEngine *self)
+{
+  g_return_val_if_fail (CHP_IS_ENGINE (self), NULL);
+
+  return self->holds;
+}
+
+ChpPlanList *
+chp_engine_get_plans (ChpEngine *self)
+{
+  g_return_val_if_fail (CHP_IS_ENGINE (self), NULL);
+
+  return self->plans;
+}
+
+ChpUrlFloor *
+chp_engine_get_floor (ChpEngine *self)
+{
+  g_return_val_if_fail (CHP_IS_ENGINE (self), NULL);
+
+  return self->floor;
+}
+
+/**
+ * chp_engine_set_floor_rules:
+ * @blind: (nullable): the person's blind entries
+ * @hands_only: (nullable): the person's hands-only entries
+ *
+ * The person's own additions to the URL floor (Preferences). Entries the floor cannot read are
+ * dropped, and said in the log. Browsers learn the list in engine.info when they connect; the
+ * app checks it anyway before anything is sent.
+ */
+void
+chp_engine_set_floor_rules (ChpEngine          *self,
+                            const char * const *blind,
+                            const char * const *hands_only)
+{
+  guint dropped;
+
+  g_return_if_fail (CHP_IS_ENGINE (self));
+
+  dropped = chp_url_floor_set_person_rules (self->floor, blind, hands_only);
+  if (dropped > 0)
+    g_message ("%u URL floor entries are not host patterns and were left out", dropped);
+  if (self->bridge != NULL)
+    {
+      g_autoptr(JsonNode) rules = chp_url_floor_person_rules_to_json (self->floor);
+
+      chp_bridge_set_floor_rules (self->bridge, rules);
+    }
+}
+
 ChpHandoffList *
 chp_engine_get_handoffs (ChpEngine *self)
 {
@@ -860,6 +987,75 @@ chp_engine_resolve_handoff_async (ChpEngine           *self,
   person_call (self, device_id, "extension.handoff.resolve",
                params_new ("handoffId", handoff_id, "outcome", outcome, NULL),
                callback, user_data);
+}
+
+/* The person pressed Approve (@outcome "approve") or Decline ("decline") on a hold's card. Only
+ * the app's widget actions call this; the extension checks the page again before it runs. */
+void
+chp_engine_resolve_hold_async (ChpEngine           *self,
+                               const char          *device_id,
+                               const char          *hold_id,
+                               const char          *outcome,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  g_return_if_fail (CHP_IS_ENGINE (self));
+  g_return_if_fail (g_strcmp0 (outcome, "approve") == 0 || g_strcmp0 (outcome, "decline") == 0);
+
+  person_call (self, device_id, "extension.hold.resolve",
+               params_new ("holdId", hold_id, "outcome", outcome, NULL), callback, user_data);
+}
+
+/**
+ * chp_engine_post_plan:
+ * @session_id: the agent session posting it
+ * @args: browser_plan's arguments
+ *
+ * Returns: (transfer full) (nullable): the plan, waiting for the person, or %NULL with
+ *   %CHP_PROTOCOL_ERROR_INVALID_PARAMS (bad plan) or %CHP_PROTOCOL_ERROR_BUSY (too many)
+ */
+ChpPlan *
+chp_engine_post_plan (ChpEngine   *self,
+                      const char  *session_id,
+                      const char  *client_name,
+                      JsonObject  *args,
+                      GError     **error)
+{
+  g_autofree char *plan_id = NULL;
+  g_autoptr(ChpPlan) plan = NULL;
+
+  g_return_val_if_fail (CHP_IS_ENGINE (self), NULL);
+
+  plan_id = chp_plan_list_next_id (self->plans);
+  plan = chp_plan_new_from_args (plan_id, session_id, client_name, args, error);
+  if (plan == NULL || !chp_plan_list_add (self->plans, plan, error))
+    return NULL;
+  if (self->bridge != NULL)
+    chp_bridge_audit (self->bridge, "plan", "post", "waiting", NULL, 0, NULL);
+  return g_steal_pointer (&plan);
+}
+
+/* The person's Approve or Decline on a plan's card (widget actions only). */
+gboolean
+chp_engine_decide_plan (ChpEngine  *self,
+                        const char *plan_id,
+                        gboolean    approve)
+{
+  gboolean done;
+
+  g_return_val_if_fail (CHP_IS_ENGINE (self), FALSE);
+
+  /* A plan approved while everything is stopped would be waiting for the stop to lift: no.
+   * Stop ends every plan, so there is nothing to decide then anyway. */
+  if (approve && self->stopped)
+    return FALSE;
+
+  done = approve ? chp_plan_list_approve (self->plans, plan_id)
+                 : chp_plan_list_decline (self->plans, plan_id);
+  if (done && self->bridge != NULL)
+    chp_bridge_audit (self->bridge, "plan", approve ? "approve" : "decline",
+                      approve ? "approved" : "declined", NULL, 0, NULL);
+  return done;
 }
 
 /* The person pressed Show tab: the browser brings the tab of a handoff to the front. */
@@ -977,6 +1173,9 @@ chp_engine_stop_all (ChpEngine  *self,
       g_task_return_new_error (call->task, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_STOPPED,
                                "The person stopped all agents");
     }
+
+  /* A plan the person approved ends with the stop: resuming does not bring it back. */
+  chp_plan_list_end_all (self->plans, "stopped");
 
   g_message ("Stop all (%s)", source != NULL ? source : "app");
   if (self->bridge == NULL)

@@ -9,9 +9,12 @@
 #include "chp-device-list.h"
 #include "chp-grant-list.h"
 #include "chp-handoff-list.h"
+#include "chp-hold-list.h"
 #include "chp-identity.h"
 #include "chp-pairing-manager.h"
+#include "chp-plan-list.h"
 #include "chp-store.h"
+#include "chp-url-floor.h"
 
 G_BEGIN_DECLS
 
@@ -44,6 +47,12 @@ ChpPairingManager *chp_engine_get_pairing      (ChpEngine           *self);
 ChpBridge         *chp_engine_get_bridge       (ChpEngine           *self);
 ChpGrantList      *chp_engine_get_grants       (ChpEngine           *self);
 ChpHandoffList    *chp_engine_get_handoffs     (ChpEngine           *self);
+ChpHoldList       *chp_engine_get_holds        (ChpEngine           *self);
+ChpPlanList       *chp_engine_get_plans        (ChpEngine           *self);
+ChpUrlFloor       *chp_engine_get_floor        (ChpEngine           *self);
+void               chp_engine_set_floor_rules  (ChpEngine           *self,
+                                                const char * const  *blind,
+                                                const char * const  *hands_only);
 
 void               chp_engine_revoke_grant_async     (ChpEngine           *self,
                                                       const char          *device_id,
@@ -56,6 +65,20 @@ void               chp_engine_resolve_handoff_async  (ChpEngine           *self,
                                                       const char          *outcome,
                                                       GAsyncReadyCallback  callback,
                                                       gpointer             user_data);
+void               chp_engine_resolve_hold_async     (ChpEngine           *self,
+                                                      const char          *device_id,
+                                                      const char          *hold_id,
+                                                      const char          *outcome,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+ChpPlan           *chp_engine_post_plan              (ChpEngine           *self,
+                                                      const char          *session_id,
+                                                      const char          *client_name,
+                                                      JsonObject          *args,
+                                                      GError             **error);
+gboolean           chp_engine_decide_plan            (ChpEngine           *self,
+                                                      const char          *plan_id,
+                                                      gboolean             approve);
 void               chp_engine_show_handoff_tab_async (ChpEngine           *self,
                                                       const char          *device_id,
                                                       const char          *handoff_id,

@@ -471,10 +471,21 @@ agent_requested_cb (ChpAgentSession      *agent,
   switch (state)
     {
     case CHP_AGENT_SESSION_PAUSED:
-      g_message ("agents: %s paused by the person", session_id (self));
-      send_log (self, LEVEL_WARNING,
-                "The person paused this agent in Chaperone. Tool calls answer \"paused\" until "
-                "they resume it; wait for them rather than retrying.");
+      if (chp_agent_session_get_attention (agent) != NULL)
+        {
+          g_message ("agents: %s paused by the loop guard", session_id (self));
+          send_log (self, LEVEL_WARNING,
+                    "Chaperone paused this agent: it repeated the same action, or kept failing "
+                    "on the same tab. Tool calls answer \"paused\" until the person resumes it "
+                    "in the Chaperone app.");
+        }
+      else
+        {
+          g_message ("agents: %s paused by the person", session_id (self));
+          send_log (self, LEVEL_WARNING,
+                    "The person paused this agent in Chaperone. Tool calls answer \"paused\" "
+                    "until they resume it; wait for them rather than retrying.");
+        }
       /* The calls running now answer paused too: the person meant now, not after them. */
       cancel_calls (self, TRUE);
       break;

@@ -47,7 +47,14 @@
 
 #define TAB_PATTERN  "^b[1-9][0-9]{0,8}:[0-9]{1,15}$"
 #define REF_PATTERN  "^[1-9][0-9]{0,8}:[A-Za-z0-9_-]{1,32}$"
-#define WAIT_PATTERN "^b[1-9][0-9]{0,8}:[a-z]{1,8}-[A-Za-z0-9_-]{1,64}$"
+#define WAIT_PATTERN "^(b[1-9][0-9]{0,8}:[a-z]{1,8}-[A-Za-z0-9_-]{1,64}|plan-[1-9][0-9]{0,8})$"
+#define PLAN_SUMMARY_CHARS     200
+
+/* The loop guard (DESIGN §8): the same act on the same target this many times in a row, or this
+ * many failures in a row on one tab, pause the agent until the person resumes it. */
+#define LOOP_REPEATS           3
+#define LOOP_FAILURES          3
+#define LOOP_KEY               "loop-guard"
 
 /* The key, in the object's data of a ChpMcpContext, of the counter that numbers the documents
  * an agent has seen: outside the context's bounded memory, so that it is never forgotten and
@@ -113,7 +120,9 @@ struct _ToolCall
 
   /* browser_wait */
   char               *wait_id;
-  char               *handoff_id;
+  const struct _WaitKind *wait_kind;
+  char               *handoff_id;     /* or the hold's id, or the plan's */
+  JsonObject         *final_extra;    /* a hold's changes or error, a plan's progress */
   char               *final_state;
   char               *final_by;
   guint               timeout_ms;
@@ -147,6 +156,7 @@ tool_call_free (gpointer data)
   g_free (call->handoff_id);
   g_free (call->final_state);
   g_free (call->final_by);
+  g_clear_pointer (&call->final_extra, json_object_unref);
   g_free (call);
 }
 
@@ -514,7 +524,8 @@ static JsonObject *
 wait_input (void)
 {
   return schema_object (TRUE,
-    "id", prop_string ("An id from browser_handoff.", 0, 0, WAIT_PATTERN), TRUE,
+    "id", prop_string ("An id from browser_handoff, a held browser_act, or browser_plan.", 0, 0,
+                       WAIT_PATTERN), TRUE,
     "timeoutMs", prop ("integer", "How long to wait for the outcome: default 20000, at most "
                        "50000 (larger values are cut)."), FALSE,
     NULL);
@@ -525,9 +536,48 @@ wait_output (void)
 {
   return output_schema (schema_object (FALSE,
     "id", prop ("string", NULL), TRUE,
-    "state", prop ("string", "waiting, done, cancelled or expired."), TRUE,
-    "outcome", prop ("string", "Once it is over: done, cancelled or expired."), FALSE,
+    "state", prop ("string", NULL), TRUE,
+    "outcome", prop ("string", NULL), FALSE,
+    "changes", prop ("object", NULL), FALSE,
+    "step", prop ("integer", NULL), FALSE,
+    "of", prop ("integer", NULL), FALSE,
     "by", prop ("string", "Who ended it: page (the person on the page), app, agent, grant."), FALSE,
+    NULL));
+}
+
+static const char * const step_kinds[] = { "create", "edit", NULL };
+
+static JsonObject *
+plan_input (void)
+{
+  JsonObject *steps = prop_array ("What you will create or edit, one step per write (a save, a "
+                                  "create): at most 20. Deletes, messages and payments are never "
+                                  "part of a plan; each of those waits for the person.",
+                                  schema_object (TRUE,
+                                    "kind", prop_enum (NULL, step_kinds), TRUE,
+                                    "site", prop_string ("The host, e.g. docs.example.com.", 1,
+                                                         253, NULL), TRUE,
+                                    "summary", prop_string ("What this step does, in plain "
+                                                            "words.", 1, PLAN_SUMMARY_CHARS,
+                                                            NULL), TRUE,
+                                    NULL));
+
+  json_object_set_int_member (steps, "minItems", 1);
+  json_object_set_int_member (steps, "maxItems", CHP_PLAN_MAX_STEPS);
+  return schema_object (TRUE,
+    "summary", prop_string ("The plan in one sentence, for the person.", 1, PLAN_SUMMARY_CHARS,
+                            NULL), TRUE,
+    "steps", steps, TRUE,
+    NULL);
+}
+
+static JsonObject *
+plan_output (void)
+{
+  return output_schema (schema_object (FALSE,
+    "id", prop ("string", NULL), TRUE,
+    "state", prop ("string", NULL), TRUE,
+    "steps", prop ("integer", NULL), FALSE,
     NULL));
 }
 
@@ -555,6 +605,7 @@ static void tool_act (ToolCall *call);
 static void tool_navigate (ToolCall *call);
 static void tool_handoff (ToolCall *call);
 static void tool_wait (ToolCall *call);
+static void tool_plan (ToolCall *call);
 static void tool_stop (ToolCall *call);
 
 /* The agent contract (DESIGN §7): names and argument shapes are stable; extend, never break. */
@@ -584,7 +635,9 @@ static const ToolSpec tools[] = {
     "browser_act", "Act on an element",
     "Clicks, focuses, scrolls to or fills an element from a snapshot, as the person would, and "
     "says what changed on the page. Covered, hidden, disabled or stale elements are refused, "
-    "never retargeted.",
+    "never retargeted. A click that would send, post, pay or delete, or change data no approved "
+    "plan covers, is held: nothing happens until the person approves it in the Chaperone app "
+    "(browser_wait gives the outcome).",
     FALSE, TRUE, FALSE, TRUE, act_input, act_output, tool_act,
   },
   {
@@ -602,10 +655,17 @@ static const ToolSpec tools[] = {
   },
   {
     "browser_wait", "Wait for the person",
-    "Waits until the person has finished a handoff (or timeoutMs passes, 20 s by default, 50 s "
-    "at most) and returns its state: waiting, done, cancelled or expired. Call it again while "
-    "the state is waiting.",
+    "Waits until the person has decided on a handoff, a held act or a plan (or timeoutMs "
+    "passes, 20 s by default, 50 s at most) and returns its state. Call it again while the "
+    "state is still waiting (or held).",
     TRUE, FALSE, TRUE, FALSE, wait_input, wait_output, tool_wait,
+  },
+  {
+    "browser_plan", "Ask for a plan",
+    "Asks the person to approve, once, a list of creates and edits on named sites. Until it "
+    "ends (steps used, an hour, or a Stop) those writes run without a card each. Returns at "
+    "once with an id for browser_wait.",
+    FALSE, FALSE, FALSE, FALSE, plan_input, plan_output, tool_plan,
   },
   {
     "browser_stop", "Stop all agents",
@@ -825,6 +885,11 @@ node_is_integer (JsonNode *node,
 }
 
 /* Checks one argument against its property schema: what the schema states, nothing less. */
+static gboolean check_members (const char  *where,
+                               JsonObject  *schema,
+                               JsonObject  *args,
+                               GError     **error);
+
 static gboolean
 check_value (const char  *name,
              JsonObject  *schema,
@@ -891,15 +956,51 @@ check_value (const char  *name,
       return TRUE;
     }
 
+  if (g_strcmp0 (type, "array") == 0)
+    {
+      JsonArray *array;
+      guint length;
+
+      if (!JSON_NODE_HOLDS_ARRAY (value))
+        return invalid (error, "%s must be a list", name);
+      array = json_node_get_array (value);
+      length = json_array_get_length (array);
+      if (json_object_has_member (schema, "minItems") &&
+          length < json_object_get_int_member (schema, "minItems"))
+        return invalid (error, "%s must have at least %" G_GINT64_FORMAT " item(s)", name,
+                        json_object_get_int_member (schema, "minItems"));
+      if (json_object_has_member (schema, "maxItems") &&
+          length > json_object_get_int_member (schema, "maxItems"))
+        return invalid (error, "%s must have at most %" G_GINT64_FORMAT " items", name,
+                        json_object_get_int_member (schema, "maxItems"));
+      for (guint i = 0; i < length; i++)
+        {
+          g_autofree char *item = g_strdup_printf ("%s[%u]", name, i);
+
+          if (!check_value (item, json_object_get_object_member (schema, "items"),
+                            json_array_get_element (array, i), error))
+            return FALSE;
+        }
+      return TRUE;
+    }
+
+  if (g_strcmp0 (type, "object") == 0)
+    {
+      if (!JSON_NODE_HOLDS_OBJECT (value))
+        return invalid (error, "%s must be an object", name);
+      return check_members (name, schema, json_node_get_object (value), error);
+    }
+
   g_assert_not_reached ();
   return FALSE;
 }
 
+/* @where: the tool, or the argument whose members these are */
 static gboolean
-check_arguments (const ToolSpec  *spec,
-                 JsonObject      *schema,
-                 JsonObject      *args,
-                 GError         **error)
+check_members (const char  *where,
+               JsonObject  *schema,
+               JsonObject  *args,
+               GError     **error)
 {
   JsonObject *properties = json_object_get_object_member (schema, "properties");
   JsonArray *required = chp_json_get_array (schema, "required");
@@ -913,7 +1014,7 @@ check_arguments (const ToolSpec  *spec,
         {
           g_autofree char *shown = chp_mcp_format_line (l->data, 40);
 
-          return invalid (error, "%s takes no argument \"%s\"", spec->name, shown);
+          return invalid (error, "%s takes no argument \"%s\"", where, shown);
         }
       property = json_object_get_object_member (properties, l->data);
       if (!check_value (l->data, property, json_object_get_member (args, l->data), error))
@@ -925,6 +1026,15 @@ check_arguments (const ToolSpec  *spec,
       return invalid (error, "%s is required", json_array_get_string_element (required, i));
 
   return TRUE;
+}
+
+static gboolean
+check_arguments (const ToolSpec  *spec,
+                 JsonObject      *schema,
+                 JsonObject      *args,
+                 GError         **error)
+{
+  return check_members (spec->name, schema, args, error);
 }
 
 typedef struct _WaitKind WaitKind;
@@ -957,8 +1067,11 @@ check_semantics (const ToolSpec  *spec,
     }
   else if (g_str_equal (spec->name, "browser_wait"))
     {
-      if (wait_kind_of (json_object_get_string_member (args, "id")) == NULL)
-        return invalid (error, "id must come from browser_handoff");
+      const char *id = json_object_get_string_member (args, "id");
+
+      if (!g_str_has_prefix (id, "plan-") && wait_kind_of (id) == NULL)
+        return invalid (error, "id must come from browser_handoff, a held browser_act or "
+                        "browser_plan");
     }
 
   return TRUE;
@@ -1002,6 +1115,122 @@ call_audit (ToolCall   *call,
   chp_mcp_tools_audit (call->self, call->spec->name, outcome, call->device_id, duration_ms, code);
 }
 
+/* ---- the loop guard --------------------------------------------------------------------- */
+
+/* Acts only: reading the same page twice harms nobody, doing the same thing twice may. */
+static gboolean
+is_guarded (ToolCall *call)
+{
+  return g_str_equal (call->spec->name, "browser_act") ||
+         g_str_equal (call->spec->name, "browser_navigate");
+}
+
+static JsonObject *
+loop_memory (ToolCall *call)
+{
+  JsonNode *node = chp_mcp_context_recall (call->context, LOOP_KEY);
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_autoptr(JsonNode) fresh = json_node_new (JSON_NODE_OBJECT);
+
+      json_node_take_object (fresh, json_object_new ());
+      chp_mcp_context_remember (call->context, LOOP_KEY, fresh);
+      node = chp_mcp_context_recall (call->context, LOOP_KEY);
+    }
+  return json_node_get_object (node);
+}
+
+/* Pauses the agent's session as the person's Pause would, and asks the person about it. */
+static void
+loop_pause (ToolCall   *call,
+            const char *why)
+{
+  g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
+  ChpAgentSession *agent;
+
+  /* What tripped the guard is forgotten: after the person's Resume the agent starts afresh. */
+  chp_mcp_context_forget (call->context, LOOP_KEY);
+  if (engine == NULL)
+    return;
+  agent = chp_agent_session_list_lookup (chp_engine_get_agent_sessions (engine),
+                                         chp_mcp_context_get_session_id (call->context));
+  if (agent != NULL)
+    chp_agent_session_pause_for (agent, why);
+}
+
+static void call_return_error (GTask      *task,
+                               const char *code,
+                               const char *message,
+                               const char *browser_detail);
+
+/* Before an act: the same act on the same target LOOP_REPEATS times in a row is not sent. */
+static gboolean
+loop_guard_enter (ToolCall *call)
+{
+  JsonObject *memory;
+  const char *value;
+  g_autofree char *key = NULL;
+  gint64 repeats;
+
+  if (!is_guarded (call))
+    return TRUE;
+
+  value = chp_mcp_json_string (call->args, "value", "");
+  /* The value is hashed, not kept: an agent's fill may be a secret. */
+  key = g_strdup_printf ("%s|%s|%s|%s|%s|%u", call->spec->name,
+                         chp_mcp_json_string (call->args, "tab", ""),
+                         chp_mcp_json_string (call->args, "ref", ""),
+                         chp_mcp_json_string (call->args, "url", ""),
+                         chp_mcp_json_string (call->args, "action", ""), g_str_hash (value));
+  memory = loop_memory (call);
+  repeats = g_strcmp0 (chp_mcp_json_string (memory, "key", NULL), key) == 0
+            ? chp_mcp_json_int (memory, "repeats", 0) + 1 : 1;
+  json_object_set_string_member (memory, "key", key);
+  json_object_set_int_member (memory, "repeats", repeats);
+  if (repeats < LOOP_REPEATS)
+    return TRUE;
+
+  loop_pause (call, "repeated");
+  call_return_error (call->task, "paused",
+                     "Paused by Chaperone: this is the third time in a row you asked for exactly "
+                     "this act on this target. It was not done. The person must resume you in "
+                     "the Chaperone app; meanwhile every call answers paused. When resumed, try "
+                     "another way or ask the person.", NULL);
+  return FALSE;
+}
+
+/* After an act: LOOP_FAILURES failures in a row on one tab pause the agent. Returns TRUE when
+ * this failure did, and the answer must say so instead. */
+static gboolean
+loop_guard_failed (ToolCall   *call,
+                   const char *code)
+{
+  static const char * const not_failures[] = { "paused", "stopped", "cancelled", NULL };
+  const char *tab = chp_mcp_json_string (call->args, "tab", "");
+  JsonObject *memory;
+  gint64 failures;
+
+  if (!is_guarded (call) || g_strv_contains (not_failures, code != NULL ? code : ""))
+    return FALSE;
+
+  memory = loop_memory (call);
+  if (code == NULL)
+    {
+      json_object_set_int_member (memory, "failures", 0);
+      return FALSE;
+    }
+  failures = g_strcmp0 (chp_mcp_json_string (memory, "failedTab", NULL), tab) == 0
+             ? chp_mcp_json_int (memory, "failures", 0) + 1 : 1;
+  json_object_set_string_member (memory, "failedTab", tab);
+  json_object_set_int_member (memory, "failures", failures);
+  if (failures < LOOP_FAILURES)
+    return FALSE;
+
+  loop_pause (call, "failing");
+  return TRUE;
+}
+
 /* Answers @task with @result (transfer full), or with cancellation when the caller cancelled:
  * a late result must not look like an answer to a call the client gave up. */
 static void
@@ -1013,6 +1242,20 @@ call_return (GTask      *task,
   GCancellable *cancellable = g_task_get_cancellable (task);
 
   g_assert (!call->finished);
+
+  if (loop_guard_failed (call, code))
+    {
+      g_autofree char *message =
+        g_strdup_printf ("Paused by Chaperone: your last %d acts on tab %s failed (this one: %s). "
+                         "The person must resume you in the Chaperone app; meanwhile every call "
+                         "answers paused. When resumed, take a new snapshot and try another way, "
+                         "or ask the person.", LOOP_FAILURES,
+                         chp_mcp_json_string (call->args, "tab", ""), code);
+
+      json_node_unref (result);
+      result = chp_mcp_format_error ("paused", message, NULL, call->self->result_max_chars);
+      code = "paused";
+    }
   call->finished = TRUE;
 
   if (cancellable != NULL && g_cancellable_is_cancelled (cancellable))
@@ -1260,6 +1503,85 @@ browser_answer (GTask        *task,
   return json_object_ref (json_node_get_object (node));
 }
 
+/* ---- the URL floor ------------------------------------------------------------------------ */
+
+/* Returns: (transfer full) (nullable): the URL the tab's grant last recorded for its page */
+static char *
+granted_url (ChpEngine  *engine,
+             const char *device_id,
+             gint64      tab_id)
+{
+  GListModel *grants = G_LIST_MODEL (chp_engine_get_grants (engine));
+
+  for (guint i = 0; i < g_list_model_get_n_items (grants); i++)
+    {
+      g_autoptr(ChpGrant) grant = g_list_model_get_item (grants, i);
+
+      if (g_strcmp0 (chp_grant_get_device_id (grant), device_id) != 0)
+        continue;
+      for (guint t = 0; t < chp_grant_get_n_targets (grant); t++)
+        {
+          const ChpGrantTarget *target = chp_grant_get_target (grant, t);
+
+          if (target->tab_id == tab_id && target->frame_id == 0)
+            return g_strdup (target->url);
+        }
+    }
+  return NULL;
+}
+
+/* The floor judges hosts and paths. A browser's answer has been redacted already, which may have
+ * put a marker with spaces into a query (?session_id=[redacted …]): the query and fragment are
+ * not what the floor looks at, so they go before it does. */
+static ChpFloorLevel
+floor_level (ChpUrlFloor  *floor,
+             const char   *url,
+             gboolean      password,
+             const char  **reason)
+{
+  g_autofree char *base = g_strndup (url, strcspn (url, "?#"));
+
+  return chp_url_floor_check_page (floor, base, password, reason);
+}
+
+/* The app's own check of the floor, before anything is sent (the extension checks again on the
+ * page itself): a blind page answers refused_floor to everything, a hands-only page to acts.
+ * @url: (nullable): the page; NULL for the tab's page as its grant knows it */
+static gboolean
+floor_allows (GTask      *task,
+              const char *url,
+              gboolean    acting,
+              gboolean    password)
+{
+  ToolCall *call = call_of (task);
+  g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
+  g_autofree char *known = NULL;
+  g_autofree char *message = NULL;
+  const char *reason = NULL;
+  ChpFloorLevel level;
+
+  if (engine == NULL)
+    return TRUE;
+  if (url == NULL)
+    url = known = granted_url (engine, call->device_id, call->tab_id);
+  if (url == NULL || *url == '\0')
+    return TRUE;   /* not a granted tab: the browser answers no_grant */
+
+  level = floor_level (chp_engine_get_floor (engine), url, password, &reason);
+  if (level == CHP_FLOOR_BLIND)
+    message = g_strdup_printf ("This page is off limits to agents (%s): Chaperone reads nothing "
+                               "and does nothing on it. If the person is needed there, ask with "
+                               "browser_handoff.", reason);
+  else if (level == CHP_FLOOR_HANDS_ONLY && acting)
+    message = g_strdup_printf ("This page is read-only for agents (%s): you may read it, but "
+                               "only the person acts on it.", reason);
+  else
+    return TRUE;
+
+  call_return_error (task, "refused_floor", message, NULL);
+  return FALSE;
+}
+
 /* ---- browser_tabs ----------------------------------------------------------------------- */
 
 typedef struct
@@ -1322,11 +1644,13 @@ expires_in (gint64 expires_at)
 
 /* One granted tab: a line in our words, then its title and URL in the wrapper. */
 static void
-add_tab (TabsTarget *target,
-         JsonObject *tab,
-         JsonArray  *tabs,
-         GString    *text)
+add_tab (TabsTarget  *target,
+         ChpUrlFloor *floor,
+         JsonObject  *tab,
+         JsonArray   *tabs,
+         GString     *text)
 {
+  ChpFloorLevel level;
   JsonObject *entry;
   gint64 tab_id;
   g_autofree char *name = NULL;
@@ -1349,8 +1673,13 @@ add_tab (TabsTarget *target,
   label = chp_mcp_format_line (chp_mcp_json_string (tab, "label", ""), 120);
   scopes = scope_list (scope_array);
   origin = chp_mcp_format_line (chp_mcp_json_string (tab, "origin", ""), 200);
-  title = chp_mcp_format_line (chp_mcp_json_string (tab, "title", ""), 300);
-  url = chp_mcp_format_line (chp_mcp_json_string (tab, "url", ""), 500);
+  level = floor != NULL ? floor_level (floor, chp_mcp_json_string (tab, "url", ""), FALSE, NULL)
+                        : CHP_FLOOR_OK;
+  /* A blind page shows nothing of itself, not even its title: only the site it is on. */
+  title = level == CHP_FLOOR_BLIND ? g_strdup ("")
+                                   : chp_mcp_format_line (chp_mcp_json_string (tab, "title", ""), 300);
+  url = level == CHP_FLOOR_BLIND ? g_strdup (origin)
+                                 : chp_mcp_format_line (chp_mcp_json_string (tab, "url", ""), 500);
   expiry = expires_at > 0 ? expires_in (expires_at) : g_strdup ("no expiry given");
 
   g_string_append_printf (text, "\n%s in %s (\"%s\") · grant \"%s\" · %s · %s%s%s\n", name,
@@ -1359,6 +1688,10 @@ add_tab (TabsTarget *target,
                           ? " · active" : "",
                           g_strcmp0 (state, "origin_changed") == 0
                           ? " · the tab left the granted site (calls answer origin_changed)" : "");
+  if (level == CHP_FLOOR_BLIND)
+    g_string_append (text, "(off limits to agents: this page answers refused_floor)\n");
+  else if (level == CHP_FLOOR_HANDS_ONLY)
+    g_string_append (text, "(read-only for agents: acts answer refused_floor)\n");
   page = g_strdup_printf ("title: %s\nurl: %s", title, url);
   chp_mcp_format_add_untrusted (text, *origin != '\0' ? origin : "this tab", page);
 
@@ -1372,6 +1705,8 @@ add_tab (TabsTarget *target,
   json_object_set_boolean_member (entry, "active",
                                   chp_mcp_json_bool (tab, "active"));
   json_object_set_string_member (entry, "label", label);
+  if (level != CHP_FLOOR_OK)
+    json_object_set_string_member (entry, "floor", chp_floor_level_to_string (level));
   if (scope_array != NULL)
     {
       JsonArray *copy = json_array_new ();
@@ -1400,6 +1735,8 @@ static void
 tabs_finish (GTask *task)
 {
   ToolCall *call = call_of (task);
+  g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
+  ChpUrlFloor *floor = engine != NULL ? chp_engine_get_floor (engine) : NULL;
   g_autoptr(GString) text = g_string_new (NULL);
   g_autoptr(GString) errors_text = g_string_new (NULL);
   JsonObject *structured = json_object_new ();
@@ -1437,7 +1774,7 @@ tabs_finish (GTask *task)
           JsonNode *tab = json_array_get_element (list, k);
 
           if (JSON_NODE_HOLDS_OBJECT (tab))
-            add_tab (target, json_node_get_object (tab), tabs, text);
+            add_tab (target, floor, json_node_get_object (tab), tabs, text);
         }
     }
 
@@ -1714,6 +2051,17 @@ snapshot_answered_cb (GObject      *source,
       return;
     }
 
+  /* Again on what the browser read: the tab may have moved to a blind page since its grant
+   * said where it was, and a sign-in form makes any page blind. Nothing of it is kept. */
+  {
+    JsonNode *auth = json_object_get_member (answer, "auth");
+    gboolean password = auth != NULL && JSON_NODE_HOLDS_OBJECT (auth) &&
+                        chp_mcp_json_bool (json_node_get_object (auth), "passwordField");
+
+    if (!floor_allows (task, chp_mcp_json_string (answer, "url", ""), FALSE, password))
+      return;
+  }
+
   key = frame_key (call, frame);
   previous = recall_object (call->context, key);
   same_document = previous != NULL &&
@@ -1791,7 +2139,8 @@ tool_snapshot (ToolCall *call)
 {
   GTask *task = call->task;
 
-  if (!resolve_tab (task, json_object_get_string_member (call->args, "tab")))
+  if (!resolve_tab (task, json_object_get_string_member (call->args, "tab")) ||
+      !floor_allows (task, NULL, FALSE, FALSE))
     return;
 
   /* The extension's own diff is against the page's previous capture, whoever made it; the diff
@@ -1911,6 +2260,7 @@ tool_inspect (ToolCall *call)
   g_autofree char *wire_ref = NULL;
 
   if (!resolve_tab (task, json_object_get_string_member (call->args, "tab")) ||
+      !floor_allows (task, NULL, FALSE, FALSE) ||
       !resolve_ref (task, json_object_get_string_member (call->args, "ref"), &wire_ref))
     return;
 
@@ -1919,6 +2269,123 @@ tool_inspect (ToolCall *call)
 }
 
 /* ---- browser_act ------------------------------------------------------------------------ */
+
+static gboolean
+is_plain_id (const char *id)
+{
+  if (id == NULL || *id == '\0' || strlen (id) > 64)
+    return FALSE;
+  for (const char *p = id; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && *p != '_' && *p != '-')
+      return FALSE;
+  return TRUE;
+}
+
+static const char *
+hold_words (const char *kind)
+{
+  if (g_strcmp0 (kind, "outward") == 0)
+    return "would send something from the person's account (a message, a post, a payment, an "
+           "order or a form to another site)";
+  if (g_strcmp0 (kind, "delete") == 0)
+    return "would delete something";
+  return "would change data with the person's login, and no plan they approved covers it";
+}
+
+/* The browser held the click instead of doing it. Nothing was sent; the agent learns the hold's
+ * id, and what the person will see. The control and the site are the page's words. */
+static void
+act_held (GTask      *task,
+          JsonObject *answer)
+{
+  ToolCall *call = call_of (task);
+  JsonNode *node = json_object_get_member (answer, "hold");
+  g_autoptr(ChpHold) hold = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) text = NULL;
+  g_autoptr(GString) page = NULL;
+  g_autofree char *tab = NULL;
+  g_autofree char *id = NULL;
+  JsonObject *structured;
+  JsonNode *shown;
+
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+    hold = chp_hold_new_from_json (call->device_id, json_node_get_object (node), &error);
+  if (hold == NULL || !is_plain_id (chp_hold_get_id (hold)))
+    {
+      call_return_error (task, "internal", "The browser held the act but its hold is malformed",
+                         NULL);
+      return;
+    }
+
+  tab = tab_name (call);
+  id = g_strdup_printf ("%s:k-%s", call->alias, chp_hold_get_id (hold));
+  progress (call, 0, "Held: waiting for the person…");
+
+  shown = chp_hold_to_json (hold);
+  structured = json_object_ref (json_node_get_object (shown));
+  json_node_unref (shown);
+  json_object_set_boolean_member (structured, "ok", FALSE);
+  json_object_set_boolean_member (structured, "held", TRUE);
+  json_object_set_string_member (structured, "holdId", id);
+  json_object_set_string_member (structured, "id", id);
+  json_object_set_string_member (structured, "tab", tab);
+  json_object_set_string_member (structured, "ref", call->ref);
+
+  text = g_string_new (NULL);
+  g_string_append_printf (text, "Held, not done: this click on %s %s. Nothing was sent. The person "
+                          "decides in the Chaperone app; if they approve, it runs once, exactly "
+                          "as held, provided the page has not changed. Call browser_wait with id "
+                          "%s for the outcome. Do not click it again.\n", call->ref,
+                          hold_words (chp_hold_get_kind (hold)), id);
+  page = g_string_new (NULL);
+  g_string_append_printf (page, "control: %s\nsite: %s", chp_hold_get_control (hold),
+                          chp_hold_get_site (hold));
+  chp_mcp_format_add_untrusted (text, document_origin (call), page->str);
+  call_return_ok (task, text->str, structured, NULL);
+}
+
+/* The browser used the plan's allowance for this write: one step of it is spent. */
+static void
+plan_step_used (ToolCall   *call,
+                JsonObject *answer,
+                JsonObject *structured,
+                GString    *text)
+{
+  g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
+  JsonNode *node = json_object_get_member (answer, "plan");
+  JsonObject *used;
+  ChpPlan *plan;
+  g_autoptr(ChpPlan) held = NULL;
+  gint step;
+
+  if (engine == NULL || node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return;
+  used = json_node_get_object (node);
+  plan = chp_plan_list_lookup (chp_engine_get_plans (engine),
+                               chp_mcp_json_string (used, "planId", ""));
+  if (plan == NULL)
+    return;
+
+  held = g_object_ref (plan);
+  step = chp_plan_list_use_step (chp_engine_get_plans (engine), chp_plan_get_id (plan),
+                                 chp_mcp_json_string (used, "site", ""));
+  if (step == 0)
+    return;
+
+  json_object_set_int_member (structured, "planStep", step);
+  g_string_append_printf (text, " This was step %d of %u of your approved plan %s.", step,
+                          chp_plan_get_n_steps (held), chp_plan_get_id (held));
+  {
+    g_autofree char *current = g_strdup_printf ("Plan step %d of %u", step,
+                                                chp_plan_get_n_steps (held));
+    ChpAgentSession *agent = chp_agent_session_list_lookup (chp_engine_get_agent_sessions (engine),
+                                                            chp_mcp_context_get_session_id (call->context));
+
+    if (agent != NULL)
+      chp_agent_session_set_current_step (agent, current);
+  }
+}
 
 static void
 acted_cb (GObject      *source,
@@ -1945,6 +2412,12 @@ acted_cb (GObject      *source,
 
   if (answer == NULL)
     return;
+
+  if (chp_mcp_json_bool (answer, "held"))
+    {
+      act_held (task, answer);
+      return;
+    }
 
   for (guint i = 0; i < G_N_ELEMENTS (words); i++)
     if (g_str_equal (words[i].action, action))
@@ -1978,9 +2451,44 @@ acted_cb (GObject      *source,
                               chp_mcp_json_bool (changes, "textChanged")
                               ? "changed" : "did not change");
     }
+  plan_step_used (call, answer, structured, text);
   g_string_append (text, " To see the page now, browser_snapshot with diff true lists only what "
                    "changed.");
   call_return_ok (task, text->str, structured, NULL);
+}
+
+/* What a plan the person approved lets this agent's next write do: its sites with steps left,
+ * and the step it would be. The extension uses it only for a write it judged from the page
+ * (never a send, a payment or a delete) on one of those sites. */
+static JsonNode *
+plan_allowance (ToolCall *call)
+{
+  g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
+  g_auto(GStrv) sites = NULL;
+  ChpPlan *plan;
+  JsonObject *allow;
+  JsonArray *array;
+  JsonNode *node;
+
+  if (engine == NULL)
+    return NULL;
+  plan = chp_plan_list_covering (chp_engine_get_plans (engine),
+                                 chp_mcp_context_get_session_id (call->context));
+  if (plan == NULL)
+    return NULL;
+
+  sites = chp_plan_sites_left (plan);
+  array = json_array_new ();
+  for (guint i = 0; sites[i] != NULL; i++)
+    json_array_add_string_element (array, sites[i]);
+  allow = json_object_new ();
+  json_object_set_string_member (allow, "planId", chp_plan_get_id (plan));
+  json_object_set_array_member (allow, "sites", array);
+  json_object_set_int_member (allow, "step", chp_plan_get_n_used (plan) + 1);
+  json_object_set_int_member (allow, "of", chp_plan_get_n_steps (plan));
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (node, allow);
+  return node;
 }
 
 static void
@@ -1990,8 +2498,10 @@ tool_act (ToolCall *call)
   g_autofree char *wire_ref = NULL;
   const char *action = json_object_get_string_member (call->args, "action");
   JsonNode *params;
+  JsonNode *allow;
 
   if (!resolve_tab (task, json_object_get_string_member (call->args, "tab")) ||
+      !floor_allows (task, NULL, TRUE, FALSE) ||
       !resolve_ref (task, json_object_get_string_member (call->args, "ref"), &wire_ref))
     return;
 
@@ -2002,6 +2512,10 @@ tool_act (ToolCall *call)
                          NULL);
   else
     params = params_new ("ref", string_node (wire_ref), "action", string_node (action), NULL);
+
+  allow = g_str_equal (action, "click") ? plan_allowance (call) : NULL;
+  if (allow != NULL)
+    json_object_set_member (json_node_get_object (params), "allow", allow);
 
   browser_call (task, "browser.node.action", params, NODE_TIMEOUT_MS, acted_cb);
 }
@@ -2047,7 +2561,11 @@ tool_navigate (ToolCall *call)
 {
   GTask *task = call->task;
 
-  if (!resolve_tab (task, json_object_get_string_member (call->args, "tab")))
+  /* Away from a blind page is still a step on it; to a blind page is refused before the
+   * browser loads it, so not even its title reaches a result. */
+  if (!resolve_tab (task, json_object_get_string_member (call->args, "tab")) ||
+      !floor_allows (task, NULL, FALSE, FALSE) ||
+      !floor_allows (task, json_object_get_string_member (call->args, "url"), FALSE, FALSE))
     return;
 
   browser_call (task, "browser.navigate",
@@ -2078,16 +2596,6 @@ handoff_words (const char *reason)
   return "do a step";
 }
 
-static gboolean
-is_handoff_id (const char *id)
-{
-  if (id == NULL || *id == '\0' || strlen (id) > 64)
-    return FALSE;
-  for (const char *p = id; *p != '\0'; p++)
-    if (!g_ascii_isalnum (*p) && *p != '_' && *p != '-')
-      return FALSE;
-  return TRUE;
-}
 
 static void
 handoff_requested_cb (GObject      *source,
@@ -2108,7 +2616,7 @@ handoff_requested_cb (GObject      *source,
     return;
 
   handoff_id = chp_mcp_json_string (answer, "handoffId", NULL);
-  if (!is_handoff_id (handoff_id))
+  if (!is_plain_id (handoff_id))
     {
       call_return_error (task, "internal", "The browser's handoff has no usable id", NULL);
       return;
@@ -2150,6 +2658,20 @@ tool_handoff (ToolCall *call)
 
 /* ---- browser_wait ----------------------------------------------------------------------- */
 
+/* The kinds of id browser_wait knows. A handoff ("bN:h-…") and a hold ("bN:k-…") live in a
+ * browser: the engine mirrors their changes, and the browser is asked once for the state they
+ * are in now. A plan ("plan-N") lives in the app alone. */
+struct _WaitKind
+{
+  const char         *kind;
+  const char         *pending;        /* the state that means "not decided yet" */
+  const char * const *states;
+  const char         *signal;         /* the engine's change signal */
+  const char         *status_method;  /* the browser's state of one */
+  const char         *id_member;
+  GCallback           changed_cb;
+};
+
 static void
 wait_disconnect (GTask *task)
 {
@@ -2157,12 +2679,16 @@ wait_disconnect (GTask *task)
   g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
   GCancellable *cancellable = g_task_get_cancellable (task);
 
-  /* A dead engine took its handlers with it. */
-  if (engine != NULL)
+  /* A dead engine took its handlers (and its plan list's) with it. */
+  if (engine != NULL && call->changed_handler != 0)
     {
-      g_clear_signal_handler (&call->changed_handler, engine);
-      g_clear_signal_handler (&call->stopped_handler, engine);
+      if (call->wait_kind != NULL)
+        g_signal_handler_disconnect (engine, call->changed_handler);
+      else
+        g_signal_handler_disconnect (chp_engine_get_plans (engine), call->changed_handler);
     }
+  if (engine != NULL)
+    g_clear_signal_handler (&call->stopped_handler, engine);
   call->changed_handler = 0;
   call->stopped_handler = 0;
   g_clear_handle_id (&call->timeout_source, g_source_remove);
@@ -2170,6 +2696,63 @@ wait_disconnect (GTask *task)
   if (call->cancel_handler != 0)
     g_cancellable_disconnect (cancellable, call->cancel_handler);
   call->cancel_handler = 0;
+}
+
+/* Our words for how a wait ended; @who is the extension's "by" for a handoff. */
+static char *
+wait_text (ToolCall   *call,
+           const char *state,
+           const char *who)
+{
+  const char *kind = call->wait_kind != NULL ? call->wait_kind->kind : "plan";
+  const char *id = call->wait_id;
+
+  if (call->wait_kind != NULL ? g_str_equal (state, call->wait_kind->pending)
+                              : g_str_equal (state, "waiting"))
+    return g_strdup_printf ("The person has not decided on %s yet. Call browser_wait again with "
+                            "the same id to keep waiting.", id);
+
+  if (g_str_equal (kind, "h"))
+    {
+      if (g_str_equal (state, "done"))
+        return g_strdup_printf ("The person finished %s (done). The page may have changed: take "
+                                "a new browser_snapshot before you go on.", id);
+      if (g_str_equal (state, "cancelled"))
+        return g_strdup_printf ("%s was cancelled%s. Do not go on with this part of the task; ask "
+                                "the person how to continue.", id,
+                                g_strcmp0 (who, "agent") == 0 ? " by an agent"
+                                : g_strcmp0 (who, "grant") == 0 ? ": its grant ended"
+                                : " by the person");
+      return g_strdup_printf ("%s ended: %s (its grant ended or the tab closed).", id, state);
+    }
+
+  if (g_str_equal (kind, "k"))
+    {
+      if (g_str_equal (state, "done"))
+        return g_strdup_printf ("The person approved %s and it ran once. Take a new "
+                                "browser_snapshot to see the page now.", id);
+      if (g_str_equal (state, "declined"))
+        return g_strdup_printf ("The person declined %s: it did not run. Do not try it another "
+                                "way; ask the person how to continue.", id);
+      if (g_str_equal (state, "changed"))
+        return g_strdup_printf ("%s did not run: the page changed after it was held, so what the "
+                                "person would approve is not what is there now. Take a new "
+                                "snapshot; if the act is still wanted, it will be held again.", id);
+      if (g_str_equal (state, "failed"))
+        return g_strdup_printf ("The person approved %s, but it failed on the page. Take a new "
+                                "snapshot.", id);
+      return g_strdup_printf ("%s ended unanswered (its grant ended or the tab closed): it did not "
+                              "run.", id);
+    }
+
+  if (g_str_equal (state, "approved"))
+    return g_strdup_printf ("The person approved %s. Its creates and edits on its sites now run "
+                            "without a card each, one step per write, for an hour at most.", id);
+  if (g_str_equal (state, "declined"))
+    return g_strdup_printf ("The person declined %s. Each write will wait for their approval; ask "
+                            "them how to continue.", id);
+  return g_strdup_printf ("%s has ended (%s): writes wait for the person again.", id,
+                          who != NULL ? who : "ended");
 }
 
 static void
@@ -2183,35 +2766,32 @@ wait_answer (GTask      *task,
   JsonObject *structured;
   g_autofree char *text = NULL;
   g_autofree char *who = by != NULL ? chp_mcp_format_line (by, 40) : NULL;
+  gboolean pending;
 
   if (call->finished)
     return;
   wait_disconnect (task);
+  pending = call->wait_kind != NULL ? g_str_equal (state, call->wait_kind->pending)
+                                    : g_str_equal (state, "waiting");
   structured = json_object_new ();
 
   json_object_set_string_member (structured, "id", call->wait_id);
   json_object_set_string_member (structured, "state", state);
-  if (!g_str_equal (state, "waiting"))
+  if (!pending)
     json_object_set_string_member (structured, "outcome", state);
   if (who != NULL && *who != '\0')
     json_object_set_string_member (structured, "by", who);
+  if (!pending && call->final_extra != NULL)
+    {
+      g_autoptr(GList) members = json_object_get_members (call->final_extra);
 
-  if (g_str_equal (state, "waiting"))
-    text = g_strdup_printf ("The person has not finished %s yet. Call browser_wait again with the "
-                            "same id to keep waiting.", call->wait_id);
-  else if (g_str_equal (state, "done"))
-    text = g_strdup_printf ("The person finished %s (done). The page may have changed: take a new "
-                            "browser_snapshot before you go on.", call->wait_id);
-  else if (g_str_equal (state, "cancelled"))
-    text = g_strdup_printf ("%s was cancelled%s. Do not go on with this part of the task; ask the "
-                            "person how to continue.", call->wait_id,
-                            g_strcmp0 (who, "agent") == 0 ? " by an agent"
-                            : g_strcmp0 (who,
-                                         "grant") == 0 ? ": its grant ended" : " by the person");
-  else
-    text = g_strdup_printf ("%s ended: %s (its grant ended or the tab closed).", call->wait_id,
-                            state);
+      for (GList *l = members; l != NULL; l = l->next)
+        json_object_set_member (structured, l->data,
+                                json_node_copy (json_object_get_member (call->final_extra,
+                                                                        l->data)));
+    }
 
+  text = wait_text (call, state, who);
   call_return_ok (task, text, structured, NULL);
 }
 
@@ -2229,14 +2809,39 @@ wait_refuse (GTask        *task,
 }
 
 static const char *
-known_state (const char *state)
+known_state (const WaitKind *kind,
+             const char     *state)
 {
-  static const char * const states[] = { "waiting", "done", "cancelled", "expired", NULL };
-
-  for (guint i = 0; states[i] != NULL; i++)
-    if (g_strcmp0 (states[i], state) == 0)
-      return states[i];
+  for (guint i = 0; kind->states[i] != NULL; i++)
+    if (g_strcmp0 (kind->states[i], state) == 0)
+      return kind->states[i];
   return NULL;
+}
+
+/* A change of the thing waited for: answered now, or kept for the status question's answer
+ * when that is still out. */
+static void
+wait_changed (GTask      *task,
+              const char *state,
+              const char *by,
+              JsonObject *extra)
+{
+  ToolCall *call = call_of (task);
+
+  g_clear_pointer (&call->final_extra, json_object_unref);
+  if (extra != NULL)
+    call->final_extra = json_object_ref (extra);
+
+  if (!call->status_known)
+    {
+      g_free (call->final_state);
+      g_free (call->final_by);
+      call->final_state = g_strdup (state);
+      call->final_by = g_strdup (by);
+      return;
+    }
+
+  wait_answer (task, state, by);
 }
 
 static void
@@ -2246,24 +2851,51 @@ handoff_changed_cb (ChpEngine  *engine,
 {
   GTask *task = user_data;
   ToolCall *call = call_of (task);
-  const char *state = known_state (chp_handoff_get_state (handoff));
+  const char *state = known_state (call->wait_kind, chp_handoff_get_state (handoff));
 
   if (g_strcmp0 (chp_handoff_get_device_id (handoff), call->device_id) != 0 ||
       g_strcmp0 (chp_handoff_get_id (handoff), call->handoff_id) != 0 ||
-      state == NULL || g_str_equal (state, "waiting"))
+      state == NULL || g_str_equal (state, call->wait_kind->pending))
     return;
 
-  if (!call->status_known)
-    {
-      /* The status question is still out: keep the change for its answer. */
-      g_free (call->final_state);
-      g_free (call->final_by);
-      call->final_state = g_strdup (state);
-      call->final_by = g_strdup (chp_handoff_get_by (handoff));
-      return;
-    }
+  wait_changed (task, state, chp_handoff_get_by (handoff), NULL);
+}
 
-  wait_answer (task, state, chp_handoff_get_by (handoff));
+/* What an agent learns of a hold's end besides its state: what the approved act changed. */
+static JsonObject *
+hold_extra (JsonNode   *changes,
+            const char *error)
+{
+  JsonObject *extra = json_object_new ();
+
+  if (changes != NULL && JSON_NODE_HOLDS_OBJECT (changes))
+    json_object_set_member (extra, "changes", json_node_copy (changes));
+  if (error != NULL && *error != '\0')
+    {
+      g_autofree char *code = chp_mcp_format_line (error, 40);
+
+      json_object_set_string_member (extra, "code", code);
+    }
+  return extra;
+}
+
+static void
+hold_changed_cb (ChpEngine *engine,
+                 ChpHold   *hold,
+                 gpointer   user_data)
+{
+  GTask *task = user_data;
+  ToolCall *call = call_of (task);
+  const char *state = known_state (call->wait_kind, chp_hold_get_state (hold));
+  g_autoptr(JsonObject) extra = NULL;
+
+  if (g_strcmp0 (chp_hold_get_device_id (hold), call->device_id) != 0 ||
+      g_strcmp0 (chp_hold_get_id (hold), call->handoff_id) != 0 ||
+      state == NULL || g_str_equal (state, call->wait_kind->pending))
+    return;
+
+  extra = hold_extra (chp_hold_get_changes (hold), chp_hold_get_error (hold));
+  wait_changed (task, state, NULL, extra);
 }
 
 static void
@@ -2288,7 +2920,7 @@ wait_timeout_cb (gpointer user_data)
   ToolCall *call = call_of (task);
 
   call->timeout_source = 0;
-  wait_answer (task, "waiting", NULL);
+  wait_answer (task, call->wait_kind != NULL ? call->wait_kind->pending : "waiting", NULL);
   return G_SOURCE_REMOVE;
 }
 
@@ -2330,54 +2962,16 @@ wait_cancelled_cb (GCancellable *cancellable,
                    g_object_unref);
 }
 
+/* Nothing decided yet: wait for the change, the timeout or a cancel, with progress meanwhile. */
 static void
-wait_status_cb (GObject      *source,
-                GAsyncResult *result,
-                gpointer      user_data)
+wait_pending (GTask *task)
 {
-  g_autoptr(GTask) task = user_data;
   ToolCall *call = call_of (task);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) node = agent_call_finish (CHP_ENGINE (source), result, &error);
-  const char *state = NULL;
-  gint64 elapsed_ms;
+  gint64 elapsed_ms = (g_get_monotonic_time () - call->started_us) / 1000;
 
-  if (call->finished)
-    return;
-  if (node == NULL)
-    {
-      wait_refuse (task, error);
-      return;
-    }
-  if (JSON_NODE_HOLDS_OBJECT (node))
-    state = known_state (chp_mcp_json_string (json_node_get_object (node),
-                                                                     "state", NULL));
-  if (state == NULL)
-    {
-      g_autoptr(GError) bad = g_error_new_literal (CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INTERNAL,
-                                                   "The browser's handoff status has no state");
-
-      wait_refuse (task, bad);
-      return;
-    }
-
-  call->status_known = TRUE;
-  if (!g_str_equal (state, "waiting"))
-    {
-      wait_answer (task, state, chp_mcp_json_string (json_node_get_object (node),
-                                                                            "by", NULL));
-      return;
-    }
-  if (call->final_state != NULL)
-    {
-      wait_answer (task, call->final_state, call->final_by);
-      return;
-    }
-
-  elapsed_ms = (g_get_monotonic_time () - call->started_us) / 1000;
   if (elapsed_ms >= call->timeout_ms)
     {
-      wait_answer (task, "waiting", NULL);
+      wait_answer (task, call->wait_kind != NULL ? call->wait_kind->pending : "waiting", NULL);
       return;
     }
 
@@ -2390,48 +2984,110 @@ wait_status_cb (GObject      *source,
 }
 
 static void
-wait_handoff (ToolCall  *call,
-              ChpEngine *engine,
+wait_status_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ToolCall *call = call_of (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = agent_call_finish (CHP_ENGINE (source), result, &error);
+  JsonObject *status = NULL;
+  const char *state = NULL;
+
+  if (call->finished)
+    return;
+  if (node == NULL)
+    {
+      wait_refuse (task, error);
+      return;
+    }
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      status = json_node_get_object (node);
+      state = known_state (call->wait_kind, chp_mcp_json_string (status, "state", NULL));
+    }
+  if (state == NULL)
+    {
+      g_autoptr(GError) bad = g_error_new_literal (CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INTERNAL,
+                                                   "The browser's status has no state");
+
+      wait_refuse (task, bad);
+      return;
+    }
+
+  call->status_known = TRUE;
+  if (!g_str_equal (state, call->wait_kind->pending))
+    {
+      if (g_str_equal (call->wait_kind->kind, "k"))
+        {
+          g_clear_pointer (&call->final_extra, json_object_unref);
+          call->final_extra = hold_extra (json_object_get_member (status, "changes"),
+                                          chp_mcp_json_string (status, "error", NULL));
+        }
+      wait_answer (task, state, chp_mcp_json_string (status, "by", NULL));
+      return;
+    }
+  if (call->final_state != NULL)
+    {
+      wait_answer (task, call->final_state, call->final_by);
+      return;
+    }
+
+  wait_pending (task);
+}
+
+static void
+wait_listen (GTask     *task,
+             ChpEngine *engine)
+{
+  ToolCall *call = call_of (task);
+  GCancellable *cancellable = g_task_get_cancellable (task);
+
+  call->stopped_handler = g_signal_connect (engine, "notify::stopped",
+                                            G_CALLBACK (engine_stopped_cb), task);
+  if (cancellable != NULL)
+    call->cancel_handler = g_cancellable_connect (cancellable, G_CALLBACK (wait_cancelled_cb),
+                                                  task, NULL);
+}
+
+/* A handoff or a hold: listen first, then ask, so a change between the question and its answer
+ * is not missed. The handlers hold no reference: wait_disconnect() removes them before the task
+ * can go. */
+static void
+wait_browser (ToolCall   *call,
+              ChpEngine  *engine,
               const char *raw_id)
 {
   GTask *task = call->task;
-  GCancellable *cancellable = g_task_get_cancellable (task);
+  const WaitKind *kind = call->wait_kind;
 
-  if (!is_handoff_id (raw_id))
+  if (!is_plain_id (raw_id))
     {
-      g_autofree char *message = g_strdup_printf ("No handoff %s: ids come from browser_handoff",
-                                                  call->wait_id);
+      g_autofree char *message = g_strdup_printf ("Nothing is known as %s", call->wait_id);
 
       call_return_error (task, "invalid_params", message, NULL);
       return;
     }
   call->handoff_id = g_strdup (raw_id);
 
-  /* Listen first, then ask: a change between the question and its answer is not missed. The
-   * handlers hold no reference: wait_disconnect() removes them before the task can go. */
-  call->changed_handler = g_signal_connect (engine, "handoff-changed",
-                                            G_CALLBACK (handoff_changed_cb), task);
-  call->stopped_handler = g_signal_connect (engine, "notify::stopped",
-                                            G_CALLBACK (engine_stopped_cb), task);
-  if (cancellable != NULL)
-    call->cancel_handler = g_cancellable_connect (cancellable, G_CALLBACK (wait_cancelled_cb),
-                                                  task, NULL);
-
-  chp_engine_agent_call_async (engine, call->device_id, "browser.handoff.status",
-                               params_new ("handoffId", string_node (call->handoff_id), NULL),
-                               STATUS_TIMEOUT_MS, cancellable, wait_status_cb, g_object_ref (task));
+  call->changed_handler = g_signal_connect (engine, kind->signal, kind->changed_cb, task);
+  wait_listen (task, engine);
+  chp_engine_agent_call_async (engine, call->device_id, kind->status_method,
+                               params_new (kind->id_member, string_node (call->handoff_id), NULL),
+                               STATUS_TIMEOUT_MS, g_task_get_cancellable (task), wait_status_cb,
+                               g_object_ref (task));
 }
 
-/* The kinds of id browser_wait knows, named by the letters between "bN:" and "-": a handoff
- * now; holds and plans (issue 6) add theirs here, each waiting in its own way. */
-struct _WaitKind
-{
-  const char *kind;
-  void      (*start) (ToolCall *call, ChpEngine *engine, const char *raw_id);
-};
+static const char * const handoff_states[] = { "waiting", "done", "cancelled", "expired", NULL };
+static const char * const hold_states[] = { "held", "done", "declined", "changed", "expired",
+                                            "failed", NULL };
 
 static const WaitKind wait_kinds[] = {
-  { "h", wait_handoff },
+  { "h", "waiting", handoff_states, "handoff-changed", "browser.handoff.status", "handoffId",
+    G_CALLBACK (handoff_changed_cb) },
+  { "k", "held", hold_states, "hold-changed", "browser.hold.status", "holdId",
+    G_CALLBACK (hold_changed_cb) },
 };
 
 /* @id has the schema's form: "bN:" kind "-" raw id. */
@@ -2448,6 +3104,65 @@ wait_kind_of (const char *id)
   return NULL;
 }
 
+static JsonObject *
+plan_extra (ChpPlan *plan)
+{
+  JsonObject *extra = json_object_new ();
+
+  json_object_set_int_member (extra, "step", chp_plan_get_n_used (plan));
+  json_object_set_int_member (extra, "of", chp_plan_get_n_steps (plan));
+  return extra;
+}
+
+static void
+plan_changed_cb (ChpPlanList *plans,
+                 ChpPlan     *plan,
+                 gpointer     user_data)
+{
+  GTask *task = user_data;
+  ToolCall *call = call_of (task);
+  g_autoptr(JsonObject) extra = NULL;
+
+  if (g_strcmp0 (chp_plan_get_id (plan), call->wait_id) != 0 ||
+      g_strcmp0 (chp_plan_get_state (plan), "waiting") == 0)
+    return;
+
+  extra = plan_extra (plan);
+  wait_changed (task, chp_plan_get_state (plan), chp_plan_get_end_reason (plan), extra);
+}
+
+/* A plan is the app's own: its state is known at once. */
+static void
+wait_plan (ToolCall  *call,
+           ChpEngine *engine)
+{
+  GTask *task = call->task;
+  ChpPlan *plan = chp_plan_list_find (chp_engine_get_plans (engine), call->wait_id);
+
+  if (plan == NULL ||
+      g_strcmp0 (chp_plan_get_session_id (plan),
+                 chp_mcp_context_get_session_id (call->context)) != 0)
+    {
+      g_autofree char *message = g_strdup_printf ("You have no plan %s", call->wait_id);
+
+      call_return_error (task, "invalid_params", message, NULL);
+      return;
+    }
+
+  call->status_known = TRUE;
+  call->final_extra = plan_extra (plan);
+  if (g_strcmp0 (chp_plan_get_state (plan), "waiting") != 0)
+    {
+      wait_answer (task, chp_plan_get_state (plan), chp_plan_get_end_reason (plan));
+      return;
+    }
+
+  call->changed_handler = g_signal_connect (chp_engine_get_plans (engine), "plan-changed",
+                                            G_CALLBACK (plan_changed_cb), task);
+  wait_listen (task, engine);
+  wait_pending (task);
+}
+
 static void
 tool_wait (ToolCall *call)
 {
@@ -2455,9 +3170,8 @@ tool_wait (ToolCall *call)
   g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
   const char *id = json_object_get_string_member (call->args, "id");
   const char *colon = strchr (id, ':');
-  g_autofree char *alias = g_strndup (id, colon - id);
-  const char *device_id = g_hash_table_lookup (call->self->devices, alias);
-  const WaitKind *kind = wait_kind_of (id);
+  g_autofree char *alias = NULL;
+  const char *device_id;
   gint64 timeout = int_argument (call->args, "timeoutMs", WAIT_DEFAULT_MS);
 
   if (engine == NULL)
@@ -2466,6 +3180,16 @@ tool_wait (ToolCall *call)
       return;
     }
   call->wait_id = g_strdup (id);
+  call->timeout_ms = CLAMP (timeout, 0, WAIT_MAX_MS);
+
+  if (colon == NULL)
+    {
+      wait_plan (call, engine);
+      return;
+    }
+
+  alias = g_strndup (id, colon - id);
+  device_id = g_hash_table_lookup (call->self->devices, alias);
   if (device_id == NULL)
     {
       g_autofree char *message = g_strdup_printf ("Nothing is known as %s: no browser is known as "
@@ -2477,8 +3201,47 @@ tool_wait (ToolCall *call)
 
   call->device_id = g_strdup (device_id);
   call->alias = g_steal_pointer (&alias);
-  call->timeout_ms = CLAMP (timeout, 0, WAIT_MAX_MS);
-  kind->start (call, engine, strchr (colon, '-') + 1);
+  call->wait_kind = wait_kind_of (id);
+  wait_browser (call, engine, strchr (colon, '-') + 1);
+}
+
+/* ---- browser_plan ----------------------------------------------------------------------- */
+
+static void
+tool_plan (ToolCall *call)
+{
+  GTask *task = call->task;
+  g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ChpPlan) plan = NULL;
+  g_autofree char *text = NULL;
+  JsonObject *structured;
+
+  if (engine == NULL)
+    {
+      call_return_error (task, "internal", "Chaperone is shutting down", NULL);
+      return;
+    }
+
+  plan = chp_engine_post_plan (engine, chp_mcp_context_get_session_id (call->context),
+                               chp_mcp_context_get_client_name (call->context), call->args,
+                               &error);
+  if (plan == NULL)
+    {
+      call_return_gerror (task, error, "The plan");
+      return;
+    }
+
+  progress (call, 0, "Waiting for the person to read the plan…");
+  structured = json_object_new ();
+  json_object_set_string_member (structured, "id", chp_plan_get_id (plan));
+  json_object_set_string_member (structured, "state", "waiting");
+  json_object_set_int_member (structured, "steps", chp_plan_get_n_steps (plan));
+  text = g_strdup_printf ("Plan %s (%u step(s)) is waiting for the person in the Chaperone app. "
+                          "Call browser_wait with id %s for their answer. Until they approve, "
+                          "each write waits for them on its own.", chp_plan_get_id (plan),
+                          chp_plan_get_n_steps (plan), chp_plan_get_id (plan));
+  call_return_ok (task, text, structured, NULL);
 }
 
 /* ---- browser_stop ------------------------------------------------------------------------ */
@@ -2591,6 +3354,9 @@ chp_mcp_tools_call_async (ChpMcpTools         *self,
       call_return_error (task, "stopped", "The person stopped all agents", NULL);
       return;
     }
+
+  if (!loop_guard_enter (call))
+    return;
 
   spec->handler (call);
 }

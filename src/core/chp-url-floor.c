@@ -821,3 +821,31 @@ chp_url_floor_check_page (ChpUrlFloor  *self,
     *reason_out = reason;
   return level;
 }
+
+static void
+add_patterns (JsonBuilder *builder,
+              const char  *member,
+              GPtrArray   *patterns)
+{
+  json_builder_set_member_name (builder, member);
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < patterns->len; i++)
+    json_builder_add_string_value (builder, g_ptr_array_index (patterns, i));
+  json_builder_end_array (builder);
+}
+
+/* Returns: (transfer full): the person's entries, normalised, as engine.info gives them to the
+ *   extension: `{blind: [...], handsOnly: [...]}` (the built-in table is the extension's own) */
+JsonNode *
+chp_url_floor_person_rules_to_json (ChpUrlFloor *self)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  g_return_val_if_fail (CHP_IS_URL_FLOOR (self), NULL);
+
+  json_builder_begin_object (builder);
+  add_patterns (builder, "blind", self->person_blind);
+  add_patterns (builder, "handsOnly", self->person_hands_only);
+  json_builder_end_object (builder);
+  return json_builder_get_root (builder);
+}

@@ -2,7 +2,7 @@
  * read but not act in (hands-only), or may use within its grant (ok). Pure: no I/O, no GTK. */
 #pragma once
 
-#include <glib-object.h>
+#include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
 
@@ -35,6 +35,8 @@ ChpFloorLevel  chp_url_floor_check_page         (ChpUrlFloor        *self,
                                                  const char         *url,
                                                  gboolean            visible_password,
                                                  const char        **reason_out);
+
+JsonNode      *chp_url_floor_person_rules_to_json (ChpUrlFloor    *self);
 
 char          *chp_url_floor_normalize_pattern  (const char         *pattern);
 const char    *chp_floor_level_to_string        (ChpFloorLevel       level);
