@@ -12,6 +12,7 @@
 
 #include "chp-engine.h"
 #include "chp-frame.h"
+#include "chp-json-util.h"
 #include "chp-protocol-error.h"
 
 typedef struct
@@ -429,6 +430,46 @@ handoffs_changed_cb (GListModel *handoffs,
   emit (b);
 }
 
+/* A hold as the app's card sees it (fields: name and value, or a credential's length). */
+static JsonNode *
+hold_json (ChpHold *hold)
+{
+  g_autoptr(JsonNode) shown = chp_hold_to_json (hold);
+  JsonObject *o = json_node_get_object (shown);
+
+  json_object_set_string_member (o, "holdId", chp_hold_get_id (hold));
+  json_object_set_string_member (o, "deviceId", chp_hold_get_device_id (hold));
+  json_object_set_int_member (o, "tabId", chp_hold_get_tab_id (hold));
+  json_object_set_string_member (o, "signature", chp_hold_get_signature (hold));
+  return g_steal_pointer (&shown);
+}
+
+static void
+hold_changed_cb (ChpEngine *engine,
+                 ChpHold   *hold,
+                 gpointer   user_data)
+{
+  g_autoptr(JsonBuilder) b = begin_event ("hold-changed");
+
+  json_builder_set_member_name (b, "hold");
+  json_builder_add_value (b, hold_json (hold));
+  emit (b);
+}
+
+static void
+plan_changed_cb (ChpPlanList *plans,
+                 ChpPlan     *plan,
+                 gpointer     user_data)
+{
+  g_autoptr(JsonBuilder) b = begin_event ("plan-changed");
+  g_autoptr(JsonNode) shown = chp_plan_to_json (plan);
+
+  json_object_set_string_member (json_node_get_object (shown), "planId", chp_plan_get_id (plan));
+  json_builder_set_member_name (b, "plan");
+  json_builder_add_value (b, g_steal_pointer (&shown));
+  emit (b);
+}
+
 static ChpPairingRequest *
 find_request (Harness    *self,
               const char *request_id)
@@ -579,6 +620,50 @@ handle_command (Harness    *self,
                                          json_object_get_string_member_with_default (o, "handoffId", ""),
                                          person_call_done_cb, g_strdup (tag));
     }
+  else if (g_str_equal (cmd, "resolve-hold"))
+    {
+      /* The card's Approve and Decline, by the same engine call. */
+      chp_engine_resolve_hold_async (self->engine,
+                                     json_object_get_string_member_with_default (o, "deviceId", ""),
+                                     json_object_get_string_member_with_default (o, "holdId", ""),
+                                     g_strcmp0 (json_object_get_string_member_with_default (o, "outcome", ""),
+                                                "approve") == 0 ? "approve" : "decline",
+                                     person_call_done_cb, g_strdup (tag));
+    }
+  else if (g_str_equal (cmd, "decide-plan") && tag != NULL)
+    {
+      gboolean done = chp_engine_decide_plan (self->engine,
+                                              json_object_get_string_member_with_default (o, "planId", ""),
+                                              json_object_get_boolean_member_with_default (o, "approve", FALSE));
+      g_autoptr(JsonNode) node = json_node_init_boolean (json_node_alloc (), done);
+
+      reply_result (tag, node);
+    }
+  else if (g_str_equal (cmd, "floor-rules"))
+    {
+      g_autoptr(GStrvBuilder) blind = g_strv_builder_new ();
+      g_autoptr(GStrvBuilder) hands_only = g_strv_builder_new ();
+      g_auto(GStrv) b = NULL;
+      g_auto(GStrv) h = NULL;
+      JsonArray *list;
+
+      if ((list = chp_json_get_array (o, "blind")) != NULL)
+        for (guint i = 0; i < json_array_get_length (list); i++)
+          g_strv_builder_add (blind, json_array_get_string_element (list, i));
+      if ((list = chp_json_get_array (o, "handsOnly")) != NULL)
+        for (guint i = 0; i < json_array_get_length (list); i++)
+          g_strv_builder_add (hands_only, json_array_get_string_element (list, i));
+      b = g_strv_builder_end (blind);
+      h = g_strv_builder_end (hands_only);
+      chp_engine_set_floor_rules (self->engine, (const char * const *) b,
+                                  (const char * const *) h);
+      if (tag != NULL)
+        {
+          g_autoptr(JsonNode) node = json_node_init_boolean (json_node_alloc (), TRUE);
+
+          reply_result (tag, node);
+        }
+    }
   else if (g_str_equal (cmd, "resume"))
     {
       chp_engine_resume_device_async (self->engine,
@@ -659,6 +744,9 @@ started_cb (GObject      *source,
   g_signal_connect (chp_engine_get_handoffs (self->engine), "items-changed",
                     G_CALLBACK (handoffs_changed_cb), self);
   g_signal_connect (self->engine, "handoff-arrived", G_CALLBACK (handoff_arrived_cb), self);
+  g_signal_connect (self->engine, "hold-changed", G_CALLBACK (hold_changed_cb), self);
+  g_signal_connect (chp_engine_get_plans (self->engine), "plan-changed",
+                    G_CALLBACK (plan_changed_cb), self);
 
   b = begin_event ("listening");
   json_builder_set_member_name (b, "port");
