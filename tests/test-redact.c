@@ -231,6 +231,24 @@ test_invalid_utf8 (void)
   g_assert_cmpuint (count, ==, 1);
 }
 
+/* An unclosed quoted secret is masked up to a bound; the bound must not split a character
+ * (found by comparing with the extension's redact.js, which never did). */
+static void
+test_bound_in_character (void)
+{
+  g_autoptr(GString) in = g_string_new ("\"password\": \"");
+  g_autofree char *out = NULL;
+
+  for (guint i = 0; i < 4095; i++)
+    g_string_append_c (in, 'a');
+  for (guint i = 0; i < 10; i++)
+    g_string_append (in, "\xc3\xa9");
+  out = chp_redact_text (in->str, NULL);
+  g_assert_true (g_utf8_validate (out, -1, NULL));
+  g_assert_null (strstr (out, "aaaaaaaa"));
+  g_assert_true (g_str_has_prefix (out, "\"password\": \"[redacted password len=4096]"));
+}
+
 /* ---- JSON ---- */
 
 static JsonNode *
@@ -448,6 +466,7 @@ main (int argc, char **argv)
   g_test_add_func ("/chaperone/redact/is-marker", test_is_marker);
   g_test_add_func ("/chaperone/redact/marker-name-cleaned", test_marker_name_cleaned);
   g_test_add_func ("/chaperone/redact/invalid-utf8", test_invalid_utf8);
+  g_test_add_func ("/chaperone/redact/bound-in-character", test_bound_in_character);
   g_test_add_func ("/chaperone/redact/json/members", test_json_members);
   g_test_add_func ("/chaperone/redact/json/snapshot-fields", test_json_snapshot_fields);
   g_test_add_func ("/chaperone/redact/json/cookie-list", test_json_cookie_list);

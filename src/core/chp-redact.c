@@ -549,6 +549,10 @@ quoted_end (const Scan *sc,
       if (escapes && c == '\\' && e + 1 < sc->n && sc->s[e + 1] != '\n')
         e++;
     }
+  /* Stopped by the bound inside a character: mask it whole, or its last bytes would be left
+   * after the marker and the text would no longer be UTF-8. */
+  while (e < sc->n && ((guchar) sc->s[e] & 0xC0) == 0x80)
+    e++;
   return MIN (e, sc->n);
 }
 
