@@ -43,8 +43,12 @@ async function until(get, { timeoutMs = 10000, what = 'a condition' } = {}) {
 }
 
 export class Browser {
-  /** Launches Chromium with a fresh profile and the extension loaded; resolves with its worker up. */
-  static async launch({ headless = true } = {}) {
+  /**
+   * Launches Chromium with a fresh profile and the extension loaded; resolves with its worker up.
+   * `extraArgs`: more command-line flags after the usual ones (e.g.
+   * `--host-resolver-rules=MAP mybank.test 127.0.0.1`); none by default.
+   */
+  static async launch({ headless = true, extraArgs = [] } = {}) {
     const userDataDir = await mkdtemp(join(tmpdir(), 'chaperone-chromium-'));
     const ctx = await playwright.chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM,
@@ -54,6 +58,7 @@ export class Browser {
         '--disable-background-networking', '--disable-component-update', '--disable-sync',
         '--disable-dev-shm-usage',
         `--disable-extensions-except=${EXTENSION_DIR}`, `--load-extension=${EXTENSION_DIR}`,
+        ...extraArgs,
       ],
     });
     const browser = new Browser(ctx, userDataDir);
