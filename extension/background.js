@@ -218,10 +218,11 @@ async function handlePopupMessage(message) {
   }
 }
 
-// A page agent settling after an action hears its tab's in-flight request count on this port
-// (lib/network.js); the router exists from the start, so no need to wait for `ready`.
+// A page agent's own port (ops and answers, lib/page-bridge.js), or its settle port for an action
+// that came by executeScript (the tab's in-flight request count, lib/network.js); the router
+// exists from the start, so no need to wait for `ready`.
 chrome.runtime.onConnect.addListener((port) => {
-  router.network.connect(port);
+  if (!router.page.connect(port)) router.network.connect(port);
 });
 
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {

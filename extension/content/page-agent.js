@@ -961,11 +961,57 @@
 
   /**
    * The tab's in-flight request count from the worker (lib/network.js), when it offers one:
-   * {known, inflight, last, onChange, close()}. Without it (no port, port gone) the network counts
-   * as quiet and only the DOM decides.
+   * {known, inflight, last, onChange, sync(), close()}. Without it (no port, port gone) the
+   * network counts as quiet and only the DOM decides.
+   *
+   * An op that came over the page's own port (`via`) hears the count on that port, starting from
+   * args.inflight; sync(), called once the action ran, asks the worker for its count as of then
+   * and the count is not `known` until it answers (so a request the action started is seen
+   * before the page can call itself settled). An op that came by executeScript opens a settle
+   * port for the action and waits for the worker's first word on it.
    */
-  function watchNetwork(enabled) {
-    const f = { known: true, inflight: 0, last: -Infinity, onChange: null, close: () => {} };
+  function watchNetwork(enabled, via, initial) {
+    const f = { known: true, inflight: 0, last: -Infinity, onChange: null, sync: () => {}, close: () => {} };
+    const changed = () => { if (f.onChange) f.onChange(); };
+    if (enabled && via && portHooks && via.port === pagePort) {
+      f.inflight = Number.isSafeInteger(initial) && initial > 0 ? initial : 0;
+      if (f.inflight > 0) f.last = now();
+      let synced = false;
+      portHooks.set(via.id, (m) => {
+        if (m === null) {                          // the port is gone: nobody counts any more
+          f.known = true;
+          f.inflight = 0;
+          changed();
+          return;
+        }
+        const net = m.net && typeof m.net === 'object' ? m.net : {};
+        const n = Number.isSafeInteger(net.inflight) && net.inflight > 0 ? net.inflight : 0;
+        const inflight = net.watching === false ? 0 : n;
+        if (m.synced !== undefined) {
+          synced = true;
+          f.known = true;
+        } else {
+          f.last = now();                          // a request started or ended: the window starts again
+        }
+        f.inflight = inflight;
+        changed();
+      });
+      f.sync = () => {
+        f.known = false;
+        // A macrotask first: what the page's handlers start in their microtasks has started.
+        setTimeout(() => {
+          if (synced || f.known) return;
+          try {
+            via.port.postMessage({ id: via.id, sync: 1 });
+          } catch (_) {
+            f.known = true;                        // the port is gone; its disconnect says the rest
+            changed();
+          }
+        }, 0);
+      };
+      f.close = () => { portHooks.delete(via.id); };
+      return f;
+    }
     let port = null;
     try {
       const rt = enabled && globalThis.chrome && globalThis.chrome.runtime;
@@ -976,7 +1022,6 @@
     if (!port) return f;
     f.known = false;                       // until the worker's first word: requests may be running
     let first = true;
-    const changed = () => { if (f.onChange) f.onChange(); };
     port.onMessage.addListener((m) => {
       const n = m && Number.isSafeInteger(m.inflight) && m.inflight > 0 ? m.inflight : 0;
       if (!first || n > 0) f.last = now();  // a request started or ended: the window starts again
@@ -1073,13 +1118,13 @@
     });
   }
 
-  async function opAction(args) {
+  async function opAction(args, via) {
     const ACTIONS = ['click', 'focus', 'scroll', 'setValue'];
     if (!ACTIONS.includes(args.action)) fail('invalid_params', `action must be one of ${ACTIONS.join(', ')}`);
     const { el, ref } = resolve(args);
     const before = { url: location.href, title: document.title, textLength: (document.body || document.documentElement).textContent.length };
     // Watch before acting: the action's own mutations and requests count.
-    const network = watchNetwork(args.net === true);
+    const network = watchNetwork(args.net === true, via, args.inflight);
     const mutations = watchMutations();
     const away = watchNavigation();
     let outcome;
@@ -1094,6 +1139,7 @@
       }
       acted = now();
       mutations.last = Math.max(mutations.last, acted);
+      network.sync();
       outcome = await settle(mutations, network, away,
                              args.action === 'click' ? SETTLE_QUIET_MS : SETTLE_QUIET_LIGHT_MS);
     } finally {
@@ -1362,13 +1408,13 @@
 
   const OPS = { context: opContext, inspect: opInspect, action: opAction, pill: opPill, handoff: opHandoff };
 
-  async function run(op, args) {
+  async function run(op, args, via) {
     try {
       if (!core()) fail('internal', 'snapshot-core.js is not loaded in this page');
       const fn = Object.prototype.hasOwnProperty.call(OPS, op) ? OPS[op] : null;
       if (!fn) fail('unknown_method', `unknown page op ${String(op).slice(0, 40)}`);
       const a = args && typeof args === 'object' ? args : {};
-      return { ok: true, value: await fn(a) };
+      return { ok: true, value: await fn(a, via) };
     } catch (e) {
       if (e instanceof PageError) return { ok: false, error: { code: e.code, message: e.message } };
       // Anything else is our bug or a hostile page; say what kind without page data.
@@ -1376,8 +1422,57 @@
     }
   }
 
+  // ---- the page's own port -------------------------------------------------------------------
+  //
+  // After the first op (which comes by executeScript) the worker asks the agent to open a
+  // long-lived port; Chrome tells the worker this document's documentId with it, and the worker
+  // sends this document's ops on it from then on: {id, op, args} in, {id, reply} out, and for an
+  // action also the tab's request count ({id, net}, {id, synced, net}). The port dies with the
+  // document (navigation, back/forward cache, frame removed) or the worker; the worker then fails
+  // what was pending as stale_document and comes back by executeScript, which reopens it.
+
+  let pagePort = null;
+  let portHooks = null;                    // op id → the settle wait's hook for {net} messages
+
+  function connect() {
+    if (pagePort) return true;
+    let port = null;
+    try {
+      const rt = globalThis.chrome && globalThis.chrome.runtime;
+      if (!rt || typeof rt.connect !== 'function' || !rt.id) return false;
+      port = rt.connect({ name: 'chaperone.page' });
+    } catch (_) {
+      return false;                        // an orphaned content script (extension reloaded)
+    }
+    if (!port) return false;
+    pagePort = port;
+    const hooks = new Map();
+    portHooks = hooks;
+    port.onMessage.addListener((m) => {
+      if (!m || typeof m !== 'object' || !Number.isSafeInteger(m.id)) return;
+      if (typeof m.op === 'string') {
+        const id = m.id;
+        run(m.op, m.args, { port, id }).then((reply) => {
+          try { port.postMessage({ id, reply }); } catch (_) { /* the worker fails it as stale */ }
+        });
+        return;
+      }
+      const hook = hooks.get(m.id);
+      if (hook) hook(m);
+    });
+    port.onDisconnect.addListener(() => {
+      if (pagePort === port) {
+        pagePort = null;
+        portHooks = null;
+      }
+      for (const hook of [...hooks.values()]) hook(null);
+      hooks.clear();
+    });
+    return true;
+  }
+
   Object.defineProperty(globalThis, '__chaperonePage', {
-    value: Object.freeze({ version: 1, run }),
+    value: Object.freeze({ version: 1, run: (op, args) => run(op, args), connect }),
     writable: false, configurable: false, enumerable: false,
   });
 })();

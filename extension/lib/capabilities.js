@@ -186,16 +186,15 @@ export const HANDLERS = Object.freeze({
     target: 'any',
     params: (p) => (obj(p), {}),
     async run({ chrome, grants }) {
+      // One question to the browser for every tab (what a tab shows now is asked each time: no
+      // cache); a granted tab it does not list is closed.
+      const open = new Map();
+      for (const tab of (await chrome.tabs.query({})) ?? []) if (tab && Number.isSafeInteger(tab.id)) open.set(tab.id, tab);
       const tabs = [];
       for (const g of grants) {
         for (const t of g.targets) {
           if (t.frameId !== 0) continue;
-          let tab;
-          try {
-            tab = await chrome.tabs.get(t.tabId);
-          } catch {
-            continue;
-          }
+          const tab = open.get(t.tabId);
           if (!tab || isExtensionUrl(tab.url)) continue;
           const here = webOrigin(tab.url) === t.origin;
           const entry = {
@@ -295,7 +294,8 @@ export const HANDLERS = Object.freeze({
       if (network?.available) args.net = true;
       let value;
       try {
-        value = await router.page.run({ tabId: tab, frameId: frame, documentId }, 'action', args, { signal });
+        value = await router.page.run({ tabId: tab, frameId: frame, documentId }, 'action', args,
+          { signal, network: network?.available ? network : null });
       } catch (e) {
         if (e.code === 'stale_document') {
           throw new ChaperoneError('stale_document',

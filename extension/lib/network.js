@@ -2,11 +2,15 @@
 // waits until the DOM has been quiet for a short window AND no request the tab started since the
 // action began is still in flight; a content script cannot see a request start (Resource Timing
 // only reports completions), so the worker counts them with non-blocking chrome.webRequest and
-// tells the page over a runtime port.
+// tells the page: over the page's own port when the op travelled on it (lib/page-bridge.js,
+// listen()), else over a settle port the page opens for the action (connect()).
 //
-// Only while an action is settling: the listeners are added for that tab (RequestFilter.tabId)
-// when the action starts and removed when it answers, so the worker is never woken by, and never
-// looks at, the rest of the browser's traffic. Nothing about a request is kept but its id; no URL
+// Only around actions: the listeners are added for that tab (RequestFilter.tabId) when an action
+// starts, and removed LINGER_MS after the tab's last action answered (adding and removing them
+// costs the worker ~1.5 ms of its thread and delays its next IPC answers, on every action of an
+// agent working through a form), so the worker is never woken by, and never looks at, the rest of
+// the browser's traffic, nor at that tab's once the agent has stopped acting in it. Between
+// actions the listeners ignore what they hear; every action counts from an empty set. Nothing about a request is kept but its id; no URL
 // leaves this file. Requests already in flight when the action began are not counted (a page's
 // long poll from before is not the action's doing), nor are navigations (the page agent ends its
 // wait when the document navigates away), WebSockets, beacons, CSP reports and media streams,
@@ -20,10 +24,19 @@ export const COUNTED_TYPES = Object.freeze(['sub_frame', 'stylesheet', 'script',
   'object', 'xmlhttprequest', 'other']);
 const COUNTED = new Set(COUNTED_TYPES);
 
+/** How long a tab's listeners stay after its last action answered (see above). */
+export const LINGER_MS = 15000;
+
 export class NetworkWatch {
-  constructor({ chrome }) {
+  /**
+   * @param timers   {setTimeout, clearTimeout} for the linger (tests pass fakes)
+   * @param lingerMs how long a tab's listeners outlive its last action (0: removed at once)
+   */
+  constructor({ chrome, timers, lingerMs = LINGER_MS }) {
     this.chrome = chrome;
-    this._tabs = new Map(); // tabId → {users, inflight:Set<requestId>, ports:Set, remove()}
+    this.timers = timers ?? { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (id) => clearTimeout(id) };
+    this.lingerMs = lingerMs;
+    this._tabs = new Map(); // tabId → {users, inflight:Set<requestId>, ports:Set, listeners:Set, remove()}
   }
 
   /** True when the browser lets this extension observe requests (the "webRequest" permission). */
@@ -34,7 +47,13 @@ export class NetworkWatch {
 
   /** In-flight requests of a watched tab (0 when not watched). */
   inflight(tabId) {
-    return this._tabs.get(tabId)?.inflight.size ?? 0;
+    const t = this._tabs.get(tabId);
+    return t && t.users > 0 ? t.inflight.size : 0;
+  }
+
+  /** Whether an action in `tabId` is settling now (the listeners may linger after it). */
+  watching(tabId) {
+    return (this._tabs.get(tabId)?.users ?? 0) > 0;
   }
 
   /**
@@ -48,6 +67,11 @@ export class NetworkWatch {
       t = this._listen(tabId);
       this._tabs.set(tabId, t);
     }
+    if (t.linger !== null) {
+      this.timers.clearTimeout(t.linger);
+      t.linger = null;
+    }
+    if (t.users === 0) t.inflight.clear(); // requests from before this action are not its doing
     t.users += 1;
     let released = false;
     return () => {
@@ -55,8 +79,20 @@ export class NetworkWatch {
       released = true;
       t.users -= 1;
       if (t.users > 0) return;
-      this._tabs.delete(tabId);
-      t.remove();
+      t.inflight.clear();
+      if (this.lingerMs > 0) {
+        t.linger = this.timers.setTimeout(() => {
+          t.linger = null;
+          if (t.users === 0 && this._tabs.get(tabId) === t) {
+            this._tabs.delete(tabId);
+            t.remove();
+          }
+        }, this.lingerMs);
+        t.linger?.unref?.();
+      } else {
+        this._tabs.delete(tabId);
+        t.remove();
+      }
       for (const port of [...t.ports]) {
         try {
           port.postMessage({ inflight: 0, watching: false });
@@ -66,13 +102,33 @@ export class NetworkWatch {
         }
       }
       t.ports.clear();
+      for (const fn of [...t.listeners]) fn({ inflight: 0, watching: false });
+      t.listeners.clear();
     };
+  }
+
+  /**
+   * Calls fn({inflight, watching}) on every change of a watched tab's count, until the returned
+   * function is called or the last watch of the tab is released (then once with watching:false).
+   */
+  listen(tabId, fn) {
+    const t = this._tabs.get(tabId);
+    if (!t || t.users === 0) return () => {};
+    t.listeners.add(fn);
+    return () => t.listeners.delete(fn);
   }
 
   _listen(tabId) {
     const wr = this.chrome.webRequest;
-    const t = { users: 0, inflight: new Set(), ports: new Set(), remove: () => {} };
+    const t = { users: 0, inflight: new Set(), ports: new Set(), listeners: new Set(), linger: null, remove: () => {} };
     const notify = () => {
+      for (const fn of [...t.listeners]) {
+        try {
+          fn({ inflight: t.inflight.size, watching: true });
+        } catch {
+          t.listeners.delete(fn);
+        }
+      }
       for (const port of t.ports) {
         try {
           port.postMessage({ inflight: t.inflight.size, watching: true });
@@ -82,7 +138,7 @@ export class NetworkWatch {
       }
     };
     const onStart = (d) => {
-      if (!d || d.tabId !== tabId || !COUNTED.has(d.type)) return;
+      if (!d || t.users === 0 || d.tabId !== tabId || !COUNTED.has(d.type)) return;
       if (t.inflight.has(d.requestId)) return; // a redirect keeps its id
       t.inflight.add(d.requestId);
       notify();
@@ -118,7 +174,7 @@ export class NetworkWatch {
       return true;
     }
     const t = this._tabs.get(tabId);
-    if (!t) {
+    if (!t || t.users === 0) {
       // No action is settling in this tab: nothing to count.
       try {
         port.postMessage({ inflight: 0, watching: false });

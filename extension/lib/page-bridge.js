@@ -1,12 +1,23 @@
-// Runs one page-agent operation in one exact document. The scripts go in with
-// chrome.scripting.executeScript targeting documentIds:[documentId] when the caller knows it (the
-// router always does after its target check), so the work can never land in a document that
-// replaced the checked one; Chrome's "frame/document is gone" failures become stale_document.
+// Runs one page-agent operation in one exact document, by one of two roads:
+//
+//  - The page's own port. Once the agent is installed in a document it opens a long-lived
+//    runtime port (PAGE_PORT); Chrome names the sender's documentId, and the port is filed under
+//    that id alone, so an op sent on it can only reach that document. Ops and answers travel as
+//    {id, op, args} / {id, reply}; while an action settles the worker also tells the page its
+//    tab's request count on the same port (lib/network.js). A port that disconnects (navigation,
+//    back/forward cache, closed frame, worker restart) fails its pending ops with stale_document.
+//  - chrome.scripting.executeScript targeting documentIds:[documentId] when no port is open for
+//    that document (first op, after a worker restart, or when the caller knows no documentId):
+//    the agent is asked (and installed first into a document that has none), and asked to open
+//    its port for the next op. Chrome's "frame/document is gone" failures become stale_document.
 
 import { ChaperoneError } from './scopes.js';
 import { isErrorCode } from './protocol-errors.js';
 
-export const PAGE_FILES = Object.freeze(['content/snapshot-core.js', 'content/page-agent.js']);
+export const PAGE_FILES = Object.freeze(['content/snapshot-core.js', 'content/outward.js', 'content/page-agent.js']);
+
+/** The runtime port a page agent opens to the worker (page-agent.js connectPort). */
+export const PAGE_PORT = 'chaperone.page';
 
 // Chrome's wording when the frame or document went away between the check and the injection.
 const GONE = [
@@ -64,12 +75,115 @@ export function raceAbort(promise, signal) {
 function callPage(op, args) {
   const page = globalThis.__chaperonePage;
   if (!page || typeof page.run !== 'function') return { notInstalled: true };
+  // The next op can take the page's own port (a no-op when it is open already).
+  try {
+    if (typeof page.connect === 'function') page.connect();
+  } catch (_) {
+    // no port: the next op comes this way again
+  }
   return page.run(op, args);
 }
+
+const stale = () => new ChaperoneError('stale_document', 'The document went away before it answered');
 
 export class PageBridge {
   constructor({ chrome }) {
     this.chrome = chrome;
+    this._ports = new Map(); // documentId → {port, tabId, documentId, open, pending: Map(id → op)}
+    this._nextId = 1;
+  }
+
+  /**
+   * A page agent's port (runtime.onConnect). Taken only from our own content scripts, in a tab,
+   * with the documentId Chrome names; filed under that documentId. Returns true when the port
+   * was ours to take (whether kept or refused).
+   */
+  connect(port) {
+    if (!port || port.name !== PAGE_PORT) return false;
+    const sender = port.sender ?? {};
+    const ownId = this.chrome?.runtime?.id;
+    const tabId = sender.tab?.id;
+    const documentId = sender.documentId;
+    if ((ownId && sender.id !== ownId) || !Number.isSafeInteger(tabId)
+        || typeof documentId !== 'string' || documentId.length === 0) {
+      try { port.disconnect(); } catch { /* already gone */ }
+      return true;
+    }
+    // The agent opens a new port only once its old one disconnected: the old one is done.
+    const old = this._ports.get(documentId);
+    if (old) this._closed(old);
+    const entry = { port, tabId, documentId, open: true, pending: new Map() };
+    this._ports.set(documentId, entry);
+    port.onMessage.addListener((m) => this._onPortMessage(entry, m));
+    port.onDisconnect.addListener(() => this._closed(entry));
+    return true;
+  }
+
+  /** Whether ops for this document go over its port (for tests and diagnostics). */
+  hasPort(documentId) {
+    return this._ports.get(documentId)?.open === true;
+  }
+
+  _closed(entry) {
+    if (!entry.open) return;
+    entry.open = false;
+    if (this._ports.get(entry.documentId) === entry) this._ports.delete(entry.documentId);
+    for (const op of [...entry.pending.values()]) op.fail(stale());
+    entry.pending.clear();
+  }
+
+  _onPortMessage(entry, m) {
+    if (!m || typeof m !== 'object' || !Number.isSafeInteger(m.id)) return;
+    const op = entry.pending.get(m.id);
+    if (!op) return; // an answer to an op already given up on
+    if (Object.hasOwn(m, 'reply')) {
+      op.done(m.reply);
+      return;
+    }
+    if (Number.isSafeInteger(m.sync)) {
+      // The page acted and asks for the request count as of now (network.js counts).
+      const network = op.network;
+      const net = network ? { inflight: network.inflight(entry.tabId), watching: true } : { inflight: 0, watching: false };
+      this._post(entry, { id: m.id, synced: m.sync, net });
+    }
+  }
+
+  _post(entry, message) {
+    try {
+      entry.port.postMessage(message);
+      return true;
+    } catch {
+      this._closed(entry);
+      return false;
+    }
+  }
+
+  /** One op over the document's port → the page's reply ({ok, value} | {ok:false, error}). */
+  _viaPort(entry, op, args, { signal, network } = {}) {
+    return new Promise((resolve, reject) => {
+      const id = this._nextId++;
+      let unlisten = null;
+      const onAbort = () => pending.fail(abortError(signal));
+      const end = () => {
+        entry.pending.delete(id);
+        unlisten?.();
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const pending = {
+        network,
+        done: (reply) => { end(); resolve(reply); },
+        fail: (e) => { end(); reject(e); },
+      };
+      entry.pending.set(id, pending);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      let sent = args ?? {};
+      if (network) {
+        // The count so far, and every change from now on, on the op's own id.
+        sent = { ...sent, inflight: network.inflight(entry.tabId) };
+        unlisten = network.listen(entry.tabId, (net) => this._post(entry, { id, net }));
+      }
+      if (!this._post(entry, { id, op, args: sent })) pending.fail(stale());
+    });
   }
 
   /** The injection target: the exact document when known, else the frame. */
@@ -82,8 +196,12 @@ export class PageBridge {
    * Resolves with the op's value; throws ChaperoneError (the page's own code when it is a
    * protocol code, stale_document when the document went away, cancelled on abort).
    */
-  async run(where, op, args, { signal } = {}) {
+  async run(where, op, args, { signal, network } = {}) {
     if (signal?.aborted) throw abortError(signal);
+    const entry = where.documentId ? this._ports.get(where.documentId) : undefined;
+    if (entry?.open && entry.tabId === where.tabId) {
+      return PageBridge.unwrap(await this._viaPort(entry, op, args, { signal, network }));
+    }
     const target = PageBridge.target(where);
     const scripting = this.chrome.scripting;
     const call = () => raceAbort(
@@ -105,9 +223,14 @@ export class PageBridge {
     if (reply?.notInstalled === true) {
       throw new ChaperoneError('internal', 'The page agent could not be installed');
     }
+    return PageBridge.unwrap(reply);
+  }
+
+  /** A page reply → its value, or the ChaperoneError it names. */
+  static unwrap(reply) {
     // No result at all: the document unloaded before the op answered.
     if (reply === undefined || reply === null) {
-      throw new ChaperoneError('stale_document', 'The document went away before it answered');
+      throw stale();
     }
     if (reply.ok === true) return reply.value;
     const code = isErrorCode(reply.error?.code) ? reply.error.code : 'internal';

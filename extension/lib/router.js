@@ -54,7 +54,7 @@ export class Router {
     this.stopState = new StopState({ storage: chrome.storage.session, emit: this.emit, now });
     this.handoffs = new HandoffStore({ storage: chrome.storage.session, emit: this.emit, now });
     this.page = new PageBridge({ chrome });
-    this.network = new NetworkWatch({ chrome }); // in-flight requests while an action settles
+    this.network = new NetworkWatch({ chrome, timers }); // in-flight requests while an action settles
     this._captures = new Map(); // captureId → {tabId, frameId, documentId, grantId, createdAt}; oldest first
     this._steps = new Map(); // tabId → step
     this._inflight = new Set(); // AbortControllers of running calls, aborted by Stop
@@ -157,6 +157,7 @@ export class Router {
     if (signal?.aborted) throw new ChaperoneError('cancelled', 'The call was cancelled');
     signal?.addEventListener('abort', onAbort, { once: true });
     this._inflight.add(ac);
+    let stepped = null;
     try {
       if (!this._loaded) await this.load();
       const exempt = isStopExempt(method);
@@ -217,11 +218,17 @@ export class Router {
       if (this.stopState.stopped && !exempt) throw new ChaperoneError('stopped', 'The person stopped the agent');
       if (ac.signal.aborted) throw ac.signal.reason instanceof ChaperoneError
         ? ac.signal.reason : new ChaperoneError('cancelled', 'The call was cancelled');
-      if (spec.target !== 'handoff') this._step(named.tabId);
+      if (spec.target !== 'handoff') {
+        this._step(named.tabId, { pill: false });
+        stepped = named.tabId;
+      }
       return await spec.run(ctx);
     } finally {
       signal?.removeEventListener('abort', onAbort);
       this._inflight.delete(ac);
+      // The pill shows the new step once the call is done: updating it in the page while the
+      // call works there would hold up the page's own work (and its settle timer).
+      if (stepped !== null) this._pill(stepped).catch(() => {});
     }
   }
 
@@ -264,12 +271,12 @@ export class Router {
     return this._steps.get(tabId) ?? 0;
   }
 
-  _step(tabId) {
+  _step(tabId, { pill = true } = {}) {
     const step = this.stepOf(tabId) + 1;
     this._steps.set(tabId, step);
     this._save();
     this.emit('agent.step', { tabId, step });
-    this._pill(tabId).catch(() => {});
+    if (pill) this._pill(tabId).catch(() => {});
   }
 
   /** Shows (or updates) the pill in the tab's top document — only while it is on the granted site. */

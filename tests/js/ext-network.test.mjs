@@ -56,7 +56,7 @@ test('the manifest asks for webRequest (non-blocking) and nothing that blocks', 
 
 test('a watched tab: its new requests counted, others ignored; listeners only while watching', () => {
   const webRequest = fakeWebRequest();
-  const net = new NetworkWatch({ chrome: { runtime: { id: EXTENSION_ID }, webRequest } });
+  const net = new NetworkWatch({ chrome: { runtime: { id: EXTENSION_ID }, webRequest }, lingerMs: 0 });
   assert.equal(net.available, true);
   assert.equal(webRequest.onBeforeRequest.listeners.size, 0, 'nothing listens before an action');
 
@@ -156,10 +156,48 @@ test('browser.node.action: the tab is watched from before the page acts until it
   const r = await router.handle('browser.node.action', { ref: `${ctx.captureId}:e1`, action: 'click' });
   assert.deepEqual(during, { net: true, listeners: 1, inflight: 1 });
   assert.equal(r.changes.settled, true);
-  assert.equal(webRequest.onBeforeRequest.listeners.size, 0, 'released once the page answered');
+  assert.equal(router.network.watching(1), false, 'released once the page answered');
+  // The listeners linger a while for the next action (inert timers here: they never fire).
+  assert.equal(webRequest.onBeforeRequest.listeners.size, 1);
 
   // A failing action releases the watch too.
   fake.chrome.scripting.executeScript = async () => { throw new Error('Frame with ID 0 was removed.'); };
   await assert.rejects(router.handle('browser.node.action', { ref: `${ctx.captureId}:e1`, action: 'click' }));
-  assert.equal(webRequest.onBeforeRequest.listeners.size, 0);
+  assert.equal(router.network.watching(1), false);
+  assert.equal(webRequest.onBeforeRequest.listeners.size, 1);
+});
+
+test('between actions the lingering listeners count nothing, and they go after the linger', () => {
+  const webRequest = fakeWebRequest();
+  const timers = inertTimers();
+  const net = new NetworkWatch({ chrome: { runtime: { id: EXTENSION_ID }, webRequest }, timers, lingerMs: 15000 });
+  const heard = [];
+  let release = net.watch(1);
+  const unlisten = net.listen(1, (m) => heard.push(m));
+  webRequest.onBeforeRequest.fire(req('a'));
+  assert.equal(net.inflight(1), 1);
+  release();
+  assert.deepEqual(heard.at(-1), { inflight: 0, watching: false }, 'a listener hears the end of the watch');
+  unlisten();
+  assert.equal(webRequest.onBeforeRequest.listeners.size, 1, 'still registered while lingering');
+  assert.equal(timers.pending.size, 1);
+  // Between actions: nothing counted, and no listener added.
+  webRequest.onBeforeRequest.fire(req('between'));
+  assert.equal(net.inflight(1), 0);
+  assert.equal(net.watching(1), false);
+  assert.deepEqual(net.listen(1, () => assert.fail('not watching')) instanceof Function, true);
+  webRequest.onBeforeRequest.fire(req('between2'));
+  // The next action reuses the listeners (the linger is cancelled) and counts from empty.
+  release = net.watch(1);
+  assert.equal(timers.pending.size, 0, 'the linger timer was cleared');
+  assert.equal(net.inflight(1), 0);
+  webRequest.onCompleted.fire(req('between'));             // unknown to this action: no change
+  webRequest.onBeforeRequest.fire(req('b'));
+  assert.equal(net.inflight(1), 1);
+  release();
+  // The linger ends: the listeners go.
+  const [[, { fn }]] = [...timers.pending];
+  fn();
+  for (const e of Object.values(webRequest)) assert.equal(e.listeners.size, 0);
+  assert.equal(net.watching(1), false);
 });
