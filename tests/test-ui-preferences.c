@@ -41,6 +41,8 @@ fixture_set_up (Fixture       *fixture,
   g_settings_reset (fixture->settings, "default-grant-minutes");
   g_settings_reset (fixture->settings, "audit-max-rows");
   g_settings_reset (fixture->settings, "agent-result-max-chars");
+  g_settings_reset (fixture->settings, "floor-blind");
+  g_settings_reset (fixture->settings, "floor-hands-only");
 
   fixture->data_dir = g_dir_make_tmp ("chaperone-prefs-XXXXXX", &error);
   g_assert_no_error (error);
@@ -444,6 +446,108 @@ test_start_at_login_fails (Fixture       *fixture,
   g_assert_cmpint (g_rmdir (path), ==, 0);
 }
 
+/* A button inside @widget showing @icon_name. */
+static GtkWidget *
+find_icon_button (GtkWidget  *widget,
+                  const char *icon_name)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (GTK_IS_BUTTON (child) &&
+          g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (child)), icon_name) == 0)
+        return child;
+
+      found = find_icon_button (child, icon_name);
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+static void
+assert_strv (GSettings  *settings,
+             const char *key,
+             const char *expected)
+{
+  g_auto(GStrv) values = g_settings_get_strv (settings, key);
+  g_autofree char *joined = g_strjoinv (",", values);
+
+  g_assert_cmpstr (joined, ==, expected);
+}
+
+static void
+test_floor_lists (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  GtkWidget *blind;
+  GtkWidget *hands_only;
+  GtkWidget *row;
+  const char * const outside[] = { "bank.example", "not a host", NULL };
+
+  if (skip_without_display ())
+    return;
+
+  open_window (fixture);
+  blind = find_row (GTK_WIDGET (fixture->window), "Add a Site Agents Never See");
+  hands_only = find_row (GTK_WIDGET (fixture->window), "Add a Site Agents May Only Read");
+  g_assert_true (ADW_IS_ENTRY_ROW (blind));
+  g_assert_true (ADW_IS_ENTRY_ROW (hands_only));
+  assert_strv (fixture->settings, "floor-blind", "");
+
+  /* A URL typed with Enter: saved as the floor reads it, the host alone, and listed. */
+  gtk_editable_set_text (GTK_EDITABLE (blind), "  HTTPS://Mail.Example.COM/inbox?x=1 ");
+  g_signal_emit_by_name (blind, "entry-activated");
+  iterate ();
+  assert_strv (fixture->settings, "floor-blind", "mail.example.com");
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (blind)), ==, "");
+  g_assert_nonnull (find_row (GTK_WIDGET (fixture->window), "mail.example.com"));
+
+  /* The same again is not a second entry. */
+  gtk_editable_set_text (GTK_EDITABLE (blind), "mail.example.com");
+  g_signal_emit_by_name (blind, "entry-activated");
+  iterate ();
+  assert_strv (fixture->settings, "floor-blind", "mail.example.com");
+
+  /* Not a host pattern: refused, shown as an error, nothing saved; typing again clears it. */
+  gtk_editable_set_text (GTK_EDITABLE (blind), "http://");
+  g_signal_emit_by_name (blind, "entry-activated");
+  iterate ();
+  assert_strv (fixture->settings, "floor-blind", "mail.example.com");
+  g_assert_true (gtk_widget_has_css_class (blind, "error"));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (blind)), ==, "http://");
+  gtk_editable_set_text (GTK_EDITABLE (blind), "*.*.example");
+  g_assert_false (gtk_widget_has_css_class (blind, "error"));
+  g_signal_emit_by_name (blind, "entry-activated");
+  iterate ();
+  g_assert_true (gtk_widget_has_css_class (blind, "error"));
+  assert_strv (fixture->settings, "floor-blind", "mail.example.com");
+
+  /* Read-only sites, added with the row's Add button. */
+  gtk_editable_set_text (GTK_EDITABLE (hands_only), "*.Corp.Example");
+  g_signal_emit_by_name (find_icon_button (hands_only, "list-add-symbolic"), "clicked");
+  iterate ();
+  assert_strv (fixture->settings, "floor-hands-only", "*.corp.example");
+  assert_strv (fixture->settings, "floor-blind", "mail.example.com");
+
+  /* Remove, with the row's own button. */
+  row = find_row (GTK_WIDGET (fixture->window), "mail.example.com");
+  g_assert_nonnull (row);
+  g_signal_emit_by_name (find_icon_button (row, "user-trash-symbolic"), "clicked");
+  iterate ();
+  assert_strv (fixture->settings, "floor-blind", "");
+  g_assert_null (find_row (GTK_WIDGET (fixture->window), "mail.example.com"));
+
+  /* Set elsewhere (gsettings set): the list follows, as given. */
+  g_settings_set_strv (fixture->settings, "floor-blind", outside);
+  iterate ();
+  g_assert_nonnull (find_row (GTK_WIDGET (fixture->window), "bank.example"));
+  g_assert_nonnull (find_row (GTK_WIDGET (fixture->window), "not a host"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -487,6 +591,7 @@ main (int   argc,
   ADD ("start-at-login", test_start_at_login);
   ADD ("start-at-login-reads-file", test_start_at_login_reads_file);
   ADD ("start-at-login-fails", test_start_at_login_fails);
+  ADD ("floor-lists", test_floor_lists);
 
 #undef ADD
 

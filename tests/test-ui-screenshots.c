@@ -39,6 +39,23 @@ populate (ChpEngine *engine)
   g_autoptr(ChpHandoff) handoff = NULL;
   g_autoptr(ChpPairingRequest) request = NULL;
   g_autoptr(ChpAgentSession) session = NULL;
+  g_autoptr(ChpAgentSession) looping = NULL;
+  g_autofree char *hold_text = g_strdup_printf (
+    "{\"holdId\":\"k1\",\"state\":\"held\",\"kind\":\"outward\",\"reason\":\"label\","
+    "\"word\":\"send\",\"control\":\"Confirm booking\",\"site\":\"https://bistro.example\","
+    "\"fields\":[{\"name\":\"Name\",\"value\":\"Ada Lovelace\"},"
+    "{\"name\":\"Guests\",\"value\":\"4\"},"
+    "{\"name\":\"Card security code\",\"secret\":true,\"length\":3}],"
+    "\"signature\":\"9f2c\",\"tabId\":7,\"createdAt\":%" G_GINT64_FORMAT "}",
+    g_get_real_time () / 1000 - 60 * 1000);
+  g_autoptr(JsonNode) hold_node = json_from_string (hold_text, NULL);
+  g_autoptr(ChpHold) hold = NULL;
+  g_autoptr(JsonNode) plan_args = json_from_string (
+    "{\"summary\":\"Save Friday's booking in the calendar\",\"steps\":["
+    "{\"kind\":\"create\",\"site\":\"calendar.example\",\"summary\":\"Add the event\"},"
+    "{\"kind\":\"edit\",\"site\":\"calendar.example\",\"summary\":\"Invite Grace\"}]}", NULL);
+  g_autoptr(ChpPlan) waiting_plan = NULL;
+  g_autoptr(ChpPlan) running_plan = NULL;
   ChpStore *store = chp_engine_get_store (engine);
   const char *methods[] = { "browser.snapshot", "browser.click", "browser.type", "browser.tabs" };
 
@@ -59,6 +76,25 @@ populate (ChpEngine *engine)
   chp_agent_session_set_current_step (session, "Filling in the booking form");
   chp_agent_session_set_last_error (session, "stale_node");
   chp_agent_session_list_add (chp_engine_get_agent_sessions (engine), session);
+
+  /* A held send, a plan that waits, an approved plan one step in, and an agent the loop guard
+   * paused: every kind of card. */
+  hold = chp_hold_list_apply (chp_engine_get_holds (engine), "d1",
+                              json_node_get_object (hold_node), NULL);
+  g_assert_nonnull (hold);
+  waiting_plan = chp_engine_post_plan (engine, "a2", "Cursor", json_node_get_object (plan_args),
+                                       NULL);
+  g_assert_nonnull (waiting_plan);
+  running_plan = chp_engine_post_plan (engine, "a1", "Claude Desktop",
+                                       json_node_get_object (plan_args), NULL);
+  g_assert_nonnull (running_plan);
+  g_assert_true (chp_engine_decide_plan (engine, chp_plan_get_id (running_plan), TRUE));
+  chp_plan_list_use_step (chp_engine_get_plans (engine), chp_plan_get_id (running_plan),
+                          "calendar.example");
+  looping = chp_agent_session_new ("a2", "Cursor", g_get_real_time () / 1000 - 120000);
+  chp_agent_session_set_calls (looping, 9);
+  chp_agent_session_list_add (chp_engine_get_agent_sessions (engine), looping);
+  chp_agent_session_pause_for (looping, "repeated");
 
   for (guint i = 0; i < 60; i++)
     {

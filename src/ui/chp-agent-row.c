@@ -19,12 +19,14 @@ struct _ChpAgentRow
   GtkLabel *state_label;
   GtkLabel *details_label;
   GtkLabel *step_label;
+  GtkLabel *plan_label;
   GtkWidget *buttons;
   GtkWidget *pause_button;
   GtkWidget *resume_button;
   GtkWidget *disconnect_button;
 
   ChpAgentSession *session;
+  ChpPlanList *plans;   /* nullable */
 };
 
 G_DEFINE_FINAL_TYPE (ChpAgentRow, chp_agent_row, GTK_TYPE_LIST_BOX_ROW)
@@ -102,6 +104,47 @@ update (ChpAgentRow *self)
   chp_a11y_set_name (self->disconnect_button, name);
 }
 
+/* An approved plan of this agent's, as far as it has gone. */
+static void
+update_plan (ChpAgentRow *self)
+{
+  ChpPlan *plan = NULL;
+  g_autofree char *text = NULL;
+
+  if (self->plans != NULL)
+    plan = chp_plan_list_covering (self->plans, chp_agent_session_get_id (self->session));
+
+  if (plan != NULL && chp_plan_get_n_used (plan) == 0)
+    text = g_strdup (_("Plan approved; no step taken yet"));
+  else if (plan != NULL)
+    /* Translators: how far an approved plan has gone, e.g. "Plan: step 2 of 5" */
+    text = g_strdup_printf (_("Plan: step %u of %u"), chp_plan_get_n_used (plan),
+                            chp_plan_get_n_steps (plan));
+
+  gtk_label_set_text (self->plan_label, text != NULL ? text : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->plan_label), text != NULL);
+}
+
+/* A plan is approved (notify::state) and used (notify::used) without leaving the list. */
+static void
+plans_changed_cb (GListModel  *model,
+                  guint        position,
+                  guint        removed,
+                  guint        added,
+                  ChpAgentRow *self)
+{
+  for (guint i = position; i < position + added; i++)
+    {
+      g_autoptr(ChpPlan) plan = g_list_model_get_item (model, i);
+
+      if (plan != NULL &&
+          g_strcmp0 (chp_plan_get_session_id (plan), chp_agent_session_get_id (self->session)) == 0)
+        g_signal_connect_object (plan, "notify", G_CALLBACK (update_plan), self,
+                                 G_CONNECT_SWAPPED);
+    }
+  update_plan (self);
+}
+
 static void
 pause_action (GtkWidget  *widget,
               const char *action_name,
@@ -141,6 +184,7 @@ chp_agent_row_dispose (GObject *object)
 
   gtk_widget_dispose_template (GTK_WIDGET (self), CHP_TYPE_AGENT_ROW);
   g_clear_object (&self->session);
+  g_clear_object (&self->plans);
 
   G_OBJECT_CLASS (chp_agent_row_parent_class)->dispose (object);
 }
@@ -160,6 +204,7 @@ chp_agent_row_class_init (ChpAgentRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ChpAgentRow, state_label);
   gtk_widget_class_bind_template_child (widget_class, ChpAgentRow, details_label);
   gtk_widget_class_bind_template_child (widget_class, ChpAgentRow, step_label);
+  gtk_widget_class_bind_template_child (widget_class, ChpAgentRow, plan_label);
   gtk_widget_class_bind_template_child (widget_class, ChpAgentRow, buttons);
   gtk_widget_class_bind_template_child (widget_class, ChpAgentRow, pause_button);
   gtk_widget_class_bind_template_child (widget_class, ChpAgentRow, resume_button);
@@ -176,17 +221,34 @@ chp_agent_row_init (ChpAgentRow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 }
 
+/**
+ * chp_agent_row_new:
+ * @plans: (nullable): the engine's plans, to show how far this agent's approved plan has gone
+ */
 GtkWidget *
-chp_agent_row_new (ChpAgentSession *session)
+chp_agent_row_new (ChpAgentSession *session,
+                   ChpPlanList     *plans)
 {
   ChpAgentRow *self;
 
   g_return_val_if_fail (CHP_IS_AGENT_SESSION (session), NULL);
+  g_return_val_if_fail (plans == NULL || CHP_IS_PLAN_LIST (plans), NULL);
 
   self = g_object_new (CHP_TYPE_AGENT_ROW, NULL);
   self->session = g_object_ref (session);
   g_signal_connect_object (session, "notify", G_CALLBACK (update), self, G_CONNECT_SWAPPED);
   update (self);
+
+  if (plans != NULL)
+    {
+      self->plans = g_object_ref (plans);
+      g_signal_connect_object (plans, "items-changed", G_CALLBACK (plans_changed_cb), self,
+                               G_CONNECT_DEFAULT);
+      plans_changed_cb (G_LIST_MODEL (plans), 0, 0, g_list_model_get_n_items (G_LIST_MODEL (plans)),
+                        self);
+    }
+  else
+    update_plan (self);
 
   return GTK_WIDGET (self);
 }

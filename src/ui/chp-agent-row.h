@@ -5,6 +5,7 @@
 #include <adwaita.h>
 
 #include "chp-agent-session.h"
+#include "chp-plan-list.h"
 
 G_BEGIN_DECLS
 
@@ -12,7 +13,8 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (ChpAgentRow, chp_agent_row, CHP, AGENT_ROW, GtkListBoxRow)
 
-GtkWidget       *chp_agent_row_new         (ChpAgentSession *session);
+GtkWidget       *chp_agent_row_new         (ChpAgentSession *session,
+                                            ChpPlanList     *plans);
 ChpAgentSession *chp_agent_row_get_session (ChpAgentRow     *self);
 
 G_END_DECLS

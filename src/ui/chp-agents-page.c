@@ -33,7 +33,9 @@ static GtkWidget *
 create_row (gpointer item,
             gpointer user_data)
 {
-  return chp_agent_row_new (CHP_AGENT_SESSION (item));
+  ChpAgentsPage *self = CHP_AGENTS_PAGE (user_data);
+
+  return chp_agent_row_new (CHP_AGENT_SESSION (item), chp_engine_get_plans (self->engine));
 }
 
 /* @engine: (nullable): the running engine, or %NULL to show nothing */

@@ -7,6 +7,8 @@
 
 #include "chp-application.h"
 
+#include "chp-hold-row.h"
+#include "chp-needs-page.h"
 #include "chp-pairing-window.h"
 #include "chp-preferences-window.h"
 #include "chp-tray.h"
@@ -41,14 +43,20 @@ struct _ChpApplication
 
   gulong handoff_arrived_id;
   gulong handoffs_changed_id;
+  gulong hold_arrived_id;
+  gulong holds_changed_id;
   gulong stopped_changed_id;
+
+  /* Everything that waits for the person, as the Needs you page lists it: the tray counts it
+   * even when no window is open. */
+  GListModel *needs;
 
   /* The StatusNotifierItem; NULL without a session bus. */
   ChpTray *tray;
   gboolean said_where_tray_is;
 
-  /* Notification ids ("pairing:<request id>", "handoff:<device id>/<handoff id>") that are on
-   * screen, so each is withdrawn when its item ends. */
+  /* Notification ids ("pairing:<request id>", "handoff:<device id>/<handoff id>",
+   * "hold:<device id>/<hold id>") that are on screen, so each is withdrawn when its item ends. */
   GHashTable *notified;
 
   gboolean start_hidden;    /* --background: the first activation shows no window */
@@ -358,6 +366,67 @@ handoffs_changed_cb (GListModel     *model,
   withdraw_ended (self, "handoff:", current);
 }
 
+static char *
+hold_notification_id (ChpHold *hold)
+{
+  return g_strconcat ("hold:", chp_hold_get_device_id (hold), "/", chp_hold_get_id (hold), NULL);
+}
+
+/* Words by kind, ours alone: the control's label and the values stay in the window, where the
+ * person decides; a notification only says that something waits and where. */
+static void
+hold_arrived_cb (ChpEngine      *engine,
+                 ChpHold        *hold,
+                 ChpApplication *self)
+{
+  g_autofree char *id = hold_notification_id (hold);
+  g_autofree char *host = NULL;
+  g_autofree char *body = NULL;
+  const char *kind = chp_hold_get_kind (hold);
+  const char *title;
+
+  if (g_hash_table_contains (self->notified, id))
+    return;
+
+  if (g_strcmp0 (kind, "delete") == 0)
+    title = _("An agent’s delete is waiting for you");
+  else if (g_strcmp0 (kind, "write") == 0)
+    title = _("An agent’s change is waiting for you");
+  else
+    title = _("An agent’s send is waiting for you");
+
+  host = chp_hold_site_for_title (chp_hold_get_site (hold));
+  /* Translators: %s is a site's host name, e.g. "shop.example" */
+  body = g_strdup_printf (_("Nothing happens on %s until you approve it in Chaperone."), host);
+
+  send_needs_you_notification (self, id, title, body);
+}
+
+static void
+holds_changed_cb (GListModel     *model,
+                  guint           position,
+                  guint           removed,
+                  guint           added,
+                  ChpApplication *self)
+{
+  g_autoptr(GHashTable) current = NULL;
+  guint n;
+
+  if (removed == 0)
+    return;
+
+  current = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  n = g_list_model_get_n_items (model);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(ChpHold) hold = g_list_model_get_item (model, i);
+
+      g_hash_table_add (current, hold_notification_id (hold));
+    }
+
+  withdraw_ended (self, "hold:", current);
+}
+
 static void
 present_pairing (ChpApplication    *self,
                  ChpPairingRequest *request)
@@ -423,6 +492,22 @@ pairing_items_changed_cb (GListModel     *model,
     }
 }
 
+/* The person's own URL floor entries (Preferences), applied at start and after every change. */
+static void
+apply_floor_rules (ChpApplication *self)
+{
+  g_auto(GStrv) blind = NULL;
+  g_auto(GStrv) hands_only = NULL;
+
+  if (self->settings == NULL || self->engine == NULL)
+    return;
+
+  blind = g_settings_get_strv (self->settings, "floor-blind");
+  hands_only = g_settings_get_strv (self->settings, "floor-hands-only");
+  chp_engine_set_floor_rules (self->engine, (const char * const *) blind,
+                              (const char * const *) hands_only);
+}
+
 /* The engine learns the settings it applies through properties, when it has them: bound here,
  * they follow every change the person makes in Preferences while the engine runs. */
 static void
@@ -440,6 +525,8 @@ bind_engine_settings (ChpApplication *self)
       else
         g_debug ("the engine does not take %s yet", keys[i]);
     }
+
+  apply_floor_rules (self);
 }
 
 /* The tray shows the most urgent state: stopped, then someone waiting, else idle. */
@@ -456,8 +543,7 @@ update_tray (ChpApplication *self)
     {
       ChpAgentSessionList *agents = chp_engine_get_agent_sessions (self->engine);
 
-      needs = g_list_model_get_n_items (G_LIST_MODEL (chp_engine_get_pairing (self->engine))) +
-              g_list_model_get_n_items (G_LIST_MODEL (chp_engine_get_handoffs (self->engine)));
+      needs = self->needs != NULL ? g_list_model_get_n_items (self->needs) : 0;
       if (chp_engine_get_stopped (self->engine))
         state = CHP_TRAY_STATE_STOPPED;
       else if (needs > 0)
@@ -514,7 +600,10 @@ stop_engine (ChpApplication *self)
       if (self->handoffs_changed_id != 0)
         g_clear_signal_handler (&self->handoffs_changed_id,
                                 chp_engine_get_handoffs (self->engine));
+      if (self->holds_changed_id != 0)
+        g_clear_signal_handler (&self->holds_changed_id, chp_engine_get_holds (self->engine));
       g_clear_signal_handler (&self->handoff_arrived_id, self->engine);
+      g_clear_signal_handler (&self->hold_arrived_id, self->engine);
       g_clear_signal_handler (&self->stopped_changed_id, self->engine);
       if (self->settings != NULL)
         {
@@ -522,6 +611,8 @@ stop_engine (ChpApplication *self)
           g_settings_unbind (self->engine, "audit-max-rows");
           g_settings_unbind (self->engine, "agent-result-max-chars");
         }
+
+      g_clear_object (&self->needs);
 
       /* Windows and rows may still hold references, but the bridge and the database must close
        * now, not whenever the last widget goes. The engine's dispose may run twice. */
@@ -582,13 +673,19 @@ engine_started_cb (GObject      *source,
                                                        "items-changed",
                                                        G_CALLBACK (handoffs_changed_cb),
                                                        self, G_CONNECT_DEFAULT);
+  self->hold_arrived_id = g_signal_connect_object (engine, "hold-arrived",
+                                                   G_CALLBACK (hold_arrived_cb),
+                                                   self, G_CONNECT_DEFAULT);
+  self->holds_changed_id = g_signal_connect_object (chp_engine_get_holds (engine),
+                                                    "items-changed",
+                                                    G_CALLBACK (holds_changed_cb),
+                                                    self, G_CONNECT_DEFAULT);
   self->stopped_changed_id = g_signal_connect_object (engine, "notify::stopped",
                                                       G_CALLBACK (update_tray), self,
                                                       G_CONNECT_SWAPPED);
-  g_signal_connect_object (pairing, "items-changed", G_CALLBACK (update_tray), self,
+  self->needs = chp_needs_page_new_model (engine);
+  g_signal_connect_object (self->needs, "items-changed", G_CALLBACK (update_tray), self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (chp_engine_get_handoffs (engine), "items-changed",
-                           G_CALLBACK (update_tray), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (chp_engine_get_agent_sessions (engine), "items-changed",
                            G_CALLBACK (agents_changed_cb), self, G_CONNECT_SWAPPED);
   update_windows (self);
@@ -928,6 +1025,14 @@ chp_application_startup (GApplication *application)
     schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
   if (schema != NULL)
     self->settings = g_settings_new_full (schema, NULL, NULL);
+
+  if (self->settings != NULL)
+    {
+      g_signal_connect_object (self->settings, "changed::floor-blind",
+                               G_CALLBACK (apply_floor_rules), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (self->settings, "changed::floor-hands-only",
+                               G_CALLBACK (apply_floor_rules), self, G_CONNECT_SWAPPED);
+    }
 
   /* Nothing to bind Preferences to without the schema. */
   g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (G_ACTION_MAP (self),

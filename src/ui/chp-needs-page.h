@@ -11,8 +11,9 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (ChpNeedsPage, chp_needs_page, CHP, NEEDS_PAGE, AdwBin)
 
-void  chp_needs_page_set_engine (ChpNeedsPage *self,
-                                 ChpEngine    *engine);
-guint chp_needs_page_get_count  (ChpNeedsPage *self);
+void        chp_needs_page_set_engine (ChpNeedsPage *self,
+                                       ChpEngine    *engine);
+guint       chp_needs_page_get_count  (ChpNeedsPage *self);
+GListModel *chp_needs_page_new_model  (ChpEngine    *engine);
 
 G_END_DECLS

@@ -8,6 +8,7 @@
 #include "chp-preferences-window.h"
 
 #include "chp-autostart.h"
+#include "chp-url-floor.h"
 
 #include <glib/gi18n.h>
 
@@ -22,8 +23,14 @@ struct _ChpPreferencesWindow
   GtkSpinButton *audit_spin;
   GtkSpinButton *result_spin;
   AdwActionRow *data_row;
+  AdwPreferencesGroup *blind_group;
+  AdwEntryRow *blind_entry;
+  AdwPreferencesGroup *hands_only_group;
+  AdwEntryRow *hands_only_entry;
 
   GSettings *settings;
+  GPtrArray *blind_rows;        /* AdwActionRow, one per entry of floor-blind */
+  GPtrArray *hands_only_rows;   /* likewise for floor-hands-only */
   char *data_dir;
   gboolean syncing_autostart;
 };
@@ -148,6 +155,177 @@ open_data_folder_activated (GtkWidget  *widget,
                                            open_data_folder_cb, g_object_ref (self));
 }
 
+/* ---- the person's URL floor entries ------------------------------------------------------ */
+
+/* The two lists differ only by key, group, entry row and rows. */
+typedef struct
+{
+  const char *key;
+  AdwPreferencesGroup *group;
+  AdwEntryRow *entry;
+  GPtrArray *rows;
+} FloorList;
+
+static gboolean
+floor_list (ChpPreferencesWindow *self,
+            const char           *key,
+            FloorList            *out)
+{
+  if (g_strcmp0 (key, "floor-blind") == 0)
+    *out = (FloorList) { "floor-blind", self->blind_group, self->blind_entry, self->blind_rows };
+  else if (g_strcmp0 (key, "floor-hands-only") == 0)
+    *out = (FloorList) { "floor-hands-only", self->hands_only_group, self->hands_only_entry,
+                         self->hands_only_rows };
+  else
+    return FALSE;
+  return TRUE;
+}
+
+static GtkWidget *
+new_floor_row (const char *key,
+               const char *pattern)
+{
+  GtkWidget *row = adw_action_row_new ();
+  GtkWidget *button = gtk_button_new_from_icon_name ("user-trash-symbolic");
+  g_autofree char *name = NULL;
+
+  /* Normalized host patterns hold no markup characters; plain text all the same. */
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), pattern);
+
+  gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (button, "flat");
+  gtk_widget_set_tooltip_text (button, _("Remove"));
+  /* Translators: %s is a site pattern the person added, e.g. "Remove example.com" */
+  name = g_strdup_printf (_("Remove %s"), pattern);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "preferences.floor-remove");
+  gtk_actionable_set_action_target_value (GTK_ACTIONABLE (button),
+                                          g_variant_new ("(ss)", key, pattern));
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), button);
+
+  return row;
+}
+
+/* The rows follow the key, whoever changed it. */
+static void
+rebuild_floor_rows (ChpPreferencesWindow *self,
+                    const char           *key)
+{
+  FloorList list;
+  g_auto(GStrv) patterns = NULL;
+
+  if (!floor_list (self, key, &list))
+    return;
+
+  for (guint i = 0; i < list.rows->len; i++)
+    adw_preferences_group_remove (list.group, g_ptr_array_index (list.rows, i));
+  g_ptr_array_set_size (list.rows, 0);
+
+  patterns = g_settings_get_strv (self->settings, key);
+  for (guint i = 0; patterns[i] != NULL; i++)
+    {
+      GtkWidget *row = new_floor_row (key, patterns[i]);
+
+      adw_preferences_group_add (list.group, row);
+      g_ptr_array_add (list.rows, row);
+    }
+}
+
+static void
+floor_settings_changed_cb (ChpPreferencesWindow *self,
+                           const char           *key)
+{
+  rebuild_floor_rows (self, key);
+}
+
+static void
+floor_entry_changed_cb (GtkEditable          *editable,
+                        ChpPreferencesWindow *self)
+{
+  gtk_widget_remove_css_class (GTK_WIDGET (editable), "error");
+}
+
+/* What the person typed goes in only as the floor reads it (example.com, *.example.com, an IP
+ * address, or a URL's host); anything else is refused and nothing is saved. */
+static void
+add_floor_entry (ChpPreferencesWindow *self,
+                 const char           *key)
+{
+  FloorList list;
+  g_autofree char *typed = NULL;
+  g_autofree char *pattern = NULL;
+  g_auto(GStrv) patterns = NULL;
+
+  if (!floor_list (self, key, &list))
+    return;
+
+  typed = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (list.entry))));
+  if (*typed == '\0')
+    return;
+
+  pattern = chp_url_floor_normalize_pattern (typed);
+  if (pattern == NULL)
+    {
+      gtk_widget_add_css_class (GTK_WIDGET (list.entry), "error");
+      adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (self),
+                                        adw_toast_new (_("Not a site: type a host name such as "
+                                                         "example.com")));
+      return;
+    }
+
+  patterns = g_settings_get_strv (self->settings, key);
+  if (!g_strv_contains ((const char * const *) patterns, pattern))
+    {
+      g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+      g_auto(GStrv) updated = NULL;
+
+      g_strv_builder_addv (builder, (const char **) patterns);
+      g_strv_builder_add (builder, pattern);
+      updated = g_strv_builder_end (builder);
+      g_settings_set_strv (self->settings, key, (const char * const *) updated);
+    }
+
+  gtk_widget_remove_css_class (GTK_WIDGET (list.entry), "error");
+  gtk_editable_set_text (GTK_EDITABLE (list.entry), "");
+}
+
+static void
+blind_add_cb (ChpPreferencesWindow *self)
+{
+  add_floor_entry (self, "floor-blind");
+}
+
+static void
+hands_only_add_cb (ChpPreferencesWindow *self)
+{
+  add_floor_entry (self, "floor-hands-only");
+}
+
+static void
+floor_remove_activated (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  ChpPreferencesWindow *self = CHP_PREFERENCES_WINDOW (widget);
+  const char *key, *pattern;
+  FloorList list;
+  g_auto(GStrv) patterns = NULL;
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) updated = NULL;
+
+  g_variant_get (parameter, "(&s&s)", &key, &pattern);
+  if (!floor_list (self, key, &list))
+    return;
+
+  patterns = g_settings_get_strv (self->settings, key);
+  for (guint i = 0; patterns[i] != NULL; i++)
+    if (g_strcmp0 (patterns[i], pattern) != 0)
+      g_strv_builder_add (builder, patterns[i]);
+  updated = g_strv_builder_end (builder);
+  g_settings_set_strv (self->settings, key, (const char * const *) updated);
+}
+
 static void
 chp_preferences_window_constructed (GObject *object)
 {
@@ -171,6 +349,13 @@ chp_preferences_window_constructed (GObject *object)
   g_settings_bind (self->settings, "audit-max-rows",
                    gtk_spin_button_get_adjustment (self->audit_spin), "value",
                    G_SETTINGS_BIND_DEFAULT);
+
+  g_signal_connect_object (self->settings, "changed::floor-blind",
+                           G_CALLBACK (floor_settings_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::floor-hands-only",
+                           G_CALLBACK (floor_settings_changed_cb), self, G_CONNECT_SWAPPED);
+  rebuild_floor_rows (self, "floor-blind");
+  rebuild_floor_rows (self, "floor-hands-only");
 
   /* A folder the person may want to back up or inspect: shown as they would type it. */
   display_dir = g_filename_display_name (self->data_dir);
@@ -230,6 +415,10 @@ chp_preferences_window_dispose (GObject *object)
 {
   ChpPreferencesWindow *self = CHP_PREFERENCES_WINDOW (object);
 
+  if (self->settings != NULL)
+    g_signal_handlers_disconnect_by_data (self->settings, self);
+  g_clear_pointer (&self->blind_rows, g_ptr_array_unref);
+  g_clear_pointer (&self->hands_only_rows, g_ptr_array_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), CHP_TYPE_PREFERENCES_WINDOW);
   g_clear_object (&self->settings);
 
@@ -278,15 +467,26 @@ chp_preferences_window_class_init (ChpPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, audit_spin);
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, result_spin);
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, data_row);
+  gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, blind_group);
+  gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, blind_entry);
+  gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, hands_only_group);
+  gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, hands_only_entry);
   gtk_widget_class_bind_template_callback (widget_class, autostart_switch_active_cb);
+  gtk_widget_class_bind_template_callback (widget_class, blind_add_cb);
+  gtk_widget_class_bind_template_callback (widget_class, hands_only_add_cb);
+  gtk_widget_class_bind_template_callback (widget_class, floor_entry_changed_cb);
 
   gtk_widget_class_install_action (widget_class, "preferences.open-data-folder", NULL,
                                    open_data_folder_activated);
+  gtk_widget_class_install_action (widget_class, "preferences.floor-remove", "(ss)",
+                                   floor_remove_activated);
 }
 
 static void
 chp_preferences_window_init (ChpPreferencesWindow *self)
 {
+  self->blind_rows = g_ptr_array_new ();
+  self->hands_only_rows = g_ptr_array_new ();
   gtk_widget_init_template (GTK_WIDGET (self));
 }
 

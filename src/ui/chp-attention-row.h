@@ -1,0 +1,18 @@
+/* chp-attention-row.h: an agent Chaperone's loop guard paused, as a card in Needs you: why, and
+ * Resume / Disconnect. */
+#pragma once
+
+#include <adwaita.h>
+
+#include "chp-engine.h"
+
+G_BEGIN_DECLS
+
+#define CHP_TYPE_ATTENTION_ROW (chp_attention_row_get_type ())
+
+G_DECLARE_FINAL_TYPE (ChpAttentionRow, chp_attention_row, CHP, ATTENTION_ROW, GtkListBoxRow)
+
+GtkWidget       *chp_attention_row_new         (ChpAgentSession *session);
+ChpAgentSession *chp_attention_row_get_session (ChpAttentionRow *self);
+
+G_END_DECLS
