@@ -463,6 +463,32 @@ info_query_new (ChpEngine  *self,
   return query;
 }
 
+/* A hold the browser reported, by its event or in its answer to the person's Approve or
+ * Decline: mirrored, audited (metadata only), and said to whoever waits on it. */
+static void
+apply_hold (ChpEngine  *self,
+            const char *device_id,
+            JsonObject *object)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ChpHold) hold = chp_hold_list_apply (self->holds, device_id, object, &error);
+
+  if (error != NULL)
+    g_message ("hold.changed from %s refused: %s", device_id, error->message);
+  else if (hold != NULL)
+    {
+      const char *code = chp_hold_get_error (hold);
+
+      if (self->bridge != NULL)
+        chp_bridge_audit (self->bridge, "hold", chp_hold_get_kind (hold),
+                          chp_hold_get_state (hold), device_id, 0,
+                          code != NULL && *code != '\0' ? code : NULL);
+      if (chp_hold_is_held (hold))
+        g_signal_emit (self, signals[SIGNAL_HOLD_ARRIVED], 0, hold);
+      g_signal_emit (self, signals[SIGNAL_HOLD_CHANGED], 0, hold);
+    }
+}
+
 /* Malformed events are the browser's fault, not ours: said in the log (g_message, not a
  * warning, which the tests make fatal), and the models keep what they had.
  *
@@ -509,25 +535,7 @@ device_event_cb (ChpBridge  *bridge,
         }
     }
   else if (g_strcmp0 (event, "hold.changed") == 0)
-    {
-      g_autoptr(ChpHold) hold = chp_hold_list_apply (self->holds, device_id, object, &error);
-
-      if (error != NULL)
-        g_message ("hold.changed from %s refused: %s", device_id, error->message);
-      else if (hold != NULL)
-        {
-          /* Metadata only: what kind of act, and how it ended; never the control or values. */
-          const char *code = chp_hold_get_error (hold);
-
-          if (self->bridge != NULL)
-            chp_bridge_audit (self->bridge, "hold", chp_hold_get_kind (hold),
-                              chp_hold_get_state (hold), device_id, 0,
-                              code != NULL && *code != '\0' ? code : NULL);
-          if (chp_hold_is_held (hold))
-            g_signal_emit (self, signals[SIGNAL_HOLD_ARRIVED], 0, hold);
-          g_signal_emit (self, signals[SIGNAL_HOLD_CHANGED], 0, hold);
-        }
-    }
+    apply_hold (self, device_id, object);
   else if (g_strcmp0 (event, "stop.halted") == 0)
     {
       /* How long the browser took from the person's Stop to the last running call halted. */
@@ -905,10 +913,20 @@ person_call_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) node = chp_bridge_call_finish (CHP_BRIDGE (source), result, &error);
 
+  const char *hold_device = g_object_get_data (G_OBJECT (task), "hold-device");
+  ChpEngine *self = g_task_get_source_object (task);
+
   if (node == NULL)
-    g_task_return_error (task, g_steal_pointer (&error));
-  else
-    g_task_return_pointer (task, g_steal_pointer (&node), (GDestroyNotify) json_node_unref);
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  /* The answer to Approve or Decline is the hold as it ended: mirrored now, so the card and a
+   * waiting agent learn it even if the browser's own hold.changed is late or lost. A second
+   * report of the same state changes nothing. */
+  if (hold_device != NULL && JSON_NODE_HOLDS_OBJECT (node))
+    apply_hold (self, hold_device, json_node_get_object (node));
+  g_task_return_pointer (task, g_steal_pointer (&node), (GDestroyNotify) json_node_unref);
 }
 
 /* The person's own requests to a browser, made from the app's windows. They are methods of the
@@ -926,6 +944,8 @@ person_call (ChpEngine           *self,
   g_autoptr(JsonNode) owned = params;
 
   g_task_set_source_tag (task, person_call);
+  if (g_strcmp0 (method, "extension.hold.resolve") == 0)
+    g_object_set_data_full (G_OBJECT (task), "hold-device", g_strdup (device_id), g_free);
   if (self->bridge == NULL)
     {
       g_task_return_new_error (task, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_DEVICE_OFFLINE,

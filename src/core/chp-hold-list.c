@@ -9,12 +9,16 @@
 
 /* Holds come from agent calls; a page cannot flood the person's queue past this. */
 #define MAX_HELD 32
+/* Holds that ended lately, so the same end said twice (the browser's event and its answer to the
+ * person) is taken once. */
+#define MAX_ENDED 64
 
 struct _ChpHoldList
 {
   GObject parent_instance;
 
   GPtrArray *items;
+  GQueue ended;          /* "device\nhold" of holds that ended, oldest first */
 };
 
 static void list_model_iface_init (GListModelInterface *iface);
@@ -56,6 +60,7 @@ static void
 chp_hold_list_finalize (GObject *object)
 {
   g_clear_pointer (&CHP_HOLD_LIST (object)->items, g_ptr_array_unref);
+  g_queue_clear_full (&CHP_HOLD_LIST (object)->ended, g_free);
 
   G_OBJECT_CLASS (chp_hold_list_parent_class)->finalize (object);
 }
@@ -95,12 +100,28 @@ position_of (ChpHoldList *self,
   return -1;
 }
 
+/* TRUE when the end of this hold was taken already; else remembers it. */
+static gboolean
+seen_end (ChpHoldList *self,
+          ChpHold     *hold)
+{
+  g_autofree char *key = g_strdup_printf ("%s\n%s", chp_hold_get_device_id (hold),
+                                          chp_hold_get_id (hold));
+
+  if (g_queue_find_custom (&self->ended, key, (GCompareFunc) g_strcmp0) != NULL)
+    return TRUE;
+  g_queue_push_tail (&self->ended, g_steal_pointer (&key));
+  if (g_queue_get_length (&self->ended) > MAX_ENDED)
+    g_free (g_queue_pop_head (&self->ended));
+  return FALSE;
+}
+
 /**
  * chp_hold_list_apply:
  * @change: a `hold.changed` event's data
  *
  * Returns: (transfer full) (nullable): the hold that arrived or changed, or %NULL when the change
- *   was malformed (@error set) or ended a hold the list never saw held
+ *   was malformed (@error set) or repeats an end already taken
  */
 ChpHold *
 chp_hold_list_apply (ChpHoldList  *self,
@@ -125,6 +146,7 @@ chp_hold_list_apply (ChpHoldList  *self,
       chp_hold_update (listed, hold);
       if (!chp_hold_is_held (listed))
         {
+          seen_end (self, listed);
           g_ptr_array_remove_index (self->items, position);
           g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 0);
         }
@@ -132,7 +154,7 @@ chp_hold_list_apply (ChpHoldList  *self,
     }
 
   if (!chp_hold_is_held (hold))
-    return g_steal_pointer (&hold);
+    return seen_end (self, hold) ? NULL : g_steal_pointer (&hold);
 
   if (self->items->len >= MAX_HELD)
     {
