@@ -181,7 +181,7 @@ scenario('browser_snapshot of the compose page: one line per control with its re
   const text = H.textOf(r);
   assert.ok(text.length <= MAX_CHARS, `${text.length} chars`);
   const lines = H.refLines(text);
-  for (const name of ['Search mail', 'Email', 'Password', 'Subject', 'Message', 'Save draft']) {
+  for (const name of ['Search mail', 'Email', 'API key', 'Subject', 'Message', 'Save draft']) {
     assert.equal(lines.filter((l) => l.name === name).length, 1, `one line for "${name}" in:\n${text}`);
   }
   assert.equal(lines.find((l) => l.name === 'Save draft').role, 'button');
@@ -285,7 +285,7 @@ scenario('browser_act fill: the field takes the value as typing would, a secret 
   assert.ok(r.structuredContent?.changes && typeof r.structuredContent.changes === 'object', JSON.stringify(r.structuredContent));
 
   const secret = 'hunter2-e2e-secret';
-  const pw = await call('browser_act', { tab: W.tabs.compose, ref: refOf(snap, 'Password'), action: 'fill', value: secret });
+  const pw = await call('browser_act', { tab: W.tabs.compose, ref: refOf(snap, 'API key'), action: 'fill', value: secret });
   assert.ok(!JSON.stringify(pw).includes(secret), 'the result never echoes a secret');
   const again = await call('browser_snapshot', { tab: W.tabs.compose });
   assert.ok(!JSON.stringify(again).includes(secret), 'nor does a snapshot');
