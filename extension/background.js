@@ -86,6 +86,7 @@ chrome.storage.session.get(DEFAULT_GRANT_KEY)
 async function learnEngineSettings() {
   try {
     const info = await bridge.request('engine.info', {}, { timeoutMs: 5000 });
+    router.setFloorRules(info?.floor);
     const minutes = Number(info?.defaultGrantMinutes);
     if (Number.isInteger(minutes) && minutes >= 1 && minutes <= 1440) {
       defaultGrantMinutes = minutes;

@@ -209,10 +209,15 @@
   }
 
   /** The first kind (by priority) that a word of the table finds in the fields, and its word. */
+  // "post" right after a verb that acts on it is the noun ("Update post", "Delete post"): the verb
+  // decides, so the noun is taken out before the outward words are looked for.
+  const POST_NOUN = /(?<![\p{L}\p{N}])(edit|update|save|delete|remove|archive|rename|pin|unpin|hide|report|modifier|supprimer|enregistrer) (post|posts)(?![\p{L}\p{N}])/gu;
+
   function findWord(fields) {
     const prepared = fields.map((f) => {
       const n = normalize(f);
-      return { n, rest: n && NOT.re ? n.replace(NOT.re, ' ') : n };
+      const rest = n && NOT.re ? n.replace(NOT.re, ' ') : n;
+      return { n, rest, outwardRest: rest.replace(POST_NOUN, '$1 ') };
     }).filter((f) => f.n);
     for (const kind of KINDS) {
       const m = MATCHERS[kind];
@@ -220,7 +225,7 @@
         if (m.exact.has(f.n)) return { kind, word: m.exact.get(f.n) };
         if (!m.re) continue;
         m.re.lastIndex = 0;
-        const hit = m.re.exec(f.rest);
+        const hit = m.re.exec(kind === 'outward' ? f.outwardRest : f.rest);
         if (hit) return { kind, word: m.original.get(hit[0]) ?? hit[0] };
       }
     }

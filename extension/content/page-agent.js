@@ -1118,11 +1118,212 @@
     });
   }
 
+  // ---- holds: a click that would send, delete or write waits for the person ----------------
+
+  const HOLD_FIELDS_MAX = 30;
+  const HOLD_NAME_MAX = 80;
+  const HOLD_VALUE_MAX = 200;
+  const HOLD_CONTROL_MAX = 160;
+  const CANONICAL_MAX = 16384;
+
+  const outwardLib = () => {
+    const O = globalThis.ChaperoneOutward;
+    if (!O || typeof O.classify !== 'function') fail('internal', 'outward.js is not loaded in this page');
+    return O;
+  };
+  const squash = (s) => String(s ?? '').replace(/\s+/g, ' ').trim();
+  const cut = (s, max) => (s.length > max ? s.slice(0, max) : s);
+
+  function formOf(el) {
+    if (!el) return null;
+    if (el.form instanceof HTMLFormElement) return el.form;
+    const btn = el.closest ? el.closest('button, input') : null;
+    if (btn && btn.form instanceof HTMLFormElement) return btn.form;
+    return el.closest ? el.closest('form') : null;
+  }
+
+  /** What the form would send, as the hold card shows it: ≤ 30 fields, secrets by length only. */
+  function holdFields(form) {
+    const C = core();
+    const out = [];
+    if (!form) return out;
+    for (const f of Array.from(form.elements || [])) {
+      if (out.length >= HOLD_FIELDS_MAX) break;
+      const tag = f.localName;
+      if (tag !== 'input' && tag !== 'textarea' && tag !== 'select') continue;
+      const type = (f.getAttribute('type') || '').trim().toLowerCase();
+      if (tag === 'input' && ['submit', 'button', 'reset', 'image'].includes(type)) continue;
+      if ((type === 'checkbox' || type === 'radio') && !f.checked) continue;
+      let label = '';
+      for (const l of f.labels || []) label += ' ' + labelTextOf(l, f);
+      const name = cut(squash(label) || squash(f.getAttribute('aria-label')) || squash(f.getAttribute('name')), HOLD_NAME_MAX);
+      const value = type === 'file' ? Array.from(f.files || [], (x) => x.name).join(', ') : String(f.value ?? '');
+      if (C.isCredentialField(new Desc(f))) out.push({ name, secret: true, length: value.length });
+      else out.push({ name, value: cut(value, HOLD_VALUE_MAX) });
+    }
+    return out;
+  }
+
+  function methodAttr(v) {
+    const m = String(v ?? '').trim().toLowerCase();
+    return m === 'post' || m === 'dialog' ? m : 'get';
+  }
+
+  /** A form submission's method and absolute action (the submitter's overrides first). */
+  function submission(form, submitter) {
+    const fm = submitter && submitter.getAttribute('formmethod');
+    const method = methodAttr(fm !== null && fm !== undefined ? fm : form.getAttribute('method'));
+    const fa = submitter ? squash(submitter.getAttribute('formaction')) : '';
+    const raw = fa || squash(form.getAttribute('action'));
+    let action = document.URL;
+    if (raw) {
+      try {
+        action = new URL(raw, document.baseURI).href;
+      } catch {
+        action = raw;
+      }
+    }
+    return { method, action };
+  }
+
+  function sameOrigin(url) {
+    try {
+      const o = new URL(url).origin;
+      return o !== 'null' && o === location.origin;
+    } catch {
+      return false;
+    }
+  }
+
+  function pageUrl() {
+    const u = location.href;
+    const hash = u.indexOf('#');
+    return hash >= 0 ? u.slice(0, hash) : u;
+  }
+
+  /** The held answer: the card's fields and the canonical string the approval is about. */
+  function holdOf(cls, desc, form) {
+    const control = cut(squash(desc.label || desc.text || desc.value || desc.title || desc.name), HOLD_CONTROL_MAX);
+    const fields = holdFields(form);
+    const canonical = cut(JSON.stringify({
+      url: pageUrl(), kind: cls.kind, control, formMethod: desc.formMethod || '',
+      formAction: desc.formAction || '', fields,
+    }), CANONICAL_MAX);
+    return { kind: cls.kind, reason: cls.reason, word: cls.word ?? null, control, site: location.origin, fields, canonical };
+  }
+
+  /** The hold the target of a click would get (kind 'none': nothing to hold). */
+  function classifyTarget(el) {
+    const O = outwardLib();
+    const desc = O.describe(el);
+    const cls = O.classify(desc);
+    return { desc, cls, form: formOf(el) };
+  }
+
+  /** The hold a form submission the classifier missed gets (reason 'form-submit'). */
+  function submitHold(form, submitter) {
+    const O = outwardLib();
+    const desc = submitter ? O.describe(submitter) : O.describe(form);
+    const { method, action } = submission(form, submitter);
+    desc.formMethod = method;
+    desc.formAction = action;
+    return holdOf({ kind: 'outward', reason: 'form-submit', word: null }, desc, form);
+  }
+
+  /** The hold for a form navigation seen by the navigate event (form.submit(): no submit event). */
+  function navigateHold(form, formData, dest) {
+    const C = core();
+    if (form) {
+      const h = submitHold(form, null);
+      return h;
+    }
+    const fields = [];
+    if (formData) {
+      for (const [k, v] of formData.entries()) {
+        if (fields.length >= HOLD_FIELDS_MAX) break;
+        const name = cut(String(k), HOLD_NAME_MAX);
+        const value = typeof v === 'string' ? v : (v && v.name) || '';
+        if (C.credentialName(String(k))) fields.push({ name, secret: true, length: value.length });
+        else fields.push({ name, value: cut(value, HOLD_VALUE_MAX) });
+      }
+    }
+    const canonical = cut(JSON.stringify({ url: pageUrl(), kind: 'outward', control: '',
+      formMethod: formData ? 'post' : 'get', formAction: dest, fields }), CANONICAL_MAX);
+    return { kind: 'outward', reason: 'form-submit', word: null, control: '', site: location.origin, fields, canonical };
+  }
+
+  /** True when a submission must not go without the person: POST/dialog, or to another origin. */
+  function mustHoldSubmit(form, submitter) {
+    const { method, action } = submission(form, submitter);
+    return method === 'post' || method === 'dialog' || !sameOrigin(action);
+  }
+
+  function controlFor(el) {
+    return el.closest ? el.closest('button, input') || el : el;
+  }
+
+  function allowCovers(allow) {
+    if (!allow || typeof allow !== 'object' || !Array.isArray(allow.sites)) return false;
+    const host = location.hostname.toLowerCase();
+    return allow.sites.some((s) => {
+      if (typeof s !== 'string' || !s) return false;
+      const site = s.toLowerCase();
+      return host === site || host.endsWith('.' + site);
+    });
+  }
+
   async function opAction(args, via) {
     const ACTIONS = ['click', 'focus', 'scroll', 'setValue'];
     if (!ACTIONS.includes(args.action)) fail('invalid_params', `action must be one of ${ACTIONS.join(', ')}`);
     const { el, ref } = resolve(args);
+    const approved = typeof args.expect === 'string';
+    let planUsed = false;
+    let guardForm = null;          // with a plan: the control's own form may be sent (the write)
+    if (args.action === 'click') {
+      const { desc, cls, form } = classifyTarget(el);
+      if (approved) {
+        // The person approved exactly this: recompute it; anything different is a new question.
+        const again = holdOf(cls, desc, form).canonical;
+        const viaSubmit = form ? submitHold(form, desc.isSubmit ? controlFor(el) : null).canonical : null;
+        if (again !== args.expect && viaSubmit !== args.expect) return { changed: true };
+      } else if (cls.kind !== 'none') {
+        if (cls.kind === 'write' && allowCovers(args.allow)) {
+          planUsed = true;
+          guardForm = form;
+        } else {
+          return { held: holdOf(cls, desc, form) };
+        }
+      }
+    }
     const before = { url: location.href, title: document.title, textLength: (document.body || document.documentElement).textContent.length };
+    let heldBySubmit = null;
+    const onSubmit = (e) => {
+      const form = e.target;
+      if (!(form instanceof HTMLFormElement) || heldBySubmit) return;
+      const submitter = e.submitter || null;
+      if (!mustHoldSubmit(form, submitter)) return;
+      if (planUsed && form === guardForm && sameOrigin(submission(form, submitter).action)) return;
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      heldBySubmit = submitHold(form, submitter);
+    };
+    const guard = args.action === 'click' && !approved;
+    // form.submit() fires no submit event, and its navigation starts a task later: the Navigation
+    // API's navigate event sees it (with its POST body), so it is watched until the action settles.
+    const nav = globalThis.navigation;
+    const onNavigate = (e) => {
+      if (heldBySubmit || !e || !e.cancelable || (e.destination && e.destination.sameDocument)) return;
+      const dest = e.destination ? e.destination.url : '';
+      const source = e.sourceElement || null;
+      const sourceForm = source instanceof HTMLFormElement ? source : (source && source.form) || null;
+      const post = e.formData !== null && e.formData !== undefined;
+      if (!post && !(sourceForm && !sameOrigin(dest))) return;
+      if (planUsed && sourceForm && sourceForm === guardForm && sameOrigin(dest)) return;
+      e.preventDefault();
+      heldBySubmit = navigateHold(sourceForm, post ? e.formData : null, dest);
+    };
+    const watchNav = guard && nav && typeof nav.addEventListener === 'function';
+    if (watchNav) nav.addEventListener('navigate', onNavigate);    // before watchNavigation's
     // Watch before acting: the action's own mutations and requests count.
     const network = watchNetwork(args.net === true, via, args.inflight);
     const mutations = watchMutations();
@@ -1131,7 +1332,15 @@
     let acted;
     try {
       switch (args.action) {
-        case 'click': doClick(el); break;
+        case 'click':
+          if (guard) window.addEventListener('submit', onSubmit, true);
+          try {
+            doClick(el);
+          } finally {
+            if (guard) window.removeEventListener('submit', onSubmit, true);
+          }
+          if (heldBySubmit) return { held: heldBySubmit };
+          break;
         case 'focus': doFocus(el); break;
         case 'scroll': el.scrollIntoView({ block: 'center', inline: 'nearest', behavior: 'instant' }); break;
         case 'setValue': doSetValue(el, args.value); break;
@@ -1142,7 +1351,9 @@
       network.sync();
       outcome = await settle(mutations, network, away,
                              args.action === 'click' ? SETTLE_QUIET_MS : SETTLE_QUIET_LIGHT_MS);
+      if (heldBySubmit) return { held: heldBySubmit };
     } finally {
+      if (watchNav) nav.removeEventListener('navigate', onNavigate);
       away.stop();
       mutations.stop();
       network.close();
@@ -1158,7 +1369,9 @@
       settleMs: Math.round(now() - acted),
     };
     if (outcome.navigating) changes.navigating = true;
-    return { action: args.action, ref, done: true, changes };
+    const answer = { action: args.action, ref, done: true, changes };
+    if (planUsed) answer.plan = { planId: String(args.allow.planId ?? ''), site: location.hostname };
+    return answer;
   }
 
   // ---- Chaperone's own UI: pill and handoff banner -------------------------------------------

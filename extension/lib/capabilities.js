@@ -5,6 +5,7 @@
 import { ChaperoneError } from './scopes.js';
 import { HANDOFF_REASONS, MAX_MESSAGE_CHARS, messageChars } from './handoffs.js';
 import { STOP_SOURCES } from './stop.js';
+import { isHoldId, publicHold } from './holds.js';
 import { frameReadability, isExtensionUrl, webOrigin } from './targets.js';
 
 export const CONTEXT_LIMITS = Object.freeze({ maxTextBytes: 20480, maxNodes: 2000, maxScan: 10000 });
@@ -44,6 +45,31 @@ function id(v, name) {
 function oneOf(v, name, allowed) {
   if (!allowed.includes(v)) throw bad(`${name} is not one of ${allowed.join(', ')}`);
   return v;
+}
+
+function holdId(v) {
+  if (!isHoldId(v)) throw bad('holdId is not a hold id');
+  return v;
+}
+
+const HOSTNAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/** `allow: {planId, sites:[hostnames], step, of}`: set by the app only, from an approved plan. */
+function allowOf(v) {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'object' || Array.isArray(v)) throw bad('allow is not an object');
+  const planId = id(v.planId, 'allow.planId');
+  if (!Array.isArray(v.sites) || v.sites.length === 0 || v.sites.length > 20 ||
+      !v.sites.every((h) => typeof h === 'string' && h.length <= 253 && HOSTNAME.test(h))) {
+    throw bad('allow.sites is a short list of host names');
+  }
+  const out = { planId, sites: [...v.sites] };
+  for (const k of ['step', 'of']) {
+    if (v[k] === undefined) continue;
+    if (!Number.isSafeInteger(v[k]) || v[k] < 1 || v[k] > 1000) throw bad(`allow.${k} is not a step number`);
+    out[k] = v[k];
+  }
+  return out;
 }
 
 /** A wire ref `"<captureId>:<page ref>"` → its two halves. */
@@ -185,7 +211,7 @@ export const HANDLERS = Object.freeze({
   'browser.tabs': {
     target: 'any',
     params: (p) => (obj(p), {}),
-    async run({ chrome, grants }) {
+    async run({ router, chrome, grants }) {
       // One question to the browser for every tab (what a tab shows now is asked each time: no
       // cache); a granted tab it does not list is closed.
       const open = new Map();
@@ -204,6 +230,10 @@ export const HANDLERS = Object.freeze({
           };
           // The tab left the granted site: say so, and show only what the person granted.
           if (!here) entry.state = 'origin_changed';
+          // A blind page (the URL floor): the agent learns only that it is there, and its origin.
+          if (router.floorOf(tab.url).level === 'blind') {
+            Object.assign(entry, { floor: 'blind', title: '', url: webOrigin(tab.url) ?? '' });
+          }
           tabs.push(entry);
         }
       }
@@ -281,12 +311,15 @@ export const HANDLERS = Object.freeze({
         throw bad('setValue needs a string value');
       }
       if (action !== 'setValue' && o.value !== undefined) throw bad('only setValue takes a value');
-      return { ref: o.ref, ...parseRef(o.ref), action, value: o.value };
+      const allow = allowOf(o.allow);
+      if (allow && action !== 'click') throw bad('allow goes with a click');
+      return { ref: o.ref, ...parseRef(o.ref), action, value: o.value, allow };
     },
     target: 'capture',
-    async run({ router, chrome, params, signal, tabId: tab, frameId: frame, documentId }) {
+    async run({ router, chrome, params, signal, tabId: tab, frameId: frame, documentId, grant }) {
       const args = { captureId: params.captureId, ref: params.pageRef, action: params.action };
       if (params.action === 'setValue') args.value = params.value;
+      if (params.allow) args.allow = { planId: params.allow.planId, sites: params.allow.sites };
       // The page settles on DOM quiet and network quiet: count the tab's requests from now on
       // (before the page acts, so the action's own requests are seen), and let the page ask.
       const network = router.network;
@@ -305,6 +338,14 @@ export const HANDLERS = Object.freeze({
         throw e;
       } finally {
         release();
+      }
+      if (value && typeof value === 'object' && value.held && typeof value.held === 'object') {
+        // Not acted: the person decides (extension.hold.resolve). Not an error for the agent.
+        const h = router.holds.create({
+          held: value.held, tabId: tab, frameId: frame, documentId, grantId: grant.grantId,
+          captureId: params.captureId, ref: params.pageRef, action: params.action,
+        });
+        return { held: true, hold: publicHold(h), ref: params.ref };
       }
       // The act may have started a navigation: a result about a document that is gone would
       // mislead, so the agent hears stale_document (with done:true) and snapshots again.
@@ -430,6 +471,14 @@ export const HANDLERS = Object.freeze({
     },
   },
 
+  'browser.hold.status': {
+    params: (p) => ({ holdId: holdId(obj(p).holdId) }),
+    target: 'hold',
+    async run({ hold }) {
+      return publicHold(hold);
+    },
+  },
+
   'browser.cookies': {
     params: (p) => ({ tabId: tabId(obj(p).tabId) }),
     target: (p) => ({ tabId: p.tabId, frameId: 0 }),
@@ -475,6 +524,47 @@ export const HANDLERS = Object.freeze({
       const h = router.handoffs.resolve(params.handoffId, params.outcome, 'app');
       if (!h) throw bad('No handoff has that id');
       return { handoffId: h.handoffId, state: h.state };
+    },
+  },
+
+  'extension.hold.resolve': {
+    target: 'none',
+    params(p) {
+      const o = obj(p);
+      return { holdId: holdId(o.holdId), outcome: oneOf(o.outcome, 'outcome', ['approve', 'decline']) };
+    },
+    async run({ router, chrome, params, signal }) {
+      const h = router.holds.get(params.holdId);
+      if (!h) throw bad('No hold has that id');
+      if (h.state !== 'held') return publicHold(h);
+      if (params.outcome === 'decline') return publicHold(router.holds.end(h.holdId, 'declined'));
+      if (router.stopState.stopped) throw new ChaperoneError('stopped', 'The person stopped the agent');
+      // Approve: the same grant, the same document, the same thing (the page checks canonical).
+      const found = router.grants.lookupTab(h.tabId);
+      if (found.error || found.grant.grantId !== h.grantId) {
+        return publicHold(router.holds.end(h.holdId, 'expired'));
+      }
+      let now = null;
+      try {
+        now = await chrome.webNavigation.getFrame({ tabId: h.tabId, frameId: h.frameId });
+      } catch {
+        now = null;
+      }
+      if (!now || now.documentId !== h.documentId) return publicHold(router.holds.end(h.holdId, 'changed'));
+      let value;
+      try {
+        value = await router.page.run({ tabId: h.tabId, frameId: h.frameId, documentId: h.documentId }, 'action',
+          { captureId: h.captureId, ref: h.ref, action: h.action, expect: h.canonical }, { signal });
+      } catch (e) {
+        if (e?.code === 'stale_document' || e?.code === 'stale_node') {
+          return publicHold(router.holds.end(h.holdId, 'changed'));
+        }
+        return publicHold(router.holds.end(h.holdId, 'failed', { error: e?.code ?? 'internal' }));
+      }
+      if (!value || typeof value !== 'object' || value.changed) {
+        return publicHold(router.holds.end(h.holdId, 'changed'));
+      }
+      return publicHold(router.holds.end(h.holdId, 'done', { changes: value.changes ?? {} }));
     },
   },
 

@@ -7,6 +7,9 @@ import { ChaperoneError, METHODS, isStopExempt, methodNames } from './scopes.js'
 import { HANDLERS, parseRef } from './capabilities.js';
 import { GrantStore, clipText } from './grants.js';
 import { HandoffStore } from './handoffs.js';
+import { HoldStore } from './holds.js';
+import { floorLevel, parseFloorRules } from './floor.js';
+import { redactValue } from './redact.js';
 import { NetworkWatch } from './network.js';
 import { PageBridge } from './page-bridge.js';
 import { StopState } from './stop.js';
@@ -17,6 +20,9 @@ export { ChaperoneError };
 export const CAPTURES_KEY = 'captures';
 export const STEPS_KEY = 'steps';
 export const MAX_CAPTURES = 32;
+/** Methods still answered on a blind page: which tabs and frames there are, and handoffs/holds. */
+const FLOOR_BLIND_OK = new Set(['browser.tabs', 'browser.frames', 'browser.handoff.request',
+  'browser.handoff.status', 'browser.handoff.cancel', 'browser.hold.status']);
 
 const CAPTURE_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -24,6 +30,20 @@ function randomCaptureId() {
   const bytes = new Uint8Array(8);
   globalThis.crypto.getRandomValues(bytes);
   return Array.from(bytes, (b) => CAPTURE_ALPHABET[b % 36]).join('');
+}
+
+/**
+ * redactValue() of a browser.* result. A hold's `signature` is our own display hash of what was
+ * held, not page data: its name alone would read as a secret, so it is put back as it was.
+ */
+function redactResult(v) {
+  const out = redactValue(v).value;
+  if (!v || typeof v !== 'object' || !out || typeof out !== 'object') return out;
+  if (typeof v.holdId === 'string' && typeof v.signature === 'string') out.signature = v.signature;
+  if (v.hold && typeof v.hold === 'object' && typeof v.hold.signature === 'string' && out.hold) {
+    out.hold.signature = v.hold.signature;
+  }
+  return out;
 }
 
 /** A page/popup reply: {ok:true, ...} or {ok:false, error:{code, message}} (never page data). */
@@ -53,11 +73,14 @@ export class Router {
     this.grants = new GrantStore({ chrome, emit: this.emit, now, timers });
     this.stopState = new StopState({ storage: chrome.storage.session, emit: this.emit, now });
     this.handoffs = new HandoffStore({ storage: chrome.storage.session, emit: this.emit, now });
+    this.holds = new HoldStore({ storage: chrome.storage.session, emit: this.emit, now });
     this.page = new PageBridge({ chrome });
     this.network = new NetworkWatch({ chrome, timers }); // in-flight requests while an action settles
     this._captures = new Map(); // captureId → {tabId, frameId, documentId, grantId, createdAt}; oldest first
     this._steps = new Map(); // tabId → step
     this._inflight = new Set(); // AbortControllers of running calls, aborted by Stop
+    this._running = new Set(); // promises of running calls, which Stop waits for
+    this.floorRules = { blind: [], handsOnly: [], bridgePort: 0 }; // engine.info `floor`, the person's
     this._saving = Promise.resolve();
     this._loading = null;
     this._loaded = false;
@@ -72,7 +95,7 @@ export class Router {
   /** Restores grants, stop, handoffs, captures and steps from chrome.storage.session. Idempotent. */
   load() {
     this._loading ??= (async () => {
-      await Promise.all([this.stopState.load(), this.handoffs.load()]);
+      await Promise.all([this.stopState.load(), this.handoffs.load(), this.holds.load()]);
       await this.grants.load(); // may expire grants, which ends their handoffs: after handoffs load
       const stored = await this.chrome.storage.session.get([CAPTURES_KEY, STEPS_KEY]);
       const captures = stored?.[CAPTURES_KEY];
@@ -97,6 +120,21 @@ export class Router {
     return this._loading;
   }
 
+  /**
+   * The person's floor rules from engine.info `floor: {blind, handsOnly}` (bad entries dropped),
+   * and the bridge's own port (a page on it is blind). Until the engine answers: built-ins only.
+   */
+  setFloorRules(infoFloor, bridgePort) {
+    const { blind, handsOnly } = parseFloorRules(infoFloor);
+    const port = Number.isInteger(bridgePort) ? bridgePort : this.floorRules.bridgePort;
+    this.floorRules = { blind, handsOnly, bridgePort: port };
+  }
+
+  /** floorLevel() of a URL under the current rules. */
+  floorOf(url) {
+    return floorLevel(url, this.floorRules);
+  }
+
   /** Method names, for auth.capabilities and extension.info. */
   methods() {
     return methodNames();
@@ -116,6 +154,12 @@ export class Router {
     const reason = new ChaperoneError('stopped', 'The person stopped the agent');
     for (const ac of this._inflight) ac.abort(reason);
     this._pillsEverywhere();
+    // Once every call that was running has settled, the app learns how long halting took.
+    const pending = [...this._running];
+    const at = this.now();
+    this.halted = Promise.allSettled(pending).then(() => {
+      this.emit('stop.halted', { source, at, haltedMs: Math.max(0, this.now() - at), calls: pending.length });
+    });
     return saved;
   }
 
@@ -148,7 +192,13 @@ export class Router {
       // extension.stop / extension.resume: decided now, not after storage answers.
       return spec.run({ router: this, chrome: this.chrome, params: p });
     }
-    return this._run(method, spec, p, signal);
+    const running = this._run(method, spec, p, signal).then((v) =>
+      // Whatever a page shows — a token in a link, a key in a text — leaves redacted.
+      (method.startsWith('browser.') ? redactResult(v) : v));
+    this._running.add(running);
+    const forget = () => this._running.delete(running);
+    running.then(forget, forget);
+    return running;
   }
 
   async _run(method, spec, params, signal) {
@@ -185,6 +235,11 @@ export class Router {
         if (!handoff) throw new ChaperoneError('invalid_params', 'No handoff has that id');
         ctx.handoff = handoff;
         named = { tabId: handoff.tabId };
+      } else if (spec.target === 'hold') {
+        const hold = this.holds.get(params.holdId);
+        if (!hold) throw new ChaperoneError('invalid_params', 'No hold has that id');
+        ctx.hold = hold;
+        named = { tabId: hold.tabId };
       } else {
         named = spec.target(params);
       }
@@ -199,7 +254,9 @@ export class Router {
       ctx.tabId = named.tabId;
 
       // A handoff is followed by grant and scope only: the person may be signing in elsewhere.
-      if (spec.target !== 'handoff') {
+      // A hold's status is the same: it is about the tab, not what the tab shows now.
+      const frameless = spec.target === 'handoff' || spec.target === 'hold';
+      if (!frameless) {
         let frame = null;
         try {
           frame = await this.chrome.webNavigation.getFrame({ tabId: named.tabId, frameId: named.frameId });
@@ -212,13 +269,28 @@ export class Router {
           throw new ChaperoneError('stale_node', 'That ref was made under an earlier grant');
         }
         Object.assign(ctx, { frameId: named.frameId, documentId: checked.documentId, frame, target: checked.target });
+        // The URL floor: a blind page is not read nor acted on; a hands-only page is read only.
+        const floor = this.floorOf(frame?.url);
+        if ((floor.level === 'blind' && !FLOOR_BLIND_OK.has(method)) ||
+            (floor.level === 'hands-only' && method === 'browser.node.action')) {
+          throw new ChaperoneError('refused_floor', floor.level === 'blind'
+            ? 'This page is off limits to agents (the URL floor)' : 'Agents may read this page but not act on it',
+          { tabId: named.tabId, level: floor.level, reason: floor.reason });
+        }
+        if (method === 'browser.navigate') {
+          const to = this.floorOf(params.url);
+          if (to.level === 'blind') {
+            throw new ChaperoneError('refused_floor', 'That page is off limits to agents (the URL floor)',
+              { tabId: named.tabId, level: to.level, reason: to.reason });
+          }
+        }
       }
 
       // The awaits above give a Stop time to land: check again, right before acting.
       if (this.stopState.stopped && !exempt) throw new ChaperoneError('stopped', 'The person stopped the agent');
       if (ac.signal.aborted) throw ac.signal.reason instanceof ChaperoneError
         ? ac.signal.reason : new ChaperoneError('cancelled', 'The call was cancelled');
-      if (spec.target !== 'handoff') {
+      if (!frameless) {
         this._step(named.tabId, { pill: false });
         stepped = named.tabId;
       }
@@ -313,6 +385,7 @@ export class Router {
 
   _grantEnded(grant, reason) {
     this.handoffs.endForGrant(grant.grantId);
+    this.holds.endForGrant(grant.grantId);
     for (const [id, c] of [...this._captures]) if (c.grantId === grant.grantId) this._captures.delete(id);
     const tabs = new Set(grant.targets.map((t) => t.tabId));
     for (const tabId of tabs) this._steps.delete(tabId);
@@ -497,7 +570,8 @@ export class Router {
 
   /** Resolves when every change so far (grants, stop, handoffs, captures, steps) is in storage. */
   async flush() {
-    await Promise.all([this.grants.flush(), this.stopState.flush(), this.handoffs.flush(), this._saving]);
+    await Promise.all([this.grants.flush(), this.stopState.flush(), this.handoffs.flush(), this.holds.flush(),
+      this._saving]);
   }
 
   _save() {

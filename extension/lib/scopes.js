@@ -63,11 +63,13 @@ export const METHODS = Object.freeze({
   'browser.handoff.request': { scope: SCOPES.HUMAN_TAKEOVER },
   'browser.handoff.status': { scope: SCOPES.HUMAN_TAKEOVER },
   'browser.handoff.cancel': { scope: SCOPES.HUMAN_TAKEOVER },
+  'browser.hold.status': { scope: SCOPES.DOM_WRITE },
   'browser.cookies': { scope: SCOPES.COOKIES_READ },
   'grant.revoke': { scope: null, stopExempt: true },
   'extension.grants': { scope: null, stopExempt: true },
   'extension.handoff.resolve': { scope: null, stopExempt: true },
   'extension.handoff.show': { scope: null, stopExempt: true },
+  'extension.hold.resolve': { scope: null, stopExempt: true },
   'extension.stop': { scope: null, stopExempt: true },
   'extension.resume': { scope: null, stopExempt: true },
 });

@@ -355,7 +355,7 @@ describe('extension capabilities through the engine', { skip }, () => {
 
   step('click: a button behind an open modal dialog is refused; one inside it works', async () => {
     const ctx = await context('modal');
-    const confirm = nodeNamed(ctx, 'Confirm');
+    const confirm = nodeNamed(ctx, 'Pick this one');
     assert.equal(confirm.inModal, true);
     const behind = await refused('target_denied', 'browser.node.action',
       { ref: nodeNamed(ctx, 'Behind button').ref, action: 'click' });

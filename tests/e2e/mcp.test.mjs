@@ -181,7 +181,7 @@ scenario('browser_snapshot of the compose page: one line per control with its re
   const text = H.textOf(r);
   assert.ok(text.length <= MAX_CHARS, `${text.length} chars`);
   const lines = H.refLines(text);
-  for (const name of ['Search mail', 'Email', 'API key', 'Subject', 'Message', 'Save draft']) {
+  for (const name of ['Search mail', 'Email', 'API key', 'Subject', 'Message', 'Save draft', 'Preview']) {
     assert.equal(lines.filter((l) => l.name === name).length, 1, `one line for "${name}" in:\n${text}`);
   }
   assert.equal(lines.find((l) => l.name === 'Save draft').role, 'button');
@@ -290,8 +290,16 @@ scenario('browser_act fill: the field takes the value as typing would, a secret 
   const again = await call('browser_snapshot', { tab: W.tabs.compose });
   assert.ok(!JSON.stringify(again).includes(secret), 'nor does a snapshot');
 
-  H.ok(await call('browser_act', { tab: W.tabs.compose, ref: refOf(snap, 'Save draft'), action: 'click' }), 'Save draft');
-  await diffShows(W.tabs.compose, /Draft saved \(\d+\)/);
+  // Save draft changes data with the person's login and no plan covers it: held, not done.
+  const saves = await W.compose.evaluate(() => window.__draftSaves ?? 0);
+  const held = await call('browser_act', { tab: W.tabs.compose, ref: refOf(snap, 'Save draft'), action: 'click' });
+  assert.equal(held.isError, undefined, JSON.stringify(held.structuredContent));
+  assert.equal(held.structuredContent.held, true, JSON.stringify(held.structuredContent));
+  assert.match(held.structuredContent.holdId, /^b\d+:k-/);
+  assert.equal(held.structuredContent.kind, 'write');
+  assert.ok(!JSON.stringify(held).includes(secret), 'the hold shows a credential field by its length only');
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(await W.compose.evaluate(() => window.__draftSaves ?? 0), saves, 'nothing was saved');
 });
 
 // The settle the design asks for: an act answers once the page's own work that it set off is
@@ -308,9 +316,9 @@ scenario('browser_act answers only once the page settled: a fetch + 50 ms, a 30 
 
   await W.compose.bringToFront();
   const form = H.ok(await call('browser_snapshot', { tab: W.tabs.compose }));
-  const saves = await W.compose.evaluate(() => window.__draftSaves ?? 0);
-  H.ok(await call('browser_act', { tab: W.tabs.compose, ref: refOf(form, 'Save draft'), action: 'click' }));
-  assert.equal(await W.compose.evaluate(() => window.__draftSaves ?? 0), saves + 1, 'the 30 ms timer had run');
+  const previews = await W.compose.evaluate(() => window.__previews ?? 0);
+  H.ok(await call('browser_act', { tab: W.tabs.compose, ref: refOf(form, 'Preview'), action: 'click' }));
+  assert.equal(await W.compose.evaluate(() => window.__previews ?? 0), previews + 1, 'the 30 ms timer had run');
 });
 
 scenario('browser_navigate stays on the granted origin, and an old ref is stale, never another element', async () => {

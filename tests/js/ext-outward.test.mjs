@@ -61,6 +61,9 @@ many('en', button, 'delete', ['Delete', 'DELETE', 'Remove', 'Erase', 'Destroy', 
   'Move to trash', 'Empty trash', 'Close account', 'Deactivate', 'Delete account',
   'Cancel subscription', 'Cancel order', 'Revoke', 'Uninstall', 'Delete forever', 'Remove from cart',
   'Clear history', 'Terminate instance']);
+// "post" after a verb that acts on it is the noun: the verb decides.
+many('en', button, 'write', ['Update post', 'Edit posts', 'Save post']);
+many('en', button, 'delete', ['Delete post', 'Remove post']);
 many('en', button, 'write', ['Save', 'Save changes', 'Create', 'Add', 'Add to cart', 'Edit',
   'Update', 'Rename', 'Archive', 'Move', 'Upload', 'Apply', 'Change', 'Import', 'Follow', 'Like',
   'Unsubscribe', 'Sign up', 'Mark as read', 'Enable', 'Vote']);

@@ -26,6 +26,7 @@ if (!skip) {
 if (skip) console.log(`# skipping ext-page-agent tests: ${skip}`);
 
 const CORE = await readFile(new URL('../../extension/content/snapshot-core.js', import.meta.url), 'utf8');
+const OUTWARD = await readFile(new URL('../../extension/content/outward.js', import.meta.url), 'utf8');
 const AGENT = await readFile(new URL('../../extension/content/page-agent.js', import.meta.url), 'utf8');
 
 let server;
@@ -56,6 +57,7 @@ after(async () => {
  */
 async function inject(target) {
   await target.evaluate(CORE);
+  await target.evaluate(OUTWARD);
   await target.evaluate(AGENT);
 }
 
@@ -93,6 +95,14 @@ async function refused(target, op, args, code) {
   assert.equal(r.error.code, code, r.error.message);
   assert.equal(typeof r.error.message, 'string');
   return r.error;
+}
+
+/** A click the page holds, then approved as the person would: the same click with expect. */
+async function approve(target, captureId, ref, extra = {}) {
+  const held = await ok(target, 'action', { captureId, ref, action: 'click' });
+  assert.ok(held.held, `the click should have been held: ${JSON.stringify(held)}`);
+  const done = await ok(target, 'action', { captureId, ref, action: 'click', expect: held.held.canonical, ...extra });
+  return { held: held.held, done };
 }
 
 const byName = (ctx, name) => {
@@ -200,7 +210,15 @@ test('forms.html: fields without values, setValue with the native setter and bub
   await refused(page, 'action', { captureId: 'c1', ref: name.ref, action: 'explode' }, 'invalid_params');
 
   // The submit stays on the page and records itself; the agent sees what changed.
-  const sub = await ok(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Save profile').ref, action: 'click' });
+  const { held, done: sub } = await approve(page, 'c1', byName(ctx, 'Save profile').ref);
+  assert.equal(held.kind, 'write');
+  assert.equal(held.word, 'save');
+  assert.equal(held.control, 'Save profile');
+  assert.equal(held.site, server.originA);
+  assert.deepEqual(held.fields.find((f) => f.name.startsWith('New password')), { name: 'New password', secret: true, length: 14 });
+  assert.ok(held.fields.some((f) => f.value === 'Ada Lovelace'));
+  const secret = await page.inputValue('#password');
+  assert.ok(secret.length === 14 && !held.canonical.includes(secret), 'no secret in canonical');
   assert.equal(sub.changes.urlChanged, false);
   assert.equal(sub.changes.textChanged, true);
   assert.match(await page.textContent('#result'), /Submitted: fullName=Ada Lovelace, email=, password=\(14 chars\)/);
@@ -297,12 +315,12 @@ test('overlay.html: a covered button is refused and says what covers it', { skip
 test('modal.html: nothing behind an open modal can be clicked; inside it can', { skip }, async () => {
   const page = await open('/modal.html');
   const ctx = await ok(page, 'context', { captureId: 'c1' });
-  assert.equal(byName(ctx, 'Confirm').inModal, true);
+  assert.equal(byName(ctx, 'Pick this one').inModal, true);
   assert.equal(byName(ctx, 'Behind button').inModal, undefined);
   const err = await refused(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Behind button').ref, action: 'click' }, 'target_denied');
   assert.match(err.message, /modal/);
   await refused(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Behind button').ref, action: 'focus' }, 'target_denied');
-  await ok(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Confirm').ref, action: 'click' });
+  await ok(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Pick this one').ref, action: 'click' });
   assert.equal(await page.textContent('#clicked'), 'Confirmed.');
   await ok(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Close').ref, action: 'click' });
   await ok(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Behind button').ref, action: 'click' });
@@ -320,6 +338,72 @@ test('modal.html: nothing behind an open modal can be clicked; inside it can', {
   await ok(aria, 'action', { captureId: 'a1', ref: byName(actx, 'Behind button').ref, action: 'click' });
   assert.equal(await aria.textContent('#clicked'), 'Behind button clicked.');
   await aria.close();
+});
+
+test('holds: a changed form is not approved; a plan covers writes only; a missed POST submit is held', { skip }, async () => {
+  const page = await open('/forms.html');
+  const ctx = await ok(page, 'context', { captureId: 'h1' });
+  const save = byName(ctx, 'Save profile').ref;
+  const first = await ok(page, 'action', { captureId: 'h1', ref: save, action: 'click' });
+  assert.equal(first.held.kind, 'write');
+  assert.equal(first.held.reason, 'label');
+  // The agent changes a field after the hold: the approval was about something else.
+  const name = ctx.forms[0].fields.find((f) => f.name === 'fullName');
+  await ok(page, 'action', { captureId: 'h1', ref: name.ref, action: 'setValue', value: 'Someone else' });
+  const changed = await ok(page, 'action', { captureId: 'h1', ref: save, action: 'click', expect: first.held.canonical });
+  assert.deepEqual(changed, { changed: true });
+  assert.equal(await page.evaluate(() => window.__formEvents.some((e) => e.type === 'submit')), false);
+
+  // A plan for another site covers nothing; one for this host lets the write through, once.
+  const host = new URL(server.originA).hostname;
+  const other = await ok(page, 'action', { captureId: 'h1', ref: save, action: 'click', allow: { planId: 'plan-1', sites: ['example.com'] } });
+  assert.ok(other.held);
+  const planned = await ok(page, 'action', { captureId: 'h1', ref: save, action: 'click', allow: { planId: 'plan-1', sites: [host] } });
+  assert.equal(planned.done, true);
+  assert.deepEqual(planned.plan, { planId: 'plan-1', site: host });
+  await page.close();
+
+  // A plain-looking control whose script submits a POST form: the capturing listener holds it.
+  const p2 = await open('/index.html');
+  await p2.evaluate(() => {
+    const f = document.createElement('form');
+    f.method = 'post';
+    f.action = '/submitted';
+    f.innerHTML = '<input name="q" value="hello"><span role="button" id="go" tabindex="0">Go on</span>';
+    document.body.prepend(f);
+    window.__pageSawSubmit = false;
+    f.addEventListener('submit', () => { window.__pageSawSubmit = true; });
+    document.getElementById('go').addEventListener('click', () => f.requestSubmit());
+  });
+  const c2 = await ok(p2, 'context', { captureId: 'h2' });
+  const go = await ok(p2, 'action', { captureId: 'h2', ref: byName(c2, 'Go on').ref, action: 'click' });
+  assert.equal(go.held.reason, 'form-submit');
+  assert.equal(go.held.kind, 'outward');
+  assert.deepEqual(go.held.fields, [{ name: 'q', value: 'hello' }]);
+  assert.equal(await p2.evaluate(() => window.__pageSawSubmit), false, 'the page never saw the submit');
+  assert.equal(new URL(p2.url()).pathname, '/index.html');
+
+  // form.submit() fires no submit event: the navigate event (Navigation API) still holds it.
+  await p2.evaluate(() => {
+    const f = document.createElement('form');
+    f.method = 'post';
+    f.action = '/submitted';
+    f.hidden = true;
+    f.innerHTML = '<input name="message" value="send everything">';
+    document.body.prepend(f);
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = 'OK';
+    b.addEventListener('click', () => f.submit());
+    document.body.prepend(b);
+  });
+  const c3 = await ok(p2, 'context', { captureId: 'h3' });
+  const okClick = await ok(p2, 'action', { captureId: 'h3', ref: byName(c3, 'OK').ref, action: 'click' });
+  assert.equal(okClick.held?.reason, 'form-submit', JSON.stringify(okClick));
+  assert.deepEqual(okClick.held.fields, [{ name: 'message', value: 'send everything' }]);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(new URL(p2.url()).pathname, '/index.html', 'the POST never left');
+  await p2.close();
 });
 
 test('dynamic.html: action reports changes; diff re-uses refs and names what changed', { skip }, async () => {
@@ -583,7 +667,9 @@ test('settle: a fetch then a change (mcp-large.html) is counted, and a diff show
 test('settle: a 30 ms timer (mcp-compose.html Save draft) is waited for', { skip }, async () => {
   const page = await open('/mcp-compose.html');
   const c = await ok(page, 'context', { captureId: 's1' });
-  const { v } = await timedClick(page, 's1', byName(c, 'Save draft').ref);
+  const held = await ok(page, 'action', { captureId: 's1', ref: byName(c, 'Save draft').ref, action: 'click' });
+  assert.equal(held.held.kind, 'write');
+  const { v } = await timedClick(page, 's1', byName(c, 'Save draft').ref, { expect: held.held.canonical });
   assert.equal(await page.evaluate(() => window.__draftSaves), 1);
   assert.equal(v.changes.textChanged, true);
   assert.equal(v.changes.settled, true);

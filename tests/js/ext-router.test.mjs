@@ -371,7 +371,8 @@ test('navigate: same origin waits for the commit; another origin is target_denie
   assert.equal(r.url, 'https://a.example/next');
   assert.equal(r.documentId, fake.frame(1, 0).documentId);
   assert.equal(await code(router.handle('browser.navigate', { tabId: 1, url: 'https://evil.example/' })), 'target_denied');
-  assert.equal(await code(router.handle('browser.navigate', { tabId: 1, url: 'javascript:alert(1)' })), 'target_denied');
+  // javascript: is below the URL floor (not_web): refused before the origin check.
+  assert.equal(await code(router.handle('browser.navigate', { tabId: 1, url: 'javascript:alert(1)' })), 'refused_floor');
   // The grant followed the same-origin navigation.
   assert.equal(router.grants.list()[0].targets[0].url, 'https://a.example/next');
 });
@@ -553,4 +554,72 @@ test('the page agent is injected once per document, not on every call', async ()
   fake.navigate(1, 0, 'https://a.example/next');
   await router.handle('browser.context', { tabId: 1 });
   assert.ok(injections() > first, 'a new document gets its own');
+});
+
+test('URL floor: blind pages answer only tabs, frames and handoffs; hands-only refuses actions', async () => {
+  const { router } = await setup();
+  const ctx = await router.handle('browser.context', { tabId: 1 });
+  const ref = `${ctx.captureId}:e1`;
+  router.setFloorRules({ handsOnly: ['a.example'] });
+  assert.equal((await router.handle('browser.context', { tabId: 1 })).tabId, 1, 'hands-only pages are read');
+  const e = await router.handle('browser.node.action', { ref, action: 'click' }).catch((x) => x);
+  assert.equal(e.code, 'refused_floor');
+  assert.deepEqual(e.data, { tabId: 1, level: 'hands-only', reason: 'person_hands_only' });
+
+  router.setFloorRules({ blind: ['a.example'], handsOnly: ['not a pattern'] });
+  for (const [m, p] of [['browser.context', { tabId: 1 }], ['browser.node.inspect', { ref }],
+    ['browser.node.action', { ref, action: 'focus' }], ['browser.cookies', { tabId: 1 }], ['browser.takeover', { tabId: 1 }],
+    ['browser.navigate', { tabId: 1, url: 'https://a.example/x' }]]) {
+    assert.equal(await code(router.handle(m, p)), 'refused_floor', m);
+  }
+  assert.ok((await router.handle('browser.frames', { tabId: 1 })).frames.length > 0);
+  const tab = (await router.handle('browser.tabs', {})).tabs[0];
+  assert.equal(tab.floor, 'blind');
+  assert.equal(tab.title, '');
+  assert.equal(tab.url, 'https://a.example');
+  const h = await router.handle('browser.handoff.request', { tabId: 1, reason: 'login', message: 'Sign in' });
+  assert.equal(h.state, 'waiting');
+
+  // Navigating to a blind URL from an ordinary page is refused too.
+  router.setFloorRules({ blind: ['bank.a.example'] });
+  assert.equal(await code(router.handle('browser.navigate', { tabId: 1, url: 'https://bank.a.example/' })), 'refused_floor');
+  assert.equal(await code(router.handle('browser.navigate', { tabId: 1, url: 'chrome://settings/' })), 'refused_floor');
+});
+
+test('every browser.* result is redacted before it answers the engine', async () => {
+  const { router } = await setup();
+  const secret = 'ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789';
+  router.page.run = async () => ({ url: `https://a.example/?token=abcdefgh12345678`, text: `key ${secret}`,
+    headings: [], forms: [], nodes: [{ ref: 'e1', role: 'button', name: 'Send' }], iframes: [] });
+  const ctx = await router.handle('browser.context', { tabId: 1 });
+  assert.ok(!JSON.stringify(ctx).includes(secret));
+  assert.match(ctx.text, /\[redacted github_token len=40\]/);
+  assert.match(ctx.url, /token=\[redacted token len=16\]/);
+  assert.equal(ctx.nodes[0].ref, `${ctx.captureId}:e1`, 'the shape stays');
+});
+
+test('Stop waits for the calls in flight to settle, then emits stop.halted', async () => {
+  const { router, emit, clock } = await setup();
+  let release;
+  router.page.run = (where, op, args, { signal }) => new Promise((resolve, reject) => {
+    release = resolve;
+    signal.addEventListener('abort', () => setTimeout(() => reject(signal.reason), 10), { once: true });
+  });
+  const call = router.handle('browser.context', { tabId: 1 });
+  await tick();
+  router.stop('pill');
+  assert.equal(emit.named('stop.halted').length, 0, 'not before the call settles');
+  clock.advance(25);
+  assert.equal(await code(call), 'stopped');
+  await router.halted;
+  const halted = emit.named('stop.halted').at(-1);
+  assert.equal(halted.source, 'pill');
+  assert.equal(halted.calls, 1);
+  assert.equal(typeof halted.at, 'number');
+  assert.equal(halted.haltedMs, 25);
+  release?.();
+  router.resume('app');
+  router.stop('app');
+  await router.halted;
+  assert.deepEqual(emit.named('stop.halted').at(-1).calls, 0);
 });

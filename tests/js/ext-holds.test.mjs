@@ -1,0 +1,153 @@
+// Holds (extension/lib/holds.js and the router's hold methods): a click the page holds becomes a
+// hold the person approves or declines; approval reruns it with the canonical string on the same
+// document only; a grant that ends expires what it held.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { ChaperoneError, Router } from '../../extension/lib/router.js';
+import { HoldStore, isHoldId, publicHold, signatureOf } from '../../extension/lib/holds.js';
+import { METHODS } from '../../extension/lib/scopes.js';
+import { eventLog, fakeClock, fakeStorageArea, inertTimers, makeFakeChrome } from './fake-chrome.mjs';
+
+const HELD = {
+  kind: 'outward', reason: 'label', word: 'send', control: 'Send', site: 'https://a.example',
+  fields: [{ name: 'To', value: 'bob@example.com' }, { name: 'Password', secret: true, length: 9 }],
+  canonical: '{"url":"https://a.example/inbox","kind":"outward","control":"Send"}',
+};
+
+/** A page that holds every click without expect; with expect, `answer` says what it does. */
+function holdingPage(log, answer = () => ({ ok: true, value: { action: 'click', done: true, changes: { textChanged: true } } })) {
+  return async (op, args, where) => {
+    log.push({ op, args, where });
+    if (op === 'context') {
+      return { ok: true, value: { url: 'https://a.example/inbox', title: 'Inbox', text: '', headings: [], forms: [],
+        nodes: [{ ref: 'e1', role: 'button', name: 'Send' }], iframes: [] } };
+    }
+    if (op === 'action') {
+      if (typeof args.expect === 'string') return answer(args);
+      if (args.allow) return { ok: true, value: { action: 'click', done: true, changes: {}, plan: { planId: args.allow.planId, site: 'a.example' } } };
+      return { ok: true, value: { held: HELD } };
+    }
+    return { ok: true, value: {} };
+  };
+}
+
+async function setup({ answer, preset = 'control' } = {}) {
+  const log = [];
+  const fake = makeFakeChrome({ pageRun: holdingPage(log, answer) });
+  fake.addTab({ id: 1, url: 'https://a.example/inbox', title: 'Inbox', active: true });
+  const emit = eventLog();
+  const clock = fakeClock();
+  const router = new Router({ chrome: fake.chrome, emit, now: clock, timers: inertTimers() });
+  await router.load();
+  const reply = await router.onPopupMessage({ type: 'popup.createGrant', tabs: [{ tabId: 1 }], preset, extras: [],
+    durationMin: 15, label: 'Task' });
+  assert.equal(reply.ok, true, JSON.stringify(reply));
+  const ctx = await router.handle('browser.context', { tabId: 1 });
+  return { fake, router, emit, log, grant: reply.grant, ref: `${ctx.captureId}:e1` };
+}
+
+const code = async (promise) => {
+  try {
+    await promise;
+    return 'ok';
+  } catch (e) {
+    assert.ok(e instanceof ChaperoneError, `a ChaperoneError, not ${e?.stack ?? e}`);
+    return e.code;
+  }
+};
+
+test('HoldStore: ids, public view without canonical, states end once, storage', async () => {
+  const storage = fakeStorageArea();
+  const events = [];
+  const store = new HoldStore({ storage, emit: (e, d) => events.push([e, d]), now: () => 1000 });
+  const h = store.create({ held: HELD, tabId: 1, frameId: 0, documentId: 'D', grantId: 'g', captureId: 'c', ref: 'e1', action: 'click' });
+  assert.ok(isHoldId(h.holdId) && /^k[a-z0-9]{16}$/.test(h.holdId));
+  assert.equal(h.signature, signatureOf(HELD.canonical));
+  assert.match(h.signature, /^[0-9a-f]{16}$/);
+  const view = publicHold(h);
+  assert.equal(view.canonical, undefined);
+  assert.equal(view.captureId, undefined);
+  assert.equal(view.ref, undefined);
+  assert.deepEqual(Object.keys(view).sort(),
+    ['control', 'createdAt', 'fields', 'holdId', 'kind', 'reason', 'signature', 'site', 'state', 'tabId', 'word']);
+  assert.deepEqual(events.at(-1), ['hold.changed', view]);
+  assert.equal(store.end(h.holdId, 'declined').state, 'declined');
+  assert.equal(store.end(h.holdId, 'done').state, 'declined', 'the first outcome stays');
+  assert.equal(events.at(-1)[1].endedAt, 1000);
+  await store.flush();
+  const again = new HoldStore({ storage, now: () => 2000 });
+  await again.load();
+  assert.equal(again.get(h.holdId).canonical, HELD.canonical);
+  assert.equal(again.get('knotanidatall0000'), null);
+});
+
+test('a held click is a hold, not an error; status, decline, and the method table', async () => {
+  const { router, emit, ref } = await setup();
+  assert.deepEqual(METHODS['browser.hold.status'], { scope: 'browser.dom.write' });
+  assert.deepEqual(METHODS['extension.hold.resolve'], { scope: null, stopExempt: true });
+  const r = await router.handle('browser.node.action', { ref, action: 'click' });
+  assert.equal(r.held, true);
+  assert.equal(r.hold.state, 'held');
+  assert.equal(r.hold.kind, 'outward');
+  assert.equal(r.hold.tabId, 1);
+  assert.equal(r.hold.canonical, undefined);
+  assert.deepEqual(emit.named('hold.changed').at(-1), r.hold);
+  assert.deepEqual(await router.handle('browser.hold.status', { holdId: r.hold.holdId }), r.hold);
+  assert.equal(await code(router.handle('browser.hold.status', { holdId: 'nope' })), 'invalid_params');
+  const d = await router.handle('extension.hold.resolve', { holdId: r.hold.holdId, outcome: 'decline' });
+  assert.equal(d.state, 'declined');
+  assert.equal((await router.handle('browser.hold.status', { holdId: r.hold.holdId })).state, 'declined');
+  assert.equal(await code(router.handle('extension.hold.resolve', { holdId: r.hold.holdId, outcome: 'maybe' })), 'invalid_params');
+});
+
+test('approve: reruns with expect on the same document → done; changed; failed; stopped', async () => {
+  let answer = null;
+  const { router, log, ref, fake } = await setup({ answer: (args) => answer(args) });
+  answer = () => ({ ok: true, value: { action: 'click', done: true, changes: { textChanged: true } } });
+  const a = (await router.handle('browser.node.action', { ref, action: 'click' })).hold;
+  const done = await router.handle('extension.hold.resolve', { holdId: a.holdId, outcome: 'approve' });
+  assert.equal(done.state, 'done');
+  assert.deepEqual(done.changes, { textChanged: true });
+  const rerun = log.filter((l) => l.op === 'action').at(-1);
+  assert.equal(rerun.args.expect, HELD.canonical);
+  assert.equal(rerun.args.ref, 'e1');
+
+  answer = () => ({ ok: true, value: { changed: true } });
+  const b = (await router.handle('browser.node.action', { ref, action: 'click' })).hold;
+  assert.equal((await router.handle('extension.hold.resolve', { holdId: b.holdId, outcome: 'approve' })).state, 'changed');
+
+  answer = () => ({ ok: false, error: { code: 'target_denied', message: 'covered' } });
+  const c = (await router.handle('browser.node.action', { ref, action: 'click' })).hold;
+  const failed = await router.handle('extension.hold.resolve', { holdId: c.holdId, outcome: 'approve' });
+  assert.equal(failed.state, 'failed');
+  assert.equal(failed.error, 'target_denied');
+
+  const e = (await router.handle('browser.node.action', { ref, action: 'click' })).hold;
+  router.stop('app');
+  assert.equal(await code(router.handle('extension.hold.resolve', { holdId: e.holdId, outcome: 'approve' })), 'stopped');
+  assert.equal((await router.handle('extension.hold.resolve', { holdId: e.holdId, outcome: 'decline' })).state, 'declined');
+  router.resume('app');
+
+  // The document is gone: the approval was about a page that is no longer there.
+  const f = (await router.handle('browser.node.action', { ref, action: 'click' })).hold;
+  fake.navigate(1, 0, 'https://a.example/other');
+  assert.equal((await router.handle('extension.hold.resolve', { holdId: f.holdId, outcome: 'approve' })).state, 'changed');
+});
+
+test('a grant that ends expires its holds; allow is checked and passed to the page', async () => {
+  const { router, grant, ref, log, emit } = await setup();
+  const h = (await router.handle('browser.node.action', { ref, action: 'click' })).hold;
+  for (const allow of [{ planId: 'p', sites: [] }, { planId: 'p', sites: ['not a host'] }, { sites: ['a.example'] }, 'x',
+    { planId: 'p', sites: ['a.example'], step: 0 }]) {
+    assert.equal(await code(router.handle('browser.node.action', { ref, action: 'click', allow })), 'invalid_params');
+  }
+  assert.equal(await code(router.handle('browser.node.action', { ref, action: 'focus', allow: { planId: 'p', sites: ['a.example'] } })), 'invalid_params');
+  const planned = await router.handle('browser.node.action', { ref, action: 'click', allow: { planId: 'plan-1', sites: ['a.example'], step: 1, of: 2 } });
+  assert.deepEqual(planned.plan, { planId: 'plan-1', site: 'a.example' });
+  assert.deepEqual(log.filter((l) => l.op === 'action').at(-1).args.allow, { planId: 'plan-1', sites: ['a.example'] });
+  await router.handle('grant.revoke', { grantId: grant.grantId });
+  assert.equal(router.holds.get(h.holdId).state, 'expired');
+  assert.equal(emit.named('hold.changed').at(-1).state, 'expired');
+});
