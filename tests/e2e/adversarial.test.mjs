@@ -666,7 +666,7 @@ test('other doors: tools that could submit a form some other way are refused or 
 
 // ---- the corpus works: the person's own clicks do send ------------------------------------------
 
-test('positive control: the same controls clicked by the person (Playwright) do reach the sink', { skip, timeout: 60000 }, async () => {
+test('positive control: the same controls clicked by the person (Playwright) do reach the sink', { skip, timeout: 180000 }, async () => {
   // Without this, a page whose form could never submit would pass everything above.
   const pages = INDEX.filter((e) => e.sends);
   const missing = [];
