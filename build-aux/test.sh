@@ -63,6 +63,11 @@ if [ "${1:-}" != "--quick" ]; then
 fi
 
 echo
+if [ $status -ne 0 ]; then
+  echo "=== why the failed tests failed (the whole output is in each build's meson-logs/testlog.txt)"
+  python3 build-aux/summarize-tests.py --failures "${builds[@]}"
+  echo
+fi
 printf '%s\n' "${summary[@]}"
 python3 build-aux/summarize-tests.py --total "${builds[@]}"
 exit $status
