@@ -7,66 +7,20 @@
 
 struct _ChpAgentSessionList
 {
-  GObject parent_instance;
-
-  GPtrArray *sessions;
+  ChpObjectList parent_instance;
 };
 
-static void list_model_iface_init (GListModelInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (ChpAgentSessionList, chp_agent_session_list, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, list_model_iface_init))
-
-static GType
-get_item_type (GListModel *model)
-{
-  return CHP_TYPE_AGENT_SESSION;
-}
-
-static guint
-get_n_items (GListModel *model)
-{
-  return CHP_AGENT_SESSION_LIST (model)->sessions->len;
-}
-
-static gpointer
-get_item (GListModel *model,
-          guint       position)
-{
-  ChpAgentSessionList *self = CHP_AGENT_SESSION_LIST (model);
-
-  if (position >= self->sessions->len)
-    return NULL;
-
-  return g_object_ref (g_ptr_array_index (self->sessions, position));
-}
-
-static void
-list_model_iface_init (GListModelInterface *iface)
-{
-  iface->get_item_type = get_item_type;
-  iface->get_n_items = get_n_items;
-  iface->get_item = get_item;
-}
-
-static void
-chp_agent_session_list_finalize (GObject *object)
-{
-  g_clear_pointer (&CHP_AGENT_SESSION_LIST (object)->sessions, g_ptr_array_unref);
-
-  G_OBJECT_CLASS (chp_agent_session_list_parent_class)->finalize (object);
-}
+G_DEFINE_FINAL_TYPE (ChpAgentSessionList, chp_agent_session_list, CHP_TYPE_OBJECT_LIST)
 
 static void
 chp_agent_session_list_class_init (ChpAgentSessionListClass *klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = chp_agent_session_list_finalize;
+  CHP_OBJECT_LIST_CLASS (klass)->item_type = CHP_TYPE_AGENT_SESSION;
 }
 
 static void
 chp_agent_session_list_init (ChpAgentSessionList *self)
 {
-  self->sessions = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 ChpAgentSessionList *
@@ -76,20 +30,10 @@ chp_agent_session_list_new (void)
 }
 
 static gboolean
-find_index (ChpAgentSessionList *self,
-            const char          *id,
-            guint               *index)
+has_id (gpointer      item,
+        gconstpointer id)
 {
-  for (guint i = 0; i < self->sessions->len; i++)
-    {
-      if (g_strcmp0 (chp_agent_session_get_id (g_ptr_array_index (self->sessions, i)), id) == 0)
-        {
-          *index = i;
-          return TRUE;
-        }
-    }
-
-  return FALSE;
+  return g_strcmp0 (chp_agent_session_get_id (item), id) == 0;
 }
 
 /* Adds @session at the end; a session with the same id is replaced in place (an agent that
@@ -98,23 +42,19 @@ void
 chp_agent_session_list_add (ChpAgentSessionList *self,
                             ChpAgentSession     *session)
 {
+  ChpObjectList *list;
+  ChpAgentSession *listed;
   guint index;
 
   g_return_if_fail (CHP_IS_AGENT_SESSION_LIST (self));
   g_return_if_fail (CHP_IS_AGENT_SESSION (session));
 
-  if (find_index (self, chp_agent_session_get_id (session), &index))
-    {
-      if (g_ptr_array_index (self->sessions, index) == session)
-        return;
-      g_object_unref (g_ptr_array_index (self->sessions, index));
-      g_ptr_array_index (self->sessions, index) = g_object_ref (session);
-      g_list_model_items_changed (G_LIST_MODEL (self), index, 1, 1);
-      return;
-    }
-
-  g_ptr_array_add (self->sessions, g_object_ref (session));
-  g_list_model_items_changed (G_LIST_MODEL (self), self->sessions->len - 1, 0, 1);
+  list = CHP_OBJECT_LIST (self);
+  listed = chp_object_list_find (list, has_id, chp_agent_session_get_id (session), &index);
+  if (listed == NULL)
+    chp_object_list_append (list, session);
+  else if (listed != session)
+    chp_object_list_splice (list, index, 1, (gpointer *) &session, 1);
 }
 
 /* Returns: whether a session of that id was listed */
@@ -126,11 +66,10 @@ chp_agent_session_list_remove (ChpAgentSessionList *self,
 
   g_return_val_if_fail (CHP_IS_AGENT_SESSION_LIST (self), FALSE);
 
-  if (!find_index (self, id, &index))
+  if (chp_object_list_find (CHP_OBJECT_LIST (self), has_id, id, &index) == NULL)
     return FALSE;
 
-  g_ptr_array_remove_index (self->sessions, index);
-  g_list_model_items_changed (G_LIST_MODEL (self), index, 1, 0);
+  chp_object_list_remove_at (CHP_OBJECT_LIST (self), index);
   return TRUE;
 }
 
@@ -139,14 +78,9 @@ ChpAgentSession *
 chp_agent_session_list_lookup (ChpAgentSessionList *self,
                                const char          *id)
 {
-  guint index;
-
   g_return_val_if_fail (CHP_IS_AGENT_SESSION_LIST (self), NULL);
 
-  if (id != NULL && find_index (self, id, &index))
-    return g_ptr_array_index (self->sessions, index);
-
-  return NULL;
+  return id != NULL ? chp_object_list_find (CHP_OBJECT_LIST (self), has_id, id, NULL) : NULL;
 }
 
 /* One call of session @id ended: counted, and its error code (%NULL when it succeeded) kept as
@@ -173,12 +107,14 @@ guint
 chp_agent_session_list_count_state (ChpAgentSessionList  *self,
                                     ChpAgentSessionState  state)
 {
+  ChpObjectList *list;
   guint n = 0;
 
   g_return_val_if_fail (CHP_IS_AGENT_SESSION_LIST (self), 0);
 
-  for (guint i = 0; i < self->sessions->len; i++)
-    if (chp_agent_session_get_state (g_ptr_array_index (self->sessions, i)) == state)
+  list = CHP_OBJECT_LIST (self);
+  for (guint i = 0; i < chp_object_list_get_len (list); i++)
+    if (chp_agent_session_get_state (chp_object_list_get_item_at (list, i)) == state)
       n++;
 
   return n;

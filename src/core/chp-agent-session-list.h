@@ -5,12 +5,14 @@
 #include <gio/gio.h>
 
 #include "chp-agent-session.h"
+#include "chp-object-list.h"
 
 G_BEGIN_DECLS
 
 #define CHP_TYPE_AGENT_SESSION_LIST (chp_agent_session_list_get_type ())
 
-G_DECLARE_FINAL_TYPE (ChpAgentSessionList, chp_agent_session_list, CHP, AGENT_SESSION_LIST, GObject)
+G_DECLARE_FINAL_TYPE (ChpAgentSessionList, chp_agent_session_list, CHP, AGENT_SESSION_LIST,
+                      ChpObjectList)
 
 ChpAgentSessionList *chp_agent_session_list_new         (void);
 void                 chp_agent_session_list_add         (ChpAgentSessionList *self,

@@ -5,66 +5,20 @@
 
 struct _ChpDeviceList
 {
-  GObject parent_instance;
-
-  GPtrArray *devices;
+  ChpObjectList parent_instance;
 };
 
-static void list_model_iface_init (GListModelInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (ChpDeviceList, chp_device_list, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, list_model_iface_init))
-
-static GType
-get_item_type (GListModel *model)
-{
-  return CHP_TYPE_DEVICE;
-}
-
-static guint
-get_n_items (GListModel *model)
-{
-  return CHP_DEVICE_LIST (model)->devices->len;
-}
-
-static gpointer
-get_item (GListModel *model,
-          guint       position)
-{
-  ChpDeviceList *self = CHP_DEVICE_LIST (model);
-
-  if (position >= self->devices->len)
-    return NULL;
-
-  return g_object_ref (g_ptr_array_index (self->devices, position));
-}
-
-static void
-list_model_iface_init (GListModelInterface *iface)
-{
-  iface->get_item_type = get_item_type;
-  iface->get_n_items = get_n_items;
-  iface->get_item = get_item;
-}
-
-static void
-chp_device_list_finalize (GObject *object)
-{
-  g_clear_pointer (&CHP_DEVICE_LIST (object)->devices, g_ptr_array_unref);
-
-  G_OBJECT_CLASS (chp_device_list_parent_class)->finalize (object);
-}
+G_DEFINE_FINAL_TYPE (ChpDeviceList, chp_device_list, CHP_TYPE_OBJECT_LIST)
 
 static void
 chp_device_list_class_init (ChpDeviceListClass *klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = chp_device_list_finalize;
+  CHP_OBJECT_LIST_CLASS (klass)->item_type = CHP_TYPE_DEVICE;
 }
 
 static void
 chp_device_list_init (ChpDeviceList *self)
 {
-  self->devices = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 ChpDeviceList *
@@ -78,38 +32,29 @@ void
 chp_device_list_set_all (ChpDeviceList *self,
                          GPtrArray     *infos)
 {
-  guint removed;
+  g_autoptr(GPtrArray) devices = g_ptr_array_new_with_free_func (g_object_unref);
+  ChpObjectList *list;
 
   g_return_if_fail (CHP_IS_DEVICE_LIST (self));
 
-  removed = self->devices->len;
-  g_ptr_array_set_size (self->devices, 0);
   for (guint i = 0; infos != NULL && i < infos->len; i++)
     {
       const ChpDeviceInfo *info = g_ptr_array_index (infos, i);
 
       if (info->revoked_at == 0)
-        g_ptr_array_add (self->devices, chp_device_new (info));
+        g_ptr_array_add (devices, chp_device_new (info));
     }
 
-  g_list_model_items_changed (G_LIST_MODEL (self), 0, removed, self->devices->len);
+  /* One items-changed for the whole list, as a reload is. */
+  list = CHP_OBJECT_LIST (self);
+  chp_object_list_splice (list, 0, chp_object_list_get_len (list), devices->pdata, devices->len);
 }
 
 static gboolean
-find_index (ChpDeviceList *self,
-            const char    *device_id,
-            guint         *index)
+has_id (gpointer      item,
+        gconstpointer device_id)
 {
-  for (guint i = 0; i < self->devices->len; i++)
-    {
-      if (g_strcmp0 (chp_device_get_id (g_ptr_array_index (self->devices, i)), device_id) == 0)
-        {
-          *index = i;
-          return TRUE;
-        }
-    }
-
-  return FALSE;
+  return g_strcmp0 (chp_device_get_id (item), device_id) == 0;
 }
 
 /* Returns: (transfer none): the listed device */
@@ -117,24 +62,24 @@ ChpDevice *
 chp_device_list_add_or_update (ChpDeviceList       *self,
                                const ChpDeviceInfo *info)
 {
+  g_autoptr(ChpDevice) added = NULL;
   ChpDevice *device;
-  guint index;
 
   g_return_val_if_fail (CHP_IS_DEVICE_LIST (self), NULL);
   g_return_val_if_fail (info != NULL && info->revoked_at == 0, NULL);
 
-  if (find_index (self, info->device_id, &index))
+  device = chp_object_list_find (CHP_OBJECT_LIST (self), has_id, info->device_id, NULL);
+  if (device != NULL)
     {
-      device = g_ptr_array_index (self->devices, index);
       chp_device_update_info (device, info);
       return device;
     }
 
-  device = chp_device_new (info);
-  g_ptr_array_add (self->devices, device);
-  g_list_model_items_changed (G_LIST_MODEL (self), self->devices->len - 1, 0, 1);
+  /* The list keeps the device alive after @added lets go of it. */
+  added = chp_device_new (info);
+  chp_object_list_append (CHP_OBJECT_LIST (self), added);
 
-  return device;
+  return added;
 }
 
 void
@@ -145,11 +90,8 @@ chp_device_list_remove (ChpDeviceList *self,
 
   g_return_if_fail (CHP_IS_DEVICE_LIST (self));
 
-  if (find_index (self, device_id, &index))
-    {
-      g_ptr_array_remove_index (self->devices, index);
-      g_list_model_items_changed (G_LIST_MODEL (self), index, 1, 0);
-    }
+  if (chp_object_list_find (CHP_OBJECT_LIST (self), has_id, device_id, &index) != NULL)
+    chp_object_list_remove_at (CHP_OBJECT_LIST (self), index);
 }
 
 /* Returns: (transfer none) (nullable) */
@@ -157,14 +99,27 @@ ChpDevice *
 chp_device_list_lookup (ChpDeviceList *self,
                         const char    *device_id)
 {
-  guint index;
-
   g_return_val_if_fail (CHP_IS_DEVICE_LIST (self), NULL);
 
-  if (device_id != NULL && find_index (self, device_id, &index))
-    return g_ptr_array_index (self->devices, index);
+  return device_id != NULL
+    ? chp_object_list_find (CHP_OBJECT_LIST (self), has_id, device_id, NULL) : NULL;
+}
 
-  return NULL;
+typedef struct
+{
+  const char *installation_id;
+  const char *origin;
+} Installation;
+
+static gboolean
+is_installation (gpointer      item,
+                 gconstpointer data)
+{
+  const ChpDeviceInfo *info = chp_device_get_info (item);
+  const Installation *installation = data;
+
+  return g_strcmp0 (info->installation_id, installation->installation_id) == 0 &&
+         g_strcmp0 (info->origin, installation->origin) == 0;
 }
 
 /* Returns: (transfer none) (nullable) */
@@ -173,19 +128,18 @@ chp_device_list_find_by_installation (ChpDeviceList *self,
                                       const char    *installation_id,
                                       const char    *origin)
 {
+  Installation installation = { installation_id, origin };
+
   g_return_val_if_fail (CHP_IS_DEVICE_LIST (self), NULL);
 
-  for (guint i = 0; i < self->devices->len; i++)
-    {
-      ChpDevice *device = g_ptr_array_index (self->devices, i);
-      const ChpDeviceInfo *info = chp_device_get_info (device);
+  return chp_object_list_find (CHP_OBJECT_LIST (self), is_installation, &installation, NULL);
+}
 
-      if (g_strcmp0 (info->installation_id, installation_id) == 0 &&
-          g_strcmp0 (info->origin, origin) == 0)
-        return device;
-    }
-
-  return NULL;
+static gboolean
+has_origin (gpointer      item,
+            gconstpointer origin)
+{
+  return g_strcmp0 (chp_device_get_origin (item), origin) == 0;
 }
 
 /* Returns: (transfer none) (nullable): the first device paired from @origin */
@@ -195,13 +149,5 @@ chp_device_list_find_by_origin (ChpDeviceList *self,
 {
   g_return_val_if_fail (CHP_IS_DEVICE_LIST (self), NULL);
 
-  for (guint i = 0; i < self->devices->len; i++)
-    {
-      ChpDevice *device = g_ptr_array_index (self->devices, i);
-
-      if (g_strcmp0 (chp_device_get_origin (device), origin) == 0)
-        return device;
-    }
-
-  return NULL;
+  return chp_object_list_find (CHP_OBJECT_LIST (self), has_origin, origin, NULL);
 }

@@ -4,12 +4,13 @@
 #include <gio/gio.h>
 
 #include "chp-device.h"
+#include "chp-object-list.h"
 
 G_BEGIN_DECLS
 
 #define CHP_TYPE_DEVICE_LIST (chp_device_list_get_type ())
 
-G_DECLARE_FINAL_TYPE (ChpDeviceList, chp_device_list, CHP, DEVICE_LIST, GObject)
+G_DECLARE_FINAL_TYPE (ChpDeviceList, chp_device_list, CHP, DEVICE_LIST, ChpObjectList)
 
 ChpDeviceList *chp_device_list_new                  (void);
 void           chp_device_list_set_all              (ChpDeviceList       *self,

@@ -9,50 +9,15 @@
 
 #define MAX_GRANTS_PER_DEVICE 64
 
+/* The items are grouped by device, in arrival order. */
 struct _ChpGrantList
 {
-  GObject parent_instance;
+  ChpObjectList parent_instance;
 
-  GPtrArray *grants;      /* ChpGrant, grouped by device in arrival order */
   guint expiry_source;
 };
 
-static void list_model_iface_init (GListModelInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (ChpGrantList, chp_grant_list, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, list_model_iface_init))
-
-static GType
-get_item_type (GListModel *model)
-{
-  return CHP_TYPE_GRANT;
-}
-
-static guint
-get_n_items (GListModel *model)
-{
-  return CHP_GRANT_LIST (model)->grants->len;
-}
-
-static gpointer
-get_item (GListModel *model,
-          guint       position)
-{
-  ChpGrantList *self = CHP_GRANT_LIST (model);
-
-  if (position >= self->grants->len)
-    return NULL;
-
-  return g_object_ref (g_ptr_array_index (self->grants, position));
-}
-
-static void
-list_model_iface_init (GListModelInterface *iface)
-{
-  iface->get_item_type = get_item_type;
-  iface->get_n_items = get_n_items;
-  iface->get_item = get_item;
-}
+G_DEFINE_FINAL_TYPE (ChpGrantList, chp_grant_list, CHP_TYPE_OBJECT_LIST)
 
 static void
 chp_grant_list_dispose (GObject *object)
@@ -65,26 +30,15 @@ chp_grant_list_dispose (GObject *object)
 }
 
 static void
-chp_grant_list_finalize (GObject *object)
-{
-  g_clear_pointer (&CHP_GRANT_LIST (object)->grants, g_ptr_array_unref);
-
-  G_OBJECT_CLASS (chp_grant_list_parent_class)->finalize (object);
-}
-
-static void
 chp_grant_list_class_init (ChpGrantListClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
-
-  object_class->dispose = chp_grant_list_dispose;
-  object_class->finalize = chp_grant_list_finalize;
+  G_OBJECT_CLASS (klass)->dispose = chp_grant_list_dispose;
+  CHP_OBJECT_LIST_CLASS (klass)->item_type = CHP_TYPE_GRANT;
 }
 
 static void
 chp_grant_list_init (ChpGrantList *self)
 {
-  self->grants = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 ChpGrantList *
@@ -101,37 +55,28 @@ now_ms (void)
 
 static void schedule_expiry (ChpGrantList *self);
 
-/* Removes items matching @device_id (all of them when @expired_only is FALSE, else only those
- * whose time is up), one items-changed per run of removed items. */
-static void
-remove_where (ChpGrantList *self,
-              const char   *device_id,
-              gboolean      expired_only)
+static gboolean
+is_expired (gpointer      item,
+            gconstpointer now)
 {
-  gint64 now = now_ms ();
+  return chp_grant_get_expires_at (item) <= *(const gint64 *) now;
+}
 
-  for (guint i = self->grants->len; i > 0; i--)
-    {
-      ChpGrant *grant = g_ptr_array_index (self->grants, i - 1);
-      gboolean match = expired_only
-        ? chp_grant_get_expires_at (grant) <= now
-        : g_strcmp0 (chp_grant_get_device_id (grant), device_id) == 0;
-
-      if (match)
-        {
-          g_ptr_array_remove_index (self->grants, i - 1);
-          g_list_model_items_changed (G_LIST_MODEL (self), i - 1, 1, 0);
-        }
-    }
+static gboolean
+is_from_device (gpointer      item,
+                gconstpointer device_id)
+{
+  return g_strcmp0 (chp_grant_get_device_id (item), device_id) == 0;
 }
 
 static gboolean
 expiry_cb (gpointer user_data)
 {
   ChpGrantList *self = user_data;
+  gint64 now = now_ms ();
 
   self->expiry_source = 0;
-  remove_where (self, NULL, TRUE);
+  chp_object_list_remove_all (CHP_OBJECT_LIST (self), is_expired, &now);
   schedule_expiry (self);
 
   return G_SOURCE_REMOVE;
@@ -140,13 +85,14 @@ expiry_cb (gpointer user_data)
 static void
 schedule_expiry (ChpGrantList *self)
 {
+  ChpObjectList *list = CHP_OBJECT_LIST (self);
   gint64 soonest = G_MAXINT64;
   gint64 delay;
 
   g_clear_handle_id (&self->expiry_source, g_source_remove);
 
-  for (guint i = 0; i < self->grants->len; i++)
-    soonest = MIN (soonest, chp_grant_get_expires_at (g_ptr_array_index (self->grants, i)));
+  for (guint i = 0; i < chp_object_list_get_len (list); i++)
+    soonest = MIN (soonest, chp_grant_get_expires_at (chp_object_list_get_item_at (list, i)));
 
   if (soonest == G_MAXINT64)
     return;
@@ -171,7 +117,7 @@ chp_grant_list_set_device_grants (ChpGrantList  *self,
 {
   g_autoptr(GPtrArray) parsed = g_ptr_array_new_with_free_func (g_object_unref);
   gint64 now = now_ms ();
-  guint position;
+  ChpObjectList *list;
 
   g_return_val_if_fail (CHP_IS_GRANT_LIST (self), FALSE);
   g_return_val_if_fail (device_id != NULL, FALSE);
@@ -204,13 +150,10 @@ chp_grant_list_set_device_grants (ChpGrantList  *self,
         g_ptr_array_add (parsed, grant);
     }
 
-  remove_where (self, device_id, FALSE);
-
-  position = self->grants->len;
-  for (guint i = 0; i < parsed->len; i++)
-    g_ptr_array_add (self->grants, g_object_ref (g_ptr_array_index (parsed, i)));
+  list = CHP_OBJECT_LIST (self);
+  chp_object_list_remove_all (list, is_from_device, device_id);
   if (parsed->len > 0)
-    g_list_model_items_changed (G_LIST_MODEL (self), position, 0, parsed->len);
+    chp_object_list_splice (list, chp_object_list_get_len (list), 0, parsed->pdata, parsed->len);
 
   schedule_expiry (self);
   return TRUE;
@@ -223,8 +166,24 @@ chp_grant_list_remove_device (ChpGrantList *self,
 {
   g_return_if_fail (CHP_IS_GRANT_LIST (self));
 
-  remove_where (self, device_id, FALSE);
+  chp_object_list_remove_all (CHP_OBJECT_LIST (self), is_from_device, device_id);
   schedule_expiry (self);
+}
+
+typedef struct
+{
+  const char *device_id;
+  const char *grant_id;
+} GrantKey;
+
+static gboolean
+is_grant (gpointer      item,
+          gconstpointer data)
+{
+  const GrantKey *key = data;
+
+  return g_strcmp0 (chp_grant_get_device_id (item), key->device_id) == 0 &&
+         g_strcmp0 (chp_grant_get_id (item), key->grant_id) == 0;
 }
 
 /* Returns: (transfer none) (nullable) */
@@ -233,30 +192,25 @@ chp_grant_list_lookup (ChpGrantList *self,
                        const char   *device_id,
                        const char   *grant_id)
 {
+  GrantKey key = { device_id, grant_id };
+
   g_return_val_if_fail (CHP_IS_GRANT_LIST (self), NULL);
 
-  for (guint i = 0; i < self->grants->len; i++)
-    {
-      ChpGrant *grant = g_ptr_array_index (self->grants, i);
-
-      if (g_strcmp0 (chp_grant_get_device_id (grant), device_id) == 0 &&
-          g_strcmp0 (chp_grant_get_id (grant), grant_id) == 0)
-        return grant;
-    }
-
-  return NULL;
+  return chp_object_list_find (CHP_OBJECT_LIST (self), is_grant, &key, NULL);
 }
 
 guint
 chp_grant_list_count_for_device (ChpGrantList *self,
                                  const char   *device_id)
 {
+  ChpObjectList *list;
   guint count = 0;
 
   g_return_val_if_fail (CHP_IS_GRANT_LIST (self), 0);
 
-  for (guint i = 0; i < self->grants->len; i++)
-    if (g_strcmp0 (chp_grant_get_device_id (g_ptr_array_index (self->grants, i)), device_id) == 0)
+  list = CHP_OBJECT_LIST (self);
+  for (guint i = 0; i < chp_object_list_get_len (list); i++)
+    if (is_from_device (chp_object_list_get_item_at (list, i), device_id))
       count++;
 
   return count;
@@ -266,12 +220,14 @@ JsonNode *
 chp_grant_list_to_json (ChpGrantList *self)
 {
   g_autoptr(JsonArray) array = json_array_new ();
+  ChpObjectList *list;
   JsonNode *node;
 
   g_return_val_if_fail (CHP_IS_GRANT_LIST (self), NULL);
 
-  for (guint i = 0; i < self->grants->len; i++)
-    json_array_add_element (array, chp_grant_to_json (g_ptr_array_index (self->grants, i)));
+  list = CHP_OBJECT_LIST (self);
+  for (guint i = 0; i < chp_object_list_get_len (list); i++)
+    json_array_add_element (array, chp_grant_to_json (chp_object_list_get_item_at (list, i)));
 
   node = json_node_new (JSON_NODE_ARRAY);
   json_node_set_array (node, array);

@@ -4,12 +4,13 @@
 #include <gio/gio.h>
 
 #include "chp-grant.h"
+#include "chp-object-list.h"
 
 G_BEGIN_DECLS
 
 #define CHP_TYPE_GRANT_LIST (chp_grant_list_get_type ())
 
-G_DECLARE_FINAL_TYPE (ChpGrantList, chp_grant_list, CHP, GRANT_LIST, GObject)
+G_DECLARE_FINAL_TYPE (ChpGrantList, chp_grant_list, CHP, GRANT_LIST, ChpObjectList)
 
 ChpGrantList *chp_grant_list_new                (void);
 gboolean      chp_grant_list_set_device_grants  (ChpGrantList  *self,

@@ -12,66 +12,20 @@
 
 struct _ChpHandoffList
 {
-  GObject parent_instance;
-
-  GPtrArray *items;
+  ChpObjectList parent_instance;
 };
 
-static void list_model_iface_init (GListModelInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (ChpHandoffList, chp_handoff_list, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, list_model_iface_init))
-
-static GType
-get_item_type (GListModel *model)
-{
-  return CHP_TYPE_HANDOFF;
-}
-
-static guint
-get_n_items (GListModel *model)
-{
-  return CHP_HANDOFF_LIST (model)->items->len;
-}
-
-static gpointer
-get_item (GListModel *model,
-          guint       position)
-{
-  ChpHandoffList *self = CHP_HANDOFF_LIST (model);
-
-  if (position >= self->items->len)
-    return NULL;
-
-  return g_object_ref (g_ptr_array_index (self->items, position));
-}
-
-static void
-list_model_iface_init (GListModelInterface *iface)
-{
-  iface->get_item_type = get_item_type;
-  iface->get_n_items = get_n_items;
-  iface->get_item = get_item;
-}
-
-static void
-chp_handoff_list_finalize (GObject *object)
-{
-  g_clear_pointer (&CHP_HANDOFF_LIST (object)->items, g_ptr_array_unref);
-
-  G_OBJECT_CLASS (chp_handoff_list_parent_class)->finalize (object);
-}
+G_DEFINE_FINAL_TYPE (ChpHandoffList, chp_handoff_list, CHP_TYPE_OBJECT_LIST)
 
 static void
 chp_handoff_list_class_init (ChpHandoffListClass *klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = chp_handoff_list_finalize;
+  CHP_OBJECT_LIST_CLASS (klass)->item_type = CHP_TYPE_HANDOFF;
 }
 
 static void
 chp_handoff_list_init (ChpHandoffList *self)
 {
-  self->items = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 ChpHandoffList *
@@ -80,25 +34,27 @@ chp_handoff_list_new (void)
   return g_object_new (CHP_TYPE_HANDOFF_LIST, NULL);
 }
 
-static gboolean
-find (ChpHandoffList *self,
-      const char     *device_id,
-      const char     *handoff_id,
-      guint          *position)
+typedef struct
 {
-  for (guint i = 0; i < self->items->len; i++)
-    {
-      ChpHandoff *handoff = g_ptr_array_index (self->items, i);
+  const char *device_id;
+  const char *handoff_id;
+} HandoffKey;
 
-      if (g_strcmp0 (chp_handoff_get_device_id (handoff), device_id) == 0 &&
-          g_strcmp0 (chp_handoff_get_id (handoff), handoff_id) == 0)
-        {
-          *position = i;
-          return TRUE;
-        }
-    }
+static gboolean
+is_handoff (gpointer      item,
+            gconstpointer data)
+{
+  const HandoffKey *key = data;
 
-  return FALSE;
+  return g_strcmp0 (chp_handoff_get_device_id (item), key->device_id) == 0 &&
+         g_strcmp0 (chp_handoff_get_id (item), key->handoff_id) == 0;
+}
+
+static gboolean
+is_from_device (gpointer      item,
+                gconstpointer device_id)
+{
+  return g_strcmp0 (chp_handoff_get_device_id (item), device_id) == 0;
 }
 
 /**
@@ -116,6 +72,8 @@ chp_handoff_list_apply (ChpHandoffList  *self,
                         GError         **error)
 {
   g_autoptr(ChpHandoff) handoff = NULL;
+  ChpObjectList *list;
+  HandoffKey key;
   guint position;
 
   g_return_val_if_fail (CHP_IS_HANDOFF_LIST (self), NULL);
@@ -124,31 +82,29 @@ chp_handoff_list_apply (ChpHandoffList  *self,
   if (handoff == NULL)
     return NULL;
 
-  if (find (self, device_id, chp_handoff_get_id (handoff), &position))
+  list = CHP_OBJECT_LIST (self);
+  key = (HandoffKey) { device_id, chp_handoff_get_id (handoff) };
+  if (chp_object_list_find (list, is_handoff, &key, &position) != NULL)
     {
-      g_autoptr(ChpHandoff) listed = g_object_ref (g_ptr_array_index (self->items, position));
+      g_autoptr(ChpHandoff) listed = g_object_ref (chp_object_list_get_item_at (list, position));
 
       chp_handoff_update (listed, handoff);
       if (!chp_handoff_is_waiting (listed))
-        {
-          g_ptr_array_remove_index (self->items, position);
-          g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 0);
-        }
+        chp_object_list_remove_at (list, position);
       return g_steal_pointer (&listed);
     }
 
   if (!chp_handoff_is_waiting (handoff))
     return NULL;
 
-  if (self->items->len >= MAX_WAITING)
+  if (chp_object_list_get_len (list) >= MAX_WAITING)
     {
       g_set_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_BUSY,
                    "more than %d handoffs waiting", MAX_WAITING);
       return NULL;
     }
 
-  g_ptr_array_add (self->items, g_object_ref (handoff));
-  g_list_model_items_changed (G_LIST_MODEL (self), self->items->len - 1, 0, 1);
+  chp_object_list_append (list, handoff);
   return g_steal_pointer (&handoff);
 }
 
@@ -158,12 +114,7 @@ chp_handoff_list_remove_device (ChpHandoffList *self,
 {
   g_return_if_fail (CHP_IS_HANDOFF_LIST (self));
 
-  for (guint i = self->items->len; i > 0; i--)
-    if (g_strcmp0 (chp_handoff_get_device_id (g_ptr_array_index (self->items, i - 1)), device_id) == 0)
-      {
-        g_ptr_array_remove_index (self->items, i - 1);
-        g_list_model_items_changed (G_LIST_MODEL (self), i - 1, 1, 0);
-      }
+  chp_object_list_remove_all (CHP_OBJECT_LIST (self), is_from_device, device_id);
 }
 
 /* Returns: (transfer none) (nullable) */
@@ -172,24 +123,25 @@ chp_handoff_list_lookup (ChpHandoffList *self,
                          const char     *device_id,
                          const char     *handoff_id)
 {
-  guint position;
+  HandoffKey key = { device_id, handoff_id };
 
   g_return_val_if_fail (CHP_IS_HANDOFF_LIST (self), NULL);
 
-  return find (self, device_id, handoff_id, &position)
-    ? g_ptr_array_index (self->items, position) : NULL;
+  return chp_object_list_find (CHP_OBJECT_LIST (self), is_handoff, &key, NULL);
 }
 
 JsonNode *
 chp_handoff_list_to_json (ChpHandoffList *self)
 {
   g_autoptr(JsonArray) array = json_array_new ();
+  ChpObjectList *list;
   JsonNode *node;
 
   g_return_val_if_fail (CHP_IS_HANDOFF_LIST (self), NULL);
 
-  for (guint i = 0; i < self->items->len; i++)
-    json_array_add_element (array, chp_handoff_to_json (g_ptr_array_index (self->items, i)));
+  list = CHP_OBJECT_LIST (self);
+  for (guint i = 0; i < chp_object_list_get_len (list); i++)
+    json_array_add_element (array, chp_handoff_to_json (chp_object_list_get_item_at (list, i)));
 
   node = json_node_new (JSON_NODE_ARRAY);
   json_node_set_array (node, array);

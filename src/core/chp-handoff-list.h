@@ -4,12 +4,13 @@
 #include <gio/gio.h>
 
 #include "chp-handoff.h"
+#include "chp-object-list.h"
 
 G_BEGIN_DECLS
 
 #define CHP_TYPE_HANDOFF_LIST (chp_handoff_list_get_type ())
 
-G_DECLARE_FINAL_TYPE (ChpHandoffList, chp_handoff_list, CHP, HANDOFF_LIST, GObject)
+G_DECLARE_FINAL_TYPE (ChpHandoffList, chp_handoff_list, CHP, HANDOFF_LIST, ChpObjectList)
 
 ChpHandoffList *chp_handoff_list_new           (void);
 ChpHandoff     *chp_handoff_list_apply         (ChpHandoffList  *self,

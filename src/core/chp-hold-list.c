@@ -15,51 +15,16 @@
 
 struct _ChpHoldList
 {
-  GObject parent_instance;
+  ChpObjectList parent_instance;
 
-  GPtrArray *items;
   GQueue ended;          /* "device\nhold" of holds that ended, oldest first */
 };
 
-static void list_model_iface_init (GListModelInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (ChpHoldList, chp_hold_list, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, list_model_iface_init))
-
-static GType
-get_item_type (GListModel *model)
-{
-  return CHP_TYPE_HOLD;
-}
-
-static guint
-get_n_items (GListModel *model)
-{
-  return CHP_HOLD_LIST (model)->items->len;
-}
-
-static gpointer
-get_item (GListModel *model,
-          guint       position)
-{
-  ChpHoldList *self = CHP_HOLD_LIST (model);
-
-  return position < self->items->len ? g_object_ref (g_ptr_array_index (self->items, position))
-                                     : NULL;
-}
-
-static void
-list_model_iface_init (GListModelInterface *iface)
-{
-  iface->get_item_type = get_item_type;
-  iface->get_n_items = get_n_items;
-  iface->get_item = get_item;
-}
+G_DEFINE_FINAL_TYPE (ChpHoldList, chp_hold_list, CHP_TYPE_OBJECT_LIST)
 
 static void
 chp_hold_list_finalize (GObject *object)
 {
-  g_clear_pointer (&CHP_HOLD_LIST (object)->items, g_ptr_array_unref);
   g_queue_clear_full (&CHP_HOLD_LIST (object)->ended, g_free);
 
   G_OBJECT_CLASS (chp_hold_list_parent_class)->finalize (object);
@@ -69,12 +34,12 @@ static void
 chp_hold_list_class_init (ChpHoldListClass *klass)
 {
   G_OBJECT_CLASS (klass)->finalize = chp_hold_list_finalize;
+  CHP_OBJECT_LIST_CLASS (klass)->item_type = CHP_TYPE_HOLD;
 }
 
 static void
 chp_hold_list_init (ChpHoldList *self)
 {
-  self->items = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 ChpHoldList *
@@ -83,21 +48,27 @@ chp_hold_list_new (void)
   return g_object_new (CHP_TYPE_HOLD_LIST, NULL);
 }
 
-static gint
-position_of (ChpHoldList *self,
-             const char  *device_id,
-             const char  *hold_id)
+typedef struct
 {
-  for (guint i = 0; i < self->items->len; i++)
-    {
-      ChpHold *hold = g_ptr_array_index (self->items, i);
+  const char *device_id;
+  const char *hold_id;
+} HoldKey;
 
-      if (g_strcmp0 (chp_hold_get_device_id (hold), device_id) == 0 &&
-          g_strcmp0 (chp_hold_get_id (hold), hold_id) == 0)
-        return (gint) i;
-    }
+static gboolean
+is_hold (gpointer      item,
+         gconstpointer data)
+{
+  const HoldKey *key = data;
 
-  return -1;
+  return g_strcmp0 (chp_hold_get_device_id (item), key->device_id) == 0 &&
+         g_strcmp0 (chp_hold_get_id (item), key->hold_id) == 0;
+}
+
+static gboolean
+is_from_device (gpointer      item,
+                gconstpointer device_id)
+{
+  return g_strcmp0 (chp_hold_get_device_id (item), device_id) == 0;
 }
 
 /* TRUE when the end of this hold was taken already; else remembers it. */
@@ -130,7 +101,9 @@ chp_hold_list_apply (ChpHoldList  *self,
                      GError      **error)
 {
   g_autoptr(ChpHold) hold = NULL;
-  gint position;
+  ChpObjectList *list;
+  HoldKey key;
+  guint position;
 
   g_return_val_if_fail (CHP_IS_HOLD_LIST (self), NULL);
 
@@ -138,17 +111,17 @@ chp_hold_list_apply (ChpHoldList  *self,
   if (hold == NULL)
     return NULL;
 
-  position = position_of (self, device_id, chp_hold_get_id (hold));
-  if (position >= 0)
+  list = CHP_OBJECT_LIST (self);
+  key = (HoldKey) { device_id, chp_hold_get_id (hold) };
+  if (chp_object_list_find (list, is_hold, &key, &position) != NULL)
     {
-      g_autoptr(ChpHold) listed = g_object_ref (g_ptr_array_index (self->items, position));
+      g_autoptr(ChpHold) listed = g_object_ref (chp_object_list_get_item_at (list, position));
 
       chp_hold_update (listed, hold);
       if (!chp_hold_is_held (listed))
         {
           seen_end (self, listed);
-          g_ptr_array_remove_index (self->items, position);
-          g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 0);
+          chp_object_list_remove_at (list, position);
         }
       return g_steal_pointer (&listed);
     }
@@ -156,15 +129,14 @@ chp_hold_list_apply (ChpHoldList  *self,
   if (!chp_hold_is_held (hold))
     return seen_end (self, hold) ? NULL : g_steal_pointer (&hold);
 
-  if (self->items->len >= MAX_HELD)
+  if (chp_object_list_get_len (list) >= MAX_HELD)
     {
       g_set_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_BUSY,
                    "more than %d holds waiting", MAX_HELD);
       return NULL;
     }
 
-  g_ptr_array_add (self->items, g_object_ref (hold));
-  g_list_model_items_changed (G_LIST_MODEL (self), self->items->len - 1, 0, 1);
+  chp_object_list_append (list, hold);
   return g_steal_pointer (&hold);
 }
 
@@ -174,12 +146,7 @@ chp_hold_list_remove_device (ChpHoldList *self,
 {
   g_return_if_fail (CHP_IS_HOLD_LIST (self));
 
-  for (guint i = self->items->len; i > 0; i--)
-    if (g_strcmp0 (chp_hold_get_device_id (g_ptr_array_index (self->items, i - 1)), device_id) == 0)
-      {
-        g_ptr_array_remove_index (self->items, i - 1);
-        g_list_model_items_changed (G_LIST_MODEL (self), i - 1, 1, 0);
-      }
+  chp_object_list_remove_all (CHP_OBJECT_LIST (self), is_from_device, device_id);
 }
 
 /* Returns: (transfer none) (nullable): a hold that is still held */
@@ -188,10 +155,9 @@ chp_hold_list_lookup (ChpHoldList *self,
                       const char  *device_id,
                       const char  *hold_id)
 {
-  gint position;
+  HoldKey key = { device_id, hold_id };
 
   g_return_val_if_fail (CHP_IS_HOLD_LIST (self), NULL);
 
-  position = position_of (self, device_id, hold_id);
-  return position >= 0 ? g_ptr_array_index (self->items, position) : NULL;
+  return chp_object_list_find (CHP_OBJECT_LIST (self), is_hold, &key, NULL);
 }

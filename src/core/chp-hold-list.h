@@ -4,12 +4,13 @@
 #include <gio/gio.h>
 
 #include "chp-hold.h"
+#include "chp-object-list.h"
 
 G_BEGIN_DECLS
 
 #define CHP_TYPE_HOLD_LIST (chp_hold_list_get_type ())
 
-G_DECLARE_FINAL_TYPE (ChpHoldList, chp_hold_list, CHP, HOLD_LIST, GObject)
+G_DECLARE_FINAL_TYPE (ChpHoldList, chp_hold_list, CHP, HOLD_LIST, ChpObjectList)
 
 ChpHoldList *chp_hold_list_new           (void);
 ChpHold     *chp_hold_list_apply         (ChpHoldList  *self,

@@ -8,14 +8,14 @@
 
 #include <glib/gi18n.h>
 
+/* The list's items are the requests a person must decide. */
 struct _ChpPairingManager
 {
-  GObject parent_instance;
+  ChpObjectList parent_instance;
 
   ChpStore *store;
   GPtrArray *history;   /* ChpPairingAttempt, oldest first, the last day only */
   GPtrArray *live;      /* every request not yet finished */
-  GPtrArray *waiting;   /* the ones a person must decide: the list model */
   gint64 locked_until;
 };
 
@@ -27,43 +27,8 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
-static void list_model_iface_init (GListModelInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (ChpPairingManager, chp_pairing_manager, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, list_model_iface_init))
+G_DEFINE_FINAL_TYPE (ChpPairingManager, chp_pairing_manager, CHP_TYPE_OBJECT_LIST)
 G_DEFINE_QUARK (chp-pairing-error-quark, chp_pairing_error)
-
-static GType
-get_item_type (GListModel *model)
-{
-  return CHP_TYPE_PAIRING_REQUEST;
-}
-
-static guint
-get_n_items (GListModel *model)
-{
-  return CHP_PAIRING_MANAGER (model)->waiting->len;
-}
-
-static gpointer
-get_item (GListModel *model,
-          guint       position)
-{
-  ChpPairingManager *self = CHP_PAIRING_MANAGER (model);
-
-  if (position >= self->waiting->len)
-    return NULL;
-
-  return g_object_ref (g_ptr_array_index (self->waiting, position));
-}
-
-static void
-list_model_iface_init (GListModelInterface *iface)
-{
-  iface->get_item_type = get_item_type;
-  iface->get_n_items = get_n_items;
-  iface->get_item = get_item;
-}
 
 static void
 chp_pairing_manager_finalize (GObject *object)
@@ -73,7 +38,6 @@ chp_pairing_manager_finalize (GObject *object)
   g_clear_object (&self->store);
   g_clear_pointer (&self->history, g_ptr_array_unref);
   g_clear_pointer (&self->live, g_ptr_array_unref);
-  g_clear_pointer (&self->waiting, g_ptr_array_unref);
 
   G_OBJECT_CLASS (chp_pairing_manager_parent_class)->finalize (object);
 }
@@ -104,6 +68,7 @@ chp_pairing_manager_class_init (ChpPairingManagerClass *klass)
 
   object_class->finalize = chp_pairing_manager_finalize;
   object_class->get_property = chp_pairing_manager_get_property;
+  CHP_OBJECT_LIST_CLASS (klass)->item_type = CHP_TYPE_PAIRING_REQUEST;
 
   /* Milliseconds since the epoch; 0 or past means pairing is open. */
   properties[PROP_LOCKED_UNTIL] =
@@ -117,7 +82,6 @@ chp_pairing_manager_init (ChpPairingManager *self)
 {
   self->history = g_ptr_array_new_with_free_func ((GDestroyNotify) chp_pairing_attempt_free);
   self->live = g_ptr_array_new_with_free_func (g_object_unref);
-  self->waiting = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 ChpPairingManager *
@@ -279,8 +243,7 @@ chp_pairing_manager_show (ChpPairingManager *self,
   g_return_if_fail (chp_pairing_request_get_code (request) != NULL);
 
   chp_pairing_request_set_state (request, CHP_PAIRING_STATE_WAITING);
-  g_ptr_array_add (self->waiting, g_object_ref (request));
-  g_list_model_items_changed (G_LIST_MODEL (self), self->waiting->len - 1, 0, 1);
+  chp_object_list_append (CHP_OBJECT_LIST (self), request);
 }
 
 static ChpPairingOutcome
@@ -322,11 +285,8 @@ chp_pairing_manager_finish (ChpPairingManager *self,
 
   guard = g_object_ref (request);
   g_ptr_array_remove_index (self->live, index);
-  if (g_ptr_array_find (self->waiting, request, &index))
-    {
-      g_ptr_array_remove_index (self->waiting, index);
-      g_list_model_items_changed (G_LIST_MODEL (self), index, 1, 0);
-    }
+  if (chp_object_list_find (CHP_OBJECT_LIST (self), NULL, request, &index) != NULL)
+    chp_object_list_remove_at (CHP_OBJECT_LIST (self), index);
 
   chp_pairing_request_set_state (request, state);
 

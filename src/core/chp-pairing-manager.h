@@ -4,6 +4,7 @@
 
 #include <gio/gio.h>
 
+#include "chp-object-list.h"
 #include "chp-pairing-request.h"
 #include "chp-store.h"
 
@@ -27,7 +28,8 @@ typedef enum
 
 #define CHP_TYPE_PAIRING_MANAGER (chp_pairing_manager_get_type ())
 
-G_DECLARE_FINAL_TYPE (ChpPairingManager, chp_pairing_manager, CHP, PAIRING_MANAGER, GObject)
+G_DECLARE_FINAL_TYPE (ChpPairingManager, chp_pairing_manager, CHP, PAIRING_MANAGER,
+                      ChpObjectList)
 
 GQuark             chp_pairing_error_quark            (void);
 

@@ -14,9 +14,8 @@
 
 struct _ChpPlanList
 {
-  GObject parent_instance;
+  ChpObjectList parent_instance;
 
-  GPtrArray *items;
   GHashTable *timers;   /* plan id → GSource id of its end */
   GQueue history;       /* ended plans, oldest first */
   guint lifetime_ms;
@@ -30,40 +29,7 @@ enum {
 
 static guint signals[N_SIGNALS];
 
-static void list_model_iface_init (GListModelInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (ChpPlanList, chp_plan_list, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, list_model_iface_init))
-
-static GType
-get_item_type (GListModel *model)
-{
-  return CHP_TYPE_PLAN;
-}
-
-static guint
-get_n_items (GListModel *model)
-{
-  return CHP_PLAN_LIST (model)->items->len;
-}
-
-static gpointer
-get_item (GListModel *model,
-          guint       position)
-{
-  ChpPlanList *self = CHP_PLAN_LIST (model);
-
-  return position < self->items->len ? g_object_ref (g_ptr_array_index (self->items, position))
-                                     : NULL;
-}
-
-static void
-list_model_iface_init (GListModelInterface *iface)
-{
-  iface->get_item_type = get_item_type;
-  iface->get_n_items = get_n_items;
-  iface->get_item = get_item;
-}
+G_DEFINE_FINAL_TYPE (ChpPlanList, chp_plan_list, CHP_TYPE_OBJECT_LIST)
 
 static void
 remove_timer (gpointer data)
@@ -77,7 +43,6 @@ chp_plan_list_finalize (GObject *object)
   ChpPlanList *self = CHP_PLAN_LIST (object);
 
   g_clear_pointer (&self->timers, g_hash_table_unref);
-  g_clear_pointer (&self->items, g_ptr_array_unref);
   g_queue_clear_full (&self->history, g_object_unref);
 
   G_OBJECT_CLASS (chp_plan_list_parent_class)->finalize (object);
@@ -87,6 +52,7 @@ static void
 chp_plan_list_class_init (ChpPlanListClass *klass)
 {
   G_OBJECT_CLASS (klass)->finalize = chp_plan_list_finalize;
+  CHP_OBJECT_LIST_CLASS (klass)->item_type = CHP_TYPE_PLAN;
 
   /**
    * ChpPlanList::plan-changed:
@@ -100,7 +66,6 @@ chp_plan_list_class_init (ChpPlanListClass *klass)
 static void
 chp_plan_list_init (ChpPlanList *self)
 {
-  self->items = g_ptr_array_new_with_free_func (g_object_unref);
   self->timers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, remove_timer);
   self->lifetime_ms = CHP_PLAN_LIFETIME_MS;
 }
@@ -128,14 +93,11 @@ chp_plan_list_next_id (ChpPlanList *self)
   return g_strdup_printf ("plan-%u", ++self->next_id);
 }
 
-static gint
-position_of (ChpPlanList *self,
-             const char  *plan_id)
+static gboolean
+has_id (gpointer      item,
+        gconstpointer plan_id)
 {
-  for (guint i = 0; i < self->items->len; i++)
-    if (g_strcmp0 (chp_plan_get_id (g_ptr_array_index (self->items, i)), plan_id) == 0)
-      return (gint) i;
-  return -1;
+  return g_strcmp0 (chp_plan_get_id (item), plan_id) == 0;
 }
 
 /* Sets the plan's final state, takes it out of the list, and says so. */
@@ -145,15 +107,16 @@ finish (ChpPlanList *self,
         const char  *state,
         const char  *reason)
 {
-  g_autoptr(ChpPlan) plan = g_object_ref (g_ptr_array_index (self->items, position));
+  ChpObjectList *list = CHP_OBJECT_LIST (self);
+  g_autoptr(ChpPlan) plan = g_object_ref (chp_object_list_get_item_at (list, position));
 
   g_hash_table_remove (self->timers, chp_plan_get_id (plan));
   chp_plan_set_state (plan, state, reason, 0);
-  g_ptr_array_remove_index (self->items, position);
+  /* Into the history before items-changed, so that whoever it wakes finds the plan ended. */
   g_queue_push_tail (&self->history, g_object_ref (plan));
   if (g_queue_get_length (&self->history) > MAX_HISTORY)
     g_object_unref (g_queue_pop_head (&self->history));
-  g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 0);
+  chp_object_list_remove_at (list, position);
   g_signal_emit (self, signals[SIGNAL_PLAN_CHANGED], 0, plan);
 }
 
@@ -181,15 +144,14 @@ chp_plan_list_add (ChpPlanList  *self,
   g_return_val_if_fail (CHP_IS_PLAN_LIST (self), FALSE);
   g_return_val_if_fail (CHP_IS_PLAN (plan), FALSE);
 
-  if (self->items->len >= MAX_LIVE)
+  if (chp_object_list_get_len (CHP_OBJECT_LIST (self)) >= MAX_LIVE)
     {
       g_set_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_BUSY,
                    "%d plans are already waiting or running", MAX_LIVE);
       return FALSE;
     }
 
-  g_ptr_array_add (self->items, g_object_ref (plan));
-  g_list_model_items_changed (G_LIST_MODEL (self), self->items->len - 1, 0, 1);
+  chp_object_list_append (CHP_OBJECT_LIST (self), plan);
   g_signal_emit (self, signals[SIGNAL_PLAN_CHANGED], 0, plan);
   return TRUE;
 }
@@ -199,12 +161,9 @@ ChpPlan *
 chp_plan_list_lookup (ChpPlanList *self,
                       const char  *plan_id)
 {
-  gint position;
-
   g_return_val_if_fail (CHP_IS_PLAN_LIST (self), NULL);
 
-  position = position_of (self, plan_id);
-  return position >= 0 ? g_ptr_array_index (self->items, position) : NULL;
+  return chp_object_list_find (CHP_OBJECT_LIST (self), has_id, plan_id, NULL);
 }
 
 typedef struct
@@ -227,11 +186,11 @@ expired_cb (gpointer data)
 {
   Expiry *expiry = data;
   ChpPlanList *self = expiry->self;
-  gint position = position_of (self, expiry->plan_id);
+  guint position;
 
   /* The source is ending: take it out of the table without removing it twice. */
   g_hash_table_steal (self->timers, expiry->plan_id);
-  if (position >= 0)
+  if (chp_object_list_find (CHP_OBJECT_LIST (self), has_id, expiry->plan_id, &position) != NULL)
     finish (self, position, "ended", "expired");
   return G_SOURCE_REMOVE;
 }
@@ -268,13 +227,13 @@ gboolean
 chp_plan_list_decline (ChpPlanList *self,
                        const char  *plan_id)
 {
-  gint position;
+  ChpPlan *plan;
+  guint position;
 
   g_return_val_if_fail (CHP_IS_PLAN_LIST (self), FALSE);
 
-  position = position_of (self, plan_id);
-  if (position < 0 ||
-      g_strcmp0 (chp_plan_get_state (g_ptr_array_index (self->items, position)), "waiting") != 0)
+  plan = chp_object_list_find (CHP_OBJECT_LIST (self), has_id, plan_id, &position);
+  if (plan == NULL || g_strcmp0 (chp_plan_get_state (plan), "waiting") != 0)
     return FALSE;
   finish (self, position, "declined", NULL);
   return TRUE;
@@ -285,10 +244,13 @@ void
 chp_plan_list_end_all (ChpPlanList *self,
                        const char  *reason)
 {
+  ChpObjectList *list;
+
   g_return_if_fail (CHP_IS_PLAN_LIST (self));
 
-  while (self->items->len > 0)
-    finish (self, self->items->len - 1, "ended", reason);
+  list = CHP_OBJECT_LIST (self);
+  while (chp_object_list_get_len (list) > 0)
+    finish (self, chp_object_list_get_len (list) - 1, "ended", reason);
 }
 
 void
@@ -296,12 +258,23 @@ chp_plan_list_end_session (ChpPlanList *self,
                            const char  *session_id,
                            const char  *reason)
 {
+  ChpObjectList *list;
+
   g_return_if_fail (CHP_IS_PLAN_LIST (self));
 
-  for (guint i = self->items->len; i > 0; i--)
-    if (g_strcmp0 (chp_plan_get_session_id (g_ptr_array_index (self->items, i - 1)),
+  list = CHP_OBJECT_LIST (self);
+  for (guint i = chp_object_list_get_len (list); i > 0; i--)
+    if (g_strcmp0 (chp_plan_get_session_id (chp_object_list_get_item_at (list, i - 1)),
                    session_id) == 0)
       finish (self, i - 1, "ended", reason);
+}
+
+static gboolean
+covers_session (gpointer      item,
+                gconstpointer session_id)
+{
+  return chp_plan_is_approved (item) &&
+         g_strcmp0 (chp_plan_get_session_id (item), session_id) == 0;
 }
 
 /* Returns: (transfer none) (nullable): the session's oldest approved plan with steps left */
@@ -311,14 +284,7 @@ chp_plan_list_covering (ChpPlanList *self,
 {
   g_return_val_if_fail (CHP_IS_PLAN_LIST (self), NULL);
 
-  for (guint i = 0; i < self->items->len; i++)
-    {
-      ChpPlan *plan = g_ptr_array_index (self->items, i);
-
-      if (chp_plan_is_approved (plan) && g_strcmp0 (chp_plan_get_session_id (plan), session_id) == 0)
-        return plan;
-    }
-  return NULL;
+  return chp_object_list_find (CHP_OBJECT_LIST (self), covers_session, session_id, NULL);
 }
 
 /**
@@ -333,16 +299,15 @@ chp_plan_list_use_step (ChpPlanList *self,
                         const char  *plan_id,
                         const char  *host)
 {
-  gint position;
+  guint position;
   ChpPlan *plan;
   gint step;
 
   g_return_val_if_fail (CHP_IS_PLAN_LIST (self), 0);
 
-  position = position_of (self, plan_id);
-  if (position < 0)
+  plan = chp_object_list_find (CHP_OBJECT_LIST (self), has_id, plan_id, &position);
+  if (plan == NULL)
     return 0;
-  plan = g_ptr_array_index (self->items, position);
   step = chp_plan_use_step (plan, host);
   if (step == 0)
     return 0;

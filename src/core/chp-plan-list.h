@@ -4,6 +4,7 @@
 
 #include <gio/gio.h>
 
+#include "chp-object-list.h"
 #include "chp-plan.h"
 
 G_BEGIN_DECLS
@@ -12,7 +13,7 @@ G_BEGIN_DECLS
 
 #define CHP_TYPE_PLAN_LIST (chp_plan_list_get_type ())
 
-G_DECLARE_FINAL_TYPE (ChpPlanList, chp_plan_list, CHP, PLAN_LIST, GObject)
+G_DECLARE_FINAL_TYPE (ChpPlanList, chp_plan_list, CHP, PLAN_LIST, ChpObjectList)
 
 ChpPlanList *chp_plan_list_new           (void);
 void         chp_plan_list_set_lifetime  (ChpPlanList  *self,
