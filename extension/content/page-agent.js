@@ -8,6 +8,8 @@
 // (`stale_node`); clicks are refused when something covers the node or an open modal is in front;
 // Chaperone's own pill and banner live in closed shadow roots the page cannot reach, are skipped by
 // every snapshot, and only trusted (person-made) events on them count.
+// A page that shows a password field is a sign-in page: nothing is read or done there for an
+// agent (refused_floor, "sign_in"); only the pill and the handoff banner appear.
 
 (function () {
   'use strict';
@@ -27,6 +29,7 @@
   const WHOLE_TEXT_LIMIT = 512 * 1024;   // characters of textContent
   const HEADING_TEXT_MAX = 200;
   const MESSAGE_MAX = 500;           // UTF-16 units: the worker allows 250 code points (≤ 500 units)
+  const PLAN_MAX_STEPS = 20;         // a plan the app approves has at most 20 steps (browser_plan)
 
   // Taken once at install: the prototypes' own setters, as React-style value trackers on the
   // element instance must be bypassed for the page's framework to notice the change.
@@ -40,6 +43,8 @@
     page_pill_region: 'Chaperone agent',
     page_pill_active: 'Agent · step $1 · Esc to stop',
     page_pill_active_nostep: 'Agent · Esc to stop',
+    // Two numbers: positional $1/$2 in the catalogues too (getMessage substitutes them directly).
+    page_pill_plan: 'Agent · plan step $1 of $2 · Esc to stop',
     page_pill_stopped: 'Agent stopped',
     page_pill_stop: 'Stop',
     page_pill_stop_hint: 'Stop the agent everywhere until you resume it in Chaperone',
@@ -86,13 +91,14 @@
   }
 
   class PageError extends Error {
-    constructor(code, message) {
+    constructor(code, message, data) {
       super(message);
       this.code = code;
+      if (data !== undefined) this.data = data;   // plain, fixed facts — never page content
     }
   }
 
-  const fail = (code, message) => { throw new PageError(code, message); };
+  const fail = (code, message, data) => { throw new PageError(code, message, data); };
 
   const core = () => globalThis.ChaperoneSnapshotCore;
 
@@ -184,6 +190,47 @@
     if (!isVisibleStyle(el)) return false;
     const r = rect || el.getBoundingClientRect();
     return r.width > 0 || r.height > 0;
+  }
+
+  // ---- the sign-in floor ---------------------------------------------------------------------
+  //
+  // A page that shows a password field is a sign-in page, and sign-in pages are blind (DESIGN §8,
+  // floor.js pageLevel(): reason "sign_in"): no snapshot, inspect or act runs here for an agent,
+  // whatever its URL, so neither the password nor anything around it (the username, the page's
+  // text, refs to press "Sign in" with) ever leaves the page. The app refuses such a snapshot too,
+  // but only after the page has answered; this check is the one that keeps the content home.
+  // The pill and the handoff banner still work: "sign in yourself" is shown on exactly this page.
+
+  /** A password input a person can see: rendered (style, box), as the snapshot's auth signal. */
+  function shownPassword(el) {
+    return el.localName === 'input' && el.type === 'password' && el.isConnected && isRendered(el);
+  }
+
+  /**
+   * One selector query and a style/box check on its matches only (a page has few password
+   * inputs; ~0.1 ms on a 10,000-element page). Light DOM: open shadow roots have no cheap index,
+   * so they are checked by opContext on the walk it makes anyway.
+   */
+  function docShowsPassword(doc) {
+    for (const el of doc.querySelectorAll('input[type=password]')) if (shownPassword(el)) return true;
+    return false;
+  }
+
+  /** This document, or — from a same-origin child frame — the top one, shows a password field. */
+  function showsPassword() {
+    if (docShowsPassword(document)) return true;
+    let top = null;
+    try {
+      top = window.top !== window ? window.top.document : null;
+    } catch (_) {
+      top = null;   // a cross-origin top document is not ours to read (the worker checks its URL)
+    }
+    return !!top && docShowsPassword(top);
+  }
+
+  function refuseSignIn() {
+    fail('refused_floor', 'This page shows a password field: agents do not read or act on sign-in pages; ask the person (handoff)',
+      { level: 'blind', reason: 'sign_in' });
   }
 
   function inViewport(rect) {
@@ -469,6 +516,9 @@
       ? args.captureId : `p${++state.localSeq}`;
 
     const found = scan(maxScan);
+    // The walk went through open shadow roots too: a password field there is as good as any.
+    // Checked before anything is computed from the page, so a refusal carries nothing of it.
+    if (found.fields.some(shownPassword)) refuseSignIn();
     const ctx = { active: deepActiveElement(), modals: openModals() };
     let truncated = found.truncated;
 
@@ -602,7 +652,7 @@
       const d = new Desc(f);
       const isPw = f.localName === 'input' && f.type === 'password';
       if (!isPw && !C.isOtpField(d)) continue;
-      if (!renderedField(f)) continue;
+      if (isPw ? !shownPassword(f) : !renderedField(f)) continue;   // the same test as the refusal
       if (isPw) { passwordField = true; passwordForms.add(f.form); } else otpField = true;
     }
     let signInForm = [...passwordForms].some((f) => f !== null);
@@ -1262,6 +1312,18 @@
     return el.closest ? el.closest('button, input') || el : el;
   }
 
+  /**
+   * {step, of} of a plan when both are whole numbers with 1 ≤ step ≤ of ≤ 20, else {} — the
+   * worker checks them too; a page op never trusts its arguments to render or report.
+   */
+  function planStep(v) {
+    if (!v || typeof v !== 'object') return {};
+    const { step, of } = v;
+    if (!Number.isSafeInteger(step) || !Number.isSafeInteger(of)) return {};
+    if (step < 1 || step > of || of > PLAN_MAX_STEPS) return {};
+    return { step, of };
+  }
+
   function allowCovers(allow) {
     if (!allow || typeof allow !== 'object' || !Array.isArray(allow.sites)) return false;
     const host = location.hostname.toLowerCase();
@@ -1370,13 +1432,16 @@
     };
     if (outcome.navigating) changes.navigating = true;
     const answer = { action: args.action, ref, done: true, changes };
-    if (planUsed) answer.plan = { planId: String(args.allow.planId ?? ''), site: location.hostname };
+    if (planUsed) {
+      // Which step of the plan this write was, for the pill ("plan step 2 of 3") and the app.
+      answer.plan = { planId: String(args.allow.planId ?? ''), site: location.hostname, ...planStep(args.allow) };
+    }
     return answer;
   }
 
   // ---- Chaperone's own UI: pill and handoff banner -------------------------------------------
 
-  const ui = { pill: null, banner: null, pillShown: false, stopped: false, step: null };
+  const ui = { pill: null, banner: null, pillShown: false, stopped: false, step: null, plan: null };
 
   const BASE_CSS = `
     :host { all: initial; }
@@ -1439,8 +1504,10 @@
   function renderPill() {
     const p = ui.pill;
     p.box.classList.toggle('stopped', ui.stopped);
+    // While an approved plan runs, its step says more than the call count: "plan step 2 of 3".
     p.label.textContent = ui.stopped ? msg('page_pill_stopped')
-      : Number.isFinite(ui.step) ? msg('page_pill_active', [String(ui.step)]) : msg('page_pill_active_nostep');
+      : ui.plan ? msg('page_pill_plan', [String(ui.plan.step), String(ui.plan.of)])
+        : Number.isFinite(ui.step) ? msg('page_pill_active', [String(ui.step)]) : msg('page_pill_active_nostep');
     p.stop.hidden = ui.stopped;
   }
 
@@ -1494,12 +1561,16 @@
       return { shown: false };
     }
     ui.step = Number.isFinite(args.step) ? Math.max(0, Math.floor(args.step)) : null;
+    const plan = planStep(args.plan);
+    ui.plan = plan.step ? plan : null;      // bad plan numbers are dropped, never shown
     ui.stopped = !!args.stopped;
     ui.pillShown = true;
     const p = ensurePill();
     renderPill();
     mount(p.host);
-    return { shown: true, stopped: ui.stopped, step: ui.step };
+    const out = { shown: true, stopped: ui.stopped, step: ui.step };
+    if (ui.plan) out.plan = { ...ui.plan };
+    return out;
   }
 
   const BANNER_CSS = `
@@ -1620,6 +1691,9 @@
   // ---- entry point ---------------------------------------------------------------------------
 
   const OPS = { context: opContext, inspect: opInspect, action: opAction, pill: opPill, handoff: opHandoff };
+  // The ops that read or act for an agent: refused on a sign-in page. The pill and the banner are
+  // Chaperone talking to the person, and the login handoff needs its banner on exactly that page.
+  const FLOORED = new Set(['context', 'inspect', 'action']);
 
   async function run(op, args, via) {
     try {
@@ -1627,9 +1701,14 @@
       const fn = Object.prototype.hasOwnProperty.call(OPS, op) ? OPS[op] : null;
       if (!fn) fail('unknown_method', `unknown page op ${String(op).slice(0, 40)}`);
       const a = args && typeof args === 'object' ? args : {};
+      if (FLOORED.has(op) && showsPassword()) refuseSignIn();   // before any ref, text or act
       return { ok: true, value: await fn(a, via) };
     } catch (e) {
-      if (e instanceof PageError) return { ok: false, error: { code: e.code, message: e.message } };
+      if (e instanceof PageError) {
+        const error = { code: e.code, message: e.message };
+        if (e.data !== undefined) error.data = e.data;
+        return { ok: false, error };
+      }
       // Anything else is our bug or a hostile page; say what kind without page data.
       return { ok: false, error: { code: 'internal', message: `page agent failed (${e && e.name ? e.name : 'error'})` } };
     }

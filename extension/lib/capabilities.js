@@ -319,7 +319,11 @@ export const HANDLERS = Object.freeze({
     async run({ router, chrome, params, signal, tabId: tab, frameId: frame, documentId, grant }) {
       const args = { captureId: params.captureId, ref: params.pageRef, action: params.action };
       if (params.action === 'setValue') args.value = params.value;
-      if (params.allow) args.allow = { planId: params.allow.planId, sites: params.allow.sites };
+      if (params.allow) {
+        // step/of only label the pill ("plan step 2 of 3"); the page checks them again.
+        const { planId, sites, step, of } = params.allow;
+        args.allow = { planId, sites, ...(step !== undefined && of !== undefined ? { step, of } : {}) };
+      }
       // The page settles on DOM quiet and network quiet: count the tab's requests from now on
       // (before the page acts, so the action's own requests are seen), and let the page ask.
       const network = router.network;

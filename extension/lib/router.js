@@ -8,7 +8,7 @@ import { HANDLERS, parseRef } from './capabilities.js';
 import { GrantStore, clipText } from './grants.js';
 import { HandoffStore } from './handoffs.js';
 import { HoldStore } from './holds.js';
-import { floorLevel, parseFloorRules } from './floor.js';
+import { floorLevel, pageLevel, parseFloorRules } from './floor.js';
 import { redactValue } from './redact.js';
 import { NetworkWatch } from './network.js';
 import { PageBridge } from './page-bridge.js';
@@ -19,12 +19,26 @@ export { ChaperoneError };
 
 export const CAPTURES_KEY = 'captures';
 export const STEPS_KEY = 'steps';
+export const PLANS_KEY = 'plans';
 export const MAX_CAPTURES = 32;
+/** A plan has at most this many steps (browser_plan in the app; the page agent checks the same). */
+export const PLAN_MAX_STEPS = 20;
 /** Methods still answered on a blind page: which tabs and frames there are, and handoffs/holds. */
 const FLOOR_BLIND_OK = new Set(['browser.tabs', 'browser.frames', 'browser.handoff.request',
   'browser.handoff.status', 'browser.handoff.cancel', 'browser.hold.status']);
 
+/** The page ops that read or act for an agent: the page agent refuses them on a sign-in page. */
+const PAGE_READ_OR_ACT = new Set(['browser.context', 'browser.node.inspect', 'browser.node.action']);
+
 const CAPTURE_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** {planId, step, of} when the plan id is an id and 1 ≤ step ≤ of ≤ PLAN_MAX_STEPS, else null. */
+function planStepOf(planId, step, of) {
+  if (typeof planId !== 'string' || !planId || planId.length > 64) return null;
+  if (!Number.isSafeInteger(step) || !Number.isSafeInteger(of)) return null;
+  if (step < 1 || step > of || of > PLAN_MAX_STEPS) return null;
+  return { planId, step, of };
+}
 
 function randomCaptureId() {
   const bytes = new Uint8Array(8);
@@ -78,6 +92,7 @@ export class Router {
     this.network = new NetworkWatch({ chrome, timers }); // in-flight requests while an action settles
     this._captures = new Map(); // captureId → {tabId, frameId, documentId, grantId, createdAt}; oldest first
     this._steps = new Map(); // tabId → step
+    this._plans = new Map(); // tabId → {planId, step, of}: the plan step its last covered write used
     this._inflight = new Set(); // AbortControllers of running calls, aborted by Stop
     this._running = new Set(); // promises of running calls, which Stop waits for
     this.floorRules = { blind: [], handsOnly: [], bridgePort: 0 }; // engine.info `floor`, the person's
@@ -92,12 +107,12 @@ export class Router {
     this._listen();
   }
 
-  /** Restores grants, stop, handoffs, captures and steps from chrome.storage.session. Idempotent. */
+  /** Restores grants, stop, handoffs, captures, steps and plan steps from chrome.storage.session. Idempotent. */
   load() {
     this._loading ??= (async () => {
       await Promise.all([this.stopState.load(), this.handoffs.load(), this.holds.load()]);
       await this.grants.load(); // may expire grants, which ends their handoffs: after handoffs load
-      const stored = await this.chrome.storage.session.get([CAPTURES_KEY, STEPS_KEY]);
+      const stored = await this.chrome.storage.session.get([CAPTURES_KEY, STEPS_KEY, PLANS_KEY]);
       const captures = stored?.[CAPTURES_KEY];
       if (Array.isArray(captures)) {
         for (const entry of captures.slice(-MAX_CAPTURES)) {
@@ -112,6 +127,16 @@ export class Router {
         for (const [tab, n] of Object.entries(steps)) {
           if (Number.isSafeInteger(Number(tab)) && Number.isSafeInteger(n) && !this._steps.has(Number(tab))) {
             this._steps.set(Number(tab), n);
+          }
+        }
+      }
+      // As the steps: a worker killed mid-plan still shows "plan step N of M" when it comes back.
+      const plans = stored?.[PLANS_KEY];
+      if (plans && typeof plans === 'object') {
+        for (const [tab, p] of Object.entries(plans)) {
+          const plan = p && typeof p === 'object' ? planStepOf(p.planId, p.step, p.of) : null;
+          if (Number.isSafeInteger(Number(tab)) && plan && !this._plans.has(Number(tab))) {
+            this._plans.set(Number(tab), plan);
           }
         }
       }
@@ -153,6 +178,11 @@ export class Router {
     const saved = this.stopState.stop(source);
     const reason = new ChaperoneError('stopped', 'The person stopped the agent');
     for (const ac of this._inflight) ac.abort(reason);
+    // Stop ends every plan in the app: no pill may still say "plan step N of M".
+    if (this._plans.size > 0) {
+      this._plans.clear();
+      this._save();
+    }
     this._pillsEverywhere();
     // Once every call that was running has settled, the app learns how long halting took.
     const pending = [...this._running];
@@ -291,10 +321,18 @@ export class Router {
       if (ac.signal.aborted) throw ac.signal.reason instanceof ChaperoneError
         ? ac.signal.reason : new ChaperoneError('cancelled', 'The call was cancelled');
       if (!frameless) {
+        if (method === 'browser.node.action') this._planArrives(named.tabId, params);
         this._step(named.tabId, { pill: false });
         stepped = named.tabId;
       }
-      return await spec.run(ctx);
+      let value;
+      try {
+        value = await spec.run(ctx);
+      } catch (e) {
+        throw PAGE_READ_OR_ACT.has(method) ? this._pageRefusal(e, ctx) : e;
+      }
+      if (method === 'browser.node.action') this._planUsed(named.tabId, params, value);
+      return value;
     } finally {
       signal?.removeEventListener('abort', onAbort);
       this._inflight.delete(ac);
@@ -337,7 +375,55 @@ export class Router {
     }
   }
 
-  // ---- steps and the pill -------------------------------------------------------------------
+  /**
+   * The page agent refuses to read or act on a page that shows a password field (refused_floor).
+   * Its reply's detail does not cross the page bridge, so it is made again here, as the URL floor
+   * would give it for a page with a visible password: pageLevel() → blind, "sign_in".
+   */
+  _pageRefusal(e, ctx) {
+    if (!(e instanceof ChaperoneError) || e.code !== 'refused_floor' || e.data !== undefined) return e;
+    const floor = pageLevel(ctx.frame?.url, true, this.floorRules);
+    return new ChaperoneError('refused_floor', 'This page shows a password field: agents do not read or act on sign-in pages',
+      { tabId: ctx.tabId, level: floor.level, reason: floor.reason });
+  }
+
+  // ---- steps, plan steps and the pill --------------------------------------------------------
+
+  /**
+   * A click arrives. The app sends `allow` with every click while a plan of the agent's runs, and
+   * none once it ended (steps used, an hour, Stop) or when no plan covers it: a click without
+   * `allow`, or with another plan's, ends what the pill says about the old one. Fills, focus and
+   * scroll never carry `allow` (the app sends it with clicks only), so they say nothing about it.
+   */
+  _planArrives(tabId, params) {
+    if (params.action !== 'click') return;
+    const kept = this._plans.get(tabId);
+    if (kept && params.allow?.planId !== kept.planId) {
+      this._plans.delete(tabId);
+      this._save();
+    }
+  }
+
+  /**
+   * A click's answer carries `plan` when an approved plan let its write through: remember which
+   * step of which plan it used. The page echoes the step when it was given one; else the step the
+   * app sent (`allow.step` is the step this write would be) — the same number either way.
+   */
+  _planUsed(tabId, params, value) {
+    const used = value && typeof value === 'object' ? value.plan : null;
+    const allow = params.allow;
+    if (!used || typeof used !== 'object' || !allow || used.planId !== allow.planId) return;
+    const plan = planStepOf(allow.planId, used.step, used.of) ?? planStepOf(allow.planId, allow.step, allow.of);
+    if (!plan) return;
+    this._plans.set(tabId, plan);
+    this._save();
+  }
+
+  /** {planId, step, of} of the plan step last used on the tab, or null. */
+  planOf(tabId) {
+    const p = this._plans.get(tabId);
+    return p ? { ...p } : null;
+  }
 
   stepOf(tabId) {
     return this._steps.get(tabId) ?? 0;
@@ -357,10 +443,18 @@ export class Router {
     if (found.error) return;
     const where = await this._grantedTop(found.grant, tabId);
     if (!where) return;
+    await this.page.fire(where, 'pill', this._pillArgs(tabId));
+  }
+
+  /** The pill op's args for a tab: its step, stopped, and the plan step while a plan runs there. */
+  _pillArgs(tabId) {
     const step = this.stepOf(tabId);
     const stopped = this.stopState.stopped;
-    const args = step > 0 || stopped ? { show: true, step, stopped } : { show: false };
-    await this.page.fire(where, 'pill', args);
+    if (!(step > 0 || stopped)) return { show: false };
+    const args = { show: true, step, stopped };
+    const plan = this._plans.get(tabId);
+    if (plan) args.plan = { step: plan.step, of: plan.of };
+    return args;
   }
 
   _pillsEverywhere() {
@@ -388,7 +482,10 @@ export class Router {
     this.holds.endForGrant(grant.grantId);
     for (const [id, c] of [...this._captures]) if (c.grantId === grant.grantId) this._captures.delete(id);
     const tabs = new Set(grant.targets.map((t) => t.tabId));
-    for (const tabId of tabs) this._steps.delete(tabId);
+    for (const tabId of tabs) {
+      this._steps.delete(tabId);
+      this._plans.delete(tabId);
+    }
     this._save();
     if (reason === 'closed') return;
     for (const tabId of tabs) {
@@ -437,14 +534,14 @@ export class Router {
       await this.page.fire(where, 'handoff',
         { show: true, handoffId: waiting.handoffId, reason: waiting.reason, message: waiting.message });
     }
-    if (this.stepOf(d.tabId) > 0 || this.stopState.stopped) {
-      await this.page.fire(where, 'pill', { show: true, step: this.stepOf(d.tabId), stopped: this.stopState.stopped });
-    }
+    const pill = this._pillArgs(d.tabId);
+    if (pill.show) await this.page.fire(where, 'pill', pill);
   }
 
   _tabRemoved(tabId) {
     this.handoffs.endForTab(tabId, 'page');
     this._steps.delete(tabId);
+    this._plans.delete(tabId);
     for (const [id, c] of [...this._captures]) if (c.tabId === tabId) this._captures.delete(id);
     this._save();
     this.grants.handleTabRemoved(tabId);
@@ -509,7 +606,10 @@ export class Router {
     switch (message?.type) {
       case 'popup.createGrant': {
         const grant = await this.grants.createFromPopup(message);
-        for (const t of grant.targets) this._steps.delete(t.tabId);
+        for (const t of grant.targets) {
+          this._steps.delete(t.tabId);
+          this._plans.delete(t.tabId);
+        }
         this._save();
         return { ok: true, grant };
       }
@@ -568,7 +668,7 @@ export class Router {
     return out;
   }
 
-  /** Resolves when every change so far (grants, stop, handoffs, captures, steps) is in storage. */
+  /** Resolves when every change so far (grants, stop, handoffs, captures, steps, plans) is in storage. */
   async flush() {
     await Promise.all([this.grants.flush(), this.stopState.flush(), this.handoffs.flush(), this.holds.flush(),
       this._saving]);
@@ -578,6 +678,7 @@ export class Router {
     const snapshot = {
       [CAPTURES_KEY]: [...this._captures.entries()].map(([k, v]) => [k, { ...v }]),
       [STEPS_KEY]: Object.fromEntries([...this._steps.entries()].map(([k, v]) => [String(k), v])),
+      [PLANS_KEY]: Object.fromEntries([...this._plans.entries()].map(([k, v]) => [String(k), { ...v }])),
     };
     this._saving = this._saving
       .then(() => this.chrome.storage.session.set(snapshot))

@@ -545,15 +545,15 @@ test('the agent cannot open the bank: browser_navigate to the bank host is refus
  * holdId, outcome}`, like `resolve-handoff`. holdId: the engine's own id, from its events if it
  * reports holds, else the agent's id without its browser prefix ("b1:k…" → "k…").
  */
-async function approveHold(agentHoldId) {
+async function approveHold(agentHoldId, outcome = 'approve') {
   const fromEvents = W.engine.events.slice().reverse()
     .map((e) => e.hold)
     .find((hld) => hld && (hld.holdId === agentHoldId || agentHoldId.endsWith(`:${hld.holdId}`)));
   const holdId = fromEvents?.holdId ?? agentHoldId.replace(/^b\d+:k-/, '');
-  return W.engine.command({ cmd: 'resolve-hold', deviceId: W.deviceId, holdId, outcome: 'approve' }, { timeoutMs: 8000 });
+  return W.engine.command({ cmd: 'resolve-hold', deviceId: W.deviceId, holdId, outcome }, { timeoutMs: 8000 });
 }
 
-test('a page that changes after a hold: approving it answers changed, and nothing is sent', { skip, timeout: 60000 }, async () => {
+test('a page that changes after a hold: approving it answers changed, and nothing is sent', { skip, timeout: 120000 }, async () => {
   const pages = INDEX.filter((e) => e.expect === 'changed');
   assert.ok(pages.length >= 3, 'several changed pages');
   const before = W.sites.sinkLog().length;
@@ -563,15 +563,28 @@ test('a page that changes after a hold: approving it answers changed, and nothin
     const out = { file: entry.file };
     outcomes[entry.file] = out;
     try {
-      await openIn(lane, entry, entry.change === 'timer' ? '?after=2500' : '');
-      const snap = await h.call('browser_snapshot', { tab: lane.tab });
-      assert.equal(snap.outcome, 'ok', `${entry.file}: snapshot`);
-      const target = clickOrder(entry, nodesOfSnapshot(snap.result))[0];
-      assert.ok(target, `${entry.file}: a control to click`);
-      const click = await h.call('browser_act', { tab: lane.tab, ref: target.ref, action: 'click' });
-      out.click = click.outcome;
-      if (click.outcome !== 'held') return;
-      const holdId = click.result.structuredContent.holdId;
+      // A page that changes on its own timer must change after the hold was taken, or the hold
+      // rightly covers the changed page. On a loaded machine the snapshot and the click can take
+      // longer than the timer: then the hold is declined and the page tried again, slower.
+      let holdId = null;
+      for (let attempt = 0, after = 2500; holdId === null; attempt++, after *= 2) {
+        await openIn(lane, entry, entry.change === 'timer' ? `?after=${after}` : '');
+        const snap = await h.call('browser_snapshot', { tab: lane.tab });
+        assert.equal(snap.outcome, 'ok', `${entry.file}: snapshot`);
+        const target = clickOrder(entry, nodesOfSnapshot(snap.result))[0];
+        assert.ok(target, `${entry.file}: a control to click`);
+        const click = await h.call('browser_act', { tab: lane.tab, ref: target.ref, action: 'click' });
+        out.click = click.outcome;
+        if (click.outcome !== 'held') return;
+        const early = entry.change === 'timer' && await lane.page.evaluate(() => window.__changed === true);
+        if (!early) {
+          holdId = click.result.structuredContent.holdId;
+          break;
+        }
+        await approveHold(click.result.structuredContent.holdId, 'decline');
+        out.retries = attempt + 1;
+        assert.ok(attempt < 2, `${entry.file}: the page changed before its hold was taken, ${attempt + 1} times`);
+      }
       // The page changes: its own timer, or the tab hidden and shown again (else the page's own
       // mutate function, as the same change would come from the site).
       if (entry.change === 'visibility') {
@@ -673,8 +686,10 @@ test('positive control: the same controls clicked by the person (Playwright) do 
   // The person's own tabs, not granted (no agent is involved here): several at once.
   const tabs = await Promise.all(Array.from({ length: 6 }, () => W.browser.ctx.newPage()));
   const queue = [...pages];
+  const t0 = Date.now();
   await Promise.all(tabs.map(async (page) => { for (let entry; (entry = queue.shift());) await personSends(entry, { page }); }));
   await Promise.all(tabs.map((p) => p.close().catch(() => {})));
+  console.log(`# adversarial: the person sent on ${pages.length - missing.length} of ${pages.length} pages in ${Date.now() - t0} ms`);
   assert.deepEqual(missing, [], 'every sendable page really sends when the person clicks');
 
   async function personSends(entry, lane) {
@@ -687,6 +702,8 @@ test('positive control: the same controls clicked by the person (Playwright) do 
                   { timeoutMs: 8000, what: `a request to ${path}` });
     } catch (err) {
       missing.push(`${entry.file}: ${String(err?.message ?? err).split('\n')[0]}`);
+      // Said at once: a run that times out never reaches the assertion below.
+      console.log(`# adversarial: positive control: ${missing.at(-1)}`);
     }
     await lane.page.waitForLoadState('load', { timeout: 5000 }).catch(() => {});
   }

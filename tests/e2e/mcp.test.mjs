@@ -302,6 +302,53 @@ scenario('browser_act fill: the field takes the value as typing would, a secret 
   assert.equal(await W.compose.evaluate(() => window.__draftSaves ?? 0), saves, 'nothing was saved');
 });
 
+// Only the person decides on a hold, and only in the app: the card in Needs you, pressed through
+// the accessibility tree. Decline ends it with nothing done; Approve does the click once. The agent
+// learns each outcome through browser_wait. (The hold left by the test above is declined here first,
+// so one Approve button shows when the second hold comes.)
+scenario('a held Save draft: Decline in the app → declined, nothing saved; Approve in the app → done, saved once', async () => {
+  await W.compose.bringToFront();
+  const saves = await W.compose.evaluate(() => window.__draftSaves ?? 0);
+  const holdOf = async (subject) => {
+    const snap = H.ok(await call('browser_snapshot', { tab: W.tabs.compose }));
+    // Something else in between, as an agent does after an answer: the same click three times in
+    // a row would pause this agent (the loop guard), held or not.
+    H.ok(await call('browser_act', { tab: W.tabs.compose, ref: refOf(snap, 'Subject'), action: 'fill', value: subject }));
+    const r = await call('browser_act', { tab: W.tabs.compose, ref: refOf(snap, 'Save draft'), action: 'click' });
+    assert.equal(r.structuredContent?.held, true, JSON.stringify(r.structuredContent));
+    return r.structuredContent.holdId;
+  };
+
+  // Every Decline showing is the earlier test's hold or this one's: all of them end declined.
+  const first = await holdOf('First try');
+  const pending = H.ok(await call('browser_wait', { id: first, timeoutMs: 200 }), 'short wait');
+  assert.equal(pending.structuredContent.state, 'held', 'no answer keeps it held');
+  await sleep(SETTLE_MS); // the window turns to Needs you
+  await atspi('wait-label', 'Button: Save draft');
+  for (let i = 0; i < 4 && (await atspi('buttons')).split('\n').includes('Decline'); i++) {
+    await atspi('press', 'Decline');
+    await sleep(500);
+  }
+  const declined = H.ok(await call('browser_wait', { id: first, timeoutMs: 15000 }), 'wait');
+  assert.equal(declined.structuredContent.state, 'declined', JSON.stringify(declined.structuredContent));
+  assert.equal(await W.compose.evaluate(() => window.__draftSaves ?? 0), saves, 'a declined hold saves nothing');
+  assert.equal(await atspi('absent', 'Approve'), '', 'no hold card is left');
+
+  const second = await holdOf('Second try');
+  assert.notEqual(second, first);
+  await sleep(SETTLE_MS);
+  await atspi('wait-label', 'Button: Save draft');
+  await atspi('press', 'Approve');
+  const done = H.ok(await call('browser_wait', { id: second, timeoutMs: 15000 }), 'wait');
+  assert.equal(done.structuredContent.state, 'done', JSON.stringify(done.structuredContent));
+  await until(async () => (await W.compose.evaluate(() => window.__draftSaves ?? 0)) === saves + 1, 5000);
+  await sleep(300);
+  assert.equal(await W.compose.evaluate(() => window.__draftSaves ?? 0), saves + 1, 'the approved click ran once');
+  // Taken once: the same hold cannot be approved again, by anyone.
+  const again = H.ok(await call('browser_wait', { id: second, timeoutMs: 200 }));
+  assert.equal(again.structuredContent.state, 'done');
+});
+
 // The settle the design asks for: an act answers once the page's own work that it set off is
 // done (events: the tab's requests, DOM mutations; a short quiet window covers UI timers), so
 // `changes` counts it and the agent never sees a half-updated page.

@@ -146,7 +146,8 @@ test('a grant that ends expires its holds; allow is checked and passed to the pa
   assert.equal(await code(router.handle('browser.node.action', { ref, action: 'focus', allow: { planId: 'p', sites: ['a.example'] } })), 'invalid_params');
   const planned = await router.handle('browser.node.action', { ref, action: 'click', allow: { planId: 'plan-1', sites: ['a.example'], step: 1, of: 2 } });
   assert.deepEqual(planned.plan, { planId: 'plan-1', site: 'a.example' });
-  assert.deepEqual(log.filter((l) => l.op === 'action').at(-1).args.allow, { planId: 'plan-1', sites: ['a.example'] });
+  // step and of go along: the page labels its pill with them (and checks them again).
+  assert.deepEqual(log.filter((l) => l.op === 'action').at(-1).args.allow, { planId: 'plan-1', sites: ['a.example'], step: 1, of: 2 });
   await router.handle('grant.revoke', { grantId: grant.grantId });
   assert.equal(router.holds.get(h.holdId).state, 'expired');
   assert.equal(emit.named('hold.changed').at(-1).state, 'expired');

@@ -105,6 +105,15 @@ async function approve(target, captureId, ref, extra = {}) {
   return { held: held.held, done };
 }
 
+/**
+ * Hides a password field's row (display:none on its label) the way a page hides a section it does
+ * not show: a hidden password field does not make the page a sign-in page.
+ */
+const hidePasswordRow = (target, selector = '#password') =>
+  target.evaluate((sel) => { document.querySelector(sel).closest('label').style.display = 'none'; }, selector);
+const showPasswordRow = (target, selector = '#password') =>
+  target.evaluate((sel) => { document.querySelector(sel).closest('label').style.display = ''; }, selector);
+
 const byName = (ctx, name) => {
   const n = ctx.nodes.find((x) => x.name === name);
   assert.ok(n, `node "${name}" in ${JSON.stringify(ctx.nodes.map((x) => x.name))}`);
@@ -150,6 +159,9 @@ test('forms.html: fields without values, setValue with the native setter and bub
   const page = await open('/forms.html');
   await page.fill('#password', 'hunter2-secret');
   await page.fill('#bio', 'typed biography words');
+  // A shown password field makes this a sign-in page (refused below, "sign-in floor"); with its
+  // row hidden the field is still listed — filled, by length only — and the page can be worked.
+  await hidePasswordRow(page);
   const ctx = await ok(page, 'context', { captureId: 'c1' });
   assert.equal(ctx.title, 'Forms fixture');
   assert.equal(ctx.lang, 'en');
@@ -168,15 +180,15 @@ test('forms.html: fields without values, setValue with the native setter and bub
   const json = JSON.stringify(ctx);
   assert.doesNotMatch(json, /hunter2|typed biography|hidden-csrf-token-value/, 'no field value anywhere');
   assert.deepEqual(byName(ctx, 'Disabled action').state, { disabled: true });
-  assert.equal(ctx.auth.passwordField, true);
-  assert.equal(ctx.auth.signInForm, true);
+  assert.equal(ctx.auth.passwordField, false, 'hidden: not a password a person is asked for');
+  assert.equal(ctx.auth.signInForm, false);
 
   const insp = await ok(page, 'inspect', { captureId: 'c1', ref: pw.ref });
   assert.equal(insp.credential, true);
   assert.equal(insp.attributes.autocomplete, 'new-password');
   assert.equal(insp.attributes.type, 'password');
-  assert.equal(insp.visible, true);
-  assert.ok(insp.bounds.width > 0);
+  assert.equal(insp.visible, false);
+  assert.equal(insp.bounds.width, 0);
   assert.doesNotMatch(JSON.stringify(insp), /hunter2/);
 
   // setValue: native setter (the page's React-style tracker is bypassed) + input and change.
@@ -342,6 +354,7 @@ test('modal.html: nothing behind an open modal can be clicked; inside it can', {
 
 test('holds: a changed form is not approved; a plan covers writes only; a missed POST submit is held', { skip }, async () => {
   const page = await open('/forms.html');
+  await hidePasswordRow(page);
   const ctx = await ok(page, 'context', { captureId: 'h1' });
   const save = byName(ctx, 'Save profile').ref;
   const first = await ok(page, 'action', { captureId: 'h1', ref: save, action: 'click' });
@@ -361,6 +374,16 @@ test('holds: a changed form is not approved; a plan covers writes only; a missed
   const planned = await ok(page, 'action', { captureId: 'h1', ref: save, action: 'click', allow: { planId: 'plan-1', sites: [host] } });
   assert.equal(planned.done, true);
   assert.deepEqual(planned.plan, { planId: 'plan-1', site: host });
+  // The step the app says this write is comes back with it (for the pill and the app); numbers
+  // out of bounds or of the wrong type are left out, never passed on.
+  const stepped = await ok(page, 'action', { captureId: 'h1', ref: save, action: 'click',
+    allow: { planId: 'plan-1', sites: [host], step: 2, of: 3 } });
+  assert.deepEqual(stepped.plan, { planId: 'plan-1', site: host, step: 2, of: 3 });
+  for (const [step, of] of [[0, 3], [2, 99], [4, 3], ['2', '3'], [1.5, 3], [2, Infinity], [null, 3]]) {
+    const v = await ok(page, 'action', { captureId: 'h1', ref: save, action: 'click',
+      allow: { planId: 'plan-1', sites: [host], step, of } });
+    assert.deepEqual(v.plan, { planId: 'plan-1', site: host }, `step ${step} of ${of}`);
+  }
   await page.close();
 
   // A plain-looking control whose script submits a POST form: the capturing listener holds it.
@@ -513,10 +536,16 @@ test('iframe.html: frames listed with their origins; the agent works inside each
 
 test('auth signals: sign-in form, password, OTP, CAPTCHA, QR', { skip }, async () => {
   const login = await open('/login.html');
+  // With its password shown the page is refused whole ("sign-in floor" below); the other
+  // signals are read on the same page with the password row hidden.
+  assert.deepEqual((await refused(login, 'context', {}, 'refused_floor')).data, { level: 'blind', reason: 'sign_in' });
+  await hidePasswordRow(login);
   const l = await ok(login, 'context', {});
-  assert.deepEqual(l.auth, { passwordField: true, otpField: false, signInForm: true, captcha: false, qr: false });
+  assert.deepEqual(l.auth, { passwordField: false, otpField: false, signInForm: true, captcha: false, qr: false },
+    'a form with a "Sign in" button is a sign-in form');
   await login.goto(`${server.originA}/login.html?otp=1`);
   await inject(login);
+  await hidePasswordRow(login);
   assert.equal((await ok(login, 'context', {})).auth.otpField, true);
   await login.close();
   const auth = await open('/auth.html');
@@ -566,6 +595,161 @@ test('pill: closed shadow root, never in a snapshot, Esc and Stop only when trus
   await page.keyboard.press('Escape');
   assert.equal((await page.evaluate(() => window.__sent)).length, 2, 'no pill, no Esc stop');
   await page.close();
+});
+
+test('pill: "plan step N of M" while a plan runs; bad plan numbers are never shown', { skip }, async () => {
+  const page = await open('/handoff.html', { stub: true });
+  // The pill's label exactly (in its closed shadow root, as DevTools sees it).
+  const label = async () => {
+    const { cdp, all, attr } = await piercedNodes(page);
+    await cdp.detach();
+    const el = all.find((n) => n.nodeType === 1 && attr(n, 'class') === 'label');
+    assert.ok(el, 'the pill has a label');
+    return (el.children || []).filter((n) => n.nodeType === 3).map((n) => n.nodeValue).join('');
+  };
+  assert.deepEqual(await ok(page, 'pill', { show: true, step: 5, plan: { step: 2, of: 3 } }),
+    { shown: true, stopped: false, step: 5, plan: { step: 2, of: 3 } });
+  assert.equal(await label(), 'Agent · plan step 2 of 3 · Esc to stop');
+  // The English fallback is the catalogue's English (outside an extension getMessage is absent).
+  const en = JSON.parse(await readFile(new URL('../../extension/_locales/en/messages.json', import.meta.url), 'utf8'));
+  assert.equal(en.page_pill_plan.message.replace('$1', '2').replace('$2', '3'), 'Agent · plan step 2 of 3 · Esc to stop');
+  await ok(page, 'pill', { show: true, step: 6, plan: { step: 3, of: 3 } });
+  assert.equal(await label(), 'Agent · plan step 3 of 3 · Esc to stop');
+
+  // Anything but whole numbers with 1 ≤ step ≤ of ≤ 20 is dropped: the plain step shows.
+  for (const plan of [{ step: 0, of: 3 }, { step: 2, of: 99 }, { step: '2', of: '3' }, { step: 4, of: 3 },
+    { step: 1.5, of: 3 }, { step: 2, of: Infinity }, { step: 2 }, 'step 2 of 3', null, [2, 3]]) {
+    const v = await ok(page, 'pill', { show: true, step: 7, plan });
+    assert.deepEqual(v, { shown: true, stopped: false, step: 7 }, JSON.stringify(plan));
+    assert.equal(await label(), 'Agent · step 7 · Esc to stop', JSON.stringify(plan));
+  }
+  // The plan ended (no plan in the op): back to the step; stopped wins over a plan.
+  await ok(page, 'pill', { show: true, step: 8, plan: { step: 1, of: 2 } });
+  await ok(page, 'pill', { show: true, step: 9 });
+  assert.equal(await label(), 'Agent · step 9 · Esc to stop');
+  await ok(page, 'pill', { show: true, step: 9, stopped: true, plan: { step: 1, of: 2 } });
+  assert.equal(await label(), 'Agent stopped');
+  await page.close();
+});
+
+// ---- the sign-in floor: a page that shows a password field is blind -----------------------
+
+test('sign-in floor: a visible password field refuses context, inspect and action, with nothing of the page', { skip }, async () => {
+  const page = await open('/login.html', { stub: true });
+  await page.fill('#username', 'ada@example.org');
+  await page.fill('#password', 'correct-horse');
+  // Refs made while the password row was hidden (a page that shows it later, a two-step sign-in).
+  await hidePasswordRow(page);
+  const ctx = await ok(page, 'context', { captureId: 'l1' });
+  const user = ctx.forms[0].fields.find((f) => f.name === 'username');
+  const signIn = byName(ctx, 'Sign in');
+  await showPasswordRow(page);
+
+  const page1 = new URL(page.url()).pathname;
+  const attempts = [
+    ['context', { captureId: 'l2' }],
+    ['context', { captureId: 'l2', diff: true }],
+    ['inspect', { captureId: 'l1', ref: user.ref }],
+    ['action', { captureId: 'l1', ref: signIn.ref, action: 'click' }],
+    ['action', { captureId: 'l1', ref: user.ref, action: 'setValue', value: 'mallory' }],
+    ['action', { captureId: 'l1', ref: user.ref, action: 'focus' }],
+    ['action', { captureId: 'l1', ref: signIn.ref, action: 'click', allow: { planId: 'p', sites: ['127.0.0.1'], step: 1, of: 2 } }],
+    // Even a bad request is refused as the floor, before its arguments are looked at.
+    ['inspect', { captureId: 'nope', ref: 'e999' }],
+  ];
+  for (const [op, args] of attempts) {
+    const r = await run(page, op, args);
+    assert.deepEqual(Object.keys(r).sort(), ['error', 'ok'], `${op}: an error and nothing else`);
+    assert.equal(r.ok, false, `${op} ${JSON.stringify(args)} answered`);
+    assert.deepEqual(Object.keys(r.error).sort(), ['code', 'data', 'message']);
+    assert.equal(r.error.code, 'refused_floor');
+    assert.deepEqual(r.error.data, { level: 'blind', reason: 'sign_in' });
+    const json = JSON.stringify(r);
+    for (const pageWord of ['Sign in —', 'Fixture', 'Email or username', 'Password', 'ada@', 'correct-horse',
+      page1, '127.0.0.1', 'username', user.ref, signIn.ref, 'status']) {
+      assert.ok(!json.includes(pageWord), `${op}: the refusal carries "${pageWord}": ${json}`);
+    }
+  }
+  // Nothing was done: no click, no fill, no focus.
+  assert.equal(await page.textContent('#status'), '');
+  assert.equal(await page.inputValue('#username'), 'ada@example.org');
+  assert.notEqual(await page.evaluate(() => document.activeElement.id), 'username');
+
+  // Chaperone's own pill and the login handoff banner still work on exactly this page.
+  assert.deepEqual(await ok(page, 'pill', { show: true, step: 4 }), { shown: true, stopped: false, step: 4 });
+  assert.deepEqual(await ok(page, 'handoff', { show: true, handoffId: 'h-login', reason: 'login', message: 'Please sign in' }),
+    { shown: true, handoffId: 'h-login', reason: 'login' });
+  const own = await ownUiText(page);
+  assert.match(own, /Agent · step 4 · Esc to stop/);
+  assert.match(own, /Sign in to this site yourself/);
+  await clickOwnUi(page, 'done');
+  assert.deepEqual(await page.evaluate(() => window.__sent), [{ type: 'page.handoff', handoffId: 'h-login', outcome: 'done' }]);
+
+  // The person signed in and the field went away: the page is the agent's again.
+  await page.evaluate(() => document.getElementById('password').closest('label').remove());
+  assert.equal((await ok(page, 'context', { captureId: 'l3' })).title, 'Sign in — Fixture');
+  await page.close();
+});
+
+test('sign-in floor: a hidden password field does not refuse; open shadow roots and the top document count', { skip }, async () => {
+  const page = await open('/handoff.html');
+  const ctx = await ok(page, 'context', { captureId: 'x1' });
+  const button = byName(ctx, 'Page button').ref;
+  const hiddenWays = {
+    'display:none': '<input type="password" style="display:none">',
+    'visibility:hidden': '<input type="password" style="visibility:hidden">',
+    'hidden container': '<div hidden><label>PIN <input type="password" name="pin"></label></div>',
+    'display:none container': '<div style="display:none"><input type="PASSWORD"></div>',
+    'zero box': '<input type="password" style="width:0;height:0;padding:0;border:0;margin:0">',
+    'type=hidden': '<input type="hidden" name="password" value="x">',
+    template: '<template><input type="password"></template>',
+  };
+  for (const [how, html] of Object.entries(hiddenWays)) {
+    await page.evaluate((h) => {
+      const box = document.createElement('div');
+      box.className = 'probe';
+      box.innerHTML = h;
+      document.body.appendChild(box);
+    }, html);
+    const v = await ok(page, 'context', { captureId: 'x2' });
+    assert.equal(v.auth.passwordField, false, how);
+    await ok(page, 'inspect', { captureId: 'x1', ref: button });
+    await ok(page, 'action', { captureId: 'x1', ref: button, action: 'focus' });
+    await page.evaluate(() => document.querySelector('.probe').remove());
+  }
+
+  // Shown, in the light DOM: refused; hidden again: answered again.
+  await page.evaluate(() => document.body.insertAdjacentHTML('beforeend', '<input id="pw" type="password">'));
+  await refused(page, 'context', {}, 'refused_floor');
+  await refused(page, 'action', { captureId: 'x1', ref: button, action: 'click' }, 'refused_floor');
+  await page.evaluate(() => { document.getElementById('pw').style.display = 'none'; });
+  await ok(page, 'action', { captureId: 'x1', ref: button, action: 'focus' });
+  await page.evaluate(() => document.getElementById('pw').remove());
+
+  // Inside an open shadow root: the snapshot's walk goes there and refuses (inspect and action
+  // check the light DOM only — see page-agent.js — and the refs they need come from a snapshot).
+  await page.evaluate(() => {
+    const host = document.createElement('div');
+    host.id = 'shadow-login';
+    document.body.appendChild(host);
+    host.attachShadow({ mode: 'open' }).innerHTML = '<label>Password <input type="password"></label>';
+  });
+  const shadow = await refused(page, 'context', { captureId: 'x3' }, 'refused_floor');
+  assert.deepEqual(shadow.data, { level: 'blind', reason: 'sign_in' });
+  await page.evaluate(() => document.getElementById('shadow-login').remove());
+  await ok(page, 'context', { captureId: 'x4' });
+  await page.close();
+
+  // A same-origin child frame of a page that shows a password field is refused too. (A
+  // cross-origin frame cannot read its top document; there the worker's URL floor is the check.)
+  const framed = await open('/iframe.html');
+  const same = framed.frames().find((f) => f.url().includes('label=same'));
+  await same.waitForLoadState();
+  await inject(same);
+  await ok(same, 'context', {});
+  await framed.evaluate(() => document.body.insertAdjacentHTML('afterbegin', '<input type="password" id="top-pw">'));
+  assert.deepEqual((await refused(same, 'context', {}, 'refused_floor')).data, { level: 'blind', reason: 'sign_in' });
+  await framed.close();
 });
 
 test('pill over a showModal() dialog: shown in the top layer, Esc still stops', { skip }, async () => {

@@ -238,6 +238,178 @@ test('steps: each agent call on a tab counts, the pill shows the step, agent.ste
   assert.equal(router.stepOf(1), 2);
 });
 
+/**
+ * A page agent whose "e1" is a write control: with `allow` covering a.example its click goes through
+ * and the answer carries `plan` (as page-agent.js answers), plus `extra` when a test sets it.
+ */
+function planPage(log = [], planned = { extra: {} }) {
+  const base = pageAgent(log);
+  return async (op, args, where) => {
+    if (op !== 'action' || args.action !== 'click') return base(op, args, where);
+    log.push({ op, args, where });
+    const value = { action: 'click', ref: args.ref, done: true, changes: {} };
+    if (args.ref === 'e1' && args.allow?.sites?.includes('a.example')) {
+      value.plan = { planId: args.allow.planId, site: 'a.example', ...planned.extra };
+    }
+    return { ok: true, value };
+  };
+}
+
+/** One granted tab (1, a.example, Control) whose page is planPage(). */
+async function planSetup(storage, log, planned) {
+  const fake = makeFakeChrome({ storage, pageRun: planPage(log, planned) });
+  fake.addTab({ id: 1, url: 'https://a.example/inbox', title: 'Inbox', active: true });
+  const router = new Router({ chrome: fake.chrome, now: fakeClock(), timers: inertTimers() });
+  await router.load();
+  const made = await router.onPopupMessage({ type: 'popup.createGrant', tabs: [{ tabId: 1 }], preset: 'control', label: 'T' });
+  assert.equal(made.ok, true);
+  return { fake, router, grant: made.grant };
+}
+
+test('plan steps: a covered write\'s step goes to the pill; kept while clicks carry the plan; cleared otherwise', async () => {
+  const storage = fakeStorageArea();
+  const log = [];
+  const planned = { extra: {} };
+  const { router: r, grant } = await planSetup(storage, log, planned);
+  const ctx = await r.handle('browser.context', { tabId: 1 });
+  const ref = (e) => `${ctx.captureId}:${e}`;
+  const click = (e, allow) => r.handle('browser.node.action', { ref: ref(e), action: 'click', ...(allow ? { allow } : {}) });
+  const lastPill = async () => {
+    await tick();
+    return log.filter((c) => c.op === 'pill').at(-1).args;
+  };
+  const planA = (step, of = 3) => ({ planId: 'plan-a', sites: ['a.example'], step, of });
+
+  // The covered write: step 1 of 3 is remembered and the pill says it.
+  const first = await click('e1', planA(1));
+  assert.deepEqual(first.plan, { planId: 'plan-a', site: 'a.example' }, 'the answer keeps its plan (not redacted)');
+  assert.deepEqual(r.planOf(1), { planId: 'plan-a', step: 1, of: 3 });
+  assert.deepEqual(await lastPill(), { show: true, step: 2, stopped: false, plan: { step: 1, of: 3 } });
+  // A click the plan does not cover (no `plan` back) with the same plan: kept, as the step used.
+  await click('e2', planA(2));
+  assert.deepEqual((await lastPill()).plan, { step: 1, of: 3 });
+  // Fills, reads and other calls never carry `allow`: they say nothing about the plan.
+  await r.handle('browser.node.action', { ref: ref('e4'), action: 'setValue', value: 'x' });
+  await r.handle('browser.context', { tabId: 1 });
+  assert.deepEqual((await lastPill()).plan, { step: 1, of: 3 });
+  // The next covered write moves it on.
+  await click('e1', planA(2));
+  assert.deepEqual(await lastPill(), { show: true, step: 6, stopped: false, plan: { step: 2, of: 3 } });
+  // A click without `allow`: the plan ended (or none covers) — the pill says the step again.
+  await click('e2');
+  assert.equal(r.planOf(1), null);
+  assert.deepEqual(await lastPill(), { show: true, step: 7, stopped: false });
+
+  // The page's own step numbers are taken when it gives them; numbers it should not have are not.
+  planned.extra = { step: 2, of: 3 };
+  await click('e1', planA(2));
+  assert.deepEqual(r.planOf(1), { planId: 'plan-a', step: 2, of: 3 });
+  planned.extra = { step: 0, of: '3' };
+  await click('e1', planA(3));
+  assert.deepEqual(r.planOf(1), { planId: 'plan-a', step: 3, of: 3 }, 'the app\'s numbers, not the bad ones');
+  planned.extra = {};
+
+  // Another plan's `allow` ends what was said about the first one.
+  await click('e1', planA(3));
+  assert.deepEqual(r.planOf(1), { planId: 'plan-a', step: 3, of: 3 });
+  await click('e2', { planId: 'plan-b', sites: ['a.example'], step: 1, of: 2 });
+  assert.equal(r.planOf(1), null);
+  assert.equal((await lastPill()).plan, undefined);
+
+  // Numbers a plan cannot have (the app allows up to 1000, a plan at most 20 steps) are not shown.
+  await click('e1', planA(5, 30));
+  assert.equal(r.planOf(1), null);
+  assert.equal((await lastPill()).plan, undefined);
+  // Without step numbers (an older app) there is nothing to show either.
+  await click('e1', { planId: 'plan-a', sites: ['a.example'] });
+  assert.equal(r.planOf(1), null);
+
+  // Stop ends every plan: the stopped pill has no plan, and resuming does not bring it back.
+  await click('e1', planA(1));
+  assert.ok(r.planOf(1));
+  r.stop('app');
+  assert.equal(r.planOf(1), null);
+  const stoppedPill = await lastPill();
+  assert.equal(stoppedPill.stopped, true);
+  assert.equal(stoppedPill.plan, undefined);
+  r.resume('app');
+  assert.equal((await lastPill()).plan, undefined);
+
+  // The grant going ends it too, in memory and in storage.
+  await click('e1', planA(2));
+  assert.ok(r.planOf(1));
+  await r.flush();
+  assert.deepEqual(storage.backing.get('plans'), { 1: { planId: 'plan-a', step: 2, of: 3 } });
+  await r.handle('grant.revoke', { grantId: grant.grantId });
+  assert.equal(r.planOf(1), null);
+  await r.flush();
+  assert.deepEqual(storage.backing.get('plans'), {});
+});
+
+test('plan steps: kept across a killed worker and a page load; bad stored entries dropped; gone with the tab', async () => {
+  const storage = fakeStorageArea();
+  const { fake, router } = await planSetup(storage, []);
+  const ctx = await router.handle('browser.context', { tabId: 1 });
+  await router.handle('browser.node.action', { ref: `${ctx.captureId}:e1`, action: 'click',
+    allow: { planId: 'plan-z', sites: ['a.example'], step: 2, of: 4 } });
+  assert.deepEqual(router.planOf(1), { planId: 'plan-z', step: 2, of: 4 });
+  await router.flush();
+
+  // A new worker on the same session storage still knows it, and a page load on the granted site
+  // brings the pill back with it.
+  const log2 = [];
+  const fake2 = makeFakeChrome({ storage, pageRun: planPage(log2) });
+  fake2.tabs.set(1, fake.tabs.get(1));
+  fake2.frames.set(1, fake.frames.get(1));
+  const again = new Router({ chrome: fake2.chrome, now: fakeClock(), timers: inertTimers() });
+  await again.load();
+  assert.deepEqual(again.planOf(1), { planId: 'plan-z', step: 2, of: 4 });
+  fake2.navigate(1, 0, 'https://a.example/next');
+  fake2.chrome.webNavigation.onDOMContentLoaded.fire({ tabId: 1, frameId: 0 });
+  await tick();
+  const pill = log2.filter((c) => c.op === 'pill').at(-1);
+  assert.deepEqual(pill?.args, { show: true, step: 2, stopped: false, plan: { step: 2, of: 4 } });
+
+  // Bad entries in storage are dropped on load.
+  storage.backing.set('plans', { 1: { planId: 'p', step: 0, of: 3 }, 2: { planId: 'p', step: 1, of: 99 },
+    x: { planId: 'p', step: 1, of: 2 }, 3: { planId: 7, step: 1, of: 2 }, 4: { planId: 'ok', step: 1, of: 2 } });
+  const third = new Router({ chrome: makeFakeChrome({ storage }).chrome, now: fakeClock(), timers: inertTimers() });
+  await third.load();
+  assert.deepEqual([1, 2, 3].map((t) => third.planOf(t)), [null, null, null]);
+  assert.deepEqual(third.planOf(4), { planId: 'ok', step: 1, of: 2 });
+  // A tab closing ends its plan step.
+  fake2.closeTab(1);
+  await tick();
+  assert.equal(again.planOf(1), null);
+});
+
+test('sign-in floor: the page\'s refusal of a page with a visible password reaches the engine as refused_floor, blind', async () => {
+  const log = [];
+  const { router } = await setup({ pageLog: log });
+  const ctx = await router.handle('browser.context', { tabId: 1 });
+  // From now on the page shows a password field: the page agent refuses every read and act.
+  router.page.run = async (where, op) => {
+    log.push({ op, where });
+    throw new ChaperoneError('refused_floor', 'This page shows a password field');
+  };
+  for (const [m, p] of [['browser.context', { tabId: 1 }], ['browser.node.inspect', { ref: `${ctx.captureId}:e1` }],
+    ['browser.node.action', { ref: `${ctx.captureId}:e1`, action: 'click' }]]) {
+    const e = await router.handle(m, p).catch((x) => x);
+    assert.ok(e instanceof ChaperoneError, m);
+    assert.equal(e.code, 'refused_floor', m);
+    assert.deepEqual(e.data, { tabId: 1, level: 'blind', reason: 'sign_in' }, m);
+    assert.doesNotMatch(e.message, /inbox|a\.example/, 'no page address in the refusal');
+  }
+  // A hands-only site with a password shown is blind all the same (pageLevel).
+  router.setFloorRules({ handsOnly: ['a.example'] });
+  const e = await router.handle('browser.context', { tabId: 1 }).catch((x) => x);
+  assert.deepEqual(e.data, { tabId: 1, level: 'blind', reason: 'sign_in' });
+  // Handoffs still work on that page: the person signs in there.
+  const h = await router.handle('browser.handoff.request', { tabId: 1, reason: 'login', message: 'Sign in please' });
+  assert.equal(h.state, 'waiting');
+  assert.ok(log.some((c) => c.op === 'handoff'), 'the banner was asked for');
+});
+
 test('context: refs carry the capture id; a ref finds its capture; old or unknown refs are stale_node', async () => {
   const { router, fake, pageLog, grant } = await setup();
   const ctx = await router.handle('browser.context', { tabId: 1 });
