@@ -349,6 +349,42 @@ scenario('a held Save draft: Decline in the app → declined, nothing saved; App
   assert.equal(again.structuredContent.state, 'done');
 });
 
+// A plan: the agent asks once for a list of writes, the person approves it in the app, and the
+// writes it names run without a card each — one step each, shown on the page's pill — and no more.
+scenario('browser_plan: approved in the app, Save draft runs as plan step 1 of 1 (the pill says so); the next one is held again', async () => {
+  await W.compose.bringToFront();
+  const site = new URL(W.sites.originA).hostname;
+  const summary = `Save the quarterly report draft ${Date.now() % 100000}`;
+  const posted = H.ok(await call('browser_plan', { summary, steps: [{ kind: 'edit', site, summary: 'Save the draft once' }] }), 'plan');
+  const { id } = posted.structuredContent;
+  assert.equal(posted.structuredContent.state, 'waiting', JSON.stringify(posted.structuredContent));
+  await sleep(SETTLE_MS); // the window turns to Needs you
+  await atspi('wait-label', summary);
+  await atspi('press', 'Approve Plan');
+  const approved = H.ok(await call('browser_wait', { id, timeoutMs: 15000 }), 'wait');
+  assert.equal(approved.structuredContent.state, 'approved', JSON.stringify(approved.structuredContent));
+
+  const saves = await W.compose.evaluate(() => window.__draftSaves ?? 0);
+  let snap = H.ok(await call('browser_snapshot', { tab: W.tabs.compose }));
+  const done = H.ok(await call('browser_act', { tab: W.tabs.compose, ref: refOf(snap, 'Save draft'), action: 'click' }), 'planned click');
+  assert.notEqual(done.structuredContent.held, true, JSON.stringify(done.structuredContent));
+  assert.equal(done.structuredContent.planStep, 1, JSON.stringify(done.structuredContent));
+  await until(async () => (await W.compose.evaluate(() => window.__draftSaves ?? 0)) === saves + 1, 5000);
+  await until(async () => /plan step 1 of 1/.test(await W.a.closedShadowText(W.compose)), 5000);
+
+  // The plan's one step is spent: the same write waits for the person again.
+  snap = H.ok(await call('browser_snapshot', { tab: W.tabs.compose }));
+  H.ok(await call('browser_act', { tab: W.tabs.compose, ref: refOf(snap, 'Subject'), action: 'fill', value: 'After the plan' }));
+  const held = H.ok(await call('browser_act', { tab: W.tabs.compose, ref: refOf(snap, 'Save draft'), action: 'click' }));
+  assert.equal(held.structuredContent.held, true, JSON.stringify(held.structuredContent));
+  assert.equal(await W.compose.evaluate(() => window.__draftSaves ?? 0), saves + 1, 'saved once, by the plan');
+  await sleep(SETTLE_MS);
+  await atspi('wait-label', 'Button: Save draft');
+  await atspi('press', 'Decline');
+  const declined = H.ok(await call('browser_wait', { id: held.structuredContent.holdId, timeoutMs: 15000 }));
+  assert.equal(declined.structuredContent.state, 'declined');
+});
+
 // The settle the design asks for: an act answers once the page's own work that it set off is
 // done (events: the tab's requests, DOM mutations; a short quiet window covers UI timers), so
 // `changes` counts it and the agent never sees a half-updated page.
