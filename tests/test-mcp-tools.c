@@ -835,24 +835,36 @@ test_tools_list (void)
       g_assert_false (json_object_has_member (output, "required"));
       assert_valid (output, error_node, names[i]);
 
+      /* Hints are written only where they differ from MCP's defaults (readOnly false,
+       * destructive true, idempotent false, openWorld true): read them with those defaults. */
       for (guint k = 0; k < 4; k++)
         {
           static const char *members[] = { "readOnlyHint", "destructiveHint", "idempotentHint",
                                           "openWorldHint" };
           JsonNode *hint = json_object_get_member (annotations, members[k]);
 
-          g_assert_nonnull (hint);
-          g_assert_true (json_node_get_value_type (hint) == G_TYPE_BOOLEAN);
+          if (hint != NULL)
+            g_assert_true (json_node_get_value_type (hint) == G_TYPE_BOOLEAN);
         }
       for (guint k = 0; k < G_N_ELEMENTS (hints); k++)
         if (g_str_equal (hints[k].name, names[i]))
           {
-            g_assert_cmpint (json_object_get_boolean_member (annotations, "readOnlyHint"), ==,
-                             hints[k].read_only);
-            g_assert_cmpint (json_object_get_boolean_member (annotations, "destructiveHint"), ==,
-                             hints[k].destructive);
-            g_assert_cmpint (json_object_get_boolean_member (annotations, "openWorldHint"), ==,
-                             hints[k].open_world);
+            gboolean read_only = json_object_get_boolean_member_with_default (annotations,
+                                                                              "readOnlyHint",
+                                                                              FALSE);
+
+            g_assert_cmpint (read_only, ==, hints[k].read_only);
+            /* A read-only tool says nothing of destruction: MCP reads it only for writers. */
+            if (read_only)
+              g_assert_false (json_object_has_member (annotations, "destructiveHint"));
+            else
+              g_assert_cmpint (json_object_get_boolean_member_with_default (annotations,
+                                                                            "destructiveHint",
+                                                                            TRUE),
+                               ==, hints[k].destructive);
+            g_assert_cmpint (json_object_get_boolean_member_with_default (annotations,
+                                                                          "openWorldHint", TRUE),
+                             ==, hints[k].open_world);
           }
     }
 
