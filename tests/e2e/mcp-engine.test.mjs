@@ -42,7 +42,10 @@ test('tools/list: the core tools, each with valid JSON Schema input and output s
   const names = tools.map((t) => t.name);
   for (const name of H.CORE_TOOLS) assert.ok(names.includes(name), `${name} among ${names}`);
   assert.deepEqual(await H.schemaProblems(tools, { requireOutput: H.CORE_TOOLS }), []);
-  assert.ok(Buffer.byteLength(JSON.stringify({ tools })) < 20000, 'tools/list stays small');
+  // The budget of issue 5: half of Playwright MCP 0.0.83's 20,296 bytes (bench/mcp-bench.mjs
+  // measures both in one run).
+  const bytes = Buffer.byteLength(JSON.stringify({ tools }));
+  assert.ok(bytes <= 10148, `tools/list stays within half of Playwright MCP's: ${bytes} bytes`);
 });
 
 test('with no browser paired: browser_tabs answers (no tabs, or an error with a code), validated by the SDK', { skip }, async () => {
