@@ -8,6 +8,7 @@ import { BridgeClient } from './lib/bridge-client.js';
 import { Keystore } from './lib/keystore.js';
 import { getBridgePort, portChange } from './lib/settings.js';
 import { badgeFor, createBadgePainter } from './lib/badge.js';
+import { tabCacheFor } from './lib/tab-cache.js';
 
 const WAKE_ALARM = 'chaperone-wake';
 // No trailing slash: the origin signed in pairing and auth is exactly the Origin header (§1.1).
@@ -68,6 +69,11 @@ const router = new Router({
   // "Illegal invocation" (Node does not mind, so only the browser shows it).
   timers: { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (id) => clearTimeout(id) },
 });
+
+// The open tabs, kept from the tab events for browser.tabs: its listeners are added here, at top
+// level, and its one chrome.tabs.query is asked now rather than on the first call.
+const tabCache = tabCacheFor(chrome);
+tabCache.list().catch((err) => console.debug('[chaperone] tab list', err?.message));
 
 bridge.onRequest = async (method, params, { signal }) => {
   await ready;
@@ -248,4 +254,4 @@ function wireError(err) {
 
 // For DevTools and the end-to-end tests, which reach the worker through the DevTools protocol.
 // A worker's globals are out of reach of web pages and content scripts, so this opens nothing.
-globalThis.chaperone = Object.freeze({ bridge, router });
+globalThis.chaperone = Object.freeze({ bridge, router, tabCache });

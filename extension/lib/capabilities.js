@@ -7,6 +7,7 @@ import { HANDOFF_REASONS, MAX_MESSAGE_CHARS, messageChars } from './handoffs.js'
 import { STOP_SOURCES } from './stop.js';
 import { isHoldId, publicHold } from './holds.js';
 import { frameReadability, isExtensionUrl, webOrigin } from './targets.js';
+import { tabCacheFor } from './tab-cache.js';
 
 export const CONTEXT_LIMITS = Object.freeze({ maxTextBytes: 20480, maxNodes: 2000, maxScan: 10000 });
 export const NAVIGATE_TIMEOUT_MS = 15000;
@@ -212,10 +213,11 @@ export const HANDLERS = Object.freeze({
     target: 'any',
     params: (p) => (obj(p), {}),
     async run({ router, chrome, grants }) {
-      // One question to the browser for every tab (what a tab shows now is asked each time: no
-      // cache); a granted tab it does not list is closed.
+      // The open tabs as the worker's tab list knows them (kept from the tab events; one
+      // chrome.tabs.query only when it is new or stale, see tab-cache.js); a granted tab it does
+      // not list is closed. The grants were read from the grant store for this call, as ever.
       const open = new Map();
-      for (const tab of (await chrome.tabs.query({})) ?? []) if (tab && Number.isSafeInteger(tab.id)) open.set(tab.id, tab);
+      for (const tab of await tabCacheFor(chrome).list()) open.set(tab.id, tab);
       const tabs = [];
       for (const g of grants) {
         for (const t of g.targets) {

@@ -80,12 +80,23 @@ export function makeFakeChrome({ storage, pageRun } = {}) {
     tabs: {
       onRemoved: fakeEvent(),
       onUpdated: fakeEvent(),
+      // Fired by addTab, navigate, setTitle, closeTab and update({active}) below, as Chromium does;
+      // tests fire onReplaced, onAttached, onDetached and onMoved themselves.
+      onCreated: fakeEvent(),
+      onActivated: fakeEvent(),
+      onReplaced: fakeEvent(),
+      onAttached: fakeEvent(),
+      onDetached: fakeEvent(),
+      onMoved: fakeEvent(),
+      queries: 0, // how many times query() was asked
       async get(tabId) {
         const t = tabs.get(tabId);
         if (!t) throw new Error(`No tab with id: ${tabId}.`);
         return { ...t };
       },
       async query(q) {
+        chrome.tabs.queries += 1;
+        if (fake.queryGate) await fake.queryGate(q);
         return [...tabs.values()].filter((t) => q.windowId === undefined || t.windowId === q.windowId)
           .map((t) => ({ ...t }));
       },
@@ -93,7 +104,10 @@ export function makeFakeChrome({ storage, pageRun } = {}) {
         calls.tabsUpdate.push({ tabId, props });
         const t = tabs.get(tabId);
         if (!t) throw new Error(`No tab with id: ${tabId}.`);
-        if (props.active) for (const o of tabs.values()) if (o.windowId === t.windowId) o.active = o.id === tabId;
+        if (props.active) {
+          for (const o of tabs.values()) if (o.windowId === t.windowId) o.active = o.id === tabId;
+          chrome.tabs.onActivated.fire({ tabId, windowId: t.windowId });
+        }
         if (props.url) setTimeout(() => fake.navigate(tabId, 0, props.url), 1);
         return { ...t };
       },
@@ -159,13 +173,16 @@ export function makeFakeChrome({ storage, pageRun } = {}) {
 
   const fake = {
     chrome,
+    // When set, tabs.query awaits it before answering (a query still in flight while events land).
+    queryGate: null,
     calls,
     tabs,
     frames,
     cookies,
     /** Adds a tab with its top frame (and child frames: [{url, frameId?}]). */
     addTab({ id, windowId = 1, url, title = 'A page', active = false, children = [] }) {
-      tabs.set(id, { id, windowId, url, title, active, incognito: false });
+      const index = [...tabs.values()].filter((t) => t.windowId === windowId).length;
+      tabs.set(id, { id, windowId, index, url, title, active, incognito: false });
       const m = new Map();
       m.set(0, { frameId: 0, parentFrameId: -1, documentId: newDocumentId(), url, errorOccurred: false,
         documentLifecycle: 'active', frameType: 'outermost_frame' });
@@ -175,6 +192,7 @@ export function makeFakeChrome({ storage, pageRun } = {}) {
           errorOccurred: false, documentLifecycle: 'active', frameType: 'sub_frame' });
       }
       frames.set(id, m);
+      chrome.tabs.onCreated.fire({ ...tabs.get(id) });
       return fake.frame(id, 0);
     },
     frame(tabId, frameId) {
@@ -189,6 +207,7 @@ export function makeFakeChrome({ storage, pageRun } = {}) {
       if (frameId === 0) {
         for (const k of [...m.keys()]) if (k !== 0) m.delete(k);
         tabs.get(tabId).url = url;
+        if (fire) chrome.tabs.onUpdated.fire(tabId, { url }, { ...tabs.get(tabId) });
       }
       if (fire) {
         webNavigation.onCommitted.fire({ tabId, frameId, url, documentId: f.documentId,
@@ -197,10 +216,18 @@ export function makeFakeChrome({ storage, pageRun } = {}) {
       }
       return f.documentId;
     },
+    /** The tab's title changes (tabs.onUpdated with {title}). */
+    setTitle(tabId, title) {
+      const t = tabs.get(tabId);
+      t.title = title;
+      chrome.tabs.onUpdated.fire(tabId, { title }, { ...t });
+    },
     closeTab(tabId) {
+      const t = tabs.get(tabId);
       tabs.delete(tabId);
       frames.delete(tabId);
-      chrome.tabs.onRemoved.fire(tabId, { windowId: 1, isWindowClosing: false });
+      if (t) for (const o of tabs.values()) if (o.windowId === t.windowId && o.index > t.index) o.index -= 1;
+      chrome.tabs.onRemoved.fire(tabId, { windowId: t?.windowId ?? 1, isWindowClosing: false });
     },
   };
   return fake;
