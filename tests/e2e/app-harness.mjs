@@ -20,7 +20,7 @@ export const run = promisify(execFile);
 // GetChildAtIndex with it). Under AddressSanitizer the app is slow enough that the tests' walks
 // hit that window often; the same tests run in the plain build. (The engine-only end-to-end
 // tests do run under ASan.)
-function sanitized(path) {
+export function sanitized(path) {
   try {
     return readFileSync(path).includes('__asan_init');
   } catch {
