@@ -231,14 +231,28 @@ send_needs_you_notification (ChpApplication *self,
   g_hash_table_add (self->notified, g_strdup (id));
 }
 
-/* Withdraws every notification of @prefix whose id is not in @current. */
+/* The notification id of an item of one of the watched lists. */
+typedef char *(*NotificationIdFunc) (gpointer item);
+
+/* Withdraws every notification of @prefix whose item is no longer in @model (@id_of names each
+ * item's notification). */
 static void
-withdraw_ended (ChpApplication *self,
-                const char     *prefix,
-                GHashTable     *current)
+withdraw_ended (ChpApplication     *self,
+                const char         *prefix,
+                GListModel         *model,
+                NotificationIdFunc  id_of)
 {
+  g_autoptr(GHashTable) current = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint n = g_list_model_get_n_items (model);
   GHashTableIter iter;
   const char *id;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (model, i);
+
+      g_hash_table_add (current, id_of (item));
+    }
 
   g_hash_table_iter_init (&iter, self->notified);
   while (g_hash_table_iter_next (&iter, (gpointer *) &id, NULL))
@@ -348,22 +362,8 @@ handoffs_changed_cb (GListModel     *model,
                      guint           added,
                      ChpApplication *self)
 {
-  g_autoptr(GHashTable) current = NULL;
-  guint n;
-
-  if (removed == 0)
-    return;
-
-  current = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  n = g_list_model_get_n_items (model);
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(ChpHandoff) handoff = g_list_model_get_item (model, i);
-
-      g_hash_table_add (current, handoff_notification_id (handoff));
-    }
-
-  withdraw_ended (self, "handoff:", current);
+  if (removed > 0)
+    withdraw_ended (self, "handoff:", model, (NotificationIdFunc) handoff_notification_id);
 }
 
 static char *
@@ -409,22 +409,8 @@ holds_changed_cb (GListModel     *model,
                   guint           added,
                   ChpApplication *self)
 {
-  g_autoptr(GHashTable) current = NULL;
-  guint n;
-
-  if (removed == 0)
-    return;
-
-  current = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  n = g_list_model_get_n_items (model);
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(ChpHold) hold = g_list_model_get_item (model, i);
-
-      g_hash_table_add (current, hold_notification_id (hold));
-    }
-
-  withdraw_ended (self, "hold:", current);
+  if (removed > 0)
+    withdraw_ended (self, "hold:", model, (NotificationIdFunc) hold_notification_id);
 }
 
 static void
@@ -465,20 +451,7 @@ pairing_items_changed_cb (GListModel     *model,
   /* A finished request leaves the list, but its window stays to tell the person what happened
    * and then closes itself; only its notification goes at once. */
   if (removed > 0)
-    {
-      g_autoptr(GHashTable) current = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                                             NULL);
-      guint n = g_list_model_get_n_items (model);
-
-      for (guint i = 0; i < n; i++)
-        {
-          g_autoptr(ChpPairingRequest) request = g_list_model_get_item (model, i);
-
-          g_hash_table_add (current, pairing_notification_id (request));
-        }
-
-      withdraw_ended (self, "pairing:", current);
-    }
+    withdraw_ended (self, "pairing:", model, (NotificationIdFunc) pairing_notification_id);
 
   for (guint i = position; i < position + added; i++)
     {
