@@ -933,7 +933,8 @@
   // suggestion request) starts in the page's own input handlers, which ran before we wait, and
   // the worker's request count is known before the window closes. A click's 80 ms would make a
   // fill several times slower for nothing. Anything seen at all still waits for the full window.
-  const SETTLE_QUIET_LIGHT_MS = 5;
+  // 2 ms covers a re-render the handlers queue as a task; a debounce is not waited for.
+  const SETTLE_QUIET_LIGHT_MS = 2;
   const SETTLE_CAP_MS = 3000;
   const OBSERVE = { subtree: true, childList: true, characterData: true, attributes: true };
 

@@ -354,7 +354,12 @@ export const HANDLERS = Object.freeze({
         return { held: true, hold: publicHold(h), ref: params.ref };
       }
       // The act may have started a navigation: a result about a document that is gone would
-      // mislead, so the agent hears stale_document (with done:true) and snapshots again.
+      // mislead, so the agent hears stale_document (with done:true) and snapshots again. The
+      // page watched for one from before it acted until it answered (changes.navigating); a
+      // document that unloaded before answering never answers (stale_document above). So only
+      // an answer that says a navigation started needs the browser's word on where it got to.
+      const answer = value && typeof value === 'object' ? { ...value, ref: params.ref } : value;
+      if (!value?.changes?.navigating) return answer;
       let now = null;
       try {
         now = await chrome.webNavigation.getFrame({ tabId: tab, frameId: frame });
@@ -366,7 +371,7 @@ export const HANDLERS = Object.freeze({
           'The action ran, then the page navigated away. Take a new snapshot.',
           { tabId: tab, frameId: frame, done: true, action: params.action, ref: params.ref });
       }
-      return value && typeof value === 'object' ? { ...value, ref: params.ref } : value;
+      return answer;
     },
   },
 

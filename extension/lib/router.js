@@ -181,7 +181,7 @@ export class Router {
     // Stop ends every plan in the app: no pill may still say "plan step N of M".
     if (this._plans.size > 0) {
       this._plans.clear();
-      this._save();
+      this._save([PLANS_KEY]);
     }
     this._pillsEverywhere();
     // Once every call that was running has settled, the app learns how long halting took.
@@ -337,8 +337,9 @@ export class Router {
       signal?.removeEventListener('abort', onAbort);
       this._inflight.delete(ac);
       // The pill shows the new step once the call is done: updating it in the page while the
-      // call works there would hold up the page's own work (and its settle timer).
-      if (stepped !== null) this._pill(stepped).catch(() => {});
+      // call works there would hold up the page's own work (and its settle timer). A task
+      // later, so the answer leaves first.
+      if (stepped !== null) setTimeout(() => this._pill(stepped).catch(() => {}), 0);
     }
   }
 
@@ -354,7 +355,7 @@ export class Router {
     this._captures.delete(captureId);
     this._captures.set(captureId, { tabId, frameId, documentId, grantId, createdAt: this.now() });
     while (this._captures.size > MAX_CAPTURES) this._captures.delete(this._captures.keys().next().value);
-    this._save();
+    this._save([CAPTURES_KEY]);
   }
 
   /** The newest capture of this exact frame and document, as {captureId, ...}, or null. */
@@ -400,7 +401,7 @@ export class Router {
     const kept = this._plans.get(tabId);
     if (kept && params.allow?.planId !== kept.planId) {
       this._plans.delete(tabId);
-      this._save();
+      this._save([PLANS_KEY]);
     }
   }
 
@@ -416,7 +417,7 @@ export class Router {
     const plan = planStepOf(allow.planId, used.step, used.of) ?? planStepOf(allow.planId, allow.step, allow.of);
     if (!plan) return;
     this._plans.set(tabId, plan);
-    this._save();
+    this._save([PLANS_KEY]);
   }
 
   /** {planId, step, of} of the plan step last used on the tab, or null. */
@@ -432,8 +433,12 @@ export class Router {
   _step(tabId, { pill = true } = {}) {
     const step = this.stepOf(tabId) + 1;
     this._steps.set(tabId, step);
-    this._save();
-    this.emit('agent.step', { tabId, step });
+    // Told and saved once the call's own message is on its way to the page (the call's first
+    // await): neither is needed before the page acts, and each costs the worker a little.
+    queueMicrotask(() => {
+      this._save([STEPS_KEY]);
+      this.emit('agent.step', { tabId, step });
+    });
     if (pill) this._pill(tabId).catch(() => {});
   }
 
@@ -674,12 +679,17 @@ export class Router {
       this._saving]);
   }
 
-  _save() {
-    const snapshot = {
-      [CAPTURES_KEY]: [...this._captures.entries()].map(([k, v]) => [k, { ...v }]),
-      [STEPS_KEY]: Object.fromEntries([...this._steps.entries()].map(([k, v]) => [String(k), v])),
-      [PLANS_KEY]: Object.fromEntries([...this._plans.entries()].map(([k, v]) => [String(k), { ...v }])),
+  /**
+   * Saves what a restarted worker needs; only `keys` when one part changed. An act bumps a step
+   * and nothing else: writing the captures again each time would cost every act the copy.
+   */
+  _save(keys = [CAPTURES_KEY, STEPS_KEY, PLANS_KEY]) {
+    const parts = {
+      [CAPTURES_KEY]: () => [...this._captures.entries()].map(([k, v]) => [k, { ...v }]),
+      [STEPS_KEY]: () => Object.fromEntries([...this._steps.entries()].map(([k, v]) => [String(k), v])),
+      [PLANS_KEY]: () => Object.fromEntries([...this._plans.entries()].map(([k, v]) => [String(k), { ...v }])),
     };
+    const snapshot = Object.fromEntries(keys.map((k) => [k, parts[k]()]));
     this._saving = this._saving
       .then(() => this.chrome.storage.session.set(snapshot))
       .catch((e) => console.error('router state not saved', e));

@@ -867,12 +867,14 @@ test('settle: a fill that sets nothing off answers after one frame; one that doe
   const subject = byName(c, 'Subject');
   const plain = await ok(page, 'action', { captureId: 'f1', ref: subject.ref, action: 'setValue', value: 'Quarterly numbers' });
   assert.equal(plain.changes.settled, true);
-  assert.ok(plain.changes.settleMs >= 5 && plain.changes.settleMs < 80, `light window: ${plain.changes.settleMs} ms`);
+  assert.ok(plain.changes.settleMs >= 2 && plain.changes.settleMs < 80, `light window: ${plain.changes.settleMs} ms`);
   assert.equal(await page.inputValue('#subject'), 'Quarterly numbers');
 
-  // The page reacts to typing with a DOM change a little later: the fill waits for it.
+  // The page reacts to typing in a task it queues (as a framework's re-render does): the fill
+  // sees it and waits like a click. (A reaction later than the 2 ms light window — a debounce —
+  // is not waited for; docs/extension.md says so.)
   await page.evaluate(() => document.querySelector('#subject').addEventListener('input', () => {
-    setTimeout(() => { document.body.dataset.typed = String(Date.now()); }, 5);
+    setTimeout(() => { document.body.dataset.typed = String(Date.now()); }, 0);
   }));
   const reacting = await ok(page, 'action', { captureId: 'f1', ref: subject.ref, action: 'setValue', value: 'Numbers' });
   assert.equal(reacting.changes.settled, true);

@@ -229,8 +229,11 @@ test('steps: each agent call on a tab counts, the pill shows the step, agent.ste
   await router.handle('browser.frames', { tabId: 1 });
   await tick();
   assert.deepEqual(emit.named('agent.step'), [{ tabId: 1, step: 1 }, { tabId: 1, step: 2 }]);
+  // The pill is drawn a task after each call: calls in a burst draw it once or twice, always
+  // with the step as it is by then, never an older one.
   const pills = pageLog.filter((c) => c.op === 'pill');
-  assert.deepEqual(pills.map((p) => p.args.step), [1, 2]);
+  assert.ok(pills.length >= 1, 'the pill was drawn');
+  assert.equal(pills.at(-1).args.step, 2);
   assert.ok(pills.every((p) => p.where.frameId === 0 && p.args.show === true && p.args.stopped === false));
   assert.equal(router.stepOf(1), 2);
   // Refused calls do not count.
@@ -479,7 +482,11 @@ test('an action that makes the page navigate answers stale_document (done), neve
   const real = fake.chrome.scripting.executeScript;
   fake.chrome.scripting.executeScript = async (opts) => {
     const out = await real(opts);
-    if (opts.func && opts.args[0] === 'action') fake.navigate(1, 0, 'https://a.example/next');
+    if (opts.func && opts.args[0] === 'action') {
+      // As the page agent answers when its act started a navigation (it watches for one).
+      out[0].result.value.changes = { ...out[0].result.value.changes, navigating: true };
+      fake.navigate(1, 0, 'https://a.example/next');
+    }
     return out;
   };
   await assert.rejects(router.handle('browser.node.action', { ref: `${ctx.captureId}:e2`, action: 'click' }),
