@@ -26,8 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
 import { startFixtureServer } from '../fixtures/serve.mjs';
-import { sanitized } from './app-harness.mjs';
-import { Browser, EXTENSION_ORIGIN, browserWhyNot, until } from './browser-harness.mjs';
+import { Browser, EXTENSION_ORIGIN, browserWhyNot, closePage, until } from './browser-harness.mjs';
 import * as H from './mcp-harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -41,13 +40,6 @@ const skip = browserWhyNot()
   ?? (!existsSync(ENGINE) ? `no engine harness at ${ENGINE} (ninja -C build)` : null)
   ?? false;
 if (skip) console.log(`# skipped: ${skip}`);
-// The positive control checks the corpus pages and the person's own clicks: no Chaperone code
-// takes part, so the sanitizer pass adds nothing to it — and in that pass its clicks crawled
-// (51 pages in 180 s against 13 s in the plain build, not understood yet; README, Tests).
-const positiveSkip = skip || (ENGINE && sanitized(ENGINE)
-  ? 'the engine is built with AddressSanitizer; the positive control involves none of our code and runs in the plain build'
-  : false);
-if (!skip && positiveSkip) console.log(`# positive control skipped: ${positiveSkip}`);
 
 const EXPECTS = ['held', 'gated', 'blind', 'hands-only', 'no-secret', 'inert', 'changed'];
 const BANK_HOST = 'mybank.test';
@@ -693,7 +685,7 @@ test('other doors: tools that could submit a form some other way are refused or 
 
 // ---- the corpus works: the person's own clicks do send ------------------------------------------
 
-test('positive control: the same controls clicked by the person (Playwright) do reach the sink', { skip: positiveSkip, timeout: 180000 }, async () => {
+test('positive control: the same controls clicked by the person (Playwright) do reach the sink', { skip, timeout: 180000 }, async () => {
   // Without this, a page whose form could never submit would pass everything above.
   const pages = INDEX.filter((e) => e.sends);
   const missing = [];
@@ -712,20 +704,34 @@ test('positive control: the same controls clicked by the person (Playwright) do 
     front = turn.catch(() => {});
     return turn;
   };
+  const timings = [];                     // {file, open, click, sink} in ms
   const t0 = Date.now();
   await Promise.all(tabs.map(async (page) => { for (let entry; (entry = queue.shift());) await personSends(entry, { page }); }));
-  await Promise.all(tabs.map((p) => p.close().catch(() => {})));
-  console.log(`# adversarial: the person sent on ${pages.length - missing.length} of ${pages.length} pages in ${Date.now() - t0} ms`);
+  const sentMs = Date.now() - t0;
+  // Each tab's last page may still be committing the navigation its form started: closePage
+  // does not hang on that (a plain close did, until the test's timeout: the "crawl" once seen).
+  const closed = await Promise.all(tabs.map((p) => closePage(p)));
+  const median = (k) => timings.map((t) => t[k]).sort((a, b) => a - b)[Math.floor(timings.length / 2)];
+  const slowest = [...timings].sort((a, b) => (b.open + b.click + b.sink) - (a.open + a.click + a.sink)).slice(0, 3)
+    .map((t) => `${t.file} (open ${t.open}, click ${t.click}, sink ${t.sink})`);
+  console.log(`# adversarial: the person sent on ${pages.length - missing.length} of ${pages.length} pages in ${sentMs} ms ` +
+              `(median ms: open ${median('open')}, click with its turn ${median('click')}, to the sink ${median('sink')}; ` +
+              `slowest: ${slowest.join(', ')}); ${closed.filter(Boolean).length} of ${tabs.length} tabs closed after in ${Date.now() - t0 - sentMs} ms`);
   assert.deepEqual(missing, [], 'every sendable page really sends when the person clicks');
 
   async function personSends(entry, lane) {
     const before = W.sites.sinkLog().length;
     const path = `/adversarial/sink/${entry.file.replace(/\.html$/, '')}`;
+    const t = [Date.now()];
     try {
       await openIn(lane, entry, entry.change === 'timer' ? '?after=-1' : '');
+      t.push(Date.now());
       await inFront(lane.page, () => lane.page.locator(entry.sends).first().click({ force: true, noWaitAfter: true, timeout: 10000 }));
+      t.push(Date.now());
       await until(() => W.sites.sinkLog().slice(before).some((s) => s.path.startsWith(path)),
                   { timeoutMs: 8000, what: `a request to ${path}` });
+      t.push(Date.now());
+      timings.push({ file: entry.file, open: t[1] - t[0], click: t[2] - t[1], sink: t[3] - t[2] });
     } catch (err) {
       missing.push(`${entry.file}: ${String(err?.message ?? err).split('\n')[0]}`);
       // Said at once: a run that times out never reaches the assertion below.

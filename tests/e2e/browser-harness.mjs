@@ -42,6 +42,23 @@ async function until(get, { timeoutMs = 10000, what = 'a condition' } = {}) {
   }
 }
 
+/**
+ * Closes a tab without hanging. Chromium can drop a close that races a navigation commit
+ * (crbug.com/536385539): Playwright's page.close() then never returns — and a form the person
+ * just sent is such a navigation. The tab goes to about:blank first (committed; nothing left
+ * pending), and each close is bounded and asked for again once. → true when the tab is closed.
+ */
+export async function closePage(page, { timeoutMs = 5000 } = {}) {
+  if (page.isClosed()) return true;
+  await page.goto('about:blank', { timeout: timeoutMs }).catch(() => {});
+  for (let attempt = 0; attempt < 2 && !page.isClosed(); attempt++) {
+    let timer;
+    await Promise.race([page.close().catch(() => {}), new Promise((r) => { timer = setTimeout(r, timeoutMs); })]);
+    clearTimeout(timer);
+  }
+  return page.isClosed();
+}
+
 export class Browser {
   /**
    * Launches Chromium with a fresh profile and the extension loaded; resolves with its worker up.
