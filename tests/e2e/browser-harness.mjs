@@ -42,20 +42,43 @@ async function until(get, { timeoutMs = 10000, what = 'a condition' } = {}) {
   }
 }
 
-/**
- * Closes a tab without hanging. Chromium can drop a close that races a navigation commit
- * (crbug.com/536385539): Playwright's page.close() then never returns — and a form the person
- * just sent is such a navigation. The tab goes to about:blank first (committed; nothing left
- * pending), and each close is bounded and asked for again once. → true when the tab is closed.
- */
-export async function closePage(page, { timeoutMs = 5000 } = {}) {
-  if (page.isClosed()) return true;
-  await page.goto('about:blank', { timeout: timeoutMs }).catch(() => {});
-  for (let attempt = 0; attempt < 2 && !page.isClosed(); attempt++) {
-    let timer;
-    await Promise.race([page.close().catch(() => {}), new Promise((r) => { timer = setTimeout(r, timeoutMs); })]);
+/** `promise`'s value, or undefined once `ms` have passed (the promise is left to itself). */
+async function within(promise, ms) {
+  let timer;
+  try {
+    return await Promise.race([promise, new Promise((r) => { timer = setTimeout(r, ms); })]);
+  } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Closes a tab without hanging. Chromium can acknowledge a close that races a navigation commit
+ * and then drop it (crbug.com/536385539) — a form the person just sent is such a navigation —
+ * and Playwright's page.close() waits forever, never asking again. So: close, and while the tab
+ * is still there after a second, ask the browser again ourselves (Target.closeTarget over a
+ * browser session; asking again closes it). → true when the tab is closed.
+ */
+export async function closePage(page, { attempts = 3, waitMs = 1000 } = {}) {
+  if (page.isClosed()) return true;
+  const ctx = page.context();
+  // The target's id first, while the page still answers.
+  let targetId = null;
+  const session = await within(ctx.newCDPSession(page).catch(() => null), waitMs);
+  if (session) {
+    targetId = (await within(session.send('Target.getTargetInfo').catch(() => null), waitMs))?.targetInfo?.targetId ?? null;
+    await within(session.detach().catch(() => {}), waitMs);
+  }
+  const closing = page.close().catch(() => {});
+  for (let i = 0; i < attempts && !page.isClosed(); i++) {
+    await within(closing, waitMs);
+    if (page.isClosed() || !targetId) break;
+    const browser = await within(ctx.browser()?.newBrowserCDPSession().catch(() => null) ?? null, waitMs);
+    if (!browser) break;
+    await within(browser.send('Target.closeTarget', { targetId }).catch(() => {}), waitMs);
+    await within(browser.detach().catch(() => {}), waitMs);
+  }
+  await within(closing, waitMs);
   return page.isClosed();
 }
 
