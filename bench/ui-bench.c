@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "chp-activity-page.h"
+#include "chp-ui-test.h"
 #include "chp-window.h"
 
 #define N_ROWS 100000
@@ -32,26 +33,6 @@ typedef struct
   GArray *interval_ms;    /* tick to tick */
   GRand *rand;
 } Bench;
-
-static GtkWidget *
-find_type (GtkWidget *widget,
-           GType      type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
-    return widget;
-
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_type (child, type);
-
-      if (found != NULL)
-        return found;
-    }
-
-  return NULL;
-}
 
 static void
 spin_until_flag (gboolean *flag)
@@ -291,7 +272,7 @@ main (int   argc,
   self.window = chp_window_new (app);
   chp_window_set_engine (self.window, engine);
   chp_window_show_page (self.window, "activity");
-  self.page = CHP_ACTIVITY_PAGE (find_type (GTK_WIDGET (self.window), CHP_TYPE_ACTIVITY_PAGE));
+  self.page = CHP_ACTIVITY_PAGE (chp_ui_test_find_type (GTK_WIDGET (self.window), CHP_TYPE_ACTIVITY_PAGE));
   self.vadj = gtk_scrolled_window_get_vadjustment (chp_activity_page_get_scroller (self.page));
 
   gtk_window_set_default_size (GTK_WINDOW (self.window), 1200, 800);

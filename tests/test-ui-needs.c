@@ -12,6 +12,7 @@
 #include "chp-hold-row.h"
 #include "chp-plan-row.h"
 #include "chp-test-client.h"
+#include "chp-ui-test.h"
 #include "chp-window.h"
 
 /* One application for every test: a second one with the same id could not register. */
@@ -51,69 +52,14 @@ fixture_teardown (Fixture       *f,
 
 /* ---- finding things on screen ------------------------------------------------------------ */
 
-static void
-find_all (GtkWidget *widget,
-          GType      type,
-          GPtrArray *out)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
-    g_ptr_array_add (out, widget);
-
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    find_all (child, type, out);
-}
-
 static guint
 count_type (Fixture *f,
             GType    type)
 {
   g_autoptr(GPtrArray) found = g_ptr_array_new ();
 
-  find_all (GTK_WIDGET (f->window), type, found);
+  chp_ui_test_find_all (GTK_WIDGET (f->window), type, found);
   return found->len;
-}
-
-static GtkWidget *
-find_type (GtkWidget *widget,
-           GType      type)
-{
-  g_autoptr(GPtrArray) found = g_ptr_array_new ();
-
-  find_all (widget, type, found);
-  return found->len > 0 ? g_ptr_array_index (found, 0) : NULL;
-}
-
-static void
-collect_labels (GtkWidget *widget,
-                GString   *out)
-{
-  if (GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget))
-    g_string_append_printf (out, "%s\n", gtk_label_get_text (GTK_LABEL (widget)));
-
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    collect_labels (child, out);
-}
-
-static char *
-all_text (GtkWidget *widget)
-{
-  GString *labels = g_string_new (NULL);
-
-  collect_labels (widget, labels);
-  return g_string_free (labels, FALSE);
-}
-
-static gboolean
-shows_text (GtkWidget  *widget,
-            const char *text)
-{
-  g_autofree char *labels = all_text (widget);
-
-  return strstr (labels, text) != NULL;
 }
 
 /* Every label anywhere in the app's windows, visible or not: a secret must be in none. */
@@ -127,7 +73,7 @@ any_label_has (const char *text)
       g_autoptr(GtkWidget) window = g_list_model_get_item (toplevels, i);
       g_autoptr(GPtrArray) labels = g_ptr_array_new ();
 
-      find_all (window, GTK_TYPE_LABEL, labels);
+      chp_ui_test_find_all (window, GTK_TYPE_LABEL, labels);
       for (guint j = 0; j < labels->len; j++)
         if (strstr (gtk_label_get_label (g_ptr_array_index (labels, j)), text) != NULL)
           return TRUE;
@@ -142,7 +88,7 @@ button_for (GtkWidget  *row,
 {
   g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
 
-  find_all (row, GTK_TYPE_BUTTON, buttons);
+  chp_ui_test_find_all (row, GTK_TYPE_BUTTON, buttons);
   for (guint i = 0; i < buttons->len; i++)
     if (g_strcmp0 (gtk_actionable_get_action_name (g_ptr_array_index (buttons, i)),
                    action_name) == 0)
@@ -154,7 +100,7 @@ button_for (GtkWidget  *row,
 static GtkWidget *
 needs_page (Fixture *f)
 {
-  GtkWidget *page = find_type (GTK_WIDGET (f->window), g_type_from_name ("ChpNeedsPage"));
+  GtkWidget *page = chp_ui_test_find_type (GTK_WIDGET (f->window), g_type_from_name ("ChpNeedsPage"));
 
   g_assert_nonnull (page);
   return page;
@@ -298,15 +244,15 @@ test_hold_approve (Fixture       *f,
   browser_event (f, "hold.changed", HOLD ("K1", "held", "outward", ""));
   wait_for_cards (f, CHP_TYPE_HOLD_ROW, 1);
   g_assert_cmpstr (chp_window_get_visible_page (f->window), ==, "needs-you");
-  row = find_type (needs_page (f), CHP_TYPE_HOLD_ROW);
-  text = all_text (row);
+  row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_HOLD_ROW);
+  text = chp_ui_test_all_text (row);
   g_test_message ("hold card:\n%s", text);
-  g_assert_true (shows_text (row, "Send on shop.example?"));
+  g_assert_true (chp_ui_test_shows_text (row, "Send on shop.example?"));
   /* The page's label as text, not markup. */
-  g_assert_true (shows_text (row, "Button: Send <b>now</b>"));
-  g_assert_true (shows_text (row, "Email: ada@example.com"));
-  g_assert_true (shows_text (row, "Password: filled, 8 characters"));
-  g_assert_true (shows_text (row, "https://shop.example"));
+  g_assert_true (chp_ui_test_shows_text (row, "Button: Send <b>now</b>"));
+  g_assert_true (chp_ui_test_shows_text (row, "Email: ada@example.com"));
+  g_assert_true (chp_ui_test_shows_text (row, "Password: filled, 8 characters"));
+  g_assert_true (chp_ui_test_shows_text (row, "https://shop.example"));
   g_assert_false (any_label_has ("hunter2"));
 
   /* Approve is the browser's extension.hold.resolve; one press, then both buttons wait. */
@@ -333,8 +279,8 @@ test_hold_decline (Fixture       *f,
   browser_connect (f);
   browser_event (f, "hold.changed", HOLD ("K2", "held", "delete", ""));
   wait_for_cards (f, CHP_TYPE_HOLD_ROW, 1);
-  row = find_type (needs_page (f), CHP_TYPE_HOLD_ROW);
-  g_assert_true (shows_text (row, "Delete on shop.example?"));
+  row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_HOLD_ROW);
+  g_assert_true (chp_ui_test_shows_text (row, "Delete on shop.example?"));
 
   /* The browser refuses: the card says so and can be pressed again. */
   g_assert_true (gtk_widget_activate_action (row, "hold.decline", NULL));
@@ -346,7 +292,7 @@ test_hold_decline (Fixture       *f,
     chp_test_spin (20);
   g_assert_true (gtk_widget_get_sensitive (button_for (row, "hold.decline")));
   g_assert_true (gtk_widget_get_sensitive (button_for (row, "hold.approve")));
-  g_assert_true (shows_text (row, "Nothing was done"));
+  g_assert_true (chp_ui_test_shows_text (row, "Nothing was done"));
 
   g_assert_true (gtk_widget_activate_action (row, "hold.decline", NULL));
   again = browser_request (f, "extension.hold.resolve");
@@ -355,7 +301,7 @@ test_hold_decline (Fixture       *f,
   browser_answer (f, again, HOLD ("K2", "declined", "delete", ""));
   browser_event (f, "hold.changed", HOLD ("K2", "declined", "delete", ""));
   wait_for_cards (f, CHP_TYPE_HOLD_ROW, 0);
-  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (find_type (needs_page (f),
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (chp_ui_test_find_type (needs_page (f),
                                                                            GTK_TYPE_STACK))),
                    ==, "empty");
 }
@@ -396,12 +342,12 @@ test_plan (Fixture       *f,
   chp_agent_session_list_add (chp_engine_get_agent_sessions (f->engine), session);
   plan = post_plan (f, "a1", "Save my <i>address</i>");
   wait_for_cards (f, CHP_TYPE_PLAN_ROW, 1);
-  row = find_type (needs_page (f), CHP_TYPE_PLAN_ROW);
-  g_assert_true (shows_text (row, "Test Agent asks to follow a plan"));
-  g_assert_true (shows_text (row, "Save my <i>address</i>"));
-  g_assert_true (shows_text (row, "1. Create on shop.example: Add a delivery address"));
-  g_assert_true (shows_text (row, "2. Edit on shop.example: Set it as the default"));
-  g_assert_true (shows_text (row, "Deletes, messages and payments are never covered"));
+  row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_PLAN_ROW);
+  g_assert_true (chp_ui_test_shows_text (row, "Test Agent asks to follow a plan"));
+  g_assert_true (chp_ui_test_shows_text (row, "Save my <i>address</i>"));
+  g_assert_true (chp_ui_test_shows_text (row, "1. Create on shop.example: Add a delivery address"));
+  g_assert_true (chp_ui_test_shows_text (row, "2. Edit on shop.example: Set it as the default"));
+  g_assert_true (chp_ui_test_shows_text (row, "Deletes, messages and payments are never covered"));
 
   /* Approved once: the plan runs, and it no longer waits in Needs you. */
   g_assert_true (gtk_widget_activate_action (row, "plan.approve", NULL));
@@ -411,17 +357,17 @@ test_plan (Fixture       *f,
                     ==, 1);
 
   /* The Agents page says how far it has gone. */
-  agent_row = find_type (GTK_WIDGET (f->window), CHP_TYPE_AGENT_ROW);
+  agent_row = chp_ui_test_find_type (GTK_WIDGET (f->window), CHP_TYPE_AGENT_ROW);
   g_assert_nonnull (agent_row);
-  g_assert_true (shows_text (agent_row, "Plan approved; no step taken yet"));
+  g_assert_true (chp_ui_test_shows_text (agent_row, "Plan approved; no step taken yet"));
   g_assert_cmpint (chp_plan_list_use_step (chp_engine_get_plans (f->engine),
                                            chp_plan_get_id (plan), "shop.example"), ==, 1);
-  g_assert_true (shows_text (agent_row, "Plan: step 1 of 2"));
+  g_assert_true (chp_ui_test_shows_text (agent_row, "Plan: step 1 of 2"));
 
   /* Declined: gone too, and not approved. */
   other = post_plan (f, "a1", "Another plan");
   wait_for_cards (f, CHP_TYPE_PLAN_ROW, 1);
-  row = find_type (needs_page (f), CHP_TYPE_PLAN_ROW);
+  row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_PLAN_ROW);
   g_assert_true (gtk_widget_activate_action (row, "plan.decline", NULL));
   wait_for_cards (f, CHP_TYPE_PLAN_ROW, 0);
   g_assert_false (chp_plan_is_approved (other));
@@ -431,7 +377,7 @@ test_plan (Fixture       *f,
   g_assert_cmpint (chp_plan_list_use_step (chp_engine_get_plans (f->engine),
                                            chp_plan_get_id (plan), "shop.example"), ==, 2);
   chp_test_spin (50);
-  g_assert_false (shows_text (agent_row, "Plan:"));
+  g_assert_false (chp_ui_test_shows_text (agent_row, "Plan:"));
 }
 
 static void
@@ -474,9 +420,9 @@ test_attention (Fixture       *f,
   chp_agent_session_pause_for (session, "repeated");
   wait_for_cards (f, CHP_TYPE_ATTENTION_ROW, 1);
   g_assert_cmpstr (chp_window_get_visible_page (f->window), ==, "needs-you");
-  row = find_type (needs_page (f), CHP_TYPE_ATTENTION_ROW);
-  g_assert_true (shows_text (row, "Test Agent was paused"));
-  g_assert_true (shows_text (row, "It repeated the same action three times."));
+  row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_ATTENTION_ROW);
+  g_assert_true (chp_ui_test_shows_text (row, "Test Agent was paused"));
+  g_assert_true (chp_ui_test_shows_text (row, "It repeated the same action three times."));
 
   g_assert_true (gtk_widget_activate_action (row, "attention.resume", NULL));
   g_assert_cmpint (chp_agent_session_get_state (session), ==, CHP_AGENT_SESSION_RUNNING);
@@ -486,8 +432,8 @@ test_attention (Fixture       *f,
   /* Failing, then Disconnect. */
   chp_agent_session_pause_for (session, "failing");
   wait_for_cards (f, CHP_TYPE_ATTENTION_ROW, 1);
-  row = find_type (needs_page (f), CHP_TYPE_ATTENTION_ROW);
-  g_assert_true (shows_text (row, "Its last three actions on a tab failed."));
+  row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_ATTENTION_ROW);
+  g_assert_true (chp_ui_test_shows_text (row, "Its last three actions on a tab failed."));
   g_assert_true (gtk_widget_activate_action (row, "attention.disconnect", NULL));
   g_assert_cmpint (chp_agent_session_get_state (session), ==, CHP_AGENT_SESSION_DISCONNECTED);
   wait_for_cards (f, CHP_TYPE_ATTENTION_ROW, 0);
@@ -503,7 +449,6 @@ test_order_and_width (Fixture       *f,
   g_autoptr(ChpPlan) plan = NULL;
   GtkListBox *list;
   GType order[] = { CHP_TYPE_HOLD_ROW, CHP_TYPE_PLAN_ROW, CHP_TYPE_ATTENTION_ROW };
-  int frame, width;
 
   browser_connect (f);
   chp_agent_session_list_add (chp_engine_get_agent_sessions (f->engine), session);
@@ -516,26 +461,14 @@ test_order_and_width (Fixture       *f,
   wait_for_cards (f, CHP_TYPE_HOLD_ROW, 1);
 
   /* The cards' own list (a preferences group has one of its own too). */
-  list = GTK_LIST_BOX (gtk_widget_get_parent (find_type (needs_page (f), CHP_TYPE_HOLD_ROW)));
+  list = GTK_LIST_BOX (gtk_widget_get_parent (chp_ui_test_find_type (needs_page (f), CHP_TYPE_HOLD_ROW)));
   for (guint i = 0; i < G_N_ELEMENTS (order); i++)
     g_assert_true (G_TYPE_CHECK_INSTANCE_TYPE (gtk_list_box_get_row_at_index (list, (int) i),
                                                order[i]));
-  g_assert_true (shows_text (GTK_WIDGET (list), "Change data on shop.example?"));
+  g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (list), "Change data on shop.example?"));
 
-  frame = gdk_surface_get_width (gtk_native_get_surface (GTK_NATIVE (f->window))) -
-          gtk_widget_get_width (GTK_WIDGET (f->window));
-  gtk_window_set_default_size (GTK_WINDOW (f->window), 360 + MAX (frame, 0), 700);
-  chp_test_spin (300);
-  gtk_widget_measure (GTK_WIDGET (f->window), GTK_ORIENTATION_HORIZONTAL, -1, &width, NULL, NULL,
-                      NULL);
-  g_test_message ("needs you with every kind: at least %d px", width);
-  g_assert_cmpint (width, <=, 360);
-}
-
-static void
-skip_no_display (void)
-{
-  g_test_skip ("No display: the UI tests need one (run them under xvfb-run)");
+  chp_ui_test_show_at (GTK_WINDOW (f->window), 360, 700);
+  chp_ui_test_assert_fits (GTK_WIDGET (f->window), 360, "needs you with every kind");
 }
 
 int
@@ -544,15 +477,10 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  if (!gtk_init_check ())
-    {
-      g_test_add_func ("/chaperone/ui/needs/skipped", skip_no_display);
-      return g_test_run ();
-    }
-  app = GTK_APPLICATION (adw_application_new ("io.github.chaperone.Chaperone.TestNeeds",
-                                               G_APPLICATION_NON_UNIQUE));
-  g_application_set_resource_base_path (G_APPLICATION (app), "/io/github/chaperone/Chaperone");
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  app = chp_ui_test_app_new ("io.github.chaperone.Chaperone.TestNeeds",
+                             "/chaperone/ui/needs/skipped");
+  if (app == NULL)
+    return g_test_run ();
 
 #define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
   ADD ("/chaperone/ui/needs/hold-approve", test_hold_approve);

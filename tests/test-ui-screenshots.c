@@ -6,6 +6,7 @@
 #include <adwaita.h>
 
 #include "chp-test-client.h"
+#include "chp-ui-test.h"
 #include "chp-window.h"
 
 static GtkApplication *app;
@@ -233,12 +234,6 @@ test_every_page (void)
   chp_test_spin (50);
 }
 
-static void
-skip_no_display (void)
-{
-  g_test_skip ("No display: the screenshots need one (run them under xvfb-run)");
-}
-
 static GLogWriterOutput
 debug_writer (GLogLevelFlags   log_level,
               const GLogField *fields,
@@ -267,16 +262,10 @@ main (int   argc,
   if (g_getenv ("CHP_DEBUG_ALLOC") != NULL)
     g_log_set_writer_func (debug_writer, NULL, NULL);
 
-  if (!gtk_init_check ())
-    {
-      g_test_add_func ("/chaperone/ui/screenshots/skipped", skip_no_display);
-      return g_test_run ();
-    }
-
-  app = GTK_APPLICATION (adw_application_new ("io.github.chaperone.Chaperone.TestShots",
-                                              G_APPLICATION_NON_UNIQUE));
-  g_application_set_resource_base_path (G_APPLICATION (app), "/io/github/chaperone/Chaperone");
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  app = chp_ui_test_app_new ("io.github.chaperone.Chaperone.TestShots",
+                             "/chaperone/ui/screenshots/skipped");
+  if (app == NULL)
+    return g_test_run ();
 
   g_test_add_func ("/chaperone/ui/screenshots/every-page", test_every_page);
 

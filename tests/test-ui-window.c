@@ -9,6 +9,7 @@
 #include "chp-agent-row.h"
 #include "chp-device-row.h"
 #include "chp-test-client.h"
+#include "chp-ui-test.h"
 #include "chp-window.h"
 
 /* One application for every test: a second one with the same id could not register. */
@@ -41,49 +42,6 @@ fixture_teardown (Fixture       *f,
   g_free (f->dir);
 }
 
-static GtkWidget *
-find_type (GtkWidget *widget,
-           GType      type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
-    return widget;
-
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_type (child, type);
-
-      if (found != NULL)
-        return found;
-    }
-
-  return NULL;
-}
-
-static void
-collect_labels (GtkWidget *widget,
-                GString   *out)
-{
-  if (GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget))
-    g_string_append_printf (out, "%s\n", gtk_label_get_text (GTK_LABEL (widget)));
-
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    collect_labels (child, out);
-}
-
-static gboolean
-shows_text (GtkWidget  *widget,
-            const char *text)
-{
-  g_autoptr(GString) labels = g_string_new (NULL);
-
-  collect_labels (widget, labels);
-  return strstr (labels->str, text) != NULL;
-}
-
 /* The page's own stack: the one with a "list" page (a dropdown has a stack of its own). */
 static GtkWidget *
 find_page_stack (GtkWidget *widget)
@@ -108,7 +66,7 @@ static GtkWidget *
 page (Fixture *f,
       GType    type)
 {
-  GtkWidget *widget = find_type (GTK_WIDGET (f->window), type);
+  GtkWidget *widget = chp_ui_test_find_type (GTK_WIDGET (f->window), type);
 
   g_assert_nonnull (widget);
   return widget;
@@ -128,51 +86,19 @@ static void
 show_at (Fixture *f,
          int      width)
 {
-  int frame;
-
-  /* Measured at a comfortable size first: below 360 px the window would be squeezed. */
-  gtk_window_set_default_size (GTK_WINDOW (f->window), 800, 700);
-  gtk_window_present (GTK_WINDOW (f->window));
-  chp_test_spin (300);
-
-  /* Without a window manager's frame, GTK keeps a resize border inside the surface: widen the
-   * surface by it so the window itself is the width asked for. */
-  frame = gdk_surface_get_width (gtk_native_get_surface (GTK_NATIVE (f->window))) -
-          gtk_widget_get_width (GTK_WIDGET (f->window));
-  gtk_window_set_default_size (GTK_WINDOW (f->window), width + MAX (frame, 0), 700);
-  chp_test_spin (300);
+  chp_ui_test_show_at (GTK_WINDOW (f->window), width, 700);
   g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (f->window)), ==, width);
-}
-
-static void
-dump_widths (GtkWidget *widget,
-             int        depth)
-{
-  int min;
-
-  gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
-  if (min > 330)
-    g_printerr ("%*s%s %d\n", depth * 2, "", G_OBJECT_TYPE_NAME (widget), min);
-  if (depth < 14)
-    for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-         child = gtk_widget_get_next_sibling (child))
-      dump_widths (child, depth + 1);
 }
 
 static void
 test_sizes (Fixture       *f,
             gconstpointer  data)
 {
-  GtkWidget *bar = find_type (GTK_WIDGET (f->window), ADW_TYPE_VIEW_SWITCHER_BAR);
-  int width;
+  GtkWidget *bar = chp_ui_test_find_type (GTK_WIDGET (f->window), ADW_TYPE_VIEW_SWITCHER_BAR);
 
   /* Narrow: the switcher moves to a bar at the bottom, and nothing is wider than the window. */
   show_at (f, 360);
-  gtk_widget_measure (GTK_WIDGET (f->window), GTK_ORIENTATION_HORIZONTAL, -1, &width, NULL, NULL,
-                      NULL);
-  if (width > 360)
-    dump_widths (GTK_WIDGET (f->window), 0);
-  g_assert_cmpint (width, <=, 360);
+  chp_ui_test_assert_fits (GTK_WIDGET (f->window), 360, "the window at 360 px");
   g_assert_true (adw_view_switcher_bar_get_reveal (ADW_VIEW_SWITCHER_BAR (bar)));
 
   /* Wide: the switcher is in the header. */
@@ -202,7 +128,7 @@ test_empty_states (Fixture       *f,
       chp_test_spin (100);
       g_assert_cmpstr (chp_window_get_visible_page (f->window), ==, pages[i].name);
       g_assert_cmpstr (page_state (f, type), ==, "empty");
-      g_assert_true (shows_text (page (f, type), pages[i].says));
+      g_assert_true (chp_ui_test_shows_text (page (f, type), pages[i].says));
     }
 }
 
@@ -288,7 +214,7 @@ test_items_appear (Fixture       *f,
 {
   g_autoptr(ChpPairingRequest) request = NULL;
   g_autoptr(ChpAgentSession) session = chp_agent_session_new ("a1", "Test Agent", g_get_real_time () / 1000);
-  AdwViewStack *stack = ADW_VIEW_STACK (find_type (GTK_WIDGET (f->window), ADW_TYPE_VIEW_STACK));
+  AdwViewStack *stack = ADW_VIEW_STACK (chp_ui_test_find_type (GTK_WIDGET (f->window), ADW_TYPE_VIEW_STACK));
   AdwViewStackPage *needs = adw_view_stack_get_page (stack, adw_view_stack_get_child_by_name (stack, "needs-you"));
   GtkWidget *row;
 
@@ -298,18 +224,18 @@ test_items_appear (Fixture       *f,
   /* The window turns to what just happened: a browser paired, a grant made, something waits. */
   g_assert_cmpstr (chp_window_get_visible_page (f->window), ==, "browsers");
   g_assert_cmpstr (page_state (f, g_type_from_name ("ChpBrowsersPage")), ==, "list");
-  g_assert_true (shows_text (page (f, g_type_from_name ("ChpBrowsersPage")), "Work Chromium"));
-  g_assert_true (shows_text (page (f, g_type_from_name ("ChpBrowsersPage")), "No active grants"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpBrowsersPage")), "Work Chromium"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpBrowsersPage")), "No active grants"));
 
   add_grant (f, "d1", "Book a table");
   chp_test_spin (50);
   g_assert_cmpstr (chp_window_get_visible_page (f->window), ==, "grants");
   g_assert_cmpstr (page_state (f, g_type_from_name ("ChpGrantsPage")), ==, "list");
-  g_assert_true (shows_text (page (f, g_type_from_name ("ChpGrantsPage")), "Book a table"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpGrantsPage")), "Book a table"));
   /* Scopes in plain words, the group named after its browser, the count on the browser. */
-  g_assert_true (shows_text (page (f, g_type_from_name ("ChpGrantsPage")), "click and type"));
-  g_assert_true (shows_text (page (f, g_type_from_name ("ChpGrantsPage")), "Work Chromium"));
-  g_assert_true (shows_text (page (f, g_type_from_name ("ChpBrowsersPage")), "1 active grant"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpGrantsPage")), "click and type"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpGrantsPage")), "Work Chromium"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpBrowsersPage")), "1 active grant"));
 
   /* Needs you: a card per item, and the badge counts them. */
   g_assert_cmpuint (adw_view_stack_page_get_badge_number (needs), ==, 0);
@@ -322,29 +248,29 @@ test_items_appear (Fixture       *f,
   g_assert_cmpstr (page_state (f, g_type_from_name ("ChpNeedsPage")), ==, "list");
   g_assert_cmpuint (adw_view_stack_page_get_badge_number (needs), ==, 2);
   g_assert_true (adw_view_stack_page_get_needs_attention (needs));
-  g_assert_true (shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "482 913"));
-  g_assert_true (shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "Chromium 157"));
-  g_assert_true (shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "Enter a verification code"));
-  g_assert_true (shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "Waiting for 2 minutes"));
-  g_assert_true (shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "Tab: Sign in"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "482 913"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "Chromium 157"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "Enter a verification code"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "Waiting for 2 minutes"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "Tab: Sign in"));
 
   /* The request ends: its card goes, the badge follows. */
   chp_pairing_manager_finish (chp_engine_get_pairing (f->engine), request,
                               CHP_PAIRING_STATE_REJECTED, g_get_real_time () / 1000);
   chp_test_spin (50);
   g_assert_cmpuint (adw_view_stack_page_get_badge_number (needs), ==, 1);
-  g_assert_false (shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "482 913"));
+  g_assert_false (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "482 913"));
 
   /* Agents: Pause is the session's request, made through the row's widget action. */
   chp_agent_session_list_add (chp_engine_get_agent_sessions (f->engine), session);
   chp_test_spin (50);
   g_assert_cmpstr (page_state (f, g_type_from_name ("ChpAgentsPage")), ==, "list");
-  g_assert_true (shows_text (page (f, g_type_from_name ("ChpAgentsPage")), "Test Agent"));
-  row = find_type (page (f, g_type_from_name ("ChpAgentsPage")), CHP_TYPE_AGENT_ROW);
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpAgentsPage")), "Test Agent"));
+  row = chp_ui_test_find_type (page (f, g_type_from_name ("ChpAgentsPage")), CHP_TYPE_AGENT_ROW);
   g_assert_nonnull (row);
   g_assert_true (gtk_widget_activate_action (row, "agent.pause", NULL));
   g_assert_cmpint (chp_agent_session_get_state (session), ==, CHP_AGENT_SESSION_PAUSED);
-  g_assert_true (shows_text (row, "Paused"));
+  g_assert_true (chp_ui_test_shows_text (row, "Paused"));
   g_assert_true (gtk_widget_activate_action (row, "agent.resume", NULL));
   g_assert_cmpint (chp_agent_session_get_state (session), ==, CHP_AGENT_SESSION_RUNNING);
   g_assert_true (gtk_widget_activate_action (row, "agent.disconnect", NULL));
@@ -361,9 +287,9 @@ test_items_appear (Fixture       *f,
 static GtkButton *
 stop_button (Fixture *f)
 {
-  GtkWidget *header = find_type (GTK_WIDGET (f->window), ADW_TYPE_HEADER_BAR);
+  GtkWidget *header = chp_ui_test_find_type (GTK_WIDGET (f->window), ADW_TYPE_HEADER_BAR);
 
-  return GTK_BUTTON (find_type (header, GTK_TYPE_BUTTON));
+  return GTK_BUTTON (chp_ui_test_find_type (header, GTK_TYPE_BUTTON));
 }
 
 static gboolean
@@ -408,7 +334,7 @@ test_stop_all (Fixture       *f,
   g_signal_emit_by_name (button, "clicked");
   g_assert_true (chp_engine_get_stopped (f->engine));
   g_assert_cmpstr (gtk_button_get_label (button), ==, "_Resume All");
-  g_assert_true (shows_text (GTK_WIDGET (f->window), "All agents are stopped"));
+  g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (f->window), "All agents are stopped"));
 
   g_signal_emit_by_name (button, "clicked");
   g_assert_false (chp_engine_get_stopped (f->engine));
@@ -513,7 +439,7 @@ test_rename (Fixture       *f,
     chp_store_save_device_async (chp_engine_get_store (f->engine), &info, NULL, NULL, NULL);
     chp_device_list_add_or_update (chp_engine_get_devices (f->engine), &info);
   }
-  row = find_type (page (f, g_type_from_name ("ChpBrowsersPage")), CHP_TYPE_DEVICE_ROW);
+  row = chp_ui_test_find_type (page (f, g_type_from_name ("ChpBrowsersPage")), CHP_TYPE_DEVICE_ROW);
   g_assert_nonnull (row);
   g_assert_true (gtk_widget_activate_action (row, "device.rename", NULL));
   dialog = find_dialog ();
@@ -524,7 +450,7 @@ test_rename (Fixture       *f,
   for (guint i = 0; i < 100 && g_strcmp0 (chp_device_get_name (device), "New Name") != 0; i++)
     chp_test_spin (20);
   g_assert_cmpstr (chp_device_get_name (device), ==, "New Name");
-  g_assert_true (shows_text (row, "New Name"));
+  g_assert_true (chp_ui_test_shows_text (row, "New Name"));
 }
 
 /* With one of each item, nothing makes the window wider than 360 px. */
@@ -546,23 +472,10 @@ test_narrow_with_items (Fixture       *f,
 
   for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
     {
-      int width;
-
       chp_window_show_page (f->window, pages[i]);
       chp_test_spin (100);
-      gtk_widget_measure (GTK_WIDGET (f->window), GTK_ORIENTATION_HORIZONTAL, -1, &width, NULL,
-                          NULL, NULL);
-      if (width > 360)
-        dump_widths (GTK_WIDGET (f->window), 0);
-      g_test_message ("%s: at least %d px", pages[i], width);
-      g_assert_cmpint (width, <=, 360);
+      chp_ui_test_assert_fits (GTK_WIDGET (f->window), 360, pages[i]);
     }
-}
-
-static void
-skip_no_display (void)
-{
-  g_test_skip ("No display: the UI tests need one (run them under xvfb-run)");
 }
 
 int
@@ -571,15 +484,10 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  if (!gtk_init_check ())
-    {
-      g_test_add_func ("/chaperone/ui/window/skipped", skip_no_display);
-      return g_test_run ();
-    }
-  app = GTK_APPLICATION (adw_application_new ("io.github.chaperone.Chaperone.TestWindow",
-                                               G_APPLICATION_NON_UNIQUE));
-  g_application_set_resource_base_path (G_APPLICATION (app), "/io/github/chaperone/Chaperone");
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  app = chp_ui_test_app_new ("io.github.chaperone.Chaperone.TestWindow",
+                             "/chaperone/ui/window/skipped");
+  if (app == NULL)
+    return g_test_run ();
 
 #define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
   ADD ("/chaperone/ui/window/sizes", test_sizes);

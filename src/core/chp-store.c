@@ -1268,19 +1268,16 @@ chp_store_add_audit_async (ChpStore            *self,
   g_signal_emit (self, signals[SIGNAL_AUDIT_CHANGED], 0, FALSE);
 }
 
-static gpointer
-list_audit_job (ChpStore  *self,
-                gpointer   data,
-                GError   **error)
+/* Steps a bound audit statement (columns id, at, category, method, outcome, device_id,
+ * duration_ms, error_code) into ChpAuditEntry rows, and resets it. */
+static GPtrArray *
+read_audit_rows (ChpStore      *self,
+                 sqlite3_stmt  *stmt,
+                 GError       **error)
 {
   g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func ((GDestroyNotify) chp_audit_entry_free);
-  sqlite3_stmt *stmt = get_stmt (self, STMT_AUDIT_LIST, error);
   int rc;
 
-  if (stmt == NULL)
-    return NULL;
-
-  sqlite3_bind_int64 (stmt, 1, GPOINTER_TO_UINT (data));
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
       ChpAuditEntry *entry = g_new0 (ChpAuditEntry, 1);
@@ -1304,6 +1301,20 @@ list_audit_job (ChpStore  *self,
     }
 
   return g_steal_pointer (&entries);
+}
+
+static gpointer
+list_audit_job (ChpStore  *self,
+                gpointer   data,
+                GError   **error)
+{
+  sqlite3_stmt *stmt = get_stmt (self, STMT_AUDIT_LIST, error);
+
+  if (stmt == NULL)
+    return NULL;
+
+  sqlite3_bind_int64 (stmt, 1, GPOINTER_TO_UINT (data));
+  return read_audit_rows (self, stmt, error);
 }
 
 void
@@ -1381,10 +1392,8 @@ query_audit_job (ChpStore  *self,
                  gpointer   data,
                  GError   **error)
 {
-  g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func ((GDestroyNotify) chp_audit_entry_free);
   AuditRead *read = data;
   sqlite3_stmt *stmt = get_stmt (self, STMT_AUDIT_QUERY, error);
-  int rc;
 
   if (stmt == NULL)
     return NULL;
@@ -1392,29 +1401,7 @@ query_audit_job (ChpStore  *self,
   bind_audit_where (stmt, read);
   sqlite3_bind_int64 (stmt, 7, read->limit);
   sqlite3_bind_int64 (stmt, 8, read->offset);
-  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    {
-      ChpAuditEntry *entry = g_new0 (ChpAuditEntry, 1);
-
-      entry->id = sqlite3_column_int64 (stmt, 0);
-      entry->at = sqlite3_column_int64 (stmt, 1);
-      entry->category = column_dup (stmt, 2);
-      entry->method = column_dup (stmt, 3);
-      entry->outcome = column_dup (stmt, 4);
-      entry->device_id = column_dup (stmt, 5);
-      entry->duration_ms = sqlite3_column_int64 (stmt, 6);
-      entry->error_code = column_dup (stmt, 7);
-      g_ptr_array_add (entries, entry);
-    }
-  sqlite3_reset (stmt);
-
-  if (rc != SQLITE_DONE)
-    {
-      set_sqlite_error (error, self->db, rc, "audit");
-      return NULL;
-    }
-
-  return g_steal_pointer (&entries);
+  return read_audit_rows (self, stmt, error);
 }
 
 /**
