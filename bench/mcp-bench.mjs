@@ -418,23 +418,6 @@ async function measure(peer, sites) {
   if (sawChangeLinked !== sawChange) out.click.reported_change += ` (file ${sawChangeLinked})`;
   const loadsAfter = await loadsOf(peer);
   if (loadsBefore !== null && loadsAfter !== null) out.click.page_saw_clicks = loadsAfter - loadsBefore;
-  if (peer instanceof OursPeer) {
-    // Chaperone's click answers with counts (added, removed, text changed); the words that changed
-    // come from a diff snapshot. The cost of learning what changed: the click, then one diff.
-    await peer.snapshot(); // the base the diffs compare with
-    const withDiff = [];
-    let diffShows = 0;
-    for (let i = 0; i < N.click; i++) {
-      await peer.beforeRepeat(loadRef);
-      const { value, ms } = await timed(async () => {
-        await peer.click(loadRef);
-        return peer.snapshot({ diff: true });
-      });
-      withDiff.push(ms);
-      if (/Details loaded \(\d+\)/.test(textOf(value))) diffShows += 1;
-    }
-    out.click_then_diff = { ...stat(withDiff), reported_change: `${diffShows}/${N.click}` };
-  }
   if (peer instanceof DevtoolsPeer) {
     const bare = [];
     for (let i = 0; i < N.click; i++) bare.push((await timed(() => peer.clickBare(loadRef))).ms);
@@ -670,8 +653,6 @@ line('b) click + settle ms, median', (s) => fmtMs(s.click?.median));
 line('b) click result bytes', (s) => s.click?.bytes);
 line('b) click result shows the change', (s) => s.click?.reported_change);
 line('   click without snapshot ms, median', (s) => fmtMs(s.click_without_snapshot?.median));
-line('   click + diff snapshot ms, median', (s) => fmtMs(s.click_then_diff?.median));
-line('   that diff shows the change', (s) => s.click_then_diff?.reported_change);
 line('c) fill ms, median', (s) => fmtMs(s.fill?.median));
 line('d) tab list ms, median', (s) => fmtMs(s.tabs?.median));
 line('d) tab list ms, p99', (s) => fmtMs(s.tabs?.p99));

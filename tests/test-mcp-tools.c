@@ -1441,17 +1441,36 @@ test_browser_tools (Env           *env,
   g_assert_cmpstr (json_object_get_string_member (params, "action"), ==, "setValue");
   g_assert_cmpstr (json_object_get_string_member (params, "value"), ==, "ada@secret.example");
   browser_answer (client, request, "{\"action\":\"setValue\",\"ref\":\"cap1abcd:e3\",\"done\":true,"
-                  "\"changes\":{\"urlChanged\":false,\"titleChanged\":false,\"added\":2,"
+                  "\"changes\":{\"urlChanged\":false,\"titleChanged\":false,\"added\":0,"
                   "\"removed\":0,"
                   "\"textChanged\":true}}");
+  /* The page changed in place: the app reads it again, and the result shows the diff against
+   * the agent's previous snapshot (the total the page now shows), not a whole snapshot. */
+  g_clear_pointer (&request, json_object_unref);
+  request = browser_request (client, "browser.context");
+  params = json_object_get_object_member (request, "params");
+  g_assert_cmpint (json_object_get_int_member (params, "tabId"), ==, 7);
+  g_assert_cmpint (json_object_get_int_member (params, "frameId"), ==, 0);
+  {
+    g_autoptr(GString) after = g_string_new (shop);
+
+    g_string_replace (after, "Total 42.50 EUR", "Total 40.00 EUR", 1);
+    browser_answer (client, request, after->str);
+  }
   call_wait (&call);
   assert_result_fits (env->tools, "browser_act", call.result);
   g_assert_false (result_is_error (call.result));
+  g_test_message ("%s", result_text (call.result));
   g_assert_true (g_str_has_prefix (result_text (call.result),
-                                   "Filled 1:e3 on tab b1:7. What changed: 2 "
+                                   "Filled 1:e3 on tab b1:7. What changed: 0 "
                                    "element(s) added, 0 removed; the URL did not change; the title "
                                    "did "
-                                   "not change; the text changed."));
+                                   "not change; the text changed.\n\nChanges on tab b1:7 since your "
+                                   "previous snapshot of this document: 0 added, 0 changed, 0 "
+                                   "removed; the page text changed."));
+  g_assert_true (inside_wrapper (result_text (call.result), "Total 40.00 EUR"));
+  g_assert_null (strstr (result_text (call.result), "To see the page now"));
+  g_assert_true (json_object_has_member (result_structured (call.result), "page"));
   g_assert_true (json_object_get_boolean_member (result_structured (call.result), "ok"));
   g_assert_null (strstr (result_text (call.result), "secret"));
   {
@@ -1459,6 +1478,27 @@ test_browser_tools (Env           *env,
 
     g_assert_null (strstr (all, "secret"));
   }
+  g_clear_pointer (&request, json_object_unref);
+
+  /* A click that brings up a sign-in form: the act is done and says so, but the page, blind
+   * now, is not shown; the agent gets the usual hint instead. */
+  call_start (env->tools, env->context, "browser_act",
+              "{\"tab\":\"b1:7\",\"ref\":\"1:e2\",\"action\":\"click\"}", NULL, &call);
+  request = browser_request (client, "browser.node.action");
+  browser_answer (client, request, "{\"action\":\"click\",\"ref\":\"cap1abcd:e2\",\"done\":true,"
+                  "\"changes\":{\"urlChanged\":false,\"titleChanged\":false,\"added\":3,"
+                  "\"removed\":0,\"textChanged\":true,\"settled\":true}}");
+  g_clear_pointer (&request, json_object_unref);
+  request = browser_request (client, "browser.context");
+  browser_answer (client, request, small_snapshot);
+  call_wait (&call);
+  assert_result_fits (env->tools, "browser_act", call.result);
+  g_assert_false (result_is_error (call.result));
+  g_assert_true (g_str_has_prefix (result_text (call.result), "Clicked 1:e2 on tab b1:7. What "
+                                   "changed: 3 element(s) added"));
+  g_assert_nonnull (strstr (result_text (call.result), "To see the page now, browser_snapshot"));
+  g_assert_null (strstr (result_text (call.result), "Your cart"));
+  g_assert_false (json_object_has_member (result_structured (call.result), "page"));
   g_clear_pointer (&request, json_object_unref);
 
   /* browser_act click */
@@ -1586,6 +1626,7 @@ test_browser_tools (Env           *env,
   g_assert_cmpstr (audit, ==,
                    "browser_tabs ok -\n"
                    "browser_snapshot ok -\n"
+                   "browser_act ok -\n"
                    "browser_act ok -\n"
                    "browser_act refused target_denied\n"
                    "browser_inspect ok -\n"

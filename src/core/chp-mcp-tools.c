@@ -25,6 +25,9 @@
 #define TABS_TIMEOUT_MS      10000
 #define CONTEXT_TIMEOUT_MS   20000
 #define NODE_TIMEOUT_MS      20000
+/* After an act that changed the page, its result shows what changed (a diff against the agent's
+ * previous snapshot) within this many characters; browser_snapshot with diff gives the rest. */
+#define ACT_DIFF_MAX_CHARS    4000
 #define NAVIGATE_TIMEOUT_MS  25000
 #define HANDOFF_TIMEOUT_MS   10000
 #define STATUS_TIMEOUT_MS     5000
@@ -118,6 +121,10 @@ struct _ToolCall
   char               *ref;
   JsonObject         *document;
 
+  /* browser_act, while the page is read again for its diff: the act's own result so far */
+  char               *act_text;
+  JsonObject         *act_structured;
+
   /* browser_wait */
   char               *wait_id;
   const struct _WaitKind *wait_kind;
@@ -149,6 +156,8 @@ tool_call_free (gpointer data)
   g_clear_pointer (&call->args, json_object_unref);
   g_clear_pointer (&call->targets, g_ptr_array_unref);
   g_clear_pointer (&call->document, json_object_unref);
+  g_free (call->act_text);
+  g_clear_pointer (&call->act_structured, json_object_unref);
   g_free (call->device_id);
   g_free (call->alias);
   g_free (call->ref);
@@ -454,6 +463,8 @@ act_output (void)
     "action", prop ("string", NULL), FALSE,
     "changes", prop ("object", "What changed on the page: urlChanged, titleChanged, added, "
                      "removed, textChanged."), FALSE,
+    "page", prop ("object", "When the page changed: the diff against your previous snapshot, "
+                  "as browser_snapshot gives it."), FALSE,
     "held", prop ("boolean", "A person must release this act first."), FALSE,
     "holdId", prop ("string", NULL), FALSE,
     "waiting", prop ("boolean", NULL), FALSE,
@@ -2003,58 +2014,37 @@ document_origin (ToolCall *call)
 
 /* ---- browser_snapshot --------------------------------------------------------------------- */
 
-static void
-snapshot_answered_cb (GObject      *source,
-                      GAsyncResult *result,
-                      gpointer      user_data)
+/* Formats the browser's capture of @frame for the agent — only what changed since the agent's
+ * previous snapshot of that frame when @diff — and remembers it as the agent's latest snapshot
+ * there, even for a page that does not exist: it is what the agent's next refs and its next diff
+ * are about. @answer has passed the capture and floor checks. */
+static ChpMcpSnapshot *
+remember_snapshot (ToolCall   *call,
+                   JsonObject *answer,
+                   gint64      frame,
+                   gboolean    diff,
+                   guint       page,
+                   const char *query,
+                   guint       max_chars,
+                   gint64     *out_document)
 {
-  g_autoptr(GTask) task = user_data;
-  ToolCall *call = call_of (task);
-  g_autoptr(JsonObject) answer = browser_answer (task, source, result, "Reading the tab");
-  g_autoptr(ChpMcpSnapshot) snapshot = NULL;
-  g_autofree char *key = NULL;
-  g_autofree char *tab = NULL;
+  ChpMcpSnapshot *snapshot;
+  g_autofree char *key = frame_key (call, frame);
+  g_autofree char *tab = tab_name (call);
   g_autofree char *subject = NULL;
   g_autofree char *prefix = NULL;
   g_autofree char *doc_key = NULL;
   g_autofree char *origin = NULL;
   ChpMcpSnapshotOptions options = { 0, };
-  JsonObject *previous;
+  JsonObject *previous = recall_object (call->context, key);
   JsonObject *base = NULL;
   JsonObject *memory;
   JsonObject *doc;
-  JsonObject *structured;
-  const char *document_id;
-  const char *capture_id;
-  gint64 frame = int_argument (call->args, "frame", 0);
-  gboolean diff = chp_mcp_json_bool (call->args, "diff");
+  const char *document_id = chp_mcp_json_string (answer, "documentId", "");
+  const char *capture_id = chp_mcp_json_string (answer, "captureId", "");
   gboolean same_document;
   gint64 document;
 
-  if (answer == NULL)
-    return;
-
-  document_id = chp_mcp_json_string (answer, "documentId", "");
-  capture_id = chp_mcp_json_string (answer, "captureId", NULL);
-  if (capture_id == NULL || *capture_id == '\0')
-    {
-      call_return_error (task, "internal", "The browser's snapshot has no capture id", NULL);
-      return;
-    }
-
-  /* Again on what the browser read: the tab may have moved to a blind page since its grant
-   * said where it was, and a sign-in form makes any page blind. Nothing of it is kept. */
-  {
-    JsonNode *auth = json_object_get_member (answer, "auth");
-    gboolean password = auth != NULL && JSON_NODE_HOLDS_OBJECT (auth) &&
-                        chp_mcp_json_bool (json_node_get_object (auth), "passwordField");
-
-    if (!floor_allows (task, chp_mcp_json_string (answer, "url", ""), FALSE, password))
-      return;
-  }
-
-  key = frame_key (call, frame);
-  previous = recall_object (call->context, key);
   same_document = previous != NULL &&
                   g_strcmp0 (chp_mcp_json_string (previous, "documentId", NULL),
                              document_id) == 0;
@@ -2064,7 +2054,7 @@ snapshot_answered_cb (GObject      *source,
   if (diff && same_document)
     {
       /* Later pages of a diff compare with the base its first page used. */
-      if (int_argument (call->args, "page", 1) > 1 && json_object_has_member (previous, "base"))
+      if (page > 1 && json_object_has_member (previous, "base"))
         base = json_object_get_object_member (previous, "base");
       else
         base = json_object_get_object_member (previous, "current");
@@ -2076,20 +2066,17 @@ snapshot_answered_cb (GObject      *source,
                    : "You have no earlier snapshot of this tab and frame, so this is a full "
                      "snapshot.";
 
-  tab = tab_name (call);
   subject = frame != 0 ? g_strdup_printf ("tab %s, frame %" G_GINT64_FORMAT, tab, frame)
                        : g_strdup_printf ("tab %s", tab);
   prefix = g_strdup_printf ("%" G_GINT64_FORMAT ":", document);
   options.subject = subject;
   options.ref_prefix = prefix;
-  options.query = chp_mcp_json_string (call->args, "query", NULL);
-  options.page = int_argument (call->args, "page", 1);
-  options.max_chars = call->self->result_max_chars;
+  options.query = query;
+  options.page = page;
+  options.max_chars = max_chars;
   options.base = base;
   snapshot = chp_mcp_format_snapshot (answer, &options);
 
-  /* Remembered before answering, even for a page that does not exist: it is what the agent's
-   * next call (its refs, its next diff) is about. */
   memory = json_object_new ();
   json_object_set_int_member (memory, "document", document);
   json_object_set_string_member (memory, "documentId", document_id);
@@ -2112,12 +2099,62 @@ snapshot_answered_cb (GObject      *source,
   remember_object (call->context, doc_key, doc);
   json_object_unref (doc);
 
+  *out_document = document;
+  return snapshot;
+}
+
+/* The browser's capture found a visible password field (which makes any page blind). */
+static gboolean
+capture_has_password (JsonObject *answer)
+{
+  JsonNode *auth = json_object_get_member (answer, "auth");
+
+  return auth != NULL && JSON_NODE_HOLDS_OBJECT (auth) &&
+         chp_mcp_json_bool (json_node_get_object (auth), "passwordField");
+}
+
+static void
+snapshot_answered_cb (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ToolCall *call = call_of (task);
+  g_autoptr(JsonObject) answer = browser_answer (task, source, result, "Reading the tab");
+  g_autoptr(ChpMcpSnapshot) snapshot = NULL;
+  g_autofree char *tab = NULL;
+  JsonObject *structured;
+  const char *capture_id;
+  gint64 frame = int_argument (call->args, "frame", 0);
+  gint64 document;
+
+  if (answer == NULL)
+    return;
+
+  capture_id = chp_mcp_json_string (answer, "captureId", NULL);
+  if (capture_id == NULL || *capture_id == '\0')
+    {
+      call_return_error (task, "internal", "The browser's snapshot has no capture id", NULL);
+      return;
+    }
+
+  /* Again on what the browser read: the tab may have moved to a blind page since its grant
+   * said where it was, and a sign-in form makes any page blind. Nothing of it is kept. */
+  if (!floor_allows (task, chp_mcp_json_string (answer, "url", ""), FALSE,
+                     capture_has_password (answer)))
+    return;
+
+  snapshot = remember_snapshot (call, answer, frame, chp_mcp_json_bool (call->args, "diff"),
+                                int_argument (call->args, "page", 1),
+                                chp_mcp_json_string (call->args, "query", NULL),
+                                call->self->result_max_chars, &document);
   if (snapshot->out_of_range)
     {
       call_return_error (task, "invalid_params", snapshot->text, NULL);
       return;
     }
 
+  tab = tab_name (call);
   structured = json_object_ref (json_node_get_object (snapshot->structured));
   json_object_set_string_member (structured, "tab", tab);
   json_object_set_int_member (structured, "frame", frame);
@@ -2378,6 +2415,69 @@ plan_step_used (ToolCall   *call,
   }
 }
 
+/* Whether an act's result should show the page's diff: the page changed (elements or text),
+ * did not start leaving, and the agent has a snapshot of this very document to compare with. */
+static gboolean
+act_diff_wanted (ToolCall   *call,
+                 JsonObject *changes)
+{
+  g_autofree char *key = NULL;
+  JsonObject *previous;
+
+  if (changes == NULL || call->document == NULL || chp_mcp_json_bool (changes, "navigating"))
+    return FALSE;
+  if (chp_mcp_json_int (changes, "added", 0) == 0 && chp_mcp_json_int (changes, "removed", 0) == 0 &&
+      !chp_mcp_json_bool (changes, "textChanged"))
+    return FALSE;
+
+  key = frame_key (call, chp_mcp_json_int (call->document, "frameId", 0));
+  previous = recall_object (call->context, key);
+  return previous != NULL &&
+         g_strcmp0 (chp_mcp_json_string (previous, "documentId", NULL),
+                    chp_mcp_json_string (call->document, "documentId", "")) == 0;
+}
+
+/* The page read again after an act. The act is done whatever happens here: a page that cannot
+ * be read now (gone, blind, the agent paused) leaves the act's result as it was, with the hint. */
+static void
+act_diff_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ToolCall *call = call_of (task);
+  g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = agent_call_finish (CHP_ENGINE (source), result, &error);
+  g_autoptr(GString) text = g_string_new (call->act_text);
+  g_autoptr(ChpMcpSnapshot) snapshot = NULL;
+  JsonObject *structured = g_steal_pointer (&call->act_structured);
+  JsonObject *answer = node != NULL && JSON_NODE_HOLDS_OBJECT (node)
+                       ? json_node_get_object (node) : NULL;
+  const char *capture_id = answer != NULL ? chp_mcp_json_string (answer, "captureId", "") : "";
+  const char *url = answer != NULL ? chp_mcp_json_string (answer, "url", "") : "";
+  gint64 frame = chp_mcp_json_int (call->document, "frameId", 0);
+  gint64 document;
+
+  /* The floor again on what the browser read: the act may have brought up a sign-in form. */
+  if (answer == NULL || *capture_id == '\0' || engine == NULL ||
+      (*url != '\0' && floor_level (chp_engine_get_floor (engine), url,
+                                    capture_has_password (answer), NULL) == CHP_FLOOR_BLIND))
+    {
+      g_string_append (text, " To see the page now, browser_snapshot with diff true lists only "
+                       "what changed.");
+      call_return_ok (task, text->str, structured, NULL);
+      return;
+    }
+
+  snapshot = remember_snapshot (call, answer, frame, TRUE, 1, NULL, ACT_DIFF_MAX_CHARS, &document);
+  g_string_append (text, "\n\n");
+  g_string_append (text, snapshot->text);
+  json_object_set_object_member (structured, "page",
+                                 json_object_ref (json_node_get_object (snapshot->structured)));
+  call_return_ok (task, text->str, structured, NULL);
+}
+
 static void
 acted_cb (GObject      *source,
           GAsyncResult *result,
@@ -2443,6 +2543,20 @@ acted_cb (GObject      *source,
                               ? "changed" : "did not change");
     }
   plan_step_used (call, answer, structured, text);
+
+  /* The page changed in place: read it again, and the result shows what changed. */
+  if (act_diff_wanted (call, changes))
+    {
+      call->act_text = g_strdup (text->str);
+      call->act_structured = structured;
+      browser_call (task, "browser.context",
+                    params_new ("tabId", int_node (call->tab_id),
+                                "frameId", int_node (chp_mcp_json_int (call->document, "frameId", 0)),
+                                NULL),
+                    CONTEXT_TIMEOUT_MS, act_diff_cb);
+      return;
+    }
+
   g_string_append (text, " To see the page now, browser_snapshot with diff true lists only what "
                    "changed.");
   call_return_ok (task, text->str, structured, NULL);
