@@ -1441,11 +1441,37 @@ test_browser_tools (Env           *env,
   g_assert_cmpstr (json_object_get_string_member (params, "action"), ==, "setValue");
   g_assert_cmpstr (json_object_get_string_member (params, "value"), ==, "ada@secret.example");
   browser_answer (client, request, "{\"action\":\"setValue\",\"ref\":\"cap1abcd:e3\",\"done\":true,"
-                  "\"changes\":{\"urlChanged\":false,\"titleChanged\":false,\"added\":0,"
+                  "\"changes\":{\"urlChanged\":false,\"titleChanged\":false,\"added\":2,"
                   "\"removed\":0,"
                   "\"textChanged\":true}}");
-  /* The page changed in place: the app reads it again, and the result shows the diff against
-   * the agent's previous snapshot (the total the page now shows), not a whole snapshot. */
+  /* A fill's result is counts only, even when the page changed: a page may echo what was typed. */
+  call_wait (&call);
+  assert_result_fits (env->tools, "browser_act", call.result);
+  g_assert_false (result_is_error (call.result));
+  g_assert_true (g_str_has_prefix (result_text (call.result),
+                                   "Filled 1:e3 on tab b1:7. What changed: 2 "
+                                   "element(s) added, 0 removed; the URL did not change; the title "
+                                   "did "
+                                   "not change; the text changed. To see the page now"));
+  g_assert_false (json_object_has_member (result_structured (call.result), "page"));
+  g_assert_true (json_object_get_boolean_member (result_structured (call.result), "ok"));
+  g_assert_null (strstr (result_text (call.result), "secret"));
+  {
+    g_autofree char *all = json_to_string (call.result, FALSE);
+
+    g_assert_null (strstr (all, "secret"));
+  }
+  g_clear_pointer (&request, json_object_unref);
+
+  /* A click that changed the page in place: the app reads it again, and the result shows the
+   * diff against the agent's previous snapshot (the total the page now shows). */
+  g_clear_pointer (&request, json_object_unref);
+  call_start (env->tools, env->context, "browser_act",
+              "{\"tab\":\"b1:7\",\"ref\":\"1:e8\",\"action\":\"click\"}", NULL, &call);
+  request = browser_request (client, "browser.node.action");
+  browser_answer (client, request, "{\"action\":\"click\",\"ref\":\"cap1abcd:e8\",\"done\":true,"
+                  "\"changes\":{\"urlChanged\":false,\"titleChanged\":false,\"added\":0,"
+                  "\"removed\":0,\"textChanged\":true,\"settled\":true}}");
   g_clear_pointer (&request, json_object_unref);
   request = browser_request (client, "browser.context");
   params = json_object_get_object_member (request, "params");
@@ -1462,22 +1488,14 @@ test_browser_tools (Env           *env,
   g_assert_false (result_is_error (call.result));
   g_test_message ("%s", result_text (call.result));
   g_assert_true (g_str_has_prefix (result_text (call.result),
-                                   "Filled 1:e3 on tab b1:7. What changed: 0 "
-                                   "element(s) added, 0 removed; the URL did not change; the title "
-                                   "did "
-                                   "not change; the text changed.\n\nChanges on tab b1:7 since your "
-                                   "previous snapshot of this document: 0 added, 0 changed, 0 "
-                                   "removed; the page text changed."));
+                                   "Clicked 1:e8 on tab b1:7. What changed: 0 element(s) added, 0 "
+                                   "removed; the URL did not change; the title did not change; "
+                                   "the text changed.\n\nChanges on tab b1:7 since your previous "
+                                   "snapshot of this document: 0 added, 0 changed, 0 removed; the "
+                                   "page text changed."));
   g_assert_true (inside_wrapper (result_text (call.result), "Total 40.00 EUR"));
   g_assert_null (strstr (result_text (call.result), "To see the page now"));
   g_assert_true (json_object_has_member (result_structured (call.result), "page"));
-  g_assert_true (json_object_get_boolean_member (result_structured (call.result), "ok"));
-  g_assert_null (strstr (result_text (call.result), "secret"));
-  {
-    g_autofree char *all = json_to_string (call.result, FALSE);
-
-    g_assert_null (strstr (all, "secret"));
-  }
   g_clear_pointer (&request, json_object_unref);
 
   /* A click that brings up a sign-in form: the act is done and says so, but the page, blind
@@ -1626,6 +1644,7 @@ test_browser_tools (Env           *env,
   g_assert_cmpstr (audit, ==,
                    "browser_tabs ok -\n"
                    "browser_snapshot ok -\n"
+                   "browser_act ok -\n"
                    "browser_act ok -\n"
                    "browser_act ok -\n"
                    "browser_act refused target_denied\n"

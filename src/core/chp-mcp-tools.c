@@ -2416,7 +2416,9 @@ plan_step_used (ToolCall   *call,
 }
 
 /* Whether an act's result should show the page's diff: the page changed (elements or text),
- * did not start leaving, and the agent has a snapshot of this very document to compare with. */
+ * did not start leaving, and the agent has a snapshot of this very document to compare with.
+ * Never after a fill: a page that echoes what is typed (a preview, a strength meter quoting it)
+ * would say the value back, and a fill's result never does. */
 static gboolean
 act_diff_wanted (ToolCall   *call,
                  JsonObject *changes)
@@ -2424,7 +2426,8 @@ act_diff_wanted (ToolCall   *call,
   g_autofree char *key = NULL;
   JsonObject *previous;
 
-  if (changes == NULL || call->document == NULL || chp_mcp_json_bool (changes, "navigating"))
+  if (changes == NULL || call->document == NULL || chp_mcp_json_bool (changes, "navigating") ||
+      g_strcmp0 (json_object_get_string_member (call->args, "action"), "fill") == 0)
     return FALSE;
   if (chp_mcp_json_int (changes, "added", 0) == 0 && chp_mcp_json_int (changes, "removed", 0) == 0 &&
       !chp_mcp_json_bool (changes, "textChanged"))
@@ -2524,8 +2527,8 @@ acted_cb (GObject      *source,
   json_object_set_string_member (structured, "action", action);
   copy_typed (structured, answer, "changes", JSON_TYPE_OBJECT);
 
-  /* What changed, in numbers and yes/no: the page's words stay out of this result, and the value
-   * an agent filled is never said back. */
+  /* What changed, in numbers and yes/no, with the value an agent filled never said back; the
+   * page's own words come after, from the diff (act_diff_wanted), in their wrapper. */
   text = g_string_new (NULL);
   g_string_append_printf (text, "%s %s on tab %s.", done, call->ref, tab);
   if (json_object_has_member (structured, "changes"))
