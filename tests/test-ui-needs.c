@@ -100,7 +100,8 @@ button_for (GtkWidget  *row,
 static GtkWidget *
 needs_page (Fixture *f)
 {
-  GtkWidget *page = chp_ui_test_find_type (GTK_WIDGET (f->window), g_type_from_name ("ChpNeedsPage"));
+  GtkWidget *page = chp_ui_test_find_type (GTK_WIDGET (f->window),
+                                           g_type_from_name ("ChpNeedsPage"));
 
   g_assert_nonnull (page);
   return page;
@@ -275,6 +276,7 @@ test_hold_decline (Fixture       *f,
   g_autoptr(JsonObject) request = NULL;
   g_autoptr(JsonObject) again = NULL;
   GtkWidget *row;
+  GtkWidget *stack;
 
   browser_connect (f);
   browser_event (f, "hold.changed", HOLD ("K2", "held", "delete", ""));
@@ -301,9 +303,8 @@ test_hold_decline (Fixture       *f,
   browser_answer (f, again, HOLD ("K2", "declined", "delete", ""));
   browser_event (f, "hold.changed", HOLD ("K2", "declined", "delete", ""));
   wait_for_cards (f, CHP_TYPE_HOLD_ROW, 0);
-  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (chp_ui_test_find_type (needs_page (f),
-                                                                           GTK_TYPE_STACK))),
-                   ==, "empty");
+  stack = chp_ui_test_find_type (needs_page (f), GTK_TYPE_STACK);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (stack)), ==, "empty");
 }
 
 /* ---- plans --------------------------------------------------------------------------------- */
@@ -444,7 +445,8 @@ static void
 test_order_and_width (Fixture       *f,
                       gconstpointer  data)
 {
-  g_autoptr(ChpAgentSession) session = chp_agent_session_new ("a1", "A Rather Long Agent Client Name",
+  g_autoptr(ChpAgentSession) session = chp_agent_session_new ("a1",
+                                                              "A Rather Long Agent Client Name",
                                                               g_get_real_time () / 1000);
   g_autoptr(ChpPlan) plan = NULL;
   GtkListBox *list;
@@ -461,7 +463,8 @@ test_order_and_width (Fixture       *f,
   wait_for_cards (f, CHP_TYPE_HOLD_ROW, 1);
 
   /* The cards' own list (a preferences group has one of its own too). */
-  list = GTK_LIST_BOX (gtk_widget_get_parent (chp_ui_test_find_type (needs_page (f), CHP_TYPE_HOLD_ROW)));
+  list = GTK_LIST_BOX (gtk_widget_get_parent (chp_ui_test_find_type (needs_page (f),
+                                                                     CHP_TYPE_HOLD_ROW)));
   for (guint i = 0; i < G_N_ELEMENTS (order); i++)
     g_assert_true (G_TYPE_CHECK_INSTANCE_TYPE (gtk_list_box_get_row_at_index (list, (int) i),
                                                order[i]));

@@ -213,9 +213,12 @@ test_items_appear (Fixture       *f,
                    gconstpointer  data)
 {
   g_autoptr(ChpPairingRequest) request = NULL;
-  g_autoptr(ChpAgentSession) session = chp_agent_session_new ("a1", "Test Agent", g_get_real_time () / 1000);
-  AdwViewStack *stack = ADW_VIEW_STACK (chp_ui_test_find_type (GTK_WIDGET (f->window), ADW_TYPE_VIEW_STACK));
-  AdwViewStackPage *needs = adw_view_stack_get_page (stack, adw_view_stack_get_child_by_name (stack, "needs-you"));
+  g_autoptr(ChpAgentSession) session = chp_agent_session_new ("a1", "Test Agent",
+                                                              g_get_real_time () / 1000);
+  AdwViewStack *stack = ADW_VIEW_STACK (chp_ui_test_find_type (GTK_WIDGET (f->window),
+                                                               ADW_TYPE_VIEW_STACK));
+  AdwViewStackPage *needs =
+    adw_view_stack_get_page (stack, adw_view_stack_get_child_by_name (stack, "needs-you"));
   GtkWidget *row;
 
   show_at (f, 800);
@@ -224,18 +227,24 @@ test_items_appear (Fixture       *f,
   /* The window turns to what just happened: a browser paired, a grant made, something waits. */
   g_assert_cmpstr (chp_window_get_visible_page (f->window), ==, "browsers");
   g_assert_cmpstr (page_state (f, g_type_from_name ("ChpBrowsersPage")), ==, "list");
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpBrowsersPage")), "Work Chromium"));
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpBrowsersPage")), "No active grants"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpBrowsersPage")),
+                                         "Work Chromium"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpBrowsersPage")),
+                                         "No active grants"));
 
   add_grant (f, "d1", "Book a table");
   chp_test_spin (50);
   g_assert_cmpstr (chp_window_get_visible_page (f->window), ==, "grants");
   g_assert_cmpstr (page_state (f, g_type_from_name ("ChpGrantsPage")), ==, "list");
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpGrantsPage")), "Book a table"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpGrantsPage")),
+                                         "Book a table"));
   /* Scopes in plain words, the group named after its browser, the count on the browser. */
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpGrantsPage")), "click and type"));
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpGrantsPage")), "Work Chromium"));
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpBrowsersPage")), "1 active grant"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpGrantsPage")),
+                                         "click and type"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpGrantsPage")),
+                                         "Work Chromium"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpBrowsersPage")),
+                                         "1 active grant"));
 
   /* Needs you: a card per item, and the badge counts them. */
   g_assert_cmpuint (adw_view_stack_page_get_badge_number (needs), ==, 0);
@@ -249,10 +258,14 @@ test_items_appear (Fixture       *f,
   g_assert_cmpuint (adw_view_stack_page_get_badge_number (needs), ==, 2);
   g_assert_true (adw_view_stack_page_get_needs_attention (needs));
   g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "482 913"));
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "Chromium 157"));
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "Enter a verification code"));
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "Waiting for 2 minutes"));
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "Tab: Sign in"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")),
+                                         "Chromium 157"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")),
+                                         "Enter a verification code"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")),
+                                         "Waiting for 2 minutes"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")),
+                                         "Tab: Sign in"));
 
   /* The request ends: its card goes, the badge follows. */
   chp_pairing_manager_finish (chp_engine_get_pairing (f->engine), request,
@@ -265,7 +278,8 @@ test_items_appear (Fixture       *f,
   chp_agent_session_list_add (chp_engine_get_agent_sessions (f->engine), session);
   chp_test_spin (50);
   g_assert_cmpstr (page_state (f, g_type_from_name ("ChpAgentsPage")), ==, "list");
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpAgentsPage")), "Test Agent"));
+  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpAgentsPage")),
+                                         "Test Agent"));
   row = chp_ui_test_find_type (page (f, g_type_from_name ("ChpAgentsPage")), CHP_TYPE_AGENT_ROW);
   g_assert_nonnull (row);
   g_assert_true (gtk_widget_activate_action (row, "agent.pause", NULL));
@@ -459,7 +473,8 @@ test_narrow_with_items (Fixture       *f,
                         gconstpointer  data)
 {
   g_autoptr(ChpPairingRequest) request = NULL;
-  g_autoptr(ChpAgentSession) session = chp_agent_session_new ("a1", "A Rather Long Agent Client Name", 1);
+  g_autoptr(ChpAgentSession) session = chp_agent_session_new ("a1",
+                                                              "A Rather Long Agent Client Name", 1);
   const char *pages[] = { "needs-you", "browsers", "grants", "agents", "activity" };
 
   add_device (f, "d1", "Work Chromium");

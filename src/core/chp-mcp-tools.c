@@ -2429,7 +2429,8 @@ act_diff_wanted (ToolCall   *call,
   if (changes == NULL || call->document == NULL || chp_mcp_json_bool (changes, "navigating") ||
       g_strcmp0 (json_object_get_string_member (call->args, "action"), "fill") == 0)
     return FALSE;
-  if (chp_mcp_json_int (changes, "added", 0) == 0 && chp_mcp_json_int (changes, "removed", 0) == 0 &&
+  if (chp_mcp_json_int (changes, "added", 0) == 0 &&
+      chp_mcp_json_int (changes, "removed", 0) == 0 &&
       !chp_mcp_json_bool (changes, "textChanged"))
     return FALSE;
 
@@ -2462,10 +2463,11 @@ act_diff_cb (GObject      *source,
   gint64 frame = chp_mcp_json_int (call->document, "frameId", 0);
   gint64 document;
 
-  /* The floor again on what the browser read: the act may have brought up a sign-in form. */
-  if (answer == NULL || *capture_id == '\0' || engine == NULL ||
-      (*url != '\0' && floor_level (chp_engine_get_floor (engine), url,
-                                    capture_has_password (answer), NULL) == CHP_FLOOR_BLIND))
+  /* The floor again on what the browser read: the act may have brought up a sign-in form,
+   * which makes any page blind (whatever its URL). */
+  if (answer == NULL || *capture_id == '\0' || engine == NULL || capture_has_password (answer) ||
+      (*url != '\0' && floor_level (chp_engine_get_floor (engine), url, FALSE, NULL) ==
+                       CHP_FLOOR_BLIND))
     {
       g_string_append (text, " To see the page now, browser_snapshot with diff true lists only "
                        "what changed.");
@@ -2550,11 +2552,12 @@ acted_cb (GObject      *source,
   /* The page changed in place: read it again, and the result shows what changed. */
   if (act_diff_wanted (call, changes))
     {
+      gint64 frame = chp_mcp_json_int (call->document, "frameId", 0);
+
       call->act_text = g_strdup (text->str);
       call->act_structured = structured;
       browser_call (task, "browser.context",
-                    params_new ("tabId", int_node (call->tab_id),
-                                "frameId", int_node (chp_mcp_json_int (call->document, "frameId", 0)),
+                    params_new ("tabId", int_node (call->tab_id), "frameId", int_node (frame),
                                 NULL),
                     CONTEXT_TIMEOUT_MS, act_diff_cb);
       return;
