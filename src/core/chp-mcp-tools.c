@@ -28,6 +28,9 @@
 /* After an act that changed the page, its result shows what changed (a diff against the agent's
  * previous snapshot) within this many characters; browser_snapshot with diff gives the rest. */
 #define ACT_DIFF_MAX_CHARS    4000
+/* ...and when it does not show them, what to do instead. */
+#define ACT_SNAPSHOT_HINT \
+  " To see the page now, browser_snapshot with diff true lists only what changed."
 #define NAVIGATE_TIMEOUT_MS  25000
 #define HANDOFF_TIMEOUT_MS   10000
 #define STATUS_TIMEOUT_MS     5000
@@ -2421,13 +2424,14 @@ plan_step_used (ToolCall   *call,
  * would say the value back, and a fill's result never does. */
 static gboolean
 act_diff_wanted (ToolCall   *call,
+                 const char *action,
                  JsonObject *changes)
 {
   g_autofree char *key = NULL;
   JsonObject *previous;
 
   if (changes == NULL || call->document == NULL || chp_mcp_json_bool (changes, "navigating") ||
-      g_strcmp0 (json_object_get_string_member (call->args, "action"), "fill") == 0)
+      g_strcmp0 (action, "fill") == 0)
     return FALSE;
   if (chp_mcp_json_int (changes, "added", 0) == 0 &&
       chp_mcp_json_int (changes, "removed", 0) == 0 &&
@@ -2469,8 +2473,7 @@ act_diff_cb (GObject      *source,
       (*url != '\0' && floor_level (chp_engine_get_floor (engine), url, FALSE, NULL) ==
                        CHP_FLOOR_BLIND))
     {
-      g_string_append (text, " To see the page now, browser_snapshot with diff true lists only "
-                       "what changed.");
+      g_string_append (text, ACT_SNAPSHOT_HINT);
       call_return_ok (task, text->str, structured, NULL);
       return;
     }
@@ -2550,7 +2553,7 @@ acted_cb (GObject      *source,
   plan_step_used (call, answer, structured, text);
 
   /* The page changed in place: read it again, and the result shows what changed. */
-  if (act_diff_wanted (call, changes))
+  if (act_diff_wanted (call, action, changes))
     {
       gint64 frame = chp_mcp_json_int (call->document, "frameId", 0);
 
@@ -2563,8 +2566,7 @@ acted_cb (GObject      *source,
       return;
     }
 
-  g_string_append (text, " To see the page now, browser_snapshot with diff true lists only what "
-                   "changed.");
+  g_string_append (text, ACT_SNAPSHOT_HINT);
   call_return_ok (task, text->str, structured, NULL);
 }
 

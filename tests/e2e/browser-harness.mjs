@@ -64,7 +64,9 @@ export async function closePage(page, { attempts = 3, waitMs = 1000 } = {}) {
   const ctx = page.context();
   // The target's id first, while the page still answers.
   let targetId = null;
-  const session = await within(ctx.newCDPSession(page).catch(() => null), waitMs);
+  const attaching = ctx.newCDPSession(page).catch(() => null);
+  const session = await within(attaching, waitMs);
+  if (!session) attaching.then((late) => late?.detach().catch(() => {}));   // not left attached
   if (session) {
     targetId = (await within(session.send('Target.getTargetInfo').catch(() => null), waitMs))?.targetInfo?.targetId ?? null;
     await within(session.detach().catch(() => {}), waitMs);
@@ -73,8 +75,12 @@ export async function closePage(page, { attempts = 3, waitMs = 1000 } = {}) {
   for (let i = 0; i < attempts && !page.isClosed(); i++) {
     await within(closing, waitMs);
     if (page.isClosed() || !targetId) break;
-    const browser = await within(ctx.browser()?.newBrowserCDPSession().catch(() => null) ?? null, waitMs);
-    if (!browser) break;
+    const opening = ctx.browser()?.newBrowserCDPSession().catch(() => null) ?? Promise.resolve(null);
+    const browser = await within(opening, waitMs);
+    if (!browser) {
+      opening.then((late) => late?.detach().catch(() => {}));
+      break;
+    }
     await within(browser.send('Target.closeTarget', { targetId }).catch(() => {}), waitMs);
     await within(browser.detach().catch(() => {}), waitMs);
   }
