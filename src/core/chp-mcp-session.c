@@ -466,7 +466,7 @@ agent_requested_cb (ChpAgentSession      *agent,
                     gpointer              user_data)
 {
   ChpMcpSession *self = user_data;
-  g_autoptr(ChpMcpSession) guard = g_object_ref (self);
+  g_autoptr(ChpMcpSession) guard G_GNUC_UNUSED = g_object_ref (self);
 
   switch (state)
     {

@@ -2874,7 +2874,7 @@ wait_answer (GTask      *task,
              const char *by)
 {
   /* The sources wait_disconnect() removes may hold the last references to the task. */
-  g_autoptr(GTask) hold = g_object_ref (task);
+  g_autoptr(GTask) hold G_GNUC_UNUSED = g_object_ref (task);
   ToolCall *call = call_of (task);
   JsonObject *structured;
   g_autofree char *text = NULL;
@@ -2912,7 +2912,7 @@ static void
 wait_refuse (GTask        *task,
              const GError *error)
 {
-  g_autoptr(GTask) hold = g_object_ref (task);
+  g_autoptr(GTask) hold G_GNUC_UNUSED = g_object_ref (task);
   ToolCall *call = call_of (task);
 
   if (call->finished)

@@ -99,7 +99,7 @@ decide (ChpPlanRow *self,
 {
   /* Deciding takes the plan out of Needs you, and with it this row, before the call returns:
    * keep the row (and the plan's id) until the end. */
-  g_autoptr(ChpPlanRow) keep = g_object_ref (self);
+  g_autoptr(ChpPlanRow) keep G_GNUC_UNUSED = g_object_ref (self);
   g_autofree char *plan_id = g_strdup (chp_plan_get_id (self->plan));
   g_autoptr(ChpEngine) engine = g_object_ref (self->engine);
 

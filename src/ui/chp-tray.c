@@ -489,7 +489,7 @@ static void
 emit_clicks (ChpTray *self,
              GArray  *clicked)
 {
-  g_autoptr(ChpTray) hold = g_object_ref (self);
+  g_autoptr(ChpTray) hold G_GNUC_UNUSED = g_object_ref (self);
 
   /* After the reply went out: a handler may quit the app. */
   for (guint i = 0; i < clicked->len; i++)

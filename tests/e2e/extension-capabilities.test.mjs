@@ -642,14 +642,20 @@ describe('extension capabilities through the engine', { skip }, () => {
       const text = await browser.closedShadowText(pages.handoff);
       return Number(/step (\d+)/.exec(text)?.[1] ?? NaN);
     };
+    // The worker tells the app each step (agent.step) as the call starts, and redraws the pill a
+    // task after the call answers: the step to expect is the one told, not the one the pill shows
+    // as the answer arrives (that can still be the step before).
+    const stepTold = async (mark) => (await engine.waitFor((e) => e.event === 'ext-event' &&
+      e.name === 'agent.step' && e.data?.tabId === tabs.handoff, { after: mark })).data.step;
+    const mark0 = engine.mark();
     const ctx = await context('handoff');
-    const n = await until(async () => {
-      const s = await stepShown();
-      return Number.isInteger(s) ? s : null;
-    }, { timeoutMs: 5000, what: 'the pill to show "step N"' });
+    const n = await stepTold(mark0);
     assert.ok(n >= 1);
+    await until(async () => (await stepShown()) === n, { timeoutMs: 5000, what: `the pill to show step ${n}` });
     assert.match(await browser.closedShadowText(pages.handoff), /Esc to stop/);
+    const mark1 = engine.mark();
     await ok('browser.node.inspect', { ref: nodeNamed(ctx, 'Page button').ref });
+    assert.equal(await stepTold(mark1), n + 1, 'one call, one step');
     await until(async () => (await stepShown()) === n + 1, { timeoutMs: 5000, what: `the pill to show step ${n + 1}` });
 
     // A page script's Escape is not the person's: it stops nothing.
