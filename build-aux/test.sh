@@ -51,7 +51,7 @@ if [ "${1:-}" != "--quick" ]; then
     run_suite "tests under ASan+UBSan" build-asan --no-suite data --no-suite fuzz
 
   # libFuzzer needs clang; a short run on the committed corpus (see tests/fuzz/README.md).
-  CC=clang configure build-fuzz -Dui=false -Dfuzzing=true -Db_sanitize=address,undefined \
+  CC=clang configure build-fuzz -Dwerror=true -Dui=false -Dfuzzing=true -Db_sanitize=address,undefined \
     -Db_lundef=false -Dbuildtype=debug -Dc_args=-fsanitize=fuzzer-no-link
   ninja -C build-fuzz
   run_suite "fuzzing (short run)" build-fuzz --suite fuzz
