@@ -928,14 +928,19 @@ test('settle: a button that does nothing answers after one quiet window, not the
   const c = await ok(page, 'context', { captureId: 's1' });
   const noop = byName(c, 'Quick action 0');       // inside the open shadow root; no listener
   const times = [];
+  const settles = [];
   for (let i = 0; i < 3; i += 1) {
     const { v, ms } = await timedClick(page, 's1', noop.ref);
     assert.deepEqual({ ...v.changes, settleMs: 0 }, { urlChanged: false, titleChanged: false, added: 0, removed: 0,
       textChanged: false, settled: true, settleMs: 0 });
-    assert.ok(v.changes.settleMs >= 80 && v.changes.settleMs < 200, `settleMs ${v.changes.settleMs}`);
+    // Each: the whole window, and nowhere near the 3 s cap. The best of three carries the tight
+    // bound, as a timer may fire late while other tests share the machine's two cores.
+    assert.ok(v.changes.settleMs >= 80 && v.changes.settleMs < 1000, `settleMs ${v.changes.settleMs}`);
+    settles.push(v.changes.settleMs);
     times.push(ms);
   }
-  console.log(`# no-op click answered in ${times.join(', ')} ms`);
+  console.log(`# no-op click answered in ${times.join(', ')} ms (settleMs ${settles.join(', ')})`);
+  assert.ok(Math.min(...settles) < 200, `one quiet window: settleMs ${settles}`);
   assert.ok(Math.min(...times) < 300, `no-op round trips ${times}`);
   await page.close();
 });
