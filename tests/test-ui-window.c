@@ -72,6 +72,15 @@ page (Fixture *f,
   return widget;
 }
 
+/* Whether the page of that type shows the text anywhere (a title, a row, a button). */
+static gboolean
+page_shows (Fixture    *f,
+            const char *type_name,
+            const char *text)
+{
+  return chp_ui_test_shows_text (page (f, g_type_from_name (type_name)), text);
+}
+
 /* Every page is a stack of "empty" and "list". */
 static const char *
 page_state (Fixture *f,
@@ -227,24 +236,18 @@ test_items_appear (Fixture       *f,
   /* The window turns to what just happened: a browser paired, a grant made, something waits. */
   g_assert_cmpstr (chp_window_get_visible_page (f->window), ==, "browsers");
   g_assert_cmpstr (page_state (f, g_type_from_name ("ChpBrowsersPage")), ==, "list");
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpBrowsersPage")),
-                                         "Work Chromium"));
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpBrowsersPage")),
-                                         "No active grants"));
+  g_assert_true (page_shows (f, "ChpBrowsersPage", "Work Chromium"));
+  g_assert_true (page_shows (f, "ChpBrowsersPage", "No active grants"));
 
   add_grant (f, "d1", "Book a table");
   chp_test_spin (50);
   g_assert_cmpstr (chp_window_get_visible_page (f->window), ==, "grants");
   g_assert_cmpstr (page_state (f, g_type_from_name ("ChpGrantsPage")), ==, "list");
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpGrantsPage")),
-                                         "Book a table"));
+  g_assert_true (page_shows (f, "ChpGrantsPage", "Book a table"));
   /* Scopes in plain words, the group named after its browser, the count on the browser. */
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpGrantsPage")),
-                                         "click and type"));
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpGrantsPage")),
-                                         "Work Chromium"));
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpBrowsersPage")),
-                                         "1 active grant"));
+  g_assert_true (page_shows (f, "ChpGrantsPage", "click and type"));
+  g_assert_true (page_shows (f, "ChpGrantsPage", "Work Chromium"));
+  g_assert_true (page_shows (f, "ChpBrowsersPage", "1 active grant"));
 
   /* Needs you: a card per item, and the badge counts them. */
   g_assert_cmpuint (adw_view_stack_page_get_badge_number (needs), ==, 0);
@@ -257,29 +260,24 @@ test_items_appear (Fixture       *f,
   g_assert_cmpstr (page_state (f, g_type_from_name ("ChpNeedsPage")), ==, "list");
   g_assert_cmpuint (adw_view_stack_page_get_badge_number (needs), ==, 2);
   g_assert_true (adw_view_stack_page_get_needs_attention (needs));
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "482 913"));
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")),
-                                         "Chromium 157"));
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")),
-                                         "Enter a verification code"));
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")),
-                                         "Waiting for 2 minutes"));
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")),
-                                         "Tab: Sign in"));
+  g_assert_true (page_shows (f, "ChpNeedsPage", "482 913"));
+  g_assert_true (page_shows (f, "ChpNeedsPage", "Chromium 157"));
+  g_assert_true (page_shows (f, "ChpNeedsPage", "Enter a verification code"));
+  g_assert_true (page_shows (f, "ChpNeedsPage", "Waiting for 2 minutes"));
+  g_assert_true (page_shows (f, "ChpNeedsPage", "Tab: Sign in"));
 
   /* The request ends: its card goes, the badge follows. */
   chp_pairing_manager_finish (chp_engine_get_pairing (f->engine), request,
                               CHP_PAIRING_STATE_REJECTED, g_get_real_time () / 1000);
   chp_test_spin (50);
   g_assert_cmpuint (adw_view_stack_page_get_badge_number (needs), ==, 1);
-  g_assert_false (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpNeedsPage")), "482 913"));
+  g_assert_false (page_shows (f, "ChpNeedsPage", "482 913"));
 
   /* Agents: Pause is the session's request, made through the row's widget action. */
   chp_agent_session_list_add (chp_engine_get_agent_sessions (f->engine), session);
   chp_test_spin (50);
   g_assert_cmpstr (page_state (f, g_type_from_name ("ChpAgentsPage")), ==, "list");
-  g_assert_true (chp_ui_test_shows_text (page (f, g_type_from_name ("ChpAgentsPage")),
-                                         "Test Agent"));
+  g_assert_true (page_shows (f, "ChpAgentsPage", "Test Agent"));
   row = chp_ui_test_find_type (page (f, g_type_from_name ("ChpAgentsPage")), CHP_TYPE_AGENT_ROW);
   g_assert_nonnull (row);
   g_assert_true (gtk_widget_activate_action (row, "agent.pause", NULL));

@@ -53,6 +53,16 @@ async function within(promise, ms) {
 }
 
 /**
+ * The CDP session `opening` gives within `ms`, or null; one that comes later is detached, not
+ * left attached.
+ */
+async function sessionWithin(opening, ms) {
+  const session = await within(opening, ms);
+  if (!session) opening.then((late) => late?.detach().catch(() => {}));
+  return session ?? null;
+}
+
+/**
  * Closes a tab without hanging. Chromium can acknowledge a close that races a navigation commit
  * and then drop it (crbug.com/536385539) — a form the person just sent is such a navigation —
  * and Playwright's page.close() waits forever, never asking again. So: close, and while the tab
@@ -64,9 +74,7 @@ export async function closePage(page, { attempts = 3, waitMs = 1000 } = {}) {
   const ctx = page.context();
   // The target's id first, while the page still answers.
   let targetId = null;
-  const attaching = ctx.newCDPSession(page).catch(() => null);
-  const session = await within(attaching, waitMs);
-  if (!session) attaching.then((late) => late?.detach().catch(() => {}));   // not left attached
+  const session = await sessionWithin(ctx.newCDPSession(page).catch(() => null), waitMs);
   if (session) {
     targetId = (await within(session.send('Target.getTargetInfo').catch(() => null), waitMs))?.targetInfo?.targetId ?? null;
     await within(session.detach().catch(() => {}), waitMs);
@@ -75,12 +83,9 @@ export async function closePage(page, { attempts = 3, waitMs = 1000 } = {}) {
   for (let i = 0; i < attempts && !page.isClosed(); i++) {
     await within(closing, waitMs);
     if (page.isClosed() || !targetId) break;
-    const opening = ctx.browser()?.newBrowserCDPSession().catch(() => null) ?? Promise.resolve(null);
-    const browser = await within(opening, waitMs);
-    if (!browser) {
-      opening.then((late) => late?.detach().catch(() => {}));
-      break;
-    }
+    const browser = await sessionWithin(ctx.browser()?.newBrowserCDPSession().catch(() => null) ??
+      Promise.resolve(null), waitMs);
+    if (!browser) break;
     await within(browser.send('Target.closeTarget', { targetId }).catch(() => {}), waitMs);
     await within(browser.detach().catch(() => {}), waitMs);
   }
