@@ -754,6 +754,9 @@ started_cb (GObject      *source,
   add_string (b, "engineId", chp_identity_get_engine_id (chp_engine_get_identity (self->engine)));
   if (chp_engine_get_agent_socket_path (self->engine) != NULL)
     add_string (b, "agentSocket", chp_engine_get_agent_socket_path (self->engine));
+  /* A Stop kept from before a restart is in force before the first browser connects. */
+  json_builder_set_member_name (b, "stopped");
+  json_builder_add_boolean_value (b, chp_engine_get_stopped (self->engine));
   emit (b);
 
   read_next (self);

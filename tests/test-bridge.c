@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "chp-crypto.h"
 #include "chp-engine.h"
@@ -190,6 +191,166 @@ test_host_and_origin (Fixture       *f,
           g_assert_cmpuint (status, ==, cases[i].status);
         }
     }
+}
+
+/* libsoup routes a path under a handler's path to that handler: every one of these reached
+ * /pairing or /extension before, and a web page's WebSocket with them. Only the two exact paths
+ * upgrade, and only from an extension origin. */
+static void
+test_sub_paths_refused (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *host = g_strdup_printf ("127.0.0.1:%u", f->port);
+  const char * const paths[] = {
+    "/pairing/", "/pairing/x", "/pairing/./x", "/pairing%2F", "//pairing", "/pairing;x",
+    "/extension/", "/extension/x", "/extension//", "/", "/x",
+  };
+  const char * const origins[] = { CHP_TEST_ORIGIN, "https://evil.example", "null", NULL };
+
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    for (guint o = 0; o < G_N_ELEMENTS (origins); o++)
+      {
+        guint status = chp_test_http_upgrade_status (f->port, paths[i], origins[o], host);
+
+        g_test_message ("%s origin=%s -> %u", paths[i], origins[o], status);
+        g_assert_cmpuint (status, !=, 101);
+        g_assert_cmpuint (status, >=, 400);
+      }
+
+  /* A web page at the real doors: refused before any handler, so no engineId is read, no
+   * pairing window opens and no bad reveal counts towards the lock. */
+  for (guint i = 0; i < 2; i++)
+    g_assert_cmpuint (chp_test_http_upgrade_status (f->port, i ? "/pairing" : "/extension",
+                                                    "https://evil.example", host), ==, 403);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (chp_engine_get_pairing (f->engine))),
+                    ==, 0);
+  g_assert_cmpint (chp_pairing_manager_get_locked_until (chp_engine_get_pairing (f->engine)), ==, 0);
+}
+
+typedef struct
+{
+  GSocketConnection *connection;
+  char               buf[64];
+  gboolean           closed;
+} HalfOpen;
+
+static void
+half_open_read_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  HalfOpen *half = user_data;
+
+  /* 0 (the server closed it) or an error (reset): either way the server let go. */
+  if (g_input_stream_read_finish (G_INPUT_STREAM (source), result, NULL) <= 0)
+    half->closed = TRUE;
+  else
+    g_input_stream_read_async (G_INPUT_STREAM (source), half->buf, sizeof half->buf,
+                               G_PRIORITY_DEFAULT, NULL, half_open_read_cb, half);
+}
+
+typedef struct
+{
+  HalfOpen *halves;
+  guint     n;
+  guint     first;
+} HalfOpenSet;
+
+static gboolean
+all_closed (gpointer data)
+{
+  HalfOpenSet *set = data;
+
+  for (guint i = set->first; i < set->n; i++)
+    if (!set->halves[i].closed)
+      return FALSE;
+  return TRUE;
+}
+
+static guint
+count_fds (void)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+static gboolean
+fds_back (gpointer data)
+{
+  return count_fds () <= GPOINTER_TO_UINT (data);
+}
+
+static void
+open_half (HalfOpen          *half,
+           GSocketClient     *socket_client,
+           guint              port,
+           const char        *partial)
+{
+  half->connection = g_socket_client_connect_to_host (socket_client, "127.0.0.1", port, NULL,
+                                                      NULL);
+  g_assert_nonnull (half->connection);
+  g_assert_true (g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (half->connection)),
+                                            partial, strlen (partial), NULL, NULL, NULL));
+  g_input_stream_read_async (g_io_stream_get_input_stream (G_IO_STREAM (half->connection)),
+                             half->buf, sizeof half->buf, G_PRIORITY_DEFAULT, NULL,
+                             half_open_read_cb, half);
+  /* Accepted (or refused) before the next: the cap is about what is open at once. */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+/* Connections that never finish their upgrade request (300 of them, as a local process could
+ * open): a few are allowed at once, the rest closed as they come; those allowed are closed
+ * when their time is up; nothing is left behind and a browser still gets in. */
+static void
+test_half_open_connections (Fixture       *f,
+                            gconstpointer  data)
+{
+  ChpBridge *bridge = chp_engine_get_bridge (f->engine);
+  g_autofree char *host = g_strdup_printf ("127.0.0.1:%u", f->port);
+  g_autofree char *partial = g_strdup_printf ("GET /extension HTTP/1.1\r\nHost: %s\r\n", host);
+  g_autoptr(GSocketClient) socket_client = g_socket_client_new ();
+  const guint cap = 16, n = 300, late = 5;
+  g_autofree HalfOpen *halves = g_new0 (HalfOpen, n);
+  g_autofree HalfOpen *later = g_new0 (HalfOpen, late);
+  HalfOpenSet refused = { halves, n, cap }, timed_out = { later, late, 0 };
+  guint before = count_fds (), held;
+
+  /* A minute to upgrade: long enough that only the cap decides here. */
+  chp_bridge_set_unauthenticated_limits (bridge, cap, 60000);
+  for (guint i = 0; i < n; i++)
+    open_half (&halves[i], socket_client, f->port, partial);
+
+  g_assert_true (chp_test_spin_until (all_closed, &refused, 5000));
+  for (guint i = 0; i < cap; i++)
+    g_assert_false (halves[i].closed);
+  held = count_fds () - before - n;
+  g_test_message ("descriptors the app holds for %u half-open connections: %u", n, held);
+  g_assert_cmpuint (held, <=, cap + 2);
+
+  /* Those that wait too long are closed by the app (the minute, made shorter). */
+  refused.first = 0;
+  chp_bridge_set_unauthenticated_limits (bridge, cap, 200);
+  g_assert_true (chp_test_spin_until (all_closed, &refused, 5000));
+  for (guint i = 0; i < n; i++)
+    g_clear_object (&halves[i].connection);
+  g_assert_true (chp_test_spin_until (fds_back, GUINT_TO_POINTER (before), 5000));
+
+  /* And so are new ones, once the cap has room again. */
+  for (guint i = 0; i < late; i++)
+    open_half (&later[i], socket_client, f->port, partial);
+  g_assert_true (chp_test_spin_until (all_closed, &timed_out, 5000));
+  for (guint i = 0; i < late; i++)
+    g_clear_object (&later[i].connection);
+
+  g_assert_cmpuint (chp_test_http_upgrade_status (f->port, "/extension", CHP_TEST_ORIGIN, host),
+                    ==, 101);
+  g_assert_true (chp_test_spin_until (fds_back, GUINT_TO_POINTER (before), 5000));
 }
 
 static void
@@ -590,6 +751,8 @@ main (int   argc,
 #define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
   ADD ("/chaperone/bridge/pair-connect-call-revoke", test_pair_connect_call_revoke);
   ADD ("/chaperone/bridge/host-and-origin", test_host_and_origin);
+  ADD ("/chaperone/bridge/sub-paths-refused", test_sub_paths_refused);
+  ADD ("/chaperone/bridge/half-open-connections", test_half_open_connections);
   ADD ("/chaperone/bridge/first-message-rules", test_first_message_rules);
   ADD ("/chaperone/bridge/wrong-key", test_wrong_key_and_replay);
   ADD ("/chaperone/bridge/two-devices-routed", test_two_devices_routed);

@@ -157,9 +157,114 @@ test_wal_and_version (void)
   sqlite3_finalize (stmt);
   g_assert_cmpint (sqlite3_prepare_v2 (db, "PRAGMA user_version", -1, &stmt, NULL), ==, SQLITE_OK);
   g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
-  g_assert_cmpint (sqlite3_column_int (stmt, 0), ==, 1);
+  g_assert_cmpint (sqlite3_column_int (stmt, 0), ==, 2);
   sqlite3_finalize (stmt);
   sqlite3_close (db);
+}
+
+static void
+assert_mode (const char *path,
+             guint       mode)
+{
+  GStatBuf st;
+
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  if ((st.st_mode & 0777) != mode)
+    g_error ("%s is %04o, not %04o", path, st.st_mode & 0777, mode);
+}
+
+/* The docs promise 0600 for everything in the data folder: the database and its -wal and -shm,
+ * whatever the umask, and a file an older version left 0644 is tightened. */
+static void
+test_file_modes (void)
+{
+  g_autofree char *dir = make_tmp ();
+  g_autofree char *path = g_build_filename (dir, "chaperone.db", NULL);
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (path, "-shm", NULL);
+  g_autoptr(ChpStore) store = NULL;
+  mode_t old_umask = umask (022);
+
+  store = open_store (path, NULL);
+  g_assert_nonnull (store);
+  save_device (store, "d1", "Work browser");
+  assert_mode (path, 0600);
+  assert_mode (wal, 0600);
+  assert_mode (shm, 0600);
+  chp_store_close (store);
+  g_clear_object (&store);
+
+  /* As an older version left them. */
+  g_assert_cmpint (g_chmod (path, 0644), ==, 0);
+  if (g_file_test (wal, G_FILE_TEST_EXISTS))
+    g_assert_cmpint (g_chmod (wal, 0644), ==, 0);
+  store = open_store (path, NULL);
+  g_assert_nonnull (store);
+  save_device (store, "d2", "Home browser");
+  assert_mode (path, 0600);
+  assert_mode (wal, 0600);
+  assert_mode (shm, 0600);
+
+  umask (old_umask);
+}
+
+static GHashTable *
+load_state (ChpStore *store)
+{
+  g_autoptr(GError) error = NULL;
+  Wait wait = { 0 };
+  GHashTable *state;
+
+  chp_store_load_state_async (store, NULL, wait_cb, &wait);
+  state = chp_store_load_state_finish (store, wait_for (&wait), &error);
+  g_assert_no_error (error);
+  g_object_unref (wait.result);
+
+  return state;
+}
+
+static void
+set_state (ChpStore   *store,
+           const char *key,
+           const char *value)
+{
+  g_autoptr(GError) error = NULL;
+  Wait wait = { 0 };
+
+  chp_store_set_state_async (store, key, value, NULL, wait_cb, &wait);
+  g_assert_true (chp_store_write_finish (store, wait_for (&wait), &error));
+  g_assert_no_error (error);
+  g_object_unref (wait.result);
+}
+
+/* What the person decided (Stop, the floor's entries) is kept across a restart; forgetting a
+ * value removes it. */
+static void
+test_state_survives_reopen (void)
+{
+  g_autofree char *dir = make_tmp ();
+  g_autofree char *path = g_build_filename (dir, "chaperone.db", NULL);
+  g_autoptr(ChpStore) store = open_store (path, NULL);
+  g_autoptr(GHashTable) state = NULL;
+
+  state = load_state (store);
+  g_assert_cmpuint (g_hash_table_size (state), ==, 0);
+  g_clear_pointer (&state, g_hash_table_unref);
+
+  set_state (store, "stopped", "true");
+  set_state (store, "floor-blind", "[\"mail.example.com\"]");
+  set_state (store, "floor-blind", "[\"mail.example.com\",\"*.corp.example\"]");
+  set_state (store, "agent-result-max-chars", "2000");
+  set_state (store, "agent-result-max-chars", NULL);
+  chp_store_close (store);
+  g_clear_object (&store);
+
+  store = open_store (path, NULL);
+  state = load_state (store);
+  g_assert_cmpuint (g_hash_table_size (state), ==, 2);
+  g_assert_cmpstr (g_hash_table_lookup (state, "stopped"), ==, "true");
+  g_assert_cmpstr (g_hash_table_lookup (state, "floor-blind"), ==,
+                   "[\"mail.example.com\",\"*.corp.example\"]");
 }
 
 static void
@@ -675,6 +780,8 @@ main (int   argc,
 
   g_test_add_func ("/chaperone/store/devices-survive-reopen", test_devices_survive_reopen);
   g_test_add_func ("/chaperone/store/wal-and-version", test_wal_and_version);
+  g_test_add_func ("/chaperone/store/file-modes", test_file_modes);
+  g_test_add_func ("/chaperone/store/state-survives-reopen", test_state_survives_reopen);
   g_test_add_func ("/chaperone/store/audit-bounded", test_audit_bounded);
   g_test_add_func ("/chaperone/store/not-sqlite-moved-aside", test_not_sqlite_moved_aside);
   g_test_add_func ("/chaperone/store/foreign-sqlite-moved-aside", test_foreign_sqlite_moved_aside);

@@ -1,10 +1,12 @@
 /* test-ui-preferences.c: the Preferences window under a display: each row shows its GSettings key
- * and writes it back when the person changes it (memory backend), and Start at Login writes and
+ * and writes it back when the person changes it (memory backend); the floor's lists and the result
+ * cap show and change the engine's safety settings, never GSettings; Start at Login writes and
  * removes the autostart entry. Skips, saying why, without a display. */
 #include "config.h"
 
 #include "chp-autostart.h"
 #include "chp-preferences-window.h"
+#include "chp-safety-settings.h"
 
 #include <glib/gstdio.h>
 
@@ -13,6 +15,7 @@ static gboolean have_display;
 typedef struct
 {
   GSettings *settings;
+  ChpSafetySettings *safety;
   char *data_dir;
   ChpPreferencesWindow *window;
 } Fixture;
@@ -44,6 +47,7 @@ fixture_set_up (Fixture       *fixture,
   g_settings_reset (fixture->settings, "floor-blind");
   g_settings_reset (fixture->settings, "floor-hands-only");
 
+  fixture->safety = chp_safety_settings_new ();
   fixture->data_dir = g_dir_make_tmp ("chaperone-prefs-XXXXXX", &error);
   g_assert_no_error (error);
 }
@@ -51,7 +55,8 @@ fixture_set_up (Fixture       *fixture,
 static void
 open_window (Fixture *fixture)
 {
-  fixture->window = chp_preferences_window_new (NULL, fixture->settings, fixture->data_dir);
+  fixture->window = chp_preferences_window_new (NULL, fixture->settings, fixture->safety,
+                                                fixture->data_dir);
   g_object_ref_sink (fixture->window);
   gtk_window_present (GTK_WINDOW (fixture->window));
   iterate ();
@@ -78,6 +83,7 @@ fixture_tear_down (Fixture       *fixture,
     chp_autostart_set_enabled (FALSE, NULL);
 
   g_clear_object (&fixture->settings);
+  g_clear_object (&fixture->safety);
 }
 
 /* The port is a "q" (guint16), which g_settings_get_uint() refuses. */
@@ -364,12 +370,18 @@ test_result_chars (Fixture       *fixture,
   g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 8000);
   gtk_spin_button_set_value (spin, 20000);
   iterate ();
-  g_assert_cmpuint (g_settings_get_uint (fixture->settings, "agent-result-max-chars"), ==, 20000);
+  g_assert_cmpuint (chp_safety_settings_get_result_max_chars (fixture->safety), ==, 20000);
 
   /* Below the floor an agent could not read even one snapshot page: the row will not go there. */
   gtk_spin_button_set_value (spin, 10);
   iterate ();
-  g_assert_cmpuint (g_settings_get_uint (fixture->settings, "agent-result-max-chars"), ==, 1000);
+  g_assert_cmpuint (chp_safety_settings_get_result_max_chars (fixture->safety), ==, 1000);
+
+  /* Another process of the user rewriting the old GSettings key changes nothing. */
+  g_settings_set_uint (fixture->settings, "agent-result-max-chars", 100000);
+  iterate ();
+  g_assert_cmpuint (chp_safety_settings_get_result_max_chars (fixture->safety), ==, 1000);
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 1000);
 }
 
 static void
@@ -469,13 +481,15 @@ find_icon_button (GtkWidget  *widget,
 }
 
 static void
-assert_strv (GSettings  *settings,
-             const char *key,
-             const char *expected)
+assert_strv (ChpSafetySettings *safety,
+             const char        *key,
+             const char        *expected)
 {
-  g_auto(GStrv) values = g_settings_get_strv (settings, key);
-  g_autofree char *joined = g_strjoinv (",", values);
+  g_auto(GStrv) values = NULL;
+  g_autofree char *joined = NULL;
 
+  g_object_get (safety, key, &values, NULL);
+  joined = g_strjoinv (",", values);
   g_assert_cmpstr (joined, ==, expected);
 }
 
@@ -496,13 +510,13 @@ test_floor_lists (Fixture       *fixture,
   hands_only = find_row (GTK_WIDGET (fixture->window), "Add a Site Agents May Only Read");
   g_assert_true (ADW_IS_ENTRY_ROW (blind));
   g_assert_true (ADW_IS_ENTRY_ROW (hands_only));
-  assert_strv (fixture->settings, "floor-blind", "");
+  assert_strv (fixture->safety, "floor-blind", "");
 
   /* A URL typed with Enter: saved as the floor reads it, the host alone, and listed. */
   gtk_editable_set_text (GTK_EDITABLE (blind), "  HTTPS://Mail.Example.COM/inbox?x=1 ");
   g_signal_emit_by_name (blind, "entry-activated");
   iterate ();
-  assert_strv (fixture->settings, "floor-blind", "mail.example.com");
+  assert_strv (fixture->safety, "floor-blind", "mail.example.com");
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (blind)), ==, "");
   g_assert_nonnull (find_row (GTK_WIDGET (fixture->window), "mail.example.com"));
 
@@ -510,13 +524,13 @@ test_floor_lists (Fixture       *fixture,
   gtk_editable_set_text (GTK_EDITABLE (blind), "mail.example.com");
   g_signal_emit_by_name (blind, "entry-activated");
   iterate ();
-  assert_strv (fixture->settings, "floor-blind", "mail.example.com");
+  assert_strv (fixture->safety, "floor-blind", "mail.example.com");
 
   /* Not a host pattern: refused, shown as an error, nothing saved; typing again clears it. */
   gtk_editable_set_text (GTK_EDITABLE (blind), "http://");
   g_signal_emit_by_name (blind, "entry-activated");
   iterate ();
-  assert_strv (fixture->settings, "floor-blind", "mail.example.com");
+  assert_strv (fixture->safety, "floor-blind", "mail.example.com");
   g_assert_true (gtk_widget_has_css_class (blind, "error"));
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (blind)), ==, "http://");
   gtk_editable_set_text (GTK_EDITABLE (blind), "*.*.example");
@@ -524,28 +538,40 @@ test_floor_lists (Fixture       *fixture,
   g_signal_emit_by_name (blind, "entry-activated");
   iterate ();
   g_assert_true (gtk_widget_has_css_class (blind, "error"));
-  assert_strv (fixture->settings, "floor-blind", "mail.example.com");
+  assert_strv (fixture->safety, "floor-blind", "mail.example.com");
 
   /* Read-only sites, added with the row's Add button. */
   gtk_editable_set_text (GTK_EDITABLE (hands_only), "*.Corp.Example");
   g_signal_emit_by_name (find_icon_button (hands_only, "list-add-symbolic"), "clicked");
   iterate ();
-  assert_strv (fixture->settings, "floor-hands-only", "*.corp.example");
-  assert_strv (fixture->settings, "floor-blind", "mail.example.com");
+  assert_strv (fixture->safety, "floor-hands-only", "*.corp.example");
+  assert_strv (fixture->safety, "floor-blind", "mail.example.com");
 
   /* Remove, with the row's own button. */
   row = find_row (GTK_WIDGET (fixture->window), "mail.example.com");
   g_assert_nonnull (row);
   g_signal_emit_by_name (find_icon_button (row, "user-trash-symbolic"), "clicked");
   iterate ();
-  assert_strv (fixture->settings, "floor-blind", "");
+  assert_strv (fixture->safety, "floor-blind", "");
   g_assert_null (find_row (GTK_WIDGET (fixture->window), "mail.example.com"));
 
-  /* Set elsewhere (gsettings set): the list follows, as given. */
-  g_settings_set_strv (fixture->settings, "floor-blind", outside);
+  /* Another process of the user rewriting the old GSettings keys (gsettings set) changes
+   * nothing: the lists are the store's. */
+  gtk_editable_set_text (GTK_EDITABLE (blind), "mail.example.com");
+  g_signal_emit_by_name (blind, "entry-activated");
   iterate ();
-  g_assert_nonnull (find_row (GTK_WIDGET (fixture->window), "bank.example"));
-  g_assert_nonnull (find_row (GTK_WIDGET (fixture->window), "not a host"));
+  g_settings_set_strv (fixture->settings, "floor-blind", outside);
+  g_settings_set_strv (fixture->settings, "floor-hands-only", outside);
+  iterate ();
+  assert_strv (fixture->safety, "floor-blind", "mail.example.com");
+  assert_strv (fixture->safety, "floor-hands-only", "*.corp.example");
+  g_assert_null (find_row (GTK_WIDGET (fixture->window), "bank.example"));
+  g_assert_nonnull (find_row (GTK_WIDGET (fixture->window), "mail.example.com"));
+
+  /* Changed in the model (another Preferences window): the list follows. */
+  chp_safety_settings_remove_floor_entry (fixture->safety, "floor-hands-only", "*.corp.example");
+  iterate ();
+  g_assert_null (find_row (GTK_WIDGET (fixture->window), "*.corp.example"));
 }
 
 int

@@ -579,8 +579,17 @@ chp_bridge_pairing_start (ChpBridge               *self,
                           const char              *origin)
 {
   static guint64 next_serial;
-  Pairing *pairing = g_new0 (Pairing, 1);
+  Pairing *pairing;
 
+  /* Only a browser extension pairs: a web page, or anything else, never gets as far as a
+   * pairing window, whatever path or header led it here. */
+  if (!chp_bridge_check_origin (origin))
+    {
+      soup_websocket_connection_close (ws, CHP_CLOSE_UNAUTHENTICATED, "unauthorized");
+      return;
+    }
+
+  pairing = g_new0 (Pairing, 1);
   if (self->pairings == NULL)
     self->pairings = g_ptr_array_new_with_free_func ((GDestroyNotify) pairing_free);
 

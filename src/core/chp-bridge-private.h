@@ -31,7 +31,19 @@ struct _ChpBridge
   GHashTable *methods;        /* name -> MethodEntry */
   GPtrArray *handshakes;      /* unauthenticated /extension sockets */
   GPtrArray *pairings;        /* /pairing sockets */
+  GHashTable *pending;        /* serial -> Pending: accepted, not yet upgraded */
+  guint64 next_pending;
+  guint max_unauthenticated;
+  guint header_timeout_ms;
+  gint64 last_refusal_log_us;
 };
+
+/* A local process could open connections and never finish them; each would hold a descriptor
+ * forever. So a connection must complete its WebSocket upgrade within this time, and no more
+ * than this many may be unauthenticated at once (before the upgrade, in the handshake, or on
+ * /pairing): past the cap a new one is closed at once. */
+#define CHP_BRIDGE_HEADER_TIMEOUT_MS        10000
+#define CHP_BRIDGE_MAX_UNAUTHENTICATED      32
 
 /* Bytes a socket may send before it authenticates (HTTP upgrade request and handshake frames
  * included), and per message after: libsoup 3.2 bounds frames, not fragmented messages. */
@@ -39,6 +51,10 @@ struct _ChpBridge
 #define CHP_BRIDGE_MESSAGE_BUDGET  (640 * 1024 + 64 * 1024)
 
 gboolean chp_bridge_check_origin   (const char  *origin);
+gboolean chp_bridge_check_upgrade  (ChpBridge         *self,
+                                    SoupServerMessage *msg,
+                                    const char        *path,
+                                    const char        *expected_path);
 GInputStream *chp_bridge_get_limiter (SoupServerMessage *msg);
 void     chp_bridge_pairing_start  (ChpBridge               *self,
                                     SoupWebsocketConnection *ws,

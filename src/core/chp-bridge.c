@@ -38,6 +38,16 @@ typedef struct
   guint                    timeout_source;
 } Handshake;
 
+/* A connection between its accept and its WebSocket upgrade. It holds no reference: the stream
+ * is libsoup's, and its weak reference removes the entry when libsoup lets it go. */
+typedef struct
+{
+  ChpBridge *bridge;
+  guint64    serial;
+  GIOStream *stream;
+  guint      timeout_source;
+} Pending;
+
 /* A request from a browser that an engine method is answering. */
 typedef struct
 {
@@ -161,6 +171,15 @@ check_host (ChpBridge  *self,
   return host != NULL && (g_str_equal (host, ip) || g_str_equal (host, name));
 }
 
+/* The two doors, and nothing under them: libsoup hands "/pairing/x", "/pairing/" and
+ * "/extension/" to the handler of the longest registered prefix, so a check that compared only
+ * the exact paths let a web page's WebSocket through to the handlers. */
+static gboolean
+is_door (const char *path)
+{
+  return g_strcmp0 (path, "/extension") == 0 || g_strcmp0 (path, "/pairing") == 0;
+}
+
 static void
 early_handler_cb (SoupServer        *server,
                   SoupServerMessage *msg,
@@ -175,18 +194,62 @@ early_handler_cb (SoupServer        *server,
 
   if (!check_host (self, host))
     {
-      g_debug ("Refused a request for %s with Host %s", path, host ? host : "(none)");
+      g_debug ("Refused a request with Host %s", host ? host : "(none)");
       soup_server_message_set_status (msg, SOUP_STATUS_FORBIDDEN, NULL);
       return;
     }
 
-  if ((g_str_equal (path, "/extension") || g_str_equal (path, "/pairing")) &&
-      !chp_bridge_check_origin (origin))
+  if (!is_door (path))
     {
-      g_debug ("Refused %s from origin %s", path, origin ? origin : "(none)");
+      g_debug ("Refused a request for another path");
+      soup_server_message_set_status (msg, SOUP_STATUS_NOT_FOUND, NULL);
+      return;
+    }
+
+  if (!chp_bridge_check_origin (origin))
+    {
+      g_debug ("Refused %s from a non-extension origin", path);
       soup_server_message_set_status (msg, SOUP_STATUS_FORBIDDEN, NULL);
       chp_bridge_audit (self, "connection", path, "refused", NULL, 0, "unauthorized");
     }
+}
+
+static void pending_free   (Pending   *pending);
+static void pending_remove (ChpBridge *self,
+                            guint64    serial);
+
+/**
+ * chp_bridge_check_upgrade:
+ * @path: the path libsoup gave the handler
+ * @expected_path: the handler's own path
+ *
+ * The handlers check again what the early handler checked, so that no routing of libsoup's can
+ * bring a socket to them that the gate did not see: the exact path, the Host, an extension
+ * Origin. The connection is no longer in its header phase either way.
+ *
+ * Returns: whether the socket may go on
+ */
+gboolean
+chp_bridge_check_upgrade (ChpBridge         *self,
+                          SoupServerMessage *msg,
+                          const char        *path,
+                          const char        *expected_path)
+{
+  SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
+  GSocketAddress *remote = soup_server_message_get_remote_address (msg);
+
+  if (remote != NULL)
+    pending_remove (self, GPOINTER_TO_SIZE (g_object_get_data (G_OBJECT (remote),
+                                                                 "chp-pending")));
+
+  if (g_strcmp0 (path, expected_path) == 0 &&
+      check_host (self, soup_message_headers_get_one (headers, "Host")) &&
+      chp_bridge_check_origin (soup_message_headers_get_one (headers, "Origin")))
+    return TRUE;
+
+  g_debug ("Refused a socket on a path or from an origin the gate should have stopped");
+  chp_bridge_audit (self, "connection", expected_path, "refused", NULL, 0, "unauthorized");
+  return FALSE;
 }
 
 static void
@@ -728,11 +791,18 @@ extension_cb (SoupServer              *server,
 {
   ChpBridge *self = user_data;
   SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
-  Handshake *handshake = g_new0 (Handshake, 1);
+  Handshake *handshake;
   g_autoptr(JsonBuilder) builder = NULL;
   g_autofree char *text = NULL;
   g_autofree char *signature = NULL;
 
+  if (!chp_bridge_check_upgrade (self, msg, path, "/extension"))
+    {
+      soup_websocket_connection_close (ws, CHP_CLOSE_UNAUTHENTICATED, "unauthorized");
+      return;
+    }
+
+  handshake = g_new0 (Handshake, 1);
   handshake->bridge = self;
   handshake->ws = g_object_ref (ws);
   handshake->limiter = chp_bridge_get_limiter (msg);
@@ -786,6 +856,12 @@ pairing_cb (SoupServer              *server,
   ChpBridge *self = user_data;
   SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
 
+  if (!chp_bridge_check_upgrade (self, msg, path, "/pairing"))
+    {
+      soup_websocket_connection_close (ws, CHP_CLOSE_UNAUTHENTICATED, "unauthorized");
+      return;
+    }
+
   chp_bridge_pairing_start (self, ws, soup_message_headers_get_one (headers, "Origin"));
 }
 
@@ -816,6 +892,8 @@ chp_bridge_dispose (GObject *object)
     }
 
   chp_bridge_pairing_clear (self);
+  if (self->pending != NULL)
+    g_hash_table_remove_all (self->pending);
   if (self->handshakes != NULL)
     g_ptr_array_set_size (self->handshakes, 0);
   if (self->sessions != NULL)
@@ -852,6 +930,7 @@ chp_bridge_finalize (GObject *object)
   g_clear_pointer (&self->methods, g_hash_table_unref);
   g_clear_pointer (&self->handshakes, g_ptr_array_unref);
   g_clear_pointer (&self->pairings, g_ptr_array_unref);
+  g_clear_pointer (&self->pending, g_hash_table_unref);
   g_clear_pointer (&self->instance_id, g_free);
   g_clear_pointer (&self->floor_rules, json_node_unref);
 
@@ -890,6 +969,10 @@ chp_bridge_init (ChpBridge *self)
   self->connections = g_hash_table_new_full (NULL, NULL, g_object_unref, NULL);
   self->methods = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->handshakes = g_ptr_array_new_with_free_func ((GDestroyNotify) handshake_free);
+  self->pending = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL,
+                                         (GDestroyNotify) pending_free);
+  self->max_unauthenticated = CHP_BRIDGE_MAX_UNAUTHENTICATED;
+  self->header_timeout_ms = CHP_BRIDGE_HEADER_TIMEOUT_MS;
 }
 
 ChpBridge *
@@ -924,6 +1007,62 @@ chp_bridge_get_limiter (SoupServerMessage *msg)
   return remote ? g_object_get_data (G_OBJECT (remote), "chp-limiter") : NULL;
 }
 
+/* Pending connections */
+
+static void pending_stream_gone_cb (gpointer  data,
+                                    GObject  *stream);
+
+static void
+pending_free (Pending *pending)
+{
+  if (pending->stream != NULL)
+    g_object_weak_unref (G_OBJECT (pending->stream), pending_stream_gone_cb, pending);
+  g_clear_handle_id (&pending->timeout_source, g_source_remove);
+  g_free (pending);
+}
+
+static void
+pending_remove (ChpBridge *self,
+                guint64    serial)
+{
+  if (serial != 0 && self->pending != NULL)
+    g_hash_table_remove (self->pending, &serial);
+}
+
+static void
+pending_stream_gone_cb (gpointer  data,
+                        GObject  *stream)
+{
+  Pending *pending = data;
+
+  /* libsoup dropped the connection (the peer closed it, or a 4xx ended it): nothing to close. */
+  pending->stream = NULL;
+  pending_remove (pending->bridge, pending->serial);
+}
+
+static gboolean
+pending_timeout_cb (gpointer user_data)
+{
+  Pending *pending = user_data;
+  g_autoptr(GIOStream) stream = g_object_ref (pending->stream);
+
+  pending->timeout_source = 0;
+  g_debug ("Closed a connection that did not upgrade within %u ms",
+           pending->bridge->header_timeout_ms);
+  pending_remove (pending->bridge, pending->serial);
+  /* libsoup's read fails and it drops the connection, and with it the descriptor. */
+  g_io_stream_close (stream, NULL, NULL);
+
+  return G_SOURCE_REMOVE;
+}
+
+static guint
+count_unauthenticated (ChpBridge *self)
+{
+  return g_hash_table_size (self->pending) + self->handshakes->len +
+         (self->pairings != NULL ? self->pairings->len : 0);
+}
+
 static gboolean
 incoming_cb (GSocketService    *service,
              GSocketConnection *connection,
@@ -938,6 +1077,21 @@ incoming_cb (GSocketService    *service,
 
   if (local == NULL || remote == NULL)
     return TRUE;
+
+  if (count_unauthenticated (self) >= self->max_unauthenticated)
+    {
+      gint64 now = g_get_monotonic_time ();
+
+      /* Once in a while, not once per connection: a flood must not flood the log too. */
+      if (now - self->last_refusal_log_us > 10 * G_USEC_PER_SEC)
+        {
+          g_message ("bridge: %u connections have not authenticated; refusing more",
+                     self->max_unauthenticated);
+          self->last_refusal_log_us = now;
+        }
+      g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
+      return TRUE;
+    }
 
   /* Every frame is written whole. With Nagle on, a small frame sent while the previous one is
    * unacknowledged waits for the browser's delayed ACK (40 ms on Linux): pair_approved after
@@ -954,10 +1108,54 @@ incoming_cb (GSocketService    *service,
                           g_object_ref (chp_limited_io_stream_get_limiter (CHP_LIMITED_IO_STREAM (stream))),
                           g_object_unref);
 
+  {
+    Pending *pending = g_new0 (Pending, 1);
+
+    pending->bridge = self;
+    pending->serial = ++self->next_pending;
+    pending->stream = stream;
+    g_object_weak_ref (G_OBJECT (stream), pending_stream_gone_cb, pending);
+    pending->timeout_source = g_timeout_add (self->header_timeout_ms, pending_timeout_cb, pending);
+    g_hash_table_insert (self->pending, &pending->serial, pending);
+    g_object_set_data (G_OBJECT (remote), "chp-pending", GSIZE_TO_POINTER (pending->serial));
+  }
+
   if (!soup_server_accept_iostream (self->server, stream, local, remote, &error))
     g_debug ("Could not accept a connection: %s", error->message);
 
   return TRUE;
+}
+
+/**
+ * chp_bridge_set_unauthenticated_limits:
+ * @max_connections: how many connections may be unauthenticated at once
+ * @header_timeout_ms: how long a connection may take to upgrade
+ *
+ * For tests; the defaults are %CHP_BRIDGE_MAX_UNAUTHENTICATED and %CHP_BRIDGE_HEADER_TIMEOUT_MS.
+ * The time counts from now for connections already waiting.
+ */
+void
+chp_bridge_set_unauthenticated_limits (ChpBridge *self,
+                                       guint      max_connections,
+                                       guint      header_timeout_ms)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  g_return_if_fail (CHP_IS_BRIDGE (self));
+  g_return_if_fail (max_connections > 0 && header_timeout_ms > 0);
+
+  self->max_unauthenticated = max_connections;
+  self->header_timeout_ms = header_timeout_ms;
+
+  g_hash_table_iter_init (&iter, self->pending);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Pending *pending = value;
+
+      g_clear_handle_id (&pending->timeout_source, g_source_remove);
+      pending->timeout_source = g_timeout_add (header_timeout_ms, pending_timeout_cb, pending);
+    }
 }
 
 gboolean

@@ -44,6 +44,9 @@ guint        chp_bridge_get_port               (ChpBridge            *self);
 void         chp_bridge_set_floor_rules        (ChpBridge            *self,
                                                 JsonNode             *rules);
 const char  *chp_bridge_get_instance_id        (ChpBridge            *self);
+void         chp_bridge_set_unauthenticated_limits (ChpBridge        *self,
+                                                guint             max_connections,
+                                                guint             header_timeout_ms);
 void         chp_bridge_set_heartbeat_interval (ChpBridge            *self,
                                                 guint                 interval_ms);
 void         chp_bridge_set_revoked            (ChpBridge            *self,

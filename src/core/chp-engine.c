@@ -29,6 +29,7 @@ struct _ChpEngine
   ChpPlanList *plans;
   ChpUrlFloor *floor;
   ChpAgentSessionList *agent_sessions;
+  ChpSafetySettings *safety;
 
   gboolean stopped;
   GPtrArray *agent_calls;  /* AgentCall: the agents' calls on their way to a browser */
@@ -36,7 +37,6 @@ struct _ChpEngine
   char *agent_socket_path;  /* NULL: the default; "" for no agent endpoint */
   ChpMcpTools *mcp_tools;
   ChpMcpServer *mcp_server;
-  guint result_max_chars;
   guint default_grant_minutes;
   guint audit_max_rows;
 };
@@ -46,7 +46,6 @@ enum {
   PROP_STOPPED,
   PROP_DEFAULT_GRANT_MINUTES,
   PROP_AUDIT_MAX_ROWS,
-  PROP_AGENT_RESULT_MAX_CHARS,
   N_PROPS
 };
 
@@ -63,6 +62,19 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (ChpEngine, chp_engine, G_TYPE_OBJECT)
 
+static void safety_floor_cb            (ChpSafetySettings *safety,
+                                        GParamSpec        *pspec,
+                                        gpointer           user_data);
+static void safety_result_max_chars_cb (ChpSafetySettings *safety,
+                                        GParamSpec        *pspec,
+                                        gpointer           user_data);
+static void safety_changed_cb          (ChpSafetySettings *safety,
+                                        const char        *key,
+                                        gpointer           user_data);
+static void apply_floor_rules          (ChpEngine         *self);
+static void state_loaded_cb            (GObject           *source,
+                                        GAsyncResult      *result,
+                                        gpointer           user_data);
 static void devices_changed_cb (GListModel *devices,
                                 guint       position,
                                 guint       removed,
@@ -92,6 +104,9 @@ chp_engine_dispose (GObject *object)
   g_clear_object (&self->plans);
   g_clear_object (&self->floor);
   g_clear_object (&self->agent_sessions);
+  if (self->safety != NULL)
+    g_signal_handlers_disconnect_by_data (self->safety, self);
+  g_clear_object (&self->safety);
   if (self->store != NULL)
     chp_store_close (self->store);
   g_clear_object (&self->store);
@@ -134,10 +149,6 @@ chp_engine_get_property (GObject    *object,
 
     case PROP_AUDIT_MAX_ROWS:
       g_value_set_uint (value, self->audit_max_rows);
-      break;
-
-    case PROP_AGENT_RESULT_MAX_CHARS:
-      g_value_set_uint (value, self->result_max_chars);
       break;
 
     default:
@@ -186,10 +197,6 @@ chp_engine_set_property (GObject      *object,
         }
       break;
 
-    case PROP_AGENT_RESULT_MAX_CHARS:
-      chp_engine_set_result_max_chars (self, g_value_get_uint (value));
-      break;
-
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -216,10 +223,6 @@ chp_engine_class_init (ChpEngineClass *klass)
                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_AUDIT_MAX_ROWS] =
     g_param_spec_uint ("audit-max-rows", NULL, NULL, 1000, 1000000, CHP_STORE_DEFAULT_AUDIT_LIMIT,
-                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_AGENT_RESULT_MAX_CHARS] =
-    g_param_spec_uint ("agent-result-max-chars", NULL, NULL, 1000, 100000,
-                       CHP_MCP_RESULT_MAX_CHARS_DEFAULT,
                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -269,7 +272,6 @@ chp_engine_init (ChpEngine *self)
   self->agent_calls = g_ptr_array_new ();
   self->default_grant_minutes = 15;
   self->audit_max_rows = CHP_STORE_DEFAULT_AUDIT_LIMIT;
-  self->result_max_chars = CHP_MCP_RESULT_MAX_CHARS_DEFAULT;
 }
 
 char *
@@ -292,6 +294,12 @@ chp_engine_new (const char *data_dir)
   self->plans = chp_plan_list_new ();
   self->floor = chp_url_floor_new ();
   self->agent_sessions = chp_agent_session_list_new ();
+  self->safety = chp_safety_settings_new ();
+  g_signal_connect (self->safety, "notify::result-max-chars",
+                    G_CALLBACK (safety_result_max_chars_cb), self);
+  g_signal_connect (self->safety, "notify::floor-blind", G_CALLBACK (safety_floor_cb), self);
+  g_signal_connect (self->safety, "notify::floor-hands-only", G_CALLBACK (safety_floor_cb), self);
+  g_signal_connect (self->safety, "changed", G_CALLBACK (safety_changed_cb), self);
   g_signal_connect_object (self->devices, "items-changed", G_CALLBACK (devices_changed_cb),
                            self, G_CONNECT_DEFAULT);
 
@@ -325,23 +333,15 @@ chp_engine_get_agent_socket_path (ChpEngine *self)
   return self->mcp_server != NULL ? chp_mcp_server_get_path (self->mcp_server) : NULL;
 }
 
-/* How many characters of text an agent's tool result may carry (the "agent-result-max-chars"
- * setting); 0 for the default. */
+/* How many characters of text an agent's tool result may carry; 0 for the default. The
+ * person's setting: kept in the store (chp_engine_get_safety_settings()). */
 void
 chp_engine_set_result_max_chars (ChpEngine *self,
                                  guint      max_chars)
 {
   g_return_if_fail (CHP_IS_ENGINE (self));
 
-  if (max_chars == 0)
-    max_chars = CHP_MCP_RESULT_MAX_CHARS_DEFAULT;
-  if (max_chars == self->result_max_chars)
-    return;
-
-  self->result_max_chars = max_chars;
-  if (self->mcp_tools != NULL)
-    chp_mcp_tools_set_result_max_chars (self->mcp_tools, max_chars);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_AGENT_RESULT_MAX_CHARS]);
+  chp_safety_settings_set_result_max_chars (self->safety, max_chars);
 }
 
 const char *
@@ -646,7 +646,8 @@ start_agent_endpoint (ChpEngine *self)
                                          : chp_mcp_server_default_path ();
 
   self->mcp_tools = chp_mcp_tools_new (self);
-  chp_mcp_tools_set_result_max_chars (self->mcp_tools, self->result_max_chars);
+  chp_mcp_tools_set_result_max_chars (self->mcp_tools,
+                                      chp_safety_settings_get_result_max_chars (self->safety));
   self->mcp_server = chp_mcp_server_new (self->mcp_tools, self->agent_sessions);
   if (!chp_mcp_server_listen (self->mcp_server, path, &error))
     {
@@ -664,7 +665,6 @@ attempts_loaded_cb (GObject      *source,
   ChpEngine *self = g_task_get_source_object (task);
   g_autoptr(GPtrArray) attempts = NULL;
   g_autoptr(GError) error = NULL;
-  guint port = GPOINTER_TO_UINT (g_task_get_task_data (task));
 
   attempts = chp_store_load_pairing_attempts_finish (CHP_STORE (source), result, &error);
   if (attempts == NULL)
@@ -674,6 +674,40 @@ attempts_loaded_cb (GObject      *source,
     }
 
   chp_pairing_manager_set_history (self->pairing, attempts);
+  chp_store_load_state_async (self->store, g_task_get_cancellable (task), state_loaded_cb,
+                              g_object_ref (task));
+}
+
+static void
+state_loaded_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ChpEngine *self = g_task_get_source_object (task);
+  g_autoptr(GHashTable) state = NULL;
+  g_autoptr(GError) error = NULL;
+  guint port = GPOINTER_TO_UINT (g_task_get_task_data (task));
+
+  state = chp_store_load_state_finish (CHP_STORE (source), result, &error);
+  if (state == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  chp_safety_settings_load_state (self->safety, state);
+  apply_floor_rules (self);
+
+  /* A Stop outlives the app: quitting and starting again (D-Bus activation does it for any
+   * agent) must not lift it. Set before the bridge listens, so the first browser to connect is
+   * told at once (device_connected_cb). */
+  if (g_strcmp0 (g_hash_table_lookup (state, CHP_STATE_STOPPED), "true") == 0 && !self->stopped)
+    {
+      self->stopped = TRUE;
+      g_message ("Stop all (kept from before the app quit)");
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STOPPED]);
+    }
 
   if (!chp_bridge_listen (self->bridge, port, &error))
     {
@@ -683,11 +717,7 @@ attempts_loaded_cb (GObject      *source,
 
   /* Chaperone's own bridge is blind to agents: the floor learns which port it is. */
   chp_url_floor_set_bridge_port (self->floor, chp_bridge_get_port (self->bridge));
-  {
-    g_autoptr(JsonNode) rules = chp_url_floor_person_rules_to_json (self->floor);
-
-    chp_bridge_set_floor_rules (self->bridge, rules);
-  }
+  apply_floor_rules (self);
 
   start_agent_endpoint (self);
   g_task_return_boolean (task, TRUE);
@@ -872,20 +902,28 @@ chp_engine_get_floor (ChpEngine *self)
  * @blind: (nullable): the person's blind entries
  * @hands_only: (nullable): the person's hands-only entries
  *
- * The person's own additions to the URL floor (Preferences). Entries the floor cannot read are
- * dropped, and said in the log. Browsers learn the list in engine.info when they connect; the
- * app checks it anyway before anything is sent.
+ * The person's own additions to the URL floor, as Preferences sets them through
+ * chp_engine_get_safety_settings(): stored, applied, and told to browsers (engine.info).
  */
 void
 chp_engine_set_floor_rules (ChpEngine          *self,
                             const char * const *blind,
                             const char * const *hands_only)
 {
-  guint dropped;
-
   g_return_if_fail (CHP_IS_ENGINE (self));
 
-  dropped = chp_url_floor_set_person_rules (self->floor, blind, hands_only);
+  chp_safety_settings_set_floor (self->safety, blind, hands_only);
+}
+
+/* Entries the floor cannot read are dropped, and said in the log. Browsers learn the list in
+ * engine.info when they connect; the app checks it anyway before anything is sent. */
+static void
+apply_floor_rules (ChpEngine *self)
+{
+  guint dropped = chp_url_floor_set_person_rules (self->floor,
+                                                  chp_safety_settings_get_floor_blind (self->safety),
+                                                  chp_safety_settings_get_floor_hands_only (self->safety));
+
   if (dropped > 0)
     g_message ("%u URL floor entries are not host patterns and were left out", dropped);
   if (self->bridge != NULL)
@@ -894,6 +932,53 @@ chp_engine_set_floor_rules (ChpEngine          *self,
 
       chp_bridge_set_floor_rules (self->bridge, rules);
     }
+}
+
+static void
+safety_floor_cb (ChpSafetySettings *safety,
+                 GParamSpec        *pspec,
+                 gpointer           user_data)
+{
+  apply_floor_rules (user_data);
+}
+
+static void
+safety_result_max_chars_cb (ChpSafetySettings *safety,
+                            GParamSpec        *pspec,
+                            gpointer           user_data)
+{
+  ChpEngine *self = user_data;
+
+  if (self->mcp_tools != NULL)
+    chp_mcp_tools_set_result_max_chars (self->mcp_tools,
+                                        chp_safety_settings_get_result_max_chars (safety));
+}
+
+/* The person changed one: stored durably, and a line in Activity says so, so a change nobody
+ * made in this window would at least be seen. */
+static void
+safety_changed_cb (ChpSafetySettings *safety,
+                   const char        *key,
+                   gpointer           user_data)
+{
+  ChpEngine *self = user_data;
+  g_autofree char *value = chp_safety_settings_to_state (safety, key);
+
+  if (self->store == NULL)
+    return;
+
+  chp_store_set_state_async (self->store, key, value, NULL, NULL, NULL);
+  if (self->bridge != NULL)
+    chp_bridge_audit (self->bridge, "settings", key, "changed", NULL, 0, NULL);
+}
+
+/* Returns: (transfer none): the person's floor entries and result cap, which Preferences edits */
+ChpSafetySettings *
+chp_engine_get_safety_settings (ChpEngine *self)
+{
+  g_return_val_if_fail (CHP_IS_ENGINE (self), NULL);
+
+  return self->safety;
 }
 
 ChpHandoffList *
@@ -1181,6 +1266,9 @@ chp_engine_stop_all (ChpEngine  *self,
     {
       self->stopped = TRUE;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STOPPED]);
+      /* After the flag, never before: the stop takes effect now, the disk follows. */
+      if (self->store != NULL)
+        chp_store_set_state_async (self->store, CHP_STATE_STOPPED, "true", NULL, NULL, NULL);
     }
 
   for (guint i = 0; i < self->agent_calls->len; i++)
@@ -1227,6 +1315,8 @@ chp_engine_resume_all (ChpEngine *self)
     {
       self->stopped = FALSE;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STOPPED]);
+      if (self->store != NULL)
+        chp_store_set_state_async (self->store, CHP_STATE_STOPPED, NULL, NULL, NULL, NULL);
     }
 
   g_message ("Resume all");

@@ -13,6 +13,7 @@
 #include "chp-identity.h"
 #include "chp-pairing-manager.h"
 #include "chp-plan-list.h"
+#include "chp-safety-settings.h"
 #include "chp-store.h"
 #include "chp-url-floor.h"
 
@@ -50,6 +51,7 @@ ChpHandoffList    *chp_engine_get_handoffs     (ChpEngine           *self);
 ChpHoldList       *chp_engine_get_holds        (ChpEngine           *self);
 ChpPlanList       *chp_engine_get_plans        (ChpEngine           *self);
 ChpUrlFloor       *chp_engine_get_floor        (ChpEngine           *self);
+ChpSafetySettings *chp_engine_get_safety_settings (ChpEngine        *self);
 void               chp_engine_set_floor_rules  (ChpEngine           *self,
                                                 const char * const  *blind,
                                                 const char * const  *hands_only);

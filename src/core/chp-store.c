@@ -7,9 +7,11 @@
 #include "chp-store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* "Chpr": tells our database from another program's SQLite file at the same path. */
@@ -53,6 +55,9 @@ typedef enum
   STMT_AUDIT_QUERY,
   STMT_AUDIT_COUNT,
   STMT_AUDIT_CLEAR,
+  STMT_STATE_SET,
+  STMT_STATE_DELETE,
+  STMT_STATE_LIST,
   N_STMTS
 } StmtId;
 
@@ -101,6 +106,10 @@ static const char * const stmt_sql[N_STMTS] = {
   [STMT_AUDIT_COUNT] =
     "SELECT count(*), (SELECT coalesce (max (id), 0) FROM audit) FROM audit" AUDIT_WHERE,
   [STMT_AUDIT_CLEAR] = "DELETE FROM audit",
+  [STMT_STATE_SET] =
+    "INSERT INTO state (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
+  [STMT_STATE_DELETE] = "DELETE FROM state WHERE key = ?1",
+  [STMT_STATE_LIST] = "SELECT key, value FROM state",
 };
 
 /* Each migration runs in its own transaction and moves user_version by one. */
@@ -137,6 +146,11 @@ static const char * const migrations[] = {
   "  device_id TEXT,"
   "  duration_ms INTEGER NOT NULL DEFAULT 0,"
   "  error_code TEXT);",
+  /* 2: what the person decided that must outlive the app: Stop, the floor's entries, the
+   * result cap. Here and not in GSettings, which any process of the user can rewrite. */
+  "CREATE TABLE state ("
+  "  key TEXT PRIMARY KEY,"
+  "  value TEXT NOT NULL);",
 };
 
 struct _ChpStore
@@ -429,13 +443,57 @@ migrate (ChpStore  *self,
   return TRUE;
 }
 
+/* The database holds pairings and the audit: 0600, like the key beside it. SQLite gives its
+ * -wal and -shm files the mode of the database file, so creating that file 0600 before SQLite
+ * does (rather than letting it use 0644 and the umask) settles all three. A file an older
+ * version made 0644 is tightened, with its -wal and -shm. */
+static gboolean
+prepare_file_modes (ChpStore  *self,
+                    GError   **error)
+{
+  const char * const suffixes[] = { "", "-wal", "-shm" };
+  int fd = g_open (self->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+  if (fd >= 0)
+    {
+      close (fd);
+      return TRUE;
+    }
+  if (errno != EEXIST)
+    {
+      int saved = errno;
+
+      g_set_error (error, CHP_STORE_ERROR, CHP_STORE_ERROR_READ_ONLY,
+                   _("Chaperone cannot create its database %s: %s"),
+                   self->path, g_strerror (saved));
+      return FALSE;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    {
+      g_autofree char *path = g_strconcat (self->path, suffixes[i], NULL);
+      GStatBuf st;
+
+      if (g_lstat (path, &st) == 0 && S_ISREG (st.st_mode) && (st.st_mode & 0077) != 0 &&
+          g_chmod (path, st.st_mode & 0700) != 0)
+        g_message ("Could not make %s private: %s", path, g_strerror (errno));
+    }
+
+  return TRUE;
+}
+
 static gboolean
 open_connection (ChpStore  *self,
                  GError   **error)
 {
-  int rc = sqlite3_open_v2 (self->path, &self->db,
-                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                            NULL);
+  int rc;
+
+  if (!prepare_file_modes (self, error))
+    return FALSE;
+
+  rc = sqlite3_open_v2 (self->path, &self->db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        NULL);
 
   if (rc != SQLITE_OK)
     {
@@ -1529,4 +1587,114 @@ chp_store_clear_audit_async (ChpStore            *self,
   push_job (self, JOB_WRITE, clear_audit_job, NULL, NULL, NULL, chp_store_clear_audit_async,
             cancellable, callback, user_data);
   g_signal_emit (self, signals[SIGNAL_AUDIT_CHANGED], 0, TRUE);
+}
+
+/* State: a few values the person set, each a JSON text under a fixed key */
+
+typedef struct
+{
+  char *key;
+  char *value;
+} StateWrite;
+
+static void
+state_write_free (StateWrite *write)
+{
+  g_free (write->key);
+  g_free (write->value);
+  g_free (write);
+}
+
+static gpointer
+set_state_job (ChpStore  *self,
+               gpointer   data,
+               GError   **error)
+{
+  StateWrite *write = data;
+  sqlite3_stmt *stmt = get_stmt (self, write->value ? STMT_STATE_SET : STMT_STATE_DELETE, error);
+
+  if (stmt == NULL)
+    return NULL;
+
+  bind_text (stmt, 1, write->key);
+  if (write->value != NULL)
+    bind_text (stmt, 2, write->value);
+
+  return step_done (self, stmt, _("a setting"), error) ? GINT_TO_POINTER (TRUE) : NULL;
+}
+
+/**
+ * chp_store_set_state_async:
+ * @key: which value
+ * @value: (nullable): its JSON text, or %NULL to forget it
+ *
+ * Written durably (synchronous=FULL) before the callback runs. Finish with
+ * chp_store_write_finish().
+ */
+void
+chp_store_set_state_async (ChpStore            *self,
+                           const char          *key,
+                           const char          *value,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  StateWrite *write;
+
+  g_return_if_fail (CHP_IS_STORE (self));
+  g_return_if_fail (key != NULL);
+
+  write = g_new0 (StateWrite, 1);
+  write->key = g_strdup (key);
+  write->value = g_strdup (value);
+  push_job (self, JOB_WRITE, set_state_job, write, (GDestroyNotify) state_write_free, NULL,
+            chp_store_set_state_async, cancellable, callback, user_data);
+}
+
+static gpointer
+load_state_job (ChpStore  *self,
+                gpointer   data,
+                GError   **error)
+{
+  g_autoptr(GHashTable) state = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  sqlite3_stmt *stmt = get_stmt (self, STMT_STATE_LIST, error);
+  int rc;
+
+  if (stmt == NULL)
+    return NULL;
+
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    g_hash_table_replace (state, column_dup (stmt, 0), column_dup (stmt, 1));
+  sqlite3_reset (stmt);
+
+  if (rc != SQLITE_DONE)
+    {
+      set_sqlite_error (error, self->db, rc, "state");
+      return NULL;
+    }
+
+  return g_steal_pointer (&state);
+}
+
+void
+chp_store_load_state_async (ChpStore            *self,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_return_if_fail (CHP_IS_STORE (self));
+
+  push_job (self, JOB_READ, load_state_job, NULL, NULL, (GDestroyNotify) g_hash_table_unref,
+            chp_store_load_state_async, cancellable, callback, user_data);
+}
+
+/* Returns: (transfer full): key → JSON text, for every value that was set */
+GHashTable *
+chp_store_load_state_finish (ChpStore      *self,
+                             GAsyncResult  *result,
+                             GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }

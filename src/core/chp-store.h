@@ -123,6 +123,19 @@ void        chp_store_clear_audit_async      (ChpStore             *self,
                                               GAsyncReadyCallback   callback,
                                               gpointer              user_data);
 
+void        chp_store_set_state_async        (ChpStore             *self,
+                                              const char           *key,
+                                              const char           *value,
+                                              GCancellable         *cancellable,
+                                              GAsyncReadyCallback   callback,
+                                              gpointer              user_data);
+void        chp_store_load_state_async       (ChpStore             *self,
+                                              GCancellable         *cancellable,
+                                              GAsyncReadyCallback   callback,
+                                              gpointer              user_data);
+GHashTable *chp_store_load_state_finish      (ChpStore             *self,
+                                              GAsyncResult         *result,
+                                              GError              **error);
 gboolean    chp_store_write_finish           (ChpStore             *self,
                                               GAsyncResult         *result,
                                               GError              **error);

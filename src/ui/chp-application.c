@@ -465,20 +465,30 @@ pairing_items_changed_cb (GListModel     *model,
     }
 }
 
-/* The person's own URL floor entries (Preferences), applied at start and after every change. */
+/* Versions before the store kept them took the floor entries and the result cap from GSettings,
+ * where any process of the user can rewrite them. The store has them now; what the person set
+ * then is carried over once, on the first start that finds none in the store, and the keys are
+ * reset so that nothing reads them again. */
 static void
-apply_floor_rules (ChpApplication *self)
+import_legacy_safety_settings (ChpApplication *self)
 {
+  ChpSafetySettings *safety = chp_engine_get_safety_settings (self->engine);
+  static const char * const keys[] = { "floor-blind", "floor-hands-only", "agent-result-max-chars" };
   g_auto(GStrv) blind = NULL;
   g_auto(GStrv) hands_only = NULL;
 
-  if (self->settings == NULL || self->engine == NULL)
+  if (self->settings == NULL || chp_safety_settings_get_stored (safety))
     return;
 
   blind = g_settings_get_strv (self->settings, "floor-blind");
   hands_only = g_settings_get_strv (self->settings, "floor-hands-only");
-  chp_engine_set_floor_rules (self->engine, (const char * const *) blind,
-                              (const char * const *) hands_only);
+  chp_safety_settings_set_floor (safety, (const char * const *) blind,
+                                 (const char * const *) hands_only);
+  chp_safety_settings_set_result_max_chars (safety,
+                                            g_settings_get_uint (self->settings,
+                                                                 "agent-result-max-chars"));
+  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+    g_settings_reset (self->settings, keys[i]);
 }
 
 /* The engine learns the settings it applies through properties, when it has them: bound here,
@@ -486,7 +496,7 @@ apply_floor_rules (ChpApplication *self)
 static void
 bind_engine_settings (ChpApplication *self)
 {
-  static const char *keys[] = { "default-grant-minutes", "audit-max-rows", "agent-result-max-chars" };
+  static const char *keys[] = { "default-grant-minutes", "audit-max-rows" };
 
   if (self->settings == NULL)
     return;
@@ -498,8 +508,6 @@ bind_engine_settings (ChpApplication *self)
       else
         g_debug ("the engine does not take %s yet", keys[i]);
     }
-
-  apply_floor_rules (self);
 }
 
 /* The tray shows the most urgent state: stopped, then someone waiting, else idle. */
@@ -582,7 +590,6 @@ stop_engine (ChpApplication *self)
         {
           g_settings_unbind (self->engine, "default-grant-minutes");
           g_settings_unbind (self->engine, "audit-max-rows");
-          g_settings_unbind (self->engine, "agent-result-max-chars");
         }
 
       g_clear_object (&self->needs);
@@ -634,6 +641,7 @@ engine_started_cb (GObject      *source,
 
   self->engine_state = ENGINE_RUNNING;
   g_clear_object (&self->start_cancellable);
+  import_legacy_safety_settings (self);
 
   pairing = chp_engine_get_pairing (engine);
   self->pairing_changed_id = g_signal_connect_object (pairing, "items-changed",
@@ -823,8 +831,14 @@ preferences_activated (GSimpleAction *action,
   else
     data_dir = default_data_dir = chp_engine_default_data_dir ();
 
+  /* The floor and the result cap are the running engine's (its store); without one, Preferences
+   * shows them but cannot change them. */
   preferences = chp_preferences_window_new (GTK_WINDOW (find_main_window (self)),
-                                            self->settings, data_dir);
+                                            self->settings,
+                                            self->engine_state == ENGINE_RUNNING
+                                              ? chp_engine_get_safety_settings (self->engine)
+                                              : NULL,
+                                            data_dir);
   gtk_window_set_application (GTK_WINDOW (preferences), GTK_APPLICATION (self));
   gtk_window_present (GTK_WINDOW (preferences));
 }
@@ -998,14 +1012,6 @@ chp_application_startup (GApplication *application)
     schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
   if (schema != NULL)
     self->settings = g_settings_new_full (schema, NULL, NULL);
-
-  if (self->settings != NULL)
-    {
-      g_signal_connect_object (self->settings, "changed::floor-blind",
-                               G_CALLBACK (apply_floor_rules), self, G_CONNECT_SWAPPED);
-      g_signal_connect_object (self->settings, "changed::floor-hands-only",
-                               G_CALLBACK (apply_floor_rules), self, G_CONNECT_SWAPPED);
-    }
 
   /* Nothing to bind Preferences to without the schema. */
   g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (G_ACTION_MAP (self),

@@ -1,6 +1,8 @@
-/* chp-preferences-window.c: Preferences. Every row but one is a GSettings key bound to its widget,
- * so what the window shows is always what the app reads; Start at Login is the autostart file
- * itself (chp-autostart), read when the window opens and written when the switch moves. */
+/* chp-preferences-window.c: Preferences. Rows are bound to what the app reads, so the window
+ * always shows what is in force: GSettings keys for comfort settings; the engine's
+ * ChpSafetySettings (kept in the 0600 store) for the floor's lists and the result cap, which
+ * decide how much agents see; and, for Start at Login, the autostart file itself
+ * (chp-autostart), read when the window opens and written when the switch moves. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-preferences"
@@ -8,6 +10,7 @@
 #include "chp-preferences-window.h"
 
 #include "chp-autostart.h"
+#include "chp-safety-settings.h"
 #include "chp-url-floor.h"
 
 #include <glib/gi18n.h>
@@ -29,6 +32,7 @@ struct _ChpPreferencesWindow
   AdwEntryRow *hands_only_entry;
 
   GSettings *settings;
+  ChpSafetySettings *safety;    /* NULL while no engine runs: those rows are then read-only */
   GPtrArray *blind_rows;        /* AdwActionRow, one per entry of floor-blind */
   GPtrArray *hands_only_rows;   /* likewise for floor-hands-only */
   char *data_dir;
@@ -40,6 +44,7 @@ G_DEFINE_FINAL_TYPE (ChpPreferencesWindow, chp_preferences_window, ADW_TYPE_PREF
 enum {
   PROP_0,
   PROP_SETTINGS,
+  PROP_SAFETY,
   PROP_DATA_DIR,
   N_PROPS
 };
@@ -171,11 +176,12 @@ floor_list (ChpPreferencesWindow *self,
             const char           *key,
             FloorList            *out)
 {
-  if (g_strcmp0 (key, "floor-blind") == 0)
-    *out = (FloorList) { "floor-blind", self->blind_group, self->blind_entry, self->blind_rows };
-  else if (g_strcmp0 (key, "floor-hands-only") == 0)
-    *out = (FloorList) { "floor-hands-only", self->hands_only_group, self->hands_only_entry,
-                         self->hands_only_rows };
+  if (g_strcmp0 (key, CHP_STATE_FLOOR_BLIND) == 0)
+    *out = (FloorList) { CHP_STATE_FLOOR_BLIND, self->blind_group, self->blind_entry,
+                         self->blind_rows };
+  else if (g_strcmp0 (key, CHP_STATE_FLOOR_HANDS_ONLY) == 0)
+    *out = (FloorList) { CHP_STATE_FLOOR_HANDS_ONLY, self->hands_only_group,
+                         self->hands_only_entry, self->hands_only_rows };
   else
     return FALSE;
   return TRUE;
@@ -207,13 +213,13 @@ new_floor_row (const char *key,
   return row;
 }
 
-/* The rows follow the key, whoever changed it. */
+/* The rows follow the model, whoever changed it. */
 static void
 rebuild_floor_rows (ChpPreferencesWindow *self,
                     const char           *key)
 {
   FloorList list;
-  g_auto(GStrv) patterns = NULL;
+  const char * const *patterns;
 
   if (!floor_list (self, key, &list))
     return;
@@ -222,7 +228,12 @@ rebuild_floor_rows (ChpPreferencesWindow *self,
     adw_preferences_group_remove (list.group, g_ptr_array_index (list.rows, i));
   g_ptr_array_set_size (list.rows, 0);
 
-  patterns = g_settings_get_strv (self->settings, key);
+  if (self->safety == NULL)
+    return;
+
+  patterns = g_str_equal (list.key, CHP_STATE_FLOOR_BLIND)
+               ? chp_safety_settings_get_floor_blind (self->safety)
+               : chp_safety_settings_get_floor_hands_only (self->safety);
   for (guint i = 0; patterns[i] != NULL; i++)
     {
       GtkWidget *row = new_floor_row (key, patterns[i]);
@@ -233,10 +244,11 @@ rebuild_floor_rows (ChpPreferencesWindow *self,
 }
 
 static void
-floor_settings_changed_cb (ChpPreferencesWindow *self,
-                           const char           *key)
+floor_changed_cb (ChpSafetySettings    *safety,
+                  GParamSpec           *pspec,
+                  ChpPreferencesWindow *self)
 {
-  rebuild_floor_rows (self, key);
+  rebuild_floor_rows (self, g_param_spec_get_name (pspec));
 }
 
 static void
@@ -255,9 +267,8 @@ add_floor_entry (ChpPreferencesWindow *self,
   FloorList list;
   g_autofree char *typed = NULL;
   g_autofree char *pattern = NULL;
-  g_auto(GStrv) patterns = NULL;
 
-  if (!floor_list (self, key, &list))
+  if (self->safety == NULL || !floor_list (self, key, &list))
     return;
 
   typed = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (list.entry))));
@@ -274,17 +285,7 @@ add_floor_entry (ChpPreferencesWindow *self,
       return;
     }
 
-  patterns = g_settings_get_strv (self->settings, key);
-  if (!g_strv_contains ((const char * const *) patterns, pattern))
-    {
-      g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-      g_auto(GStrv) updated = NULL;
-
-      g_strv_builder_addv (builder, (const char **) patterns);
-      g_strv_builder_add (builder, pattern);
-      updated = g_strv_builder_end (builder);
-      g_settings_set_strv (self->settings, key, (const char * const *) updated);
-    }
+  chp_safety_settings_add_floor_entry (self->safety, list.key, pattern);
 
   gtk_widget_remove_css_class (GTK_WIDGET (list.entry), "error");
   gtk_editable_set_text (GTK_EDITABLE (list.entry), "");
@@ -293,13 +294,13 @@ add_floor_entry (ChpPreferencesWindow *self,
 static void
 blind_add_cb (ChpPreferencesWindow *self)
 {
-  add_floor_entry (self, "floor-blind");
+  add_floor_entry (self, CHP_STATE_FLOOR_BLIND);
 }
 
 static void
 hands_only_add_cb (ChpPreferencesWindow *self)
 {
-  add_floor_entry (self, "floor-hands-only");
+  add_floor_entry (self, CHP_STATE_FLOOR_HANDS_ONLY);
 }
 
 static void
@@ -310,20 +311,12 @@ floor_remove_activated (GtkWidget  *widget,
   ChpPreferencesWindow *self = CHP_PREFERENCES_WINDOW (widget);
   const char *key, *pattern;
   FloorList list;
-  g_auto(GStrv) patterns = NULL;
-  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-  g_auto(GStrv) updated = NULL;
 
   g_variant_get (parameter, "(&s&s)", &key, &pattern);
-  if (!floor_list (self, key, &list))
+  if (self->safety == NULL || !floor_list (self, key, &list))
     return;
 
-  patterns = g_settings_get_strv (self->settings, key);
-  for (guint i = 0; patterns[i] != NULL; i++)
-    if (g_strcmp0 (patterns[i], pattern) != 0)
-      g_strv_builder_add (builder, patterns[i]);
-  updated = g_strv_builder_end (builder);
-  g_settings_set_strv (self->settings, key, (const char * const *) updated);
+  chp_safety_settings_remove_floor_entry (self->safety, list.key, pattern);
 }
 
 static void
@@ -343,19 +336,28 @@ chp_preferences_window_constructed (GObject *object)
                                 self->grant_row, "selected", G_SETTINGS_BIND_DEFAULT,
                                 grant_minutes_to_selected, selected_to_grant_minutes,
                                 NULL, NULL);
-  g_settings_bind (self->settings, "agent-result-max-chars",
-                   gtk_spin_button_get_adjustment (self->result_spin), "value",
-                   G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "audit-max-rows",
                    gtk_spin_button_get_adjustment (self->audit_spin), "value",
                    G_SETTINGS_BIND_DEFAULT);
 
-  g_signal_connect_object (self->settings, "changed::floor-blind",
-                           G_CALLBACK (floor_settings_changed_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->settings, "changed::floor-hands-only",
-                           G_CALLBACK (floor_settings_changed_cb), self, G_CONNECT_SWAPPED);
-  rebuild_floor_rows (self, "floor-blind");
-  rebuild_floor_rows (self, "floor-hands-only");
+  if (self->safety != NULL)
+    {
+      g_object_bind_property (self->safety, "result-max-chars",
+                              gtk_spin_button_get_adjustment (self->result_spin), "value",
+                              G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+      g_signal_connect_object (self->safety, "notify::floor-blind",
+                               G_CALLBACK (floor_changed_cb), self, G_CONNECT_DEFAULT);
+      g_signal_connect_object (self->safety, "notify::floor-hands-only",
+                               G_CALLBACK (floor_changed_cb), self, G_CONNECT_DEFAULT);
+    }
+  else
+    {
+      gtk_widget_set_sensitive (GTK_WIDGET (self->result_spin), FALSE);
+      gtk_widget_set_sensitive (GTK_WIDGET (self->blind_group), FALSE);
+      gtk_widget_set_sensitive (GTK_WIDGET (self->hands_only_group), FALSE);
+    }
+  rebuild_floor_rows (self, CHP_STATE_FLOOR_BLIND);
+  rebuild_floor_rows (self, CHP_STATE_FLOOR_HANDS_ONLY);
 
   /* A folder the person may want to back up or inspect: shown as they would type it. */
   display_dir = g_filename_display_name (self->data_dir);
@@ -376,6 +378,10 @@ chp_preferences_window_get_property (GObject    *object,
     {
     case PROP_SETTINGS:
       g_value_set_object (value, self->settings);
+      break;
+
+    case PROP_SAFETY:
+      g_value_set_object (value, self->safety);
       break;
 
     case PROP_DATA_DIR:
@@ -401,6 +407,10 @@ chp_preferences_window_set_property (GObject      *object,
       self->settings = g_value_dup_object (value);
       break;
 
+    case PROP_SAFETY:
+      self->safety = g_value_dup_object (value);
+      break;
+
     case PROP_DATA_DIR:
       self->data_dir = g_value_dup_string (value);
       break;
@@ -421,6 +431,7 @@ chp_preferences_window_dispose (GObject *object)
   g_clear_pointer (&self->hands_only_rows, g_ptr_array_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), CHP_TYPE_PREFERENCES_WINDOW);
   g_clear_object (&self->settings);
+  g_clear_object (&self->safety);
 
   G_OBJECT_CLASS (chp_preferences_window_parent_class)->dispose (object);
 }
@@ -449,6 +460,10 @@ chp_preferences_window_class_init (ChpPreferencesWindowClass *klass)
 
   properties[PROP_SETTINGS] =
     g_param_spec_object ("settings", NULL, NULL, G_TYPE_SETTINGS,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY |
+                         G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SAFETY] =
+    g_param_spec_object ("safety", NULL, NULL, CHP_TYPE_SAFETY_SETTINGS,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY |
                          G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_DATA_DIR] =
@@ -494,20 +509,24 @@ chp_preferences_window_init (ChpPreferencesWindow *self)
  * chp_preferences_window_new:
  * @parent: (nullable): the main window, when it is open
  * @settings: the app's settings (schema io.github.chaperone.Chaperone)
+ * @safety: (nullable): the running engine's floor entries and result cap
  * @data_dir: the folder that holds the engine key and the database
  */
 ChpPreferencesWindow *
-chp_preferences_window_new (GtkWindow  *parent,
-                            GSettings  *settings,
-                            const char *data_dir)
+chp_preferences_window_new (GtkWindow         *parent,
+                            GSettings         *settings,
+                            ChpSafetySettings *safety,
+                            const char        *data_dir)
 {
   g_return_val_if_fail (parent == NULL || GTK_IS_WINDOW (parent), NULL);
   g_return_val_if_fail (G_IS_SETTINGS (settings), NULL);
+  g_return_val_if_fail (safety == NULL || CHP_IS_SAFETY_SETTINGS (safety), NULL);
   g_return_val_if_fail (data_dir != NULL, NULL);
 
   return g_object_new (CHP_TYPE_PREFERENCES_WINDOW,
                        "transient-for", parent,
                        "settings", settings,
+                       "safety", safety,
                        "data-dir", data_dir,
                        NULL);
 }

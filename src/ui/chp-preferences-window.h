@@ -1,8 +1,10 @@
-/* chp-preferences-window.h: Preferences, each row bound to a GSettings key or, for Start at
- * Login, to the autostart entry on disk. */
+/* chp-preferences-window.h: Preferences, each row bound to a GSettings key, to the engine's
+ * safety settings (kept in its store) or, for Start at Login, to the autostart entry on disk. */
 #pragma once
 
 #include <adwaita.h>
+
+#include "chp-safety-settings.h"
 
 G_BEGIN_DECLS
 
@@ -13,6 +15,7 @@ G_DECLARE_FINAL_TYPE (ChpPreferencesWindow, chp_preferences_window, CHP, PREFERE
 
 ChpPreferencesWindow *chp_preferences_window_new          (GtkWindow            *parent,
                                                            GSettings            *settings,
+                                                           ChpSafetySettings    *safety,
                                                            const char           *data_dir);
 GSettings            *chp_preferences_window_get_settings (ChpPreferencesWindow *self);
 const char           *chp_preferences_window_get_data_dir (ChpPreferencesWindow *self);

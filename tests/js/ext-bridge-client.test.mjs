@@ -423,6 +423,41 @@ engineTest('reconnect: after the app restarts on the same port the worker comes 
   assert.deepEqual((await restarted.call(result.deviceId, 'browser.tabs', {})).result, { back: true });
 });
 
+engineTest('stop: a Stop outlives the app quitting, and a browser that connects while stopped is told at once', async ({ engine, make, cleanups }) => {
+  const { bridge } = make();
+  await bridge.start();
+  const { result } = await pairApproved(engine, bridge);
+  await connected(bridge);
+  const told = [];
+  bridge.onRequest = async (method) => {
+    told.push(method);
+    return { ok: true };
+  };
+  assert.equal((await engine.command({ cmd: 'stop-all' })).result.stopped, true);
+  await until(() => told.includes('extension.stop'), 'the connected browser is told');
+
+  // Quit and start again (what D-Bus activation does for any agent): still stopped, before any
+  // browser is back, and the browser is told as soon as it connects.
+  await quitKeepingData(engine);
+  told.length = 0;
+  const restarted = await startEngineAt({ port: engine.port, dataDir: engine.dataDir });
+  cleanups.push(() => restarted.stop());
+  assert.equal(restarted.events.find((e) => e.event === 'listening').stopped, true);
+  await until(() => told.includes('extension.stop'), 'the browser is told when it connects', 10000);
+  assert.equal(told[0], 'extension.stop', 'the stop is the first thing it hears');
+  const refused = await restarted.command({
+    cmd: 'agent-call', deviceId: result.deviceId, method: 'browser.tabs', params: {},
+  });
+  assert.equal(refused.error?.code, 'stopped');
+
+  // Only the person's Resume lifts it, and that too outlives a restart.
+  assert.equal((await restarted.command({ cmd: 'resume-all' })).result.stopped, false);
+  await quitKeepingData(restarted);
+  const again = await startEngineAt({ port: engine.port, dataDir: engine.dataDir });
+  cleanups.push(() => again.stop());
+  assert.equal(again.events.find((e) => e.event === 'listening').stopped, false);
+});
+
 engineTest('reconnect: a dropped socket is redialled and the session resumes', async ({ engine, make }) => {
   const { bridge, sockets } = make();
   await bridge.start();
