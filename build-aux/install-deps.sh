@@ -13,7 +13,7 @@ build_pkgs=(
   desktop-file-utils appstream
 )
 test_pkgs=(
-  xvfb xauth dbus dbus-x11 imagemagick
+  xvfb xauth dbus dbus-x11 imagemagick xdotool
   at-spi2-core python3 python3-gi gir1.2-atspi-2.0
   clang libclang-rt-14-dev
   chromium

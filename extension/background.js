@@ -9,6 +9,7 @@ import { Keystore } from './lib/keystore.js';
 import { getBridgePort, portChange } from './lib/settings.js';
 import { badgeFor, createBadgePainter } from './lib/badge.js';
 import { tabCacheFor } from './lib/tab-cache.js';
+import { onStopCommand } from './lib/stop.js';
 
 const WAKE_ALARM = 'chaperone-wake';
 // No trailing slash: the origin signed in pairing and auth is exactly the Origin header (§1.1).
@@ -163,6 +164,15 @@ chrome.alarms.onAlarm.addListener((alarm) => {
   if (alarm.name !== WAKE_ALARM) return;
   // A killed worker restarts for this alarm; start() above reconnects and resumes the session.
   ready.then(() => bridge.kick());
+});
+
+// The Stop shortcut (manifest "commands", Ctrl+Shift+E unless the person changed it). Chrome
+// routes the key to the extension before any page sees it, so a page cannot swallow it as it can
+// Esc. It stops as the popup's Stop does: once the router's state is loaded (a worker this key woke
+// up loads it first), router.stop sets the flag before it awaits anything, then tells the app. Even
+// when start-up failed, so the catch.
+chrome.commands?.onCommand.addListener((command) => {
+  ready.catch(() => {}).then(() => onStopCommand(command, (source) => router.stop(source)));
 });
 
 chrome.storage.onChanged.addListener((changes, areaName) => {

@@ -1,13 +1,14 @@
 // Chaperone page agent: what runs inside a granted page, in the extension's ISOLATED world.
-// Injected (after snapshot-core.js) with chrome.scripting.executeScript({files}); the worker then
-// calls globalThis.__chaperonePage.run(op, args). A classic script: executeScript injects nothing
-// else. Installing twice is harmless (the first install wins and keeps its captures).
+// Injected (after snapshot-core.js, outward.js and page-ui.js) with chrome.scripting.executeScript
+// ({files}); the worker then calls globalThis.__chaperonePage.run(op, args). A classic script:
+// executeScript injects nothing else. Installing twice is harmless (the first install wins and
+// keeps its captures).
 //
 // Safety rules kept here (DESIGN §8): field values are never read out (only `filled` and
 // `valueLength`); refs resolve only within the capture that made them and never retarget
 // (`stale_node`); clicks are refused when something covers the node or an open modal is in front;
-// Chaperone's own pill and banner live in closed shadow roots the page cannot reach, are skipped by
-// every snapshot, and only trusted (person-made) events on them count.
+// Chaperone's own pill and banner (page-ui.js) live in closed shadow roots in the top layer, are
+// skipped by every snapshot, and only a person's click on them, as drawn, counts.
 // A page that shows a password field is a sign-in page: nothing is read or done there for an
 // agent (refused_floor, "sign_in"); only the pill and the handoff banner appear.
 
@@ -37,59 +38,6 @@
   const TEXTAREA_VALUE = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set;
   const SELECT_VALUE = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set;
 
-  // English fallback for every page string (chrome.i18n.getMessage returns '' for a key the
-  // extension's _locales lack, or outside an extension in the tests). Translations: _locales.
-  const EN = {
-    page_pill_region: 'Chaperone agent',
-    page_pill_active: 'Agent · step $1 · Esc to stop',
-    page_pill_active_nostep: 'Agent · Esc to stop',
-    // Two numbers: positional $1/$2 in the catalogues too (getMessage substitutes them directly).
-    page_pill_plan: 'Agent · plan step $1 of $2 · Esc to stop',
-    page_pill_stopped: 'Agent stopped',
-    page_pill_stop: 'Stop',
-    page_pill_stop_hint: 'Stop the agent everywhere until you resume it in Chaperone',
-    page_handoff_region: 'Chaperone needs you',
-    page_handoff_title: 'Chaperone needs you',
-    page_handoff_reason_qr: 'Scan the QR code on this page with your phone, then press Done.',
-    page_handoff_reason_mfa: 'Enter the verification code for this site yourself, then press Done.',
-    page_handoff_reason_captcha: 'Complete the CAPTCHA check on this page, then press Done.',
-    page_handoff_reason_device: 'Confirm the request on your other device, then press Done.',
-    page_handoff_reason_login: 'Sign in to this site yourself, then press Done. The agent never sees your password.',
-    page_handoff_reason_other: 'The agent needs you to do something on this page. When you have finished, press Done.',
-    page_handoff_agent_message: 'Message from the agent:',
-    page_handoff_done: 'Done',
-    page_handoff_cancel: 'Cancel task',
-    page_handoff_move: 'Move this bar',
-    page_handoff_sent_done: 'Thanks. Handing the page back to the agent.',
-    page_handoff_sent_cancel: 'Task cancelled.',
-  };
-
-  function msg(key, subs) {
-    let s = '';
-    try {
-      const i18n = globalThis.chrome && globalThis.chrome.i18n;
-      if (i18n && typeof i18n.getMessage === 'function') s = i18n.getMessage(key, subs) || '';
-    } catch (_) {
-      s = '';   // an orphaned content script (extension reloaded) throws here
-    }
-    if (!s) {
-      s = EN[key] || key;
-      (subs || []).forEach((v, i) => { s = s.split(`$${i + 1}`).join(String(v)); });
-    }
-    return s;
-  }
-
-  function send(message) {
-    try {
-      const rt = globalThis.chrome && globalThis.chrome.runtime;
-      if (!rt || typeof rt.sendMessage !== 'function') return;
-      const p = rt.sendMessage(message);
-      if (p && typeof p.catch === 'function') p.catch(() => {});
-    } catch (_) {
-      // No worker to hear it (extension reloaded): nothing in the page can do better.
-    }
-  }
-
   class PageError extends Error {
     constructor(code, message, data) {
       super(message);
@@ -101,10 +49,16 @@
   const fail = (code, message, data) => { throw new PageError(code, message, data); };
 
   const core = () => globalThis.ChaperoneSnapshotCore;
+  const ui = () => globalThis.ChaperonePageUi;
 
   // ---- state ---------------------------------------------------------------------------------
 
-  const ownHosts = new WeakSet();      // pill/banner hosts: never scanned, never given a ref
+  // Chaperone's own pill and banner hosts (page-ui.js): never scanned, never given a ref, and
+  // their changes are not the page's.
+  const owns = (el) => {
+    const u = ui();
+    return !!u && u.owns(el);
+  };
   const state = {
     captures: new Map(),               // captureId → capture, oldest first
     lastCaptureId: null,
@@ -399,7 +353,7 @@
           return;
         }
         let descend = false;
-        if (!ownHosts.has(el)) {
+        if (!owns(el)) {
           out.scanned += 1;
           visit(el);
           descend = !SKIP_SUBTREE.has(el.localName);
@@ -452,7 +406,7 @@
           out += n.data;
           continue;
         }
-        if (n.nodeType !== 1 || ownHosts.has(n) || TEXT_SKIP.has(n.localName)) continue;
+        if (n.nodeType !== 1 || owns(n) || TEXT_SKIP.has(n.localName)) continue;
         if (!isVisibleStyle(n)) continue;    // innerText of a hidden element is its raw text
         const sep = TEXT_BLOCK.has(n.localName) ? '\n' : '';
         if (n.textContent.length <= budget - out.length) out += sep + n.innerText + sep;
@@ -724,7 +678,7 @@
   /** A short, non-secret description of an element for refusal messages. */
   function describe(el) {
     if (!el) return 'nothing';
-    if (ownHosts.has(el)) return 'Chaperone\u2019s own banner';
+    if (owns(el)) return 'Chaperone\u2019s own banner';
     const C = core();
     let s = el.localName;
     const id = el.getAttribute('id');
@@ -785,24 +739,21 @@
 
   /** The innermost element at a point, through open shadow roots, ignoring Chaperone's own UI. */
   function elementAt(x, y) {
-    const hidden = [];
-    for (const h of [ui.pill && ui.pill.host, ui.banner && ui.banner.host]) {
-      if (h && h.isConnected) {
-        hidden.push([h, h.style.getPropertyValue('pointer-events')]);
-        h.style.setProperty('pointer-events', 'none', 'important');
+    // The hit-test stack, topmost first, read past our own hosts (the pill may sit over the node)
+    // without touching their style: page-ui.js watches that style and would re-mount them.
+    let hit = null;
+    for (const el of document.elementsFromPoint(x, y)) {
+      if (!owns(el)) {
+        hit = el;
+        break;
       }
     }
-    try {
-      let hit = document.elementFromPoint(x, y);
-      while (hit && hit.shadowRoot) {
-        const inner = hit.shadowRoot.elementFromPoint(x, y);
-        if (!inner || inner === hit) break;
-        hit = inner;
-      }
-      return hit;
-    } finally {
-      for (const [h, v] of hidden) h.style.setProperty('pointer-events', v || 'auto', 'important');
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
     }
+    return hit;
   }
 
   /** Refuses a click a person could not make: the node must be what is at its centre. */
@@ -975,7 +926,7 @@
     const take = (records) => {
       let active = false;
       for (const r of records) {
-        if (ownHosts.has(r.target)) continue;     // the pill and banner are ours, not the page's
+        if (owns(r.target)) continue;     // the pill and banner are ours, not the page's
         if (r.type === 'attributes') {
           // Inline style churn is how script animations run; it says nothing about the result.
           if (r.attributeName !== 'style') active = true;
@@ -988,7 +939,7 @@
         }
         for (const [list, key] of [[r.addedNodes, 'added'], [r.removedNodes, 'removed']]) {
           for (const n of list) {
-            if (ownHosts.has(n)) continue;
+            if (owns(n)) continue;
             active = true;
             if (n.nodeType === 3) w.textMutated = true;
             else if (n.nodeType === 1) {
@@ -1440,253 +1391,39 @@
     return answer;
   }
 
-  // ---- Chaperone's own UI: pill and handoff banner -------------------------------------------
-
-  const ui = { pill: null, banner: null, pillShown: false, stopped: false, step: null, plan: null };
-
-  const BASE_CSS = `
-    :host { all: initial; }
-    * { box-sizing: border-box; font: 13px/1.35 system-ui, -apple-system, "Segoe UI", "Noto Sans", "Noto Sans CJK SC", sans-serif; }
-    button { cursor: pointer; border-radius: 6px; padding: 4px 10px; font-weight: 600; }
-    button:focus-visible { outline: 2px solid #3584e4; outline-offset: 2px; }
-    [hidden] { display: none !important; }`;
-
-  function makeHost(css, place) {
-    const host = document.createElement('div');
-    ownHosts.add(host);
-    const root = host.attachShadow({ mode: 'closed' });
-    const style = document.createElement('style');
-    style.textContent = BASE_CSS + css;
-    root.appendChild(style);
-    place(host);
-    return { host, root };
-  }
-
-  function placeHost(host, pos) {
-    const s = host.style;
-    s.setProperty('all', 'initial', 'important');
-    s.setProperty('position', 'fixed', 'important');
-    s.setProperty('z-index', '2147483647', 'important');
-    s.setProperty('display', 'block', 'important');
-    s.setProperty('margin', '0', 'important');
-    s.setProperty('padding', '0', 'important');
-    s.setProperty('border', '0', 'important');
-    s.setProperty('background', 'transparent', 'important');
-    s.setProperty('overflow', 'visible', 'important');
-    for (const k of ['top', 'right', 'bottom', 'left', 'width']) s.setProperty(k, pos[k] || 'auto', 'important');
-  }
-
-  /** Keeps the host attached and above page content (top layer, so above modal dialogs too). */
-  function mount(host) {
-    if (!host.isConnected) (document.documentElement || document).appendChild(host);
-    try {
-      if (!host.hasAttribute('popover')) host.setAttribute('popover', 'manual');
-      if (host.matches(':popover-open')) host.hidePopover();
-      host.showPopover();
-    } catch (_) {
-      // No popover support (or a detached document): the fixed z-index still applies.
-    }
-  }
-
-  function unmount(host) {
-    try { if (host.matches(':popover-open')) host.hidePopover(); } catch (_) { /* see mount */ }
-    host.remove();
-  }
-
-  const PILL_CSS = `
-    .pill { display: flex; align-items: center; gap: 8px; padding: 6px 6px 6px 12px; border-radius: 999px;
-      background: #1e1e1e; color: #fff; box-shadow: 0 2px 10px rgba(0,0,0,.35); border: 1px solid #555; }
-    .dot { width: 8px; height: 8px; border-radius: 50%; background: #33d17a; flex: none; }
-    .pill.stopped .dot { background: #9a9996; }
-    .stop { background: #c01c28; color: #fff; border: 1px solid #fff3; }
-    .stop:hover { background: #a51d2d; }
-    @media (forced-colors: active) { .pill { border: 1px solid CanvasText; } }`;
-
-  function renderPill() {
-    const p = ui.pill;
-    p.box.classList.toggle('stopped', ui.stopped);
-    // While an approved plan runs, its step says more than the call count: "plan step 2 of 3".
-    p.label.textContent = ui.stopped ? msg('page_pill_stopped')
-      : ui.plan ? msg('page_pill_plan', [String(ui.plan.step), String(ui.plan.of)])
-        : Number.isFinite(ui.step) ? msg('page_pill_active', [String(ui.step)]) : msg('page_pill_active_nostep');
-    p.stop.hidden = ui.stopped;
-  }
-
-  function ensurePill() {
-    if (ui.pill) return ui.pill;
-    const { host, root } = makeHost(PILL_CSS, (h) => placeHost(h, { right: '16px', bottom: '16px' }));
-    const box = document.createElement('div');
-    box.className = 'pill';
-    box.setAttribute('role', 'status');
-    box.setAttribute('aria-live', 'polite');
-    box.setAttribute('aria-label', msg('page_pill_region'));
-    const dot = document.createElement('span');
-    dot.className = 'dot';
-    const label = document.createElement('span');
-    label.className = 'label';
-    const stop = document.createElement('button');
-    stop.type = 'button';
-    stop.className = 'stop';
-    stop.dataset.chaperone = 'stop';
-    stop.textContent = msg('page_pill_stop');
-    stop.title = msg('page_pill_stop_hint');
-    stop.addEventListener('click', (e) => {
-      if (!e.isTrusted) return;    // only a person's click stops; a page script cannot fake one
-      stopFromPage('pill');
-    });
-    box.append(dot, label, stop);
-    root.appendChild(box);
-    ui.pill = { host, root, box, label, stop };
-    return ui.pill;
-  }
-
-  function stopFromPage(source) {
-    if (ui.stopped) return;
-    ui.stopped = true;
-    if (ui.pill) renderPill();
-    send({ type: 'page.stop', source });
-  }
-
-  // Esc stops the agent: trusted keydown, capture phase on window, so the page's own handlers
-  // further down cannot swallow it first. It does not preventDefault: the page's Esc still works.
-  window.addEventListener('keydown', (e) => {
-    if (!e.isTrusted || e.key !== 'Escape' || e.isComposing) return;
-    if (!ui.pillShown || ui.stopped) return;
-    stopFromPage('esc');
-  }, true);
-
-  function opPill(args) {
-    if (!args.show) {
-      ui.pillShown = false;
-      if (ui.pill) unmount(ui.pill.host);
-      return { shown: false };
-    }
-    ui.step = Number.isFinite(args.step) ? Math.max(0, Math.floor(args.step)) : null;
-    const plan = planStep(args.plan);
-    ui.plan = plan.step ? plan : null;      // bad plan numbers are dropped, never shown
-    ui.stopped = !!args.stopped;
-    ui.pillShown = true;
-    const p = ensurePill();
-    renderPill();
-    mount(p.host);
-    const out = { shown: true, stopped: ui.stopped, step: ui.step };
-    if (ui.plan) out.plan = { ...ui.plan };
-    return out;
-  }
-
-  const BANNER_CSS = `
-    .bar { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 16px; padding: 10px 16px;
-      background: #fdf3c7; color: #1e1e1e; border-bottom: 2px solid #c88800; box-shadow: 0 2px 10px rgba(0,0,0,.25); }
-    :host(.bottom) .bar { border-bottom: 0; border-top: 2px solid #c88800; }
-    .text { flex: 1 1 320px; min-width: 0; }
-    .title { font-weight: 700; font-size: 14px; display: block; }
-    .reason, .agent { margin: 2px 0 0; overflow-wrap: anywhere; }
-    .agent-label { font-weight: 600; margin-inline-end: 4px; }
-    .agent-text { white-space: pre-wrap; }
-    .buttons { display: flex; gap: 8px; align-items: center; }
-    .done { background: #2ec27e; color: #000; border: 1px solid #26a269; }
-    .cancel { background: #fff; color: #1e1e1e; border: 1px solid #9a9996; }
-    .move { background: transparent; color: inherit; border: 1px solid transparent; font-weight: 400; }
-    .status { font-weight: 600; }
-    button:disabled { opacity: .5; cursor: default; }
-    @media (prefers-color-scheme: dark) {
-      .bar { background: #3d3416; color: #fff; border-color: #e5a50a; }
-      .cancel { background: #303030; color: #fff; }
-    }`;
+  // ---- Chaperone's own UI: pill and handoff banner (content/page-ui.js) ----------------------
+  //
+  // The arguments are checked here; page-ui.js draws them, keeps them on screen and decides which
+  // clicks on them count.
 
   const REASONS = ['qr', 'mfa', 'captcha', 'device', 'login', 'other'];
 
-  function ensureBanner() {
-    if (ui.banner) return ui.banner;
-    const { host, root } = makeHost(BANNER_CSS, (h) => placeHost(h, { top: '0', left: '0', right: '0', width: '100%' }));
-    const bar = document.createElement('div');
-    bar.className = 'bar';
-    bar.setAttribute('role', 'region');
-    bar.setAttribute('aria-label', msg('page_handoff_region'));
-    const text = document.createElement('div');
-    text.className = 'text';
-    const title = document.createElement('strong');
-    title.className = 'title';
-    title.textContent = msg('page_handoff_title');
-    const reason = document.createElement('p');
-    reason.className = 'reason';
-    reason.setAttribute('aria-live', 'assertive');
-    const agent = document.createElement('p');
-    agent.className = 'agent';
-    const agentLabel = document.createElement('span');
-    agentLabel.className = 'agent-label';
-    agentLabel.textContent = msg('page_handoff_agent_message');
-    const agentText = document.createElement('span');
-    agentText.className = 'agent-text';
-    agent.append(agentLabel, agentText);
-    const status = document.createElement('p');
-    status.className = 'status';
-    status.setAttribute('role', 'status');
-    text.append(title, reason, agent, status);
-    const buttons = document.createElement('div');
-    buttons.className = 'buttons';
-    const mk = (cls, key, onTrusted) => {
-      const b = document.createElement('button');
-      b.type = 'button';
-      b.className = cls;
-      b.dataset.chaperone = cls;
-      b.textContent = msg(key);
-      b.addEventListener('click', (e) => {
-        if (!e.isTrusted) return;  // a page script's synthetic click never answers for the person
-        onTrusted();
-      });
-      return b;
-    };
-    const answer = (outcome) => {
-      const bn = ui.banner;
-      if (!bn.handoffId || bn.answered) return;
-      bn.answered = true;
-      bn.done.disabled = true;
-      bn.cancel.disabled = true;
-      bn.status.textContent = msg(outcome === 'done' ? 'page_handoff_sent_done' : 'page_handoff_sent_cancel');
-      bn.status.hidden = false;
-      send({ type: 'page.handoff', handoffId: bn.handoffId, outcome });
-    };
-    const done = mk('done', 'page_handoff_done', () => answer('done'));
-    const cancel = mk('cancel', 'page_handoff_cancel', () => answer('cancelled'));
-    const move = mk('move', 'page_handoff_move', () => {
-      // The bar must never hide what the person has to scan or type: let them move it.
-      const bottom = !host.classList.contains('bottom');
-      host.classList.toggle('bottom', bottom);
-      placeHost(host, bottom ? { bottom: '0', left: '0', right: '0', width: '100%' }
-        : { top: '0', left: '0', right: '0', width: '100%' });
+  function opPill(args) {
+    if (!args.show) {
+      ui().hidePill();
+      return { shown: false };
+    }
+    const step = Number.isFinite(args.step) ? Math.max(0, Math.floor(args.step)) : null;
+    const plan = planStep(args.plan);
+    const out = ui().showPill({
+      step,
+      plan: plan.step ? plan : null,        // bad plan numbers are dropped, never shown
+      stopped: !!args.stopped,
+      shortcut: args.shortcut,              // the browser's Stop shortcut, from the worker
     });
-    buttons.append(done, cancel, move);
-    bar.append(text, buttons);
-    root.appendChild(bar);
-    ui.banner = { host, root, reason, agent, agentText, status, done, cancel, handoffId: null, answered: false };
-    return ui.banner;
+    if (plan.step) out.plan = { ...plan };
+    return out;
   }
 
   function opHandoff(args) {
     if (!args.show) {
-      if (ui.banner && (!args.handoffId || args.handoffId === ui.banner.handoffId)) {
-        unmount(ui.banner.host);
-        ui.banner.handoffId = null;
-        return { shown: false, handoffId: args.handoffId || null };
-      }
-      return { shown: !!(ui.banner && ui.banner.host.isConnected), handoffId: args.handoffId || null };
+      const shown = ui().hideBanner(args.handoffId || null);
+      return { shown, handoffId: args.handoffId || null };
     }
     if (typeof args.handoffId !== 'string' || !args.handoffId) fail('invalid_params', 'handoffId must be a non-empty string');
     const reason = REASONS.includes(args.reason) ? args.reason : 'other';
-    const b = ensureBanner();
-    b.handoffId = args.handoffId;
-    b.answered = false;
-    b.done.disabled = false;
-    b.cancel.disabled = false;
-    b.status.textContent = '';
-    b.status.hidden = true;
-    b.reason.textContent = msg(`page_handoff_reason_${reason}`);
     const message = core().clip(core().collapse(typeof args.message === 'string' ? args.message : ''), MESSAGE_MAX);
-    b.agentText.textContent = message;      // plain text: the agent's words are never markup
-    b.agent.hidden = !message;
-    mount(b.host);
-    return { shown: true, handoffId: b.handoffId, reason };
+    return ui().showBanner({ handoffId: args.handoffId, reason, message });
   }
 
   // ---- entry point ---------------------------------------------------------------------------
@@ -1699,6 +1436,7 @@
   async function run(op, args, via) {
     try {
       if (!core()) fail('internal', 'snapshot-core.js is not loaded in this page');
+      if (!ui()) fail('internal', 'page-ui.js is not loaded in this page');
       const fn = Object.prototype.hasOwnProperty.call(OPS, op) ? OPS[op] : null;
       if (!fn) fail('unknown_method', `unknown page op ${String(op).slice(0, 40)}`);
       const a = args && typeof args === 'object' ? args : {};

@@ -14,7 +14,9 @@
 import { ChaperoneError } from './scopes.js';
 import { isErrorCode } from './protocol-errors.js';
 
-export const PAGE_FILES = Object.freeze(['content/snapshot-core.js', 'content/outward.js', 'content/page-agent.js']);
+// page-ui.js (the pill and the banner) before page-agent.js, which calls it.
+export const PAGE_FILES = Object.freeze(['content/snapshot-core.js', 'content/outward.js', 'content/page-ui.js',
+  'content/page-agent.js']);
 
 /** The runtime port a page agent opens to the worker (page-agent.js connectPort). */
 export const PAGE_PORT = 'chaperone.page';
@@ -209,7 +211,7 @@ export class PageBridge {
     let reply;
     try {
       // The agent stays installed for the document's life: ask it first, and inject the files
-      // (the costly part: two files parsed in the page) only into a document that has none yet.
+      // (the costly part: the files parsed in the page) only into a document that has none yet.
       let results = await call();
       reply = Array.isArray(results) ? results[0]?.result : undefined;
       if (reply?.notInstalled === true) {

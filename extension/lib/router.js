@@ -12,7 +12,7 @@ import { floorLevel, pageLevel, parseFloorRules } from './floor.js';
 import { redactValue } from './redact.js';
 import { NetworkWatch } from './network.js';
 import { PageBridge } from './page-bridge.js';
-import { StopState } from './stop.js';
+import { StopState, stopShortcut } from './stop.js';
 import { checkTarget, isExtensionUrl, unreachableReason, webOrigin } from './targets.js';
 
 export { ChaperoneError };
@@ -448,7 +448,14 @@ export class Router {
     if (found.error) return;
     const where = await this._grantedTop(found.grant, tabId);
     if (!where) return;
-    await this.page.fire(where, 'pill', this._pillArgs(tabId));
+    await this.page.fire(where, 'pill', await this._pillArgsWithKey(tabId));
+  }
+
+  /** _pillArgs (read after the await, as they are now) and the Stop shortcut as bound now, if any. */
+  async _pillArgsWithKey(tabId) {
+    const shortcut = await stopShortcut(this.chrome.commands);
+    const args = this._pillArgs(tabId);
+    return shortcut && args.show ? { ...args, shortcut } : args;
   }
 
   /** The pill op's args for a tab: its step, stopped, and the plan step while a plan runs there. */
@@ -539,7 +546,7 @@ export class Router {
       await this.page.fire(where, 'handoff',
         { show: true, handoffId: waiting.handoffId, reason: waiting.reason, message: waiting.message });
     }
-    const pill = this._pillArgs(d.tabId);
+    const pill = await this._pillArgsWithKey(d.tabId);
     if (pill.show) await this.page.fire(where, 'pill', pill);
   }
 

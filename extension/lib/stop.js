@@ -3,7 +3,41 @@
 // on its way to chrome.storage.session. Only the person resumes (popup, or the app's Resume).
 
 export const STOP_KEY = 'stopped';
-export const STOP_SOURCES = Object.freeze(['esc', 'pill', 'popup', 'app']);
+// 'shortcut': the browser's keyboard shortcut for the extension's Stop command (chrome.commands).
+export const STOP_SOURCES = Object.freeze(['esc', 'pill', 'popup', 'app', 'shortcut']);
+
+// The manifest's command. Chrome handles its key before any page sees it, so unlike Esc (which a
+// page's own capture listener can swallow) a page cannot intercept, fake or cancel it.
+export const STOP_COMMAND = 'stop-agent';
+const SHORTCUT_MAX = 40;
+
+/**
+ * The key the browser has bound to Stop now, e.g. "Ctrl+Shift+E", or '' when the person removed it
+ * (chrome://extensions/shortcuts) or Chrome gave it to another extension. Asked each time the pill
+ * is drawn: the person may change it at any moment, and no event says so.
+ * @param commands chrome.commands
+ */
+export async function stopShortcut(commands) {
+  try {
+    const all = await commands?.getAll?.();
+    const found = Array.isArray(all) ? all.find((c) => c?.name === STOP_COMMAND) : null;
+    const key = typeof found?.shortcut === 'string' ? found.shortcut.trim() : '';
+    return key.length <= SHORTCUT_MAX ? key : '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The chrome.commands.onCommand listener's work: the Stop command stops as the popup's Stop does
+ * (`stop` is the router's, which sets the flag before it awaits anything and tells the app).
+ * → whether it was ours.
+ */
+export function onStopCommand(command, stop) {
+  if (command !== STOP_COMMAND) return false;
+  stop('shortcut');
+  return true;
+}
 
 export class StopState {
   /**

@@ -266,33 +266,57 @@ export class Browser {
    * Clicks, with a real (trusted) mouse click at its centre, the element inside a closed shadow
    * root that carries `attribute="value"` (e.g. the banner's data-chaperone="done"). Returns the
    * point clicked. Throws when there is no such element or it has no box.
+   *
+   * Chaperone's pill and banner count a click only once they have been seen fully visible (the
+   * banner: for half a second), so a page cannot reveal them under the pointer just before a
+   * click; page-ui.js marks the time from which clicks count (`data-armed-at`, the page's
+   * performance.now) inside the closed root. This waits for it, as a person's eyes would.
    */
-  async clickInClosedShadow(page, attribute, value) {
-    const cdp = await this.ctx.newCDPSession(page);
+  async clickInClosedShadow(page, attribute, value, { timeoutMs = 10000 } = {}) {
     let point;
+    await until(async () => {
+      const found = await this.#closedShadowTarget(page, attribute, value);
+      if (found.armedAt === null || await page.evaluate(() => performance.now()) < found.armedAt) return false;
+      point = found.point;
+      return true;
+    }, { timeoutMs, what: `[${attribute}="${value}"] to take clicks` });
+    await page.mouse.click(point.x, point.y);
+    return point;
+  }
+
+  /** {point, armedAt} of the element clickInClosedShadow means; armedAt null while not armed. */
+  async #closedShadowTarget(page, attribute, value) {
+    const cdp = await this.ctx.newCDPSession(page);
     try {
       const { root } = await cdp.send('DOM.getDocument', { depth: -1, pierce: true });
-      let found = null;
-      const walk = (n, closed) => {
-        if (found) return;
-        if (closed && n.nodeType === 1 && Array.isArray(n.attributes)) {
-          for (let i = 0; i < n.attributes.length; i += 2) {
-            if (n.attributes[i] === attribute && n.attributes[i + 1] === value) found = n;
-          }
-        }
-        for (const c of n.children ?? []) walk(c, closed);
-        for (const sr of n.shadowRoots ?? []) walk(sr, closed || sr.shadowRootType === 'closed');
+      const attr = (n, name) => {
+        const a = Array.isArray(n.attributes) ? n.attributes : [];
+        for (let i = 0; i < a.length; i += 2) if (a[i] === name) return a[i + 1];
+        return null;
       };
-      walk(root, false);
+      let found = null;
+      let armedAt = null;
+      const walk = (n, closed, armed) => {
+        if (found) return;
+        const mark = closed && n.nodeType === 1 ? attr(n, 'data-armed-at') : null;
+        const here = mark !== null ? Number(mark) : armed;
+        if (closed && n.nodeType === 1 && attr(n, attribute) === value) {
+          found = n;
+          armedAt = here;
+          return;
+        }
+        for (const c of n.children ?? []) walk(c, closed, here);
+        for (const sr of n.shadowRoots ?? []) walk(sr, closed || sr.shadowRootType === 'closed', null);
+      };
+      walk(root, false, null);
       if (!found) throw new Error(`no [${attribute}="${value}"] in a closed shadow root`);
       const { model } = await cdp.send('DOM.getBoxModel', { nodeId: found.nodeId });
       const q = model.content;
-      point = { x: (q[0] + q[2] + q[4] + q[6]) / 4, y: (q[1] + q[3] + q[5] + q[7]) / 4 };
+      const point = { x: (q[0] + q[2] + q[4] + q[6]) / 4, y: (q[1] + q[3] + q[5] + q[7]) / 4 };
+      return { point, armedAt: Number.isFinite(armedAt) ? armedAt : null };
     } finally {
       await cdp.detach().catch(() => {});
     }
-    await page.mouse.click(point.x, point.y);
-    return point;
   }
 
   /**

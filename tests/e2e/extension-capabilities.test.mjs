@@ -652,7 +652,8 @@ describe('extension capabilities through the engine', { skip }, () => {
     const n = await stepTold(mark0);
     assert.ok(n >= 1);
     await until(async () => (await stepShown()) === n, { timeoutMs: 5000, what: `the pill to show step ${n}` });
-    assert.match(await browser.closedShadowText(pages.handoff), /Esc to stop/);
+    // The pill names the browser's Stop shortcut (chrome.commands), never Esc, which a page can swallow.
+    assert.match(await browser.closedShadowText(pages.handoff), /Ctrl\+Shift\+E to stop/);
     const mark1 = engine.mark();
     await ok('browser.node.inspect', { ref: nodeNamed(ctx, 'Page button').ref });
     assert.equal(await stepTold(mark1), n + 1, 'one call, one step');
@@ -689,7 +690,7 @@ describe('extension capabilities through the engine', { skip }, () => {
     await until(async () => (await engine.device(deviceId)).stopped === false, { what: 'the app to show it resumed' });
     await ok('browser.tabs');
     await ok('browser.context', { tabId: tabs.handoff });
-    await until(async () => /step \d+ · Esc to stop/.test(await browser.closedShadowText(pages.handoff)),
+    await until(async () => /step \d+ · Ctrl\+Shift\+E to stop/.test(await browser.closedShadowText(pages.handoff)),
       { timeoutMs: 5000, what: 'the pill to show the agent active again' });
 
     // The pill's own Stop button, clicked by the person, stops it too.

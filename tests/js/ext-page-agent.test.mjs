@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 
 import { startFixtureServer } from '../fixtures/serve.mjs';
+import { until } from '../e2e/browser-harness.mjs';
 
 const CHROMIUM = process.env.CHAPERONE_CHROMIUM || '/usr/lib/chromium/chromium';
 let skip = false;
@@ -27,6 +28,7 @@ if (skip) console.log(`# skipping ext-page-agent tests: ${skip}`);
 
 const CORE = await readFile(new URL('../../extension/content/snapshot-core.js', import.meta.url), 'utf8');
 const OUTWARD = await readFile(new URL('../../extension/content/outward.js', import.meta.url), 'utf8');
+const UI = await readFile(new URL('../../extension/content/page-ui.js', import.meta.url), 'utf8');
 const AGENT = await readFile(new URL('../../extension/content/page-agent.js', import.meta.url), 'utf8');
 
 let server;
@@ -58,6 +60,7 @@ after(async () => {
 async function inject(target) {
   await target.evaluate(CORE);
   await target.evaluate(OUTWARD);
+  await target.evaluate(UI);
   await target.evaluate(AGENT);
 }
 
@@ -125,9 +128,13 @@ async function piercedNodes(page) {
   const cdp = await page.context().newCDPSession(page);
   const { root } = await cdp.send('DOM.getDocument', { depth: -1, pierce: true });
   const all = [];
+  const parent = new Map();
   const walk = (n) => {
     all.push(n);
-    for (const c of [...(n.children || []), ...(n.shadowRoots || []), ...(n.contentDocument ? [n.contentDocument] : [])]) walk(c);
+    for (const c of [...(n.children || []), ...(n.shadowRoots || []), ...(n.contentDocument ? [n.contentDocument] : [])]) {
+      parent.set(c, n);
+      walk(c);
+    }
   };
   walk(root);
   const attr = (n, name) => {
@@ -135,11 +142,28 @@ async function piercedNodes(page) {
     for (let i = 0; i < a.length; i += 2) if (a[i] === name) return a[i + 1];
     return null;
   };
-  return { cdp, all, attr };
+  return { cdp, all, attr, parent };
+}
+
+/**
+ * Waits until a click on Chaperone's element `which` counts: page-ui.js marks its pill or bar,
+ * inside the closed root, with the time (the page's performance.now) from which the
+ * IntersectionObserver has reported it visible long enough.
+ */
+async function untilArmed(page, which) {
+  await until(async () => {
+    const { cdp, all, attr, parent } = await piercedNodes(page);
+    await cdp.detach();
+    let n = all.find((x) => attr(x, 'data-chaperone') === which);
+    while (n && attr(n, 'data-armed-at') === null) n = parent.get(n);
+    const at = n ? Number(attr(n, 'data-armed-at')) : NaN;
+    return Number.isFinite(at) && await page.evaluate(() => performance.now()) >= at;
+  }, { what: `Chaperone's ${which} button to take clicks` });
 }
 
 /** A trusted mouse click on the element of a closed shadow root carrying data-chaperone=<which>. */
 async function clickOwnUi(page, which) {
+  await untilArmed(page, which);
   const { cdp, all, attr } = await piercedNodes(page);
   const node = all.find((n) => attr(n, 'data-chaperone') === which);
   assert.ok(node, `Chaperone UI element ${which}`);
@@ -561,8 +585,10 @@ test('auth signals: sign-in form, password, OTP, CAPTCHA, QR', { skip }, async (
 test('pill: closed shadow root, never in a snapshot, Esc and Stop only when trusted', { skip }, async () => {
   const page = await open('/handoff.html', { stub: true });
   const before = await ok(page, 'context', { captureId: 'p0' });
-  assert.deepEqual(await ok(page, 'pill', { show: true, step: 3 }), { shown: true, stopped: false, step: 3 });
-  assert.match(await ownUiText(page), /Agent · step 3 · Esc to stop/);
+  // The worker sends the Stop shortcut the browser has bound; the pill names it (never Esc, which
+  // a page can swallow).
+  assert.deepEqual(await ok(page, 'pill', { show: true, step: 3, shortcut: 'Ctrl+Shift+E' }), { shown: true, stopped: false, step: 3 });
+  assert.match(await ownUiText(page), /Agent · step 3 · Ctrl\+Shift\+E to stop/);
   const probe = await page.evaluate(() => {
     // What a page script can learn: a host element with no reachable shadow root.
     const hosts = [...document.documentElement.children].filter((e) => e !== document.head && e !== document.body);
@@ -570,11 +596,11 @@ test('pill: closed shadow root, never in a snapshot, Esc and Stop only when trus
   });
   assert.equal(probe.hosts, 1);
   assert.deepEqual(probe.shadow, [null], 'closed shadow root: unreachable from the page');
-  assert.doesNotMatch(probe.text, /Esc to stop/);
+  assert.doesNotMatch(probe.text, /to stop/);
   const during = await ok(page, 'context', { captureId: 'p1', diff: true });
   assert.equal(during.scanned, before.scanned, 'the pill host is skipped by the walk');
   assert.deepEqual(during.nodes, before.nodes);
-  assert.doesNotMatch(JSON.stringify(during), /Esc to stop|Stop/);
+  assert.doesNotMatch(JSON.stringify(during), /to stop|Stop/);
 
   // A page script's synthetic Escape does nothing; the person's does.
   await page.evaluate(() => window.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true })));
@@ -607,26 +633,28 @@ test('pill: "plan step N of M" while a plan runs; bad plan numbers are never sho
     assert.ok(el, 'the pill has a label');
     return (el.children || []).filter((n) => n.nodeType === 3).map((n) => n.nodeValue).join('');
   };
-  assert.deepEqual(await ok(page, 'pill', { show: true, step: 5, plan: { step: 2, of: 3 } }),
+  assert.deepEqual(await ok(page, 'pill', { show: true, step: 5, plan: { step: 2, of: 3 }, shortcut: 'Ctrl+Shift+E' }),
     { shown: true, stopped: false, step: 5, plan: { step: 2, of: 3 } });
-  assert.equal(await label(), 'Agent · plan step 2 of 3 · Esc to stop');
+  assert.equal(await label(), 'Agent · plan step 2 of 3 · Ctrl+Shift+E to stop');
   // The English fallback is the catalogue's English (outside an extension getMessage is absent).
   const en = JSON.parse(await readFile(new URL('../../extension/_locales/en/messages.json', import.meta.url), 'utf8'));
-  assert.equal(en.page_pill_plan.message.replace('$1', '2').replace('$2', '3'), 'Agent · plan step 2 of 3 · Esc to stop');
+  assert.equal(`${en.page_pill_plan.message.replace('$1', '2').replace('$2', '3')} · ${en.page_pill_shortcut.message.replace('$1', 'Ctrl+Shift+E')}`,
+    'Agent · plan step 2 of 3 · Ctrl+Shift+E to stop');
+  // No shortcut bound (the person removed it): the pill names none — and never claims Esc.
   await ok(page, 'pill', { show: true, step: 6, plan: { step: 3, of: 3 } });
-  assert.equal(await label(), 'Agent · plan step 3 of 3 · Esc to stop');
+  assert.equal(await label(), 'Agent · plan step 3 of 3');
 
   // Anything but whole numbers with 1 ≤ step ≤ of ≤ 20 is dropped: the plain step shows.
   for (const plan of [{ step: 0, of: 3 }, { step: 2, of: 99 }, { step: '2', of: '3' }, { step: 4, of: 3 },
     { step: 1.5, of: 3 }, { step: 2, of: Infinity }, { step: 2 }, 'step 2 of 3', null, [2, 3]]) {
     const v = await ok(page, 'pill', { show: true, step: 7, plan });
     assert.deepEqual(v, { shown: true, stopped: false, step: 7 }, JSON.stringify(plan));
-    assert.equal(await label(), 'Agent · step 7 · Esc to stop', JSON.stringify(plan));
+    assert.equal(await label(), 'Agent · step 7', JSON.stringify(plan));
   }
   // The plan ended (no plan in the op): back to the step; stopped wins over a plan.
   await ok(page, 'pill', { show: true, step: 8, plan: { step: 1, of: 2 } });
   await ok(page, 'pill', { show: true, step: 9 });
-  assert.equal(await label(), 'Agent · step 9 · Esc to stop');
+  assert.equal(await label(), 'Agent · step 9');
   await ok(page, 'pill', { show: true, step: 9, stopped: true, plan: { step: 1, of: 2 } });
   assert.equal(await label(), 'Agent stopped');
   await page.close();
@@ -680,7 +708,7 @@ test('sign-in floor: a visible password field refuses context, inspect and actio
   assert.deepEqual(await ok(page, 'handoff', { show: true, handoffId: 'h-login', reason: 'login', message: 'Please sign in' }),
     { shown: true, handoffId: 'h-login', reason: 'login' });
   const own = await ownUiText(page);
-  assert.match(own, /Agent · step 4 · Esc to stop/);
+  assert.match(own, /Agent · step 4/);
   assert.match(own, /Sign in to this site yourself/);
   await clickOwnUi(page, 'done');
   assert.deepEqual(await page.evaluate(() => window.__sent), [{ type: 'page.handoff', handoffId: 'h-login', outcome: 'done' }]);

@@ -48,8 +48,9 @@ function fakeChrome() {
 
 const okAnswer = (m, port) => { if (m.op) port.fromPage({ id: m.id, reply: { ok: true, value: { via: 'port', op: m.op, args: m.args } } }); };
 
-test('the agent files: snapshot core, the outward classifier, then the agent', () => {
-  assert.deepEqual([...PAGE_FILES], ['content/snapshot-core.js', 'content/outward.js', 'content/page-agent.js']);
+test('the agent files: snapshot core, the outward classifier, the pill and banner, then the agent', () => {
+  assert.deepEqual([...PAGE_FILES],
+    ['content/snapshot-core.js', 'content/outward.js', 'content/page-ui.js', 'content/page-agent.js']);
 });
 
 test('an open port for the exact document carries the op; any other document goes by executeScript', async () => {

@@ -102,7 +102,9 @@ test('CLI mode prints both origins and serves until stopped', async () => {
 });
 
 test('page strings: every page_ key used exists in en, fr and zh_CN; English fallback matches', async () => {
-  const agent = await readFile(new URL('../../extension/content/page-agent.js', import.meta.url), 'utf8');
+  // The pill and the banner (page-ui.js) hold the page's strings; the agent is read too, in case.
+  const agent = (await Promise.all(['page-ui.js', 'page-agent.js'].map((f) =>
+    readFile(new URL(`../../extension/content/${f}`, import.meta.url), 'utf8')))).join('\n');
   const messages = {};
   for (const locale of ['en', 'fr', 'zh_CN']) {
     const all = JSON.parse(await readFile(new URL(`../../extension/_locales/${locale}/messages.json`, import.meta.url), 'utf8'));
