@@ -311,7 +311,7 @@ class OursPeer extends Peer {
 
   async tabRefs() {
     const r = await this.tabs();
-    const tabs = r.structuredContent?.tabs ?? [];
+    const tabs = H.structuredOf(r).tabs ?? [];
     const find = (path) => tabs.find((t) => (t.url ?? '').includes(path))?.tab ?? null;
     this.largeTab = find('/mcp-large.html');
     this.composeTab = find('/mcp-compose.html');

@@ -29,6 +29,9 @@
 /* Must match CHP_BRIDGE_DEFAULT_PORT and the app's `bridge-port` default; this program does
  * not link the core to learn it. */
 #define NH_DEFAULT_PORT        64333
+/* Set where the browser starts (so in the host's own environment): for an app run with
+ * --bridge-port, and for tests. */
+#define NH_PORT_ENV            "CHAPERONE_BRIDGE_PORT"
 /* One byte over what the browser may receive: libsoup refuses a frame at (3.2) or above its
  * limit with a bare close, so a frame of exactly 1 MiB must pass the socket and a bigger one
  * reach the message guard below, which can say "too_large". Never 0: unbounded frames have
@@ -52,6 +55,7 @@ typedef struct
   int                      exit_status;
   HostState                state;
   char                    *origin;
+  guint                    port;
 
   GInputStream            *in;
   GOutputStream           *out;
@@ -88,6 +92,47 @@ origin_from_argument (const char *arg)
     return NULL;
 
   return g_strndup (arg, strlen (CHROME_ORIGIN_PREFIX) + CHROME_ID_LEN);
+}
+
+/* The app's own `bridge-port` setting, when its schema is installed where this program looks;
+ * 0 (a free port at each start, for tests) says nothing a host could use. */
+static guint
+setting_port (void)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
+  g_autoptr(GSettingsSchemaKey) key = NULL;
+  g_autoptr(GSettings) settings = NULL;
+  guint16 port = 0;
+
+  if (source == NULL ||
+      (schema = g_settings_schema_source_lookup (source, APP_ID, TRUE)) == NULL ||
+      !g_settings_schema_has_key (schema, "bridge-port"))
+    return 0;
+  key = g_settings_schema_get_key (schema, "bridge-port");
+  if (!g_variant_type_equal (g_settings_schema_key_get_value_type (key), G_VARIANT_TYPE_UINT16))
+    return 0;
+
+  settings = g_settings_new_full (schema, NULL, NULL);
+  g_settings_get (settings, "bridge-port", "q", &port);
+  return port;
+}
+
+/* The one port this host dials, decided by the host and never by a message: the extension's
+ * word could otherwise point it, with the extension's Origin, at any service on this computer.
+ * The environment's override first, then the app's setting, then the default. Returns 0 for
+ * an override that is not a port. */
+static guint
+bridge_port (void)
+{
+  const char *override = g_getenv (NH_PORT_ENV);
+  guint64 port = 0;
+
+  if (override != NULL && *override != '\0')
+    return g_ascii_string_to_unsigned (override, 10, 1, 65535, &port, NULL) ? (guint) port : 0;
+
+  port = setting_port ();
+  return port != 0 ? (guint) port : NH_DEFAULT_PORT;
 }
 
 /* Stops the relay. Whatever is still in flight (a stdin read, the connect) is cancelled; an
@@ -324,12 +369,26 @@ connect_cb (GObject      *source,
   read_prefix (host);
 }
 
+/* A string member, read by type: json-glib 1.6's *_with_default() getters log a critical for
+ * an object or an array, and a critical is not the answer a malformed message gets. */
+static const char *
+string_member (JsonObject *o,
+               const char *member)
+{
+  JsonNode *node = json_object_get_member (o, member);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
+    return "";
+  return json_node_get_string (node);
+}
+
 /* The one message the host reads. Returns the error text for native_error, or NULL. */
 static const char *
 parse_native_open (const guint8 *data,
                    gsize         len,
-                   const char  **path_out,
-                   guint        *port_out)
+                   guint         bridge,
+                   const char  **path_out)
 {
   g_autoptr(JsonNode) root = NULL;
   JsonObject *o;
@@ -343,12 +402,12 @@ parse_native_open (const guint8 *data,
     return "The first message must be a native_open object";
 
   o = json_node_get_object (root);
-  if (g_strcmp0 (json_object_get_string_member_with_default (o, "type", ""), "native_open") != 0)
+  if (g_strcmp0 (string_member (o, "type"), "native_open") != 0)
     return "The first message must be native_open";
 
   /* Only the path and the port are read. Any other member — "origin" above all — is ignored:
    * the origin is the browser's word in argv[1], never the page's. */
-  path = json_object_get_string_member_with_default (o, "path", "");
+  path = string_member (o, "path");
   if (g_strcmp0 (path, "/extension") == 0)
     *path_out = "/extension";
   else if (g_strcmp0 (path, "/pairing") == 0)
@@ -356,14 +415,16 @@ parse_native_open (const guint8 *data,
   else
     return "native_open.path must be \"/extension\" or \"/pairing\"";
 
+  /* The port is the host's to know. An extension may still say which one it expects; any
+   * other is refused rather than dialled, so a mismatch shows instead of reaching some other
+   * service on this computer. */
   port = json_object_get_member (o, "port");
-  if (port == NULL)
-    *port_out = NH_DEFAULT_PORT;
-  else if (JSON_NODE_HOLDS_VALUE (port) && json_node_get_value_type (port) == G_TYPE_INT64 &&
-           json_node_get_int (port) >= 1 && json_node_get_int (port) <= 65535)
-    *port_out = (guint) json_node_get_int (port);
-  else
-    return "native_open.port must be an integer from 1 to 65535";
+  if (port != NULL &&
+      (!JSON_NODE_HOLDS_VALUE (port) || json_node_get_value_type (port) != G_TYPE_INT64 ||
+       json_node_get_int (port) != (gint64) bridge))
+    return "native_open.port must be left out or be the bridge port this host is set to "
+           "(CHAPERONE_BRIDGE_PORT where the browser starts, else the app's bridge-port "
+           "setting, else 64333)";
 
   return NULL;
 }
@@ -375,11 +436,11 @@ handle_native_open (Host   *host,
   g_autofree char *uri = NULL;
   const char *problem;
   const char *path = NULL;
-  guint port = 0;
+  guint port = host->port;
   gsize len;
   const guint8 *data = g_bytes_get_data (message, &len);
 
-  problem = parse_native_open (data, len, &path, &port);
+  problem = parse_native_open (data, len, port, &path);
   if (problem != NULL)
     {
       g_debug ("refused a first message of %" G_GSIZE_FORMAT " bytes", len);
@@ -565,6 +626,15 @@ main (int   argc,
       return 1;
     }
 
+  /* After stdout is ours: reading the app's setting may load modules that print. */
+  host.port = bridge_port ();
+  if (host.port == 0)
+    {
+      g_printerr ("chaperone-native-host: %s must be a port from 1 to 65535 (got \"%s\").\n",
+                  NH_PORT_ENV, g_getenv (NH_PORT_ENV));
+      return 1;
+    }
+
   loop = g_main_loop_new (NULL, FALSE);
   host.loop = loop;
   host.origin = origin;
@@ -576,7 +646,7 @@ main (int   argc,
   /* The bridge is on loopback: a configured HTTP proxy must never see this connection. */
   soup_session_set_proxy_resolver (host.session, NULL);
 
-  g_debug ("started for %s", origin);
+  g_debug ("started for %s, bridge port %u", origin, host.port);
   read_prefix (&host);
   g_main_loop_run (loop);
 

@@ -82,8 +82,11 @@ host_wait_cb (GObject      *source,
     host->exited = TRUE;
 }
 
+/* Starts the host as Chrome does, with @env (name, value, …, %NULL) added to the test's own
+ * environment. */
 static Host *
-host_spawn (const char *origin_arg)
+host_spawn_env (const char         *origin_arg,
+                const char * const *env)
 {
   const char *path = g_getenv ("CHAPERONE_NATIVE_HOST");
   g_autoptr(GSubprocessLauncher) launcher = NULL;
@@ -95,6 +98,11 @@ host_spawn (const char *origin_arg)
                                         G_SUBPROCESS_FLAGS_STDOUT_PIPE);
   /* All debug output on: it must go to stderr and never into the frames. */
   g_subprocess_launcher_setenv (launcher, "G_MESSAGES_DEBUG", "all", TRUE);
+  /* The bridge port comes from the host's environment or the app's setting, never from a
+   * message: no test inherits one by accident. */
+  g_subprocess_launcher_unsetenv (launcher, "CHAPERONE_BRIDGE_PORT");
+  for (guint i = 0; env != NULL && env[i] != NULL; i += 2)
+    g_subprocess_launcher_setenv (launcher, env[i], env[i + 1], TRUE);
 
   host = g_new0 (Host, 1);
   host->proc = g_subprocess_launcher_spawn (launcher, &error, path, origin_arg, NULL);
@@ -109,6 +117,17 @@ host_spawn (const char *origin_arg)
   g_subprocess_wait_async (host->proc, host->cancellable, host_wait_cb, host);
 
   return host;
+}
+
+/* Starts the host for a bridge on @port (0: the host's own default). */
+static Host *
+host_spawn (const char *origin_arg,
+            guint       port)
+{
+  g_autofree char *text = g_strdup_printf ("%u", port);
+  const char *env[] = { "CHAPERONE_BRIDGE_PORT", text, NULL };
+
+  return host_spawn_env (origin_arg, port != 0 ? env : NULL);
 }
 
 static gboolean
@@ -608,7 +627,7 @@ static void
 test_extension_challenge (Fixture       *f,
                           gconstpointer  data)
 {
-  g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+  g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG, f->port);
   g_autofree char *open = native_open ("/extension", f->port, NULL);
   g_autoptr(JsonNode) challenge = NULL;
   g_autoptr(JsonNode) closed = NULL;
@@ -660,7 +679,7 @@ test_pair_and_connect (Fixture       *f,
                        gconstpointer  data)
 {
   g_autoptr(ChpTestClient) ext = chp_test_client_new (f->port, OTHER_ORIGIN);
-  g_autoptr(Host) host = host_spawn (OTHER_ORIGIN_ARG);
+  g_autoptr(Host) host = host_spawn (OTHER_ORIGIN_ARG, f->port);
   g_autofree char *open = native_open ("/pairing", f->port, EVIL_FIELDS);
   g_autofree char *nonce_c = chp_random_b64url (32);
   g_autofree char *commitment = NULL;
@@ -711,7 +730,7 @@ test_pair_and_connect (Fixture       *f,
 
   /* Connect through a fresh host, as a new connectNative port would. The auth is signed over
    * the argv origin: the engine accepting it shows that is the origin it saw. */
-  host = host_spawn (OTHER_ORIGIN_ARG);
+  host = host_spawn (OTHER_ORIGIN_ARG, f->port);
   g_free (open);
   open = native_open ("/extension", f->port, EVIL_FIELDS);
   host_send (host, open);
@@ -770,13 +789,16 @@ test_first_message_refused (Fixture       *f,
     ("{\"type\":\"native_open\",\"path\":\"/extension\",\"port\":%u,"
      "\"x\":[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}"),
     "[\"native_open\",\"/extension\",%u]",
+    /* Members of another type: refused like any other, not a critical on the way. */
+    "{\"type\":{\"native_open\":true},\"path\":\"/extension\",\"port\":%u}",
+    "{\"type\":\"native_open\",\"path\":[\"/extension\"],\"port\":%u}",
     "native_open %u",
     "",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
-      g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+      g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG, fb->port);
       g_autoptr(JsonNode) error = NULL;
       g_autofree char *text = NULL;
 
@@ -817,7 +839,7 @@ test_oversized_prefix (Fixture       *f,
 
   /* As the first message. */
   {
-    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG, 0);
     gint64 start = g_get_monotonic_time ();
 
     host_write_raw (host, claim->data, claim->len);
@@ -828,7 +850,7 @@ test_oversized_prefix (Fixture       *f,
 
   /* In the middle of a relay: no further frame, the socket is not reported as closed. */
   {
-    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG, f->port);
     g_autoptr(JsonNode) challenge = NULL;
     gint64 start;
 
@@ -850,7 +872,7 @@ test_largest_message_relayed (Fixture       *f,
                               gconstpointer  data)
 {
   g_autoptr(FakeBridge) fb = fake_bridge_new ();
-  g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+  g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG, fb->port);
   g_autofree char *open = native_open ("/extension", fb->port, NULL);
   g_autofree char *big = padded_message (MAX_IN_BYTES);
   Received one = { fb, 1 };
@@ -930,7 +952,7 @@ test_origin_from_argv_only (Fixture       *f,
                             gconstpointer  data)
 {
   g_autoptr(FakeBridge) fb = fake_bridge_new ();
-  g_autoptr(Host) host = host_spawn (OTHER_ORIGIN_ARG);
+  g_autoptr(Host) host = host_spawn (OTHER_ORIGIN_ARG, fb->port);
   g_autofree char *open = native_open ("/pairing", fb->port, EVIL_FIELDS);
   g_autofree char *host_header = g_strdup_printf ("127.0.0.1:%u", fb->port);
 
@@ -965,7 +987,7 @@ test_relay_exact (Fixture       *f,
     "{\"type\":\"cancel\",\"id\":\"\\\"quoted\\\"\"}",
   };
   g_autoptr(FakeBridge) fb = fake_bridge_new ();
-  g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+  g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG, fb->port);
   g_autofree char *open = native_open ("/extension", fb->port, NULL);
   g_autoptr(GByteArray) burst = g_byte_array_new ();
   g_autoptr(JsonNode) closed = NULL;
@@ -1010,7 +1032,7 @@ test_upgrade_refused (Fixture       *f,
                       gconstpointer  data)
 {
   g_autoptr(FakeBridge) fb = fake_bridge_new ();
-  g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+  g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG, fb->port);
   g_autofree char *open = native_open ("/extension", fb->port, NULL);
   g_autoptr(GByteArray) burst = g_byte_array_new ();
   g_autoptr(JsonNode) closed = NULL;
@@ -1033,30 +1055,36 @@ test_upgrade_refused (Fixture       *f,
   assert_stdout_drained (host);
 }
 
+/* A loopback port that is bound but not listening: it refuses connections, and stays ours while
+ * @sock lives. */
+static guint
+refusing_port (GSocket **sock)
+{
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) any = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+  g_autoptr(GError) error = NULL;
+
+  *sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_socket_bind (*sock, any, FALSE, &error));
+  bound = g_socket_get_local_address (*sock, &error);
+  g_assert_no_error (error);
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+}
+
 /* Nothing listens on the port (the app is not running): code 0, status 0. */
 static void
 test_nothing_listening (Fixture       *f,
                         gconstpointer  data)
 {
   g_autoptr(GSocket) sock = NULL;
-  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr(GSocketAddress) any = g_inet_socket_address_new (loopback, 0);
-  g_autoptr(GSocketAddress) bound = NULL;
-  g_autoptr(GError) error = NULL;
   g_autoptr(Host) host = NULL;
   g_autoptr(JsonNode) closed = NULL;
   g_autofree char *open = NULL;
-  guint port;
+  guint port = refusing_port (&sock);
 
-  /* A port that is bound but not listening refuses connections, and stays ours meanwhile. */
-  sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_socket_bind (sock, any, FALSE, &error));
-  bound = g_socket_get_local_address (sock, &error);
-  g_assert_no_error (error);
-  port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-
-  host = host_spawn (TEST_ORIGIN_ARG);
+  host = host_spawn (TEST_ORIGIN_ARG, port);
   open = native_open ("/pairing", port, NULL);
   host_send (host, open);
   closed = host_next (host, 5000);
@@ -1066,6 +1094,122 @@ test_nothing_listening (Fixture       *f,
   g_assert_cmpint (int_of (closed, "status"), ==, 0);
   g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 0);
   assert_stdout_drained (host);
+}
+
+/* The host dials the bridge's port as the host knows it — its environment, else the app's
+ * setting, else 64333 — and never a port a message names: the extension's word could point it
+ * at any local service, with the extension's Origin. */
+static void
+test_port_from_host (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(FakeBridge) fb = fake_bridge_new ();
+  g_autoptr(GSocket) sock = NULL;
+  guint elsewhere = refusing_port (&sock);
+
+  /* No port in native_open: the host's own. */
+  {
+    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG, fb->port);
+
+    host_send (host, "{\"type\":\"native_open\",\"path\":\"/extension\"}");
+    g_assert_true (chp_test_spin_until (fake_has_socket, fb, 5000));
+    g_assert_cmpuint (fb->upgrades, ==, 1);
+    host_close_stdin (host);
+    g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 0);
+  }
+
+  /* A port the host was not set to, even one where a bridge answers: refused, not dialled. */
+  {
+    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG, elsewhere);
+    g_autofree char *open = native_open ("/extension", fb->port, NULL);
+    g_autoptr(JsonNode) error = NULL;
+
+    host_send (host, open);
+    error = host_next (host, 5000);
+    g_assert_nonnull (error);
+    g_assert_cmpstr (str_of (error, "type"), ==, "native_error");
+    g_assert_cmpstr (str_of (error, "code"), ==, "invalid_params");
+    g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 1);
+    assert_stdout_drained (host);
+    g_assert_cmpuint (fb->upgrades, ==, 1);
+  }
+}
+
+/* Without an override in its environment, the host reads the app's own `bridge-port` setting:
+ * a person who moved the bridge in Preferences has nothing else to change. */
+static void
+test_port_from_setting (Fixture       *f,
+                        gconstpointer  data)
+{
+  const char *schema = g_getenv ("CHAPERONE_SCHEMA");
+  const char *compiler = g_getenv ("CHAPERONE_COMPILE_SCHEMAS");
+  g_autoptr(FakeBridge) fb = fake_bridge_new ();
+  g_autofree char *schemas = g_build_filename (f->dir, "schemas", NULL);
+  g_autofree char *config = g_build_filename (f->dir, "config", NULL);
+  g_autofree char *keyfile_dir = g_build_filename (config, "glib-2.0", "settings", NULL);
+  g_autofree char *keyfile = g_build_filename (keyfile_dir, "keyfile", NULL);
+  g_autofree char *copy = NULL;
+  g_autofree char *xml = NULL;
+  g_autofree char *settings = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(Host) host = NULL;
+  int status = -1;
+  gsize len;
+
+  g_assert_nonnull (schema);
+  g_assert_nonnull (compiler);
+
+  /* The app's real schema, compiled here, and its setting in a keyfile backend. */
+  g_assert_cmpint (g_mkdir_with_parents (schemas, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (keyfile_dir, 0700), ==, 0);
+  g_assert_true (g_file_get_contents (schema, &xml, &len, &error));
+  copy = g_build_filename (schemas, "io.github.chaperone.Chaperone.gschema.xml", NULL);
+  g_assert_true (g_file_set_contents (copy, xml, len, &error));
+  {
+    const char *argv[] = { compiler, "--strict", schemas, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
+                                 NULL, &status, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+  }
+  settings = g_strdup_printf ("[io/github/chaperone/Chaperone]\nbridge-port=%u\n", fb->port);
+  g_assert_true (g_file_set_contents (keyfile, settings, -1, &error));
+  g_assert_no_error (error);
+
+  {
+    const char *env[] = {
+      "GSETTINGS_SCHEMA_DIR", schemas, "GSETTINGS_BACKEND", "keyfile", "XDG_CONFIG_HOME", config,
+      NULL,
+    };
+
+    host = host_spawn_env (TEST_ORIGIN_ARG, env);
+  }
+  host_send (host, "{\"type\":\"native_open\",\"path\":\"/pairing\"}");
+  g_assert_true (chp_test_spin_until (fake_has_socket, fb, 5000));
+  g_assert_cmpstr (fb->path, ==, "/pairing");
+  host_close_stdin (host);
+  g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 0);
+}
+
+/* An override that is not a port ends the host with status 1 before it reads anything (a
+ * browser that closes the port at once would otherwise see a clean 0). */
+static void
+test_port_env_refused (Fixture       *f,
+                       gconstpointer  data)
+{
+  static const char *bad[] = { "0", "65536", "80x", "-1", " 80", "0x50", "99999999999" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      const char *env[] = { "CHAPERONE_BRIDGE_PORT", bad[i], NULL };
+      g_autoptr(Host) host = host_spawn_env (TEST_ORIGIN_ARG, env);
+
+      g_test_message ("CHAPERONE_BRIDGE_PORT=\"%s\"", bad[i]);
+      host_close_stdin (host);
+      g_assert_cmpint (host_wait_exit (host, 10000), ==, 1);
+      assert_stdout_drained (host);
+    }
 }
 
 /* Chrome's 1 MiB limit: exactly 1 MiB is forwarded; anything more is reported, not forwarded —
@@ -1080,7 +1224,7 @@ test_too_large_for_browser (Fixture       *f,
   for (guint i = 0; i < G_N_ELEMENTS (too_big); i++)
     {
       g_autoptr(FakeBridge) fb = fake_bridge_new ();
-      g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+      g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG, fb->port);
       g_autofree char *open = native_open ("/extension", fb->port, NULL);
       g_autofree char *over = padded_message (too_big[i]);
       g_autoptr(GBytes) got = NULL;
@@ -1110,7 +1254,7 @@ test_binary_from_bridge (Fixture       *f,
                          gconstpointer  data)
 {
   g_autoptr(FakeBridge) fb = fake_bridge_new ();
-  g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+  g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG, fb->port);
   g_autofree char *open = native_open ("/extension", fb->port, NULL);
   g_autoptr(JsonNode) error = NULL;
 
@@ -1143,7 +1287,7 @@ test_not_utf8 (Fixture       *f,
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autoptr(FakeBridge) fb = fake_bridge_new ();
-      g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+      g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG, fb->port);
       g_autofree char *open = native_open ("/extension", fb->port, NULL);
       g_autoptr(JsonNode) error = NULL;
 
@@ -1169,7 +1313,7 @@ test_stdin_eof (Fixture       *f,
 {
   /* Before anything was sent. */
   {
-    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG, 0);
 
     host_close_stdin (host);
     g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 0);
@@ -1178,7 +1322,7 @@ test_stdin_eof (Fixture       *f,
 
   /* With the engine's socket open: the engine sees the socket go. */
   {
-    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG, f->port);
     g_autofree char *open = native_open ("/extension", f->port, NULL);
     g_autoptr(JsonNode) challenge = NULL;
 
@@ -1192,7 +1336,7 @@ test_stdin_eof (Fixture       *f,
 
   /* Cut in a length prefix, or in a message: a broken pipe, not a clean close. */
   {
-    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG, 0);
     guint16 half = 40;
 
     host_write_raw (host, &half, sizeof half);
@@ -1201,7 +1345,7 @@ test_stdin_eof (Fixture       *f,
     assert_stdout_drained (host);
   }
   {
-    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG);
+    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG, 0);
     guint32 prefix = 40;
 
     host_write_raw (host, &prefix, sizeof prefix);
@@ -1210,6 +1354,37 @@ test_stdin_eof (Fixture       *f,
     g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 1);
     assert_stdout_drained (host);
   }
+}
+
+/* The extension's id, from the development key in extension/manifest.json as Chrome derives
+ * it: the first 32 hex digits of SHA-256 over the key's DER, each mapped 0-f to a-p. */
+static char *
+extension_id (void)
+{
+  const char *path = g_getenv ("CHAPERONE_EXTENSION_MANIFEST");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree guint8 *der = NULL;
+  guint8 digest[32];
+  gsize len = 0;
+  char *id;
+
+  g_assert_nonnull (path);
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  g_assert_no_error (error);
+  der = g_base64_decode (json_object_get_string_member (json_node_get_object (
+                           json_parser_get_root (parser)), "key"), &len);
+  g_assert_cmpuint (len, >, 200);
+  chp_sha256 (der, len, digest);
+
+  id = g_malloc (33);
+  for (guint i = 0; i < 16; i++)
+    {
+      id[2 * i] = 'a' + (digest[i] >> 4);
+      id[2 * i + 1] = 'a' + (digest[i] & 0xf);
+    }
+  id[32] = '\0';
+  return id;
 }
 
 /* The installed manifest is what Chrome requires: a valid name, an absolute path to this
@@ -1249,6 +1424,15 @@ test_manifest (Fixture       *f,
   for (guint i = 0; i < json_array_get_length (origins); i++)
     g_assert_true (g_regex_match (origin_re, json_array_get_string_element (origins, i), 0,
                                   NULL));
+
+  /* The one origin is the extension's own: Chrome starts the host for nothing else. */
+  g_assert_cmpuint (json_array_get_length (origins), ==, 1);
+  {
+    g_autofree char *id = extension_id ();
+    g_autofree char *origin = g_strdup_printf ("chrome-extension://%s/", id);
+
+    g_assert_cmpstr (json_array_get_string_element (origins, 0), ==, origin);
+  }
 }
 
 int
@@ -1274,6 +1458,9 @@ main (int   argc,
   ADD ("/chaperone/native-host/binary-from-bridge", test_binary_from_bridge);
   ADD ("/chaperone/native-host/not-utf8", test_not_utf8);
   ADD ("/chaperone/native-host/stdin-eof", test_stdin_eof);
+  ADD ("/chaperone/native-host/port/from-host", test_port_from_host);
+  ADD ("/chaperone/native-host/port/from-setting", test_port_from_setting);
+  ADD ("/chaperone/native-host/port/env-refused", test_port_env_refused);
   ADD ("/chaperone/native-host/manifest", test_manifest);
 #undef ADD
 

@@ -597,6 +597,70 @@ test_commitment_mismatch (Fixture       *f,
   (void) o;
 }
 
+/* A pairing message whose members are of another type than the protocol's is refused like a
+ * malformed one, and nothing louder than that reaches the log: json-glib 1.6's *_with_default()
+ * getters log a critical for an object or an array (fatal in the tests, as in any
+ * G_DEBUG=fatal-criticals run), and any local process that passes the gate could send one.
+ * Found by tests/fuzz/fuzz-pairing. */
+static void
+test_pairing_member_types (Fixture       *f,
+                           gconstpointer  data)
+{
+  static const char *requests[] = {
+    "{\"type\":\"pair_request\",\"protocol\":{\"kty\":\"EC\"}}",
+    "{\"type\":\"pair_request\",\"protocol\":1,\"installationId\":[\"x\"]}",
+    "{\"type\":\"pair_request\",\"protocol\":1,\"installationId\":\"AAAAAAAAAAAAAAAAAAAAAA\","
+    "\"client\":{},\"version\":\"1\",\"browser\":\"b\"}",
+    "{\"type\":\"pair_request\",\"protocol\":1,\"installationId\":\"AAAAAAAAAAAAAAAAAAAAAA\","
+    "\"client\":\"c\",\"version\":\"1\",\"browser\":\"b\","
+    "\"commitment\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\","
+    "\"publicKey\":{\"kty\":\"EC\",\"crv\":\"P-256\",\"x\":{},\"y\":[]}}",
+  };
+  g_autoptr(ChpTestClient) client = chp_test_client_new (f->port, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (requests); i++)
+    {
+      JsonObject *o;
+
+      g_test_message ("%s", requests[i]);
+      g_assert_true (chp_test_client_open (client, "/pairing"));
+      chp_test_client_send (client, requests[i]);
+      o = chp_test_client_next_type (client, "pair_error", 3000);
+      g_assert_nonnull (o);
+      g_assert_cmpstr (json_object_get_string_member (o, "code"), ==,
+                       i == 0 ? "unsupported" : "invalid_params");
+      g_assert_true (chp_test_client_wait_closed (client, 3000));
+    }
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (chp_engine_get_pairing (f->engine))),
+                    ==, 0);
+}
+
+/* Found by fuzz-bridge-http: an object where auth has a string made json-glib log a critical
+ * (fatal here, as G_DEBUG makes it). Each is refused like any malformed auth. */
+static void
+test_auth_member_types (Fixture       *f,
+                        gconstpointer  data)
+{
+  static const char *frames[] = {
+    "{\"type\":\"auth\",\"protocol\":1,\"deviceId\":{}}",
+    "{\"type\":\"auth\",\"protocol\":1,\"installationId\":[],\"deviceId\":\"d\","
+    "\"signature\":\"s\",\"capabilities\":[]}",
+    "{\"type\":\"auth\",\"protocol\":1,\"installationId\":\"i\",\"deviceId\":\"d\","
+    "\"signature\":{\"x\":1},\"resumeSessionId\":[],\"capabilities\":[]}",
+  };
+  g_autoptr(ChpTestClient) client = chp_test_client_new (f->port, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (frames); i++)
+    {
+      g_test_message ("%s", frames[i]);
+      g_assert_true (chp_test_client_open (client, "/extension"));
+      g_assert_nonnull (chp_test_client_next_type (client, "challenge", 3000));
+      chp_test_client_send (client, frames[i]);
+      g_assert_true (chp_test_client_wait_closed (client, 3000));
+      g_assert_cmpuint (client->close_code, ==, 4401);
+    }
+}
+
 
 static void
 agent_call_cb (GObject      *source,
@@ -760,6 +824,8 @@ main (int   argc,
   ADD ("/chaperone/bridge/in-flight-limit", test_in_flight_limit);
   ADD ("/chaperone/bridge/bad-frames-after-auth", test_bad_frames_after_auth);
   ADD ("/chaperone/bridge/pairing/commitment-mismatch", test_commitment_mismatch);
+  ADD ("/chaperone/bridge/pairing/member-types", test_pairing_member_types);
+  ADD ("/chaperone/bridge/auth-member-types", test_auth_member_types);
   ADD ("/chaperone/bridge/stop-all-and-agent-calls", test_stop_all_and_agent_calls);
 #undef ADD
 

@@ -440,6 +440,46 @@ test_attention (Fixture       *f,
   wait_for_cards (f, CHP_TYPE_ATTENTION_ROW, 0);
 }
 
+/* A pause is the agent's: two sessions of one agent that the loop guard paused are one card; the
+ * Agents page says where the newer session's pause came from and why; the card's Disconnect
+ * closes both sessions. */
+static void
+test_attention_one_per_agent (Fixture       *f,
+                              gconstpointer  data)
+{
+  ChpAgentSessionList *sessions = chp_engine_get_agent_sessions (f->engine);
+  g_autoptr(ChpAgentSession) first = chp_agent_session_new ("a1", "Test Agent 1.0",
+                                                            g_get_real_time () / 1000);
+  g_autoptr(ChpAgentSession) second = chp_agent_session_new ("a2", "Test Agent 1.1",
+                                                             g_get_real_time () / 1000);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  GtkWidget *row = NULL;
+
+  chp_agent_session_set_client_key (first, "Test Agent");
+  chp_agent_session_set_client_key (second, "Test Agent");
+  chp_agent_session_list_add (sessions, first);
+  chp_agent_session_pause_for (first, "failing");
+  chp_agent_session_list_add (sessions, second);
+  g_assert_cmpint (chp_agent_session_get_state (second), ==, CHP_AGENT_SESSION_PAUSED);
+  wait_for_cards (f, CHP_TYPE_ATTENTION_ROW, 1);
+  chp_test_spin (50);
+  g_assert_cmpuint (count_type (f, CHP_TYPE_ATTENTION_ROW), ==, 1);
+
+  chp_ui_test_find_all (GTK_WIDGET (f->window), CHP_TYPE_AGENT_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    if (chp_agent_row_get_session (g_ptr_array_index (rows, i)) == second)
+      row = g_ptr_array_index (rows, i);
+  g_assert_nonnull (row);
+  g_assert_true (chp_ui_test_shows_text (row, "Paused with another session of this agent"));
+  g_assert_true (chp_ui_test_shows_text (row, "Its last three actions on a tab failed."));
+
+  row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_ATTENTION_ROW);
+  g_assert_true (gtk_widget_activate_action (row, "attention.disconnect", NULL));
+  g_assert_cmpint (chp_agent_session_get_state (first), ==, CHP_AGENT_SESSION_DISCONNECTED);
+  g_assert_cmpint (chp_agent_session_get_state (second), ==, CHP_AGENT_SESSION_DISCONNECTED);
+  wait_for_cards (f, CHP_TYPE_ATTENTION_ROW, 0);
+}
+
 /* All kinds at once, in the page's order, in a 360 px window. */
 static void
 test_order_and_width (Fixture       *f,
@@ -491,6 +531,7 @@ main (int   argc,
   ADD ("/chaperone/ui/needs/plan", test_plan);
   ADD ("/chaperone/ui/needs/plan-while-stopped", test_plan_while_stopped);
   ADD ("/chaperone/ui/needs/attention", test_attention);
+  ADD ("/chaperone/ui/needs/attention-one-per-agent", test_attention_one_per_agent);
   ADD ("/chaperone/ui/needs/order-and-width", test_order_and_width);
 #undef ADD
 

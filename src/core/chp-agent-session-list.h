@@ -1,5 +1,7 @@
 /* chp-agent-session-list.h: the agents connected now (and those that just left), as a GListModel
- * of ChpAgentSession. The agent server (issue 5) feeds it; the Agents page shows it. */
+ * of ChpAgentSession. The agent server (issue 5) feeds it; the Agents page shows it. It also
+ * holds the agents' pauses: a pause is the agent's, so it holds its other sessions and the ones
+ * it opens later, until the person resumes it. */
 #pragma once
 
 #include <gio/gio.h>
@@ -26,5 +28,8 @@ void                 chp_agent_session_list_record_call (ChpAgentSessionList *se
                                                          const char          *error_code);
 guint                chp_agent_session_list_count_state (ChpAgentSessionList *self,
                                                          ChpAgentSessionState state);
+GListModel          *chp_agent_session_list_get_attention (ChpAgentSessionList *self);
+void                 chp_agent_session_list_disconnect_agent (ChpAgentSessionList *self,
+                                                              ChpAgentSession     *session);
 
 G_END_DECLS

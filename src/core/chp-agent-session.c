@@ -1,6 +1,7 @@
 /* chp-agent-session.c: the person's Pause, Resume and Disconnect change the state here first,
  * synchronously, so that whatever serves the agent refuses its next call even before it has
- * handled the "requested" signal. */
+ * handled the "requested" signal. What a pause holds for beyond this one connection (the agent,
+ * as far as its name and its process tell it) is the session list's to decide. */
 #include "config.h"
 
 #include "chp-agent-session.h"
@@ -11,11 +12,14 @@ struct _ChpAgentSession
 
   char *id;
   char *client_name;
+  char *client_key;
+  char *process_key;
   gint64 since;
   guint calls;
   char *current_step;
   char *last_error;
   char *attention;
+  gboolean inherited;
   ChpAgentSessionState state;
 };
 
@@ -23,12 +27,15 @@ enum {
   PROP_0,
   PROP_ID,
   PROP_CLIENT_NAME,
+  PROP_CLIENT_KEY,
+  PROP_PROCESS_KEY,
   PROP_SINCE,
   PROP_CALLS,
   PROP_CURRENT_STEP,
   PROP_LAST_ERROR,
   PROP_STATE,
   PROP_ATTENTION,
+  PROP_INHERITED,
   N_PROPS
 };
 
@@ -54,6 +61,8 @@ chp_agent_session_finalize (GObject *object)
 
   g_clear_pointer (&self->id, g_free);
   g_clear_pointer (&self->client_name, g_free);
+  g_clear_pointer (&self->client_key, g_free);
+  g_clear_pointer (&self->process_key, g_free);
   g_clear_pointer (&self->current_step, g_free);
   g_clear_pointer (&self->last_error, g_free);
   g_clear_pointer (&self->attention, g_free);
@@ -77,6 +86,14 @@ chp_agent_session_get_property (GObject    *object,
 
     case PROP_CLIENT_NAME:
       g_value_set_string (value, self->client_name);
+      break;
+
+    case PROP_CLIENT_KEY:
+      g_value_set_string (value, self->client_key);
+      break;
+
+    case PROP_PROCESS_KEY:
+      g_value_set_string (value, self->process_key);
       break;
 
     case PROP_SINCE:
@@ -103,6 +120,10 @@ chp_agent_session_get_property (GObject    *object,
       g_value_set_string (value, self->attention);
       break;
 
+    case PROP_INHERITED:
+      g_value_set_boolean (value, self->inherited);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -124,6 +145,14 @@ chp_agent_session_set_property (GObject      *object,
 
     case PROP_CLIENT_NAME:
       chp_agent_session_set_client_name (self, g_value_get_string (value));
+      break;
+
+    case PROP_CLIENT_KEY:
+      chp_agent_session_set_client_key (self, g_value_get_string (value));
+      break;
+
+    case PROP_PROCESS_KEY:
+      chp_agent_session_set_process_key (self, g_value_get_string (value));
       break;
 
     case PROP_SINCE:
@@ -165,6 +194,13 @@ chp_agent_session_class_init (ChpAgentSessionClass *klass)
   properties[PROP_ID] = g_param_spec_string ("id", NULL, NULL, NULL, once);
   /* As the client named itself (MCP clientInfo): its words, shown, never trusted. */
   properties[PROP_CLIENT_NAME] = g_param_spec_string ("client-name", NULL, NULL, NULL, flags);
+  /* What a pause is held by, besides the process: the client's name without its version, in
+   * one case. As self-declared as the name: it catches an agent that reconnects, not one that
+   * sets out to hide. */
+  properties[PROP_CLIENT_KEY] = g_param_spec_string ("client-key", NULL, NULL, NULL, flags);
+  /* The agent's process (what launched the relay), as "<pid>@<start time>"; NULL when the app
+   * cannot see it. */
+  properties[PROP_PROCESS_KEY] = g_param_spec_string ("process-key", NULL, NULL, NULL, flags);
   properties[PROP_SINCE] = g_param_spec_int64 ("since", NULL, NULL, 0, G_MAXINT64, 0, once);
   properties[PROP_CALLS] = g_param_spec_uint ("calls", NULL, NULL, 0, G_MAXUINT, 0, flags);
   properties[PROP_CURRENT_STEP] = g_param_spec_string ("current-step", NULL, NULL, NULL, flags);
@@ -176,6 +212,11 @@ chp_agent_session_class_init (ChpAgentSessionClass *klass)
   properties[PROP_ATTENTION] = g_param_spec_string ("attention", NULL, NULL, NULL,
                                                     G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY |
                                                     G_PARAM_STATIC_STRINGS);
+  /* Paused because another session of the same agent was: the pause is the agent's, made
+   * earlier or elsewhere, and not about this connection. */
+  properties[PROP_INHERITED] = g_param_spec_boolean ("inherited", NULL, NULL, FALSE,
+                                                     G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY |
+                                                     G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
@@ -252,6 +293,53 @@ chp_agent_session_set_client_name (ChpAgentSession *self,
 
   if (replace_str (&self->client_name, client_name))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CLIENT_NAME]);
+}
+
+/* Returns: (nullable): the client's name as a pause matches it (see #ChpAgentSession:client-key) */
+const char *
+chp_agent_session_get_client_key (ChpAgentSession *self)
+{
+  g_return_val_if_fail (CHP_IS_AGENT_SESSION (self), NULL);
+
+  return self->client_key;
+}
+
+/* @name: (nullable): the client's name without its version (MCP clientInfo.name), made fit to
+ *   show; kept case-folded, so that "Claude-Code" is "claude-code" */
+void
+chp_agent_session_set_client_key (ChpAgentSession *self,
+                                  const char      *name)
+{
+  g_autofree char *folded = NULL;
+
+  g_return_if_fail (CHP_IS_AGENT_SESSION (self));
+  g_return_if_fail (name == NULL || g_utf8_validate (name, -1, NULL));
+
+  if (name != NULL && *name != '\0')
+    folded = g_utf8_casefold (name, -1);
+  if (replace_str (&self->client_key, folded))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CLIENT_KEY]);
+}
+
+/* Returns: (nullable): the agent's process (see #ChpAgentSession:process-key) */
+const char *
+chp_agent_session_get_process_key (ChpAgentSession *self)
+{
+  g_return_val_if_fail (CHP_IS_AGENT_SESSION (self), NULL);
+
+  return self->process_key;
+}
+
+/* @process: (nullable): the agent's process, named so that another process never has the same
+ *   name (a pid alone is reused) */
+void
+chp_agent_session_set_process_key (ChpAgentSession *self,
+                                   const char      *process)
+{
+  g_return_if_fail (CHP_IS_AGENT_SESSION (self));
+
+  if (replace_str (&self->process_key, process))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROCESS_KEY]);
 }
 
 gint64
@@ -354,6 +442,17 @@ chp_agent_session_set_state (ChpAgentSession      *self,
 }
 
 static void
+set_inherited (ChpAgentSession *self,
+               gboolean         inherited)
+{
+  if (self->inherited == inherited)
+    return;
+
+  self->inherited = inherited;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INHERITED]);
+}
+
+static void
 request (ChpAgentSession      *self,
          ChpAgentSessionState  state)
 {
@@ -361,11 +460,36 @@ request (ChpAgentSession      *self,
   if (self->state == CHP_AGENT_SESSION_DISCONNECTED)
     return;
 
+  /* Those who watch the properties hear of the change once it is whole, after "requested" has
+   * been handled: a Resume that lifts an agent's pause from all its sessions is never seen
+   * half done (one session running, the others still asking the person). */
+  g_object_freeze_notify (G_OBJECT (self));
   /* Whatever the person decides answers the guard's question. */
-  if (state != CHP_AGENT_SESSION_PAUSED && replace_str (&self->attention, NULL))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ATTENTION]);
+  if (state != CHP_AGENT_SESSION_PAUSED)
+    {
+      if (replace_str (&self->attention, NULL))
+        g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ATTENTION]);
+      set_inherited (self, FALSE);
+    }
   chp_agent_session_set_state (self, state);
   g_signal_emit (self, signals[SIGNAL_REQUESTED], 0, state);
+  g_object_thaw_notify (G_OBJECT (self));
+}
+
+static void
+pause_session (ChpAgentSession *self,
+               const char      *why,
+               gboolean         inherited)
+{
+  if (self->state != CHP_AGENT_SESSION_RUNNING)
+    return;
+
+  g_object_freeze_notify (G_OBJECT (self));
+  if (replace_str (&self->attention, why))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ATTENTION]);
+  set_inherited (self, inherited);
+  request (self, CHP_AGENT_SESSION_PAUSED);
+  g_object_thaw_notify (G_OBJECT (self));
 }
 
 /* Returns: (nullable): why Chaperone paused the agent, when it did */
@@ -392,11 +516,33 @@ chp_agent_session_pause_for (ChpAgentSession *self,
   g_return_if_fail (CHP_IS_AGENT_SESSION (self));
   g_return_if_fail (why != NULL);
 
-  if (self->state != CHP_AGENT_SESSION_RUNNING)
-    return;
-  if (replace_str (&self->attention, why))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ATTENTION]);
-  request (self, CHP_AGENT_SESSION_PAUSED);
+  pause_session (self, why, FALSE);
+}
+
+/* Returns: whether the session is paused because another session of its agent was */
+gboolean
+chp_agent_session_get_inherited (ChpAgentSession *self)
+{
+  g_return_val_if_fail (CHP_IS_AGENT_SESSION (self), FALSE);
+
+  return self->inherited;
+}
+
+/**
+ * chp_agent_session_pause_with_agent:
+ * @why: (nullable): the loop guard's reason when it made the agent's pause, %NULL when the
+ *   person did
+ *
+ * For the session list: another session of the same agent is paused, so this one is, with the
+ * same reason, until the person resumes the agent.
+ */
+void
+chp_agent_session_pause_with_agent (ChpAgentSession *self,
+                                    const char      *why)
+{
+  g_return_if_fail (CHP_IS_AGENT_SESSION (self));
+
+  pause_session (self, why, TRUE);
 }
 
 /* The person pressed Pause: the agent's next calls wait until Resume. */
@@ -405,8 +551,7 @@ chp_agent_session_request_pause (ChpAgentSession *self)
 {
   g_return_if_fail (CHP_IS_AGENT_SESSION (self));
 
-  if (self->state == CHP_AGENT_SESSION_RUNNING)
-    request (self, CHP_AGENT_SESSION_PAUSED);
+  pause_session (self, NULL, FALSE);
 }
 
 void

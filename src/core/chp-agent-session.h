@@ -27,6 +27,12 @@ const char           *chp_agent_session_get_id             (ChpAgentSession     
 const char           *chp_agent_session_get_client_name    (ChpAgentSession      *self);
 void                  chp_agent_session_set_client_name    (ChpAgentSession      *self,
                                                             const char           *client_name);
+const char           *chp_agent_session_get_client_key     (ChpAgentSession      *self);
+void                  chp_agent_session_set_client_key     (ChpAgentSession      *self,
+                                                            const char           *name);
+const char           *chp_agent_session_get_process_key    (ChpAgentSession      *self);
+void                  chp_agent_session_set_process_key    (ChpAgentSession      *self,
+                                                            const char           *process);
 gint64                chp_agent_session_get_since          (ChpAgentSession      *self);
 guint                 chp_agent_session_get_calls          (ChpAgentSession      *self);
 void                  chp_agent_session_set_calls          (ChpAgentSession      *self,
@@ -45,6 +51,9 @@ void                  chp_agent_session_set_state          (ChpAgentSession     
 void                  chp_agent_session_request_pause      (ChpAgentSession      *self);
 const char           *chp_agent_session_get_attention      (ChpAgentSession      *self);
 void                  chp_agent_session_pause_for          (ChpAgentSession      *self,
+                                                            const char           *why);
+gboolean              chp_agent_session_get_inherited      (ChpAgentSession      *self);
+void                  chp_agent_session_pause_with_agent   (ChpAgentSession      *self,
                                                             const char           *why);
 void                  chp_agent_session_request_resume     (ChpAgentSession      *self);
 void                  chp_agent_session_request_disconnect (ChpAgentSession      *self);

@@ -10,6 +10,7 @@
 #include "chp-connection.h"
 #include "chp-crypto.h"
 #include "chp-frame.h"
+#include "chp-json-util.h"
 
 #include <glib/gi18n.h>
 #include <string.h>
@@ -143,7 +144,7 @@ static const char *
 get_label (JsonObject *object,
            const char *member)
 {
-  const char *value = json_object_get_string_member_with_default (object, member, NULL);
+  const char *value = chp_json_get_string (object, member);
 
   /* Shown to the person and signed nowhere: still, one short line. */
   if (value == NULL || strlen (value) > MAX_LABEL_LEN || strchr (value, '\n') != NULL ||
@@ -229,13 +230,14 @@ handle_request (Pairing  *pairing,
   const char *installation_id, *client, *version, *browser, *commitment;
   gint64 retry_after = 0, expires_at;
 
-  installation_id = json_object_get_string_member_with_default (o, "installationId", NULL);
+  /* Read by type: a member of another type is a malformed field, not a critical in the log. */
+  installation_id = chp_json_get_string (o, "installationId");
   client = get_label (o, "client");
   version = get_label (o, "version");
   browser = get_label (o, "browser");
-  commitment = json_object_get_string_member_with_default (o, "commitment", NULL);
+  commitment = chp_json_get_string (o, "commitment");
 
-  if (json_object_get_int_member_with_default (o, "protocol", 0) != CHP_BRIDGE_PROTOCOL)
+  if (chp_json_get_int (o, "protocol", 0) != CHP_BRIDGE_PROTOCOL)
     {
       fail (pairing, "unsupported", "This version of the protocol is not supported");
       return;
@@ -481,9 +483,9 @@ handle_reveal (Pairing  *pairing,
 {
   ChpBridge *self = pairing->bridge;
   JsonObject *o = frame->object;
-  const char *request_id = json_object_get_string_member_with_default (o, "requestId", NULL);
-  const char *nonce_c = json_object_get_string_member_with_default (o, "nonceC", NULL);
-  const char *signature = json_object_get_string_member_with_default (o, "signature", NULL);
+  const char *request_id = chp_json_get_string (o, "requestId");
+  const char *nonce_c = chp_json_get_string (o, "nonceC");
+  const char *signature = chp_json_get_string (o, "signature");
   g_autofree char *commitment = NULL;
   g_autofree char *reveal_text = NULL;
   g_autofree char *code = NULL;

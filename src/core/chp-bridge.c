@@ -9,6 +9,7 @@
 #include "chp-connection.h"
 #include "chp-crypto.h"
 #include "chp-frame.h"
+#include "chp-json-util.h"
 #include "chp-limited-input-stream.h"
 #include "chp-limited-io-stream.h"
 #include "chp-protocol-error.h"
@@ -720,10 +721,10 @@ handshake_message_cb (SoupWebsocketConnection *ws,
       return;
     }
 
-  installation_id = json_object_get_string_member_with_default (frame->object, "installationId", NULL);
-  device_id = json_object_get_string_member_with_default (frame->object, "deviceId", NULL);
-  signature = json_object_get_string_member_with_default (frame->object, "signature", NULL);
-  resume = json_object_get_string_member_with_default (frame->object, "resumeSessionId", NULL);
+  installation_id = chp_json_get_string (frame->object, "installationId");
+  device_id = chp_json_get_string (frame->object, "deviceId");
+  signature = chp_json_get_string (frame->object, "signature");
+  resume = chp_json_get_string (frame->object, "resumeSessionId");
   caps_node = json_object_get_member (frame->object, "capabilities");
 
   if (installation_id == NULL || device_id == NULL || signature == NULL ||

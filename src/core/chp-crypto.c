@@ -3,6 +3,8 @@
 
 #include "chp-crypto.h"
 
+#include "chp-json-util.h"
+
 #include <gnutls/abstract.h>
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
@@ -403,8 +405,8 @@ chp_jwk_read (JsonObject  *jwk,
   g_return_val_if_fail (x != NULL && y != NULL, FALSE);
 
   if (jwk == NULL ||
-      g_strcmp0 (json_object_get_string_member_with_default (jwk, "kty", NULL), "EC") != 0 ||
-      g_strcmp0 (json_object_get_string_member_with_default (jwk, "crv", NULL), "P-256") != 0)
+      g_strcmp0 (chp_json_get_string (jwk, "kty"), "EC") != 0 ||
+      g_strcmp0 (chp_json_get_string (jwk, "crv"), "P-256") != 0)
     {
       g_set_error_literal (error, CHP_CRYPTO_ERROR, CHP_CRYPTO_ERROR_BAD_KEY,
                            "The public key must be a JWK with kty \"EC\" and crv \"P-256\"");
@@ -420,8 +422,9 @@ chp_jwk_read (JsonObject  *jwk,
       return FALSE;
     }
 
-  kx = json_object_get_string_member_with_default (jwk, "x", NULL);
-  ky = json_object_get_string_member_with_default (jwk, "y", NULL);
+  /* Read by type: a peer's key of another shape is refused, not a critical in the log. */
+  kx = chp_json_get_string (jwk, "x");
+  ky = chp_json_get_string (jwk, "y");
   if (!uncompressed_point (kx, ky, point, error))
     return FALSE;
 

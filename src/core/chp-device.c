@@ -119,7 +119,8 @@ chp_device_class_init (ChpDeviceClass *klass)
   properties[PROP_RTT_MS] = g_param_spec_double ("rtt-ms", NULL, NULL, -1, G_MAXDOUBLE, -1, flags);
   properties[PROP_LAST_SEEN] = g_param_spec_int64 ("last-seen", NULL, NULL, 0, G_MAXINT64, 0, flags);
   properties[PROP_REVOKED] = g_param_spec_boolean ("revoked", NULL, NULL, FALSE, flags);
-  /* The person pressed Stop (Esc, the pill, the popup) in this browser; only a person resumes. */
+  /* The person pressed Stop (the shortcut, the pill, Esc, the popup) in this browser; only a
+   * person resumes. */
   properties[PROP_STOPPED] = g_param_spec_boolean ("stopped", NULL, NULL, FALSE, flags);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }

@@ -371,7 +371,7 @@ static const char *
 label_member (JsonObject *o,
               const char *member)
 {
-  const char *value = json_object_get_string_member_with_default (o, member, NULL);
+  const char *value = chp_json_get_string (o, member);
 
   /* Shown to the person: one short line or nothing. */
   if (value == NULL || *value == '\0' || strlen (value) > 128 || strchr (value, '\n') != NULL)
@@ -421,7 +421,7 @@ extension_info_cb (GObject      *source,
       /* A browser the person stopped while the app was away is still stopped. */
       device = chp_device_list_lookup (self->devices, query->device_id);
       if (device != NULL && json_object_has_member (o, "stopped"))
-        chp_device_set_stopped (device, json_object_get_boolean_member_with_default (o, "stopped", FALSE));
+        chp_device_set_stopped (device, chp_json_get_bool (o, "stopped", FALSE));
     }
 
   g_weak_ref_clear (&query->engine);
@@ -539,7 +539,7 @@ device_event_cb (ChpBridge  *bridge,
   else if (g_strcmp0 (event, "stop.halted") == 0)
     {
       /* How long the browser took from the person's Stop to the last running call halted. */
-      gint64 halted_ms = json_object_get_int_member_with_default (object, "haltedMs", -1);
+      gint64 halted_ms = chp_json_get_int (object, "haltedMs", -1);
 
       if (self->bridge != NULL && halted_ms >= 0 && halted_ms < G_MAXINT32)
         chp_bridge_audit (self->bridge, "stop", "halted", "stopped", device_id, halted_ms, NULL);
@@ -550,7 +550,7 @@ device_event_cb (ChpBridge  *bridge,
 
       if (device != NULL)
         chp_device_set_stopped (device,
-                                json_object_get_boolean_member_with_default (object, "stopped", FALSE));
+                                chp_json_get_bool (object, "stopped", FALSE));
     }
 }
 

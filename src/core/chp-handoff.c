@@ -5,6 +5,7 @@
 
 #include "chp-handoff.h"
 
+#include "chp-json-util.h"
 #include "chp-protocol-error.h"
 
 #include <string.h>
@@ -159,8 +160,8 @@ chp_handoff_new_from_json (const char  *device_id,
   g_return_val_if_fail (object != NULL, NULL);
 
   self->device_id = g_strdup (device_id);
-  self->tab_id = json_object_get_int_member_with_default (object, "tabId", -1);
-  self->created_at = json_object_get_int_member_with_default (object, "createdAt", 0);
+  self->tab_id = chp_json_get_int (object, "tabId", -1);
+  self->created_at = chp_json_get_int (object, "createdAt", 0);
 
   if (!take_string (object, "handoffId", MAX_SHORT, FALSE, &self->handoff_id, error) ||
       !take_string (object, "url", MAX_URL, FALSE, &self->url, error) ||

@@ -189,9 +189,9 @@ take_fields (ChpHold     *self,
       if (!take_string (entry, "name", MAX_SHORT, &field.name, error))
         return FALSE;
 
-      if (json_object_get_boolean_member_with_default (entry, "secret", FALSE))
+      if (chp_json_get_bool (entry, "secret", FALSE))
         {
-          field.secret_length = json_object_get_int_member_with_default (entry, "length", -1);
+          field.secret_length = chp_json_get_int (entry, "length", -1);
           /* A credential field with a value on it is a broken extension: refuse the whole hold
            * rather than risk showing (or keeping) a password. */
           if (field.secret_length < 0 || json_object_has_member (entry, "value"))
@@ -225,8 +225,8 @@ chp_hold_new_from_json (const char  *device_id,
   g_return_val_if_fail (object != NULL, NULL);
 
   self->device_id = g_strdup (device_id);
-  self->tab_id = json_object_get_int_member_with_default (object, "tabId", -1);
-  self->created_at = json_object_get_int_member_with_default (object, "createdAt", 0);
+  self->tab_id = chp_json_get_int (object, "tabId", -1);
+  self->created_at = chp_json_get_int (object, "createdAt", 0);
 
   if (!take_string (object, "holdId", 64, &self->hold_id, error) ||
       !take_string (object, "state", MAX_SHORT, &self->state, error) ||

@@ -7,9 +7,14 @@
 
 G_BEGIN_DECLS
 
-/* Page-derived text sits between these two tags and nowhere else (DESIGN §7). */
-#define CHP_MCP_UNTRUSTED_OPEN  "<untrusted-page-content>"
-#define CHP_MCP_UNTRUSTED_CLOSE "</untrusted-page-content>"
+/* Page-derived text sits between two tags and nowhere else (DESIGN §7), both carrying the
+ * result's marker, a fresh random word the page cannot know:
+ * `<untrusted-page-content-MARKER>` … `</untrusted-page-content-MARKER>`. These are how the
+ * tags start; the marker and a '>' follow. */
+#define CHP_MCP_UNTRUSTED_OPEN  "<untrusted-page-content-"
+#define CHP_MCP_UNTRUSTED_CLOSE "</untrusted-page-content-"
+/* Lower-case letters and digits 2-7: 50 random bits. */
+#define CHP_MCP_MARKER_CHARS    10
 
 /* No result is made smaller than this, whatever the setting: a page must hold its header, its
  * footer and at least one whole line, or some element would be unreachable. */
@@ -28,11 +33,22 @@ char     *chp_mcp_format_line          (const char  *text,
                                         guint        max_chars);
 char     *chp_mcp_format_text          (const char  *text);
 char     *chp_mcp_format_neutralize    (const char  *content);
+char     *chp_mcp_format_new_marker    (void);
 void      chp_mcp_format_add_untrusted (GString     *out,
+                                        const char  *marker,
                                         const char  *source,
                                         const char  *content);
 char     *chp_mcp_format_untrusted     (const char  *source,
                                         const char  *content);
+char     *chp_mcp_format_mark          (const char  *marker,
+                                        const char  *content);
+JsonNode *chp_mcp_format_marked        (JsonNode    *node,
+                                        const char  *marker,
+                                        const char * const *plain_members);
+void      chp_mcp_format_mark_member   (JsonObject  *object,
+                                        const char  *member,
+                                        const char  *marker,
+                                        const char * const *plain_members);
 char     *chp_mcp_format_truncate      (const char  *text,
                                         guint        max_chars,
                                         const char  *how_to_get_more);
@@ -62,6 +78,7 @@ char     *chp_mcp_format_node_line     (JsonObject  *node,
  * @base: (nullable): the memory of the previous snapshot (see #ChpMcpSnapshot.memory): when
  *   set, the result lists only what changed since it
  * @note: (nullable): our words for the header (why this is not the diff that was asked for…)
+ * @marker: (nullable): the result's marker (chp_mcp_format_new_marker()); %NULL for a fresh one
  */
 typedef struct
 {
@@ -72,12 +89,14 @@ typedef struct
   guint       max_chars;
   JsonObject *base;
   const char *note;
+  const char *marker;
 } ChpMcpSnapshotOptions;
 
 /**
  * ChpMcpSnapshot:
  * @text: the result text, at most max_chars characters
- * @structured: the matching structuredContent (nodes of this page with agent refs, paging…)
+ * @structured: the matching structuredContent (nodes of this page with agent refs, paging…),
+ *   its page-derived strings marked (chp_mcp_format_mark()) and the marker in `untrusted`
  * @memory: what a later diff compares with: `{lines:{pageRef: line}, text}`
  * @page: the page shown; @pages: how many there are (at least 1)
  * @out_of_range: the page asked for is past the last one (@text says so)

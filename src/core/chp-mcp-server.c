@@ -264,12 +264,63 @@ session_closed_cb (ChpMcpSession *session,
   g_message ("agents: %s left", id);
 }
 
+/* Reads /proc/<pid>/stat: the parent's pid (field 4) and the start time (field 22, in clock
+ * ticks since boot), each when asked for. The name (field 2) may hold spaces and parentheses:
+ * fields are counted from its last ')'. */
 static gboolean
-peer_is_us (GSocketConnection *connection)
+read_stat (pid_t    pid,
+           pid_t   *parent,
+           guint64 *start)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) fields = NULL;
+  const char *rest;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return FALSE;
+  rest = strrchr (text, ')');
+  if (rest == NULL || rest[1] != ' ')
+    return FALSE;
+  fields = g_strsplit (rest + 2, " ", 21);
+  if (g_strv_length (fields) < 21)
+    return FALSE;
+
+  /* fields[0] is field 3, the state. */
+  if (parent != NULL)
+    *parent = (pid_t) g_ascii_strtoll (fields[1], NULL, 10);
+  if (start != NULL)
+    *start = g_ascii_strtoull (fields[19], NULL, 10);
+  return TRUE;
+}
+
+/* Returns: (nullable): the agent behind a connection, as "<pid>@<start time>": the peer's
+ * parent, which is what launched the relay (Claude Code, an editor) when the peer is
+ * chaperone-mcp. The start time makes a reused pid another process. %NULL when it cannot be
+ * known: a peer in another pid namespace (the kernel says pid 0, as when Chaperone runs in a
+ * Flatpak sandbox), a peer already gone, a parent that is init (an orphan says nothing). */
+static char *
+agent_process_of (pid_t peer)
+{
+  pid_t parent = 0;
+  guint64 start = 0;
+
+  if (peer <= 0 || !read_stat (peer, &parent, NULL) || parent <= 1 ||
+      !read_stat (parent, NULL, &start))
+    return NULL;
+
+  return g_strdup_printf ("%d@%" G_GUINT64_FORMAT, (int) parent, start);
+}
+
+/* @process: (out) (optional): what agent_process_of() says of the peer */
+static gboolean
+peer_is_us (GSocketConnection  *connection,
+            char              **process)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GCredentials) credentials = NULL;
   uid_t uid;
+  pid_t pid;
 
   credentials = g_socket_get_credentials (g_socket_connection_get_socket (connection), &error);
   if (credentials == NULL)
@@ -291,6 +342,9 @@ peer_is_us (GSocketConnection *connection)
       return FALSE;
     }
 
+  pid = g_credentials_get_unix_pid (credentials, NULL);
+  if (process != NULL)
+    *process = pid != -1 ? agent_process_of (pid) : NULL;
   return TRUE;
 }
 
@@ -304,8 +358,9 @@ incoming_cb (GSocketService    *service,
   g_autoptr(ChpAgentSession) agent = NULL;
   g_autoptr(ChpMcpSession) session = NULL;
   g_autofree char *id = NULL;
+  g_autofree char *process = NULL;
 
-  if (!peer_is_us (connection))
+  if (!peer_is_us (connection, &process))
     {
       g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
       return TRUE;
@@ -320,11 +375,13 @@ incoming_cb (GSocketService    *service,
 
   id = g_strdup_printf ("agent-%u", ++self->next_id);
   agent = chp_agent_session_new (id, NULL, g_get_real_time () / 1000);
+  /* Before the list sees it: a session of an agent that is paused starts paused. */
+  chp_agent_session_set_process_key (agent, process);
   session = chp_mcp_session_new (G_IO_STREAM (connection), self->tools, agent);
   g_signal_connect (session, "closed", G_CALLBACK (session_closed_cb), self);
   g_ptr_array_add (self->live, g_object_ref (session));
+  g_message ("agents: %s connected (agent process %s)", id, process != NULL ? process : "unknown");
   chp_agent_session_list_add (self->sessions, agent);
-  g_message ("agents: %s connected", id);
   chp_mcp_session_start (session);
 
   return TRUE;

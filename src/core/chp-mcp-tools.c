@@ -112,6 +112,7 @@ struct _ToolCall
   GDestroyNotify      progress_destroy;
   double              progress_done;
   gint64              started_us;
+  char               *marker;        /* the result's (chp_mcp_format_new_marker()) */
   char               *device_id;     /* for the audit */
   char               *alias;
   gint64              tab_id;
@@ -161,6 +162,7 @@ tool_call_free (gpointer data)
   g_clear_pointer (&call->document, json_object_unref);
   g_free (call->act_text);
   g_clear_pointer (&call->act_structured, json_object_unref);
+  g_free (call->marker);
   g_free (call->device_id);
   g_free (call->alias);
   g_free (call->ref);
@@ -1652,6 +1654,7 @@ static void
 add_tab (TabsTarget  *target,
          ChpUrlFloor *floor,
          JsonObject  *tab,
+         const char  *marker,
          JsonArray   *tabs,
          GString     *text)
 {
@@ -1698,7 +1701,7 @@ add_tab (TabsTarget  *target,
   else if (level == CHP_FLOOR_HANDS_ONLY)
     g_string_append (text, "(read-only for agents: acts answer refused_floor)\n");
   page = g_strdup_printf ("title: %s\nurl: %s", title, url);
-  chp_mcp_format_add_untrusted (text, *origin != '\0' ? origin : "this tab", page);
+  chp_mcp_format_add_untrusted (text, marker, *origin != '\0' ? origin : "this tab", page);
 
   entry = json_object_new ();
   json_object_set_string_member (entry, "tab", name);
@@ -1706,6 +1709,8 @@ add_tab (TabsTarget  *target,
   json_object_set_string_member (entry, "browserName", target->name);
   json_object_set_string_member (entry, "title", title);
   json_object_set_string_member (entry, "url", url);
+  chp_mcp_format_mark_member (entry, "title", marker, NULL);
+  chp_mcp_format_mark_member (entry, "url", marker, NULL);
   json_object_set_string_member (entry, "origin", origin);
   json_object_set_boolean_member (entry, "active",
                                   chp_mcp_json_bool (tab, "active"));
@@ -1757,7 +1762,9 @@ tabs_finish (GTask *task)
       if (target->error != NULL)
         {
           const char *code = chp_protocol_error_code_of (target->error);
-          g_autofree char *message = chp_mcp_format_line (target->error->message, 300);
+          g_autofree char *line = chp_mcp_format_line (target->error->message, 300);
+          /* The browser's words, which may quote a page. */
+          g_autofree char *message = chp_mcp_format_mark (call->marker, line);
           JsonObject *e = json_object_new ();
 
           stopped += g_str_equal (code, "stopped");
@@ -1779,7 +1786,7 @@ tabs_finish (GTask *task)
           JsonNode *tab = json_array_get_element (list, k);
 
           if (JSON_NODE_HOLDS_OBJECT (tab))
-            add_tab (target, floor, json_node_get_object (tab), tabs, text);
+            add_tab (target, floor, json_node_get_object (tab), call->marker, tabs, text);
         }
     }
 
@@ -2078,6 +2085,7 @@ remember_snapshot (ToolCall   *call,
   options.page = page;
   options.max_chars = max_chars;
   options.base = base;
+  options.marker = call->marker;
   snapshot = chp_mcp_format_snapshot (answer, &options);
 
   memory = json_object_new ();
@@ -2280,7 +2288,19 @@ inspected_cb (GObject      *source,
 
   text = g_string_new (NULL);
   g_string_append_printf (text, "Element %s on tab %s:\n", call->ref, tab);
-  chp_mcp_format_add_untrusted (text, document_origin (call), page->str);
+  chp_mcp_format_add_untrusted (text, call->marker, document_origin (call), page->str);
+
+  /* The page's words in structuredContent, marked as in the text: the tag (a custom element's
+   * is any word), the name, the attributes, the state; the role only when it is not one. */
+  {
+    static const char * const role[] = { "role", NULL };
+
+    chp_mcp_format_mark_member (structured, "tag", call->marker, NULL);
+    chp_mcp_format_mark_member (structured, "role", call->marker, role);
+    chp_mcp_format_mark_member (structured, "name", call->marker, NULL);
+    chp_mcp_format_mark_member (structured, "attributes", call->marker, NULL);
+    chp_mcp_format_mark_member (structured, "state", call->marker, NULL);
+  }
   call_return_ok (task, text->str, structured, NULL);
 }
 
@@ -2372,7 +2392,10 @@ act_held (GTask      *task,
   page = g_string_new (NULL);
   g_string_append_printf (page, "control: %s\nsite: %s", chp_hold_get_control (hold),
                           chp_hold_get_site (hold));
-  chp_mcp_format_add_untrusted (text, document_origin (call), page->str);
+  chp_mcp_format_add_untrusted (text, call->marker, document_origin (call), page->str);
+  chp_mcp_format_mark_member (structured, "control", call->marker, NULL);
+  chp_mcp_format_mark_member (structured, "site", call->marker, NULL);
+  chp_mcp_format_mark_member (structured, "fields", call->marker, NULL);
   call_return_ok (task, text->str, structured, NULL);
 }
 
@@ -2531,6 +2554,8 @@ acted_cb (GObject      *source,
   json_object_set_string_member (structured, "ref", call->ref);
   json_object_set_string_member (structured, "action", action);
   copy_typed (structured, answer, "changes", JSON_TYPE_OBJECT);
+  /* Counts and yes/no today; a string the browser adds there would be the page's. */
+  chp_mcp_format_mark_member (structured, "changes", call->marker, NULL);
 
   /* What changed, in numbers and yes/no, with the value an agent filled never said back; the
    * page's own words come after, from the diff (act_diff_wanted), in their wrapper. */
@@ -2659,13 +2684,14 @@ navigated_cb (GObject      *source,
   structured = json_object_new ();
   json_object_set_string_member (structured, "tab", tab);
   json_object_set_string_member (structured, "url", url);
+  chp_mcp_format_mark_member (structured, "url", call->marker, NULL);
   copy_typed (structured, answer, "documentId", G_TYPE_STRING);
 
   text = g_string_new (NULL);
   g_string_append_printf (text, "Navigated tab %s. Refs from the previous page no longer work: "
                           "take a new browser_snapshot.\n", tab);
   shown = g_strdup_printf ("url: %s", url);
-  chp_mcp_format_add_untrusted (text, origin != NULL ? origin : "the tab", shown);
+  chp_mcp_format_add_untrusted (text, call->marker, origin != NULL ? origin : "the tab", shown);
   call_return_ok (task, text->str, structured, NULL);
 }
 
@@ -2896,12 +2922,17 @@ wait_answer (GTask      *task,
     json_object_set_string_member (structured, "by", who);
   if (!pending && call->final_extra != NULL)
     {
+      static const char * const plain[] = { "code", NULL };
       g_autoptr(GList) members = json_object_get_members (call->final_extra);
 
+      /* A hold's changes are the browser's report on the page; a code is a code. */
       for (GList *l = members; l != NULL; l = l->next)
-        json_object_set_member (structured, l->data,
-                                json_node_copy (json_object_get_member (call->final_extra,
-                                                                        l->data)));
+        {
+          json_object_set_member (structured, l->data,
+                                  json_node_copy (json_object_get_member (call->final_extra,
+                                                                          l->data)));
+          chp_mcp_format_mark_member (structured, l->data, call->marker, plain);
+        }
     }
 
   text = wait_text (call, state, who);
@@ -3427,6 +3458,7 @@ chp_mcp_tools_call_async (ChpMcpTools         *self,
   call->progress_data = progress_data;
   call->progress_destroy = progress_destroy;
   call->started_us = g_get_monotonic_time ();
+  call->marker = chp_mcp_format_new_marker ();
   g_task_set_task_data (task, call, tool_call_free);
 
   spec = spec_lookup (name, &index);

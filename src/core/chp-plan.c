@@ -139,7 +139,7 @@ static char *
 summary_of (JsonObject  *object,
             GError     **error)
 {
-  const char *text = json_object_get_string_member_with_default (object, "summary", NULL);
+  const char *text = chp_json_get_string (object, "summary");
   g_autofree char *line = NULL;
 
   if (text == NULL || !g_utf8_validate (text, -1, NULL))
@@ -260,14 +260,14 @@ chp_plan_new_from_args (const char  *plan_id,
           return NULL;
         }
       object = json_node_get_object (node);
-      kind = json_object_get_string_member_with_default (object, "kind", NULL);
+      kind = chp_json_get_string (object, "kind");
       if (kind == NULL || !g_strv_contains (step_kinds, kind))
         {
           invalid (error, "a step's kind is \"create\" or \"edit\": deletes, messages and "
                           "payments are never covered by a plan");
           return NULL;
         }
-      step.site = site_of (json_object_get_string_member_with_default (object, "site", NULL));
+      step.site = site_of (chp_json_get_string (object, "site"));
       if (step.site == NULL)
         {
           invalid (error, "a step's site is a host name such as \"example.com\"");

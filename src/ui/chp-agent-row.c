@@ -7,6 +7,7 @@
 #include "chp-agent-row.h"
 
 #include "chp-a11y.h"
+#include "chp-attention-row.h"
 
 #include <glib/gi18n.h>
 
@@ -18,6 +19,7 @@ struct _ChpAgentRow
   GtkWidget *status_dot;
   GtkLabel *state_label;
   GtkLabel *details_label;
+  GtkLabel *pause_label;
   GtkLabel *step_label;
   GtkLabel *plan_label;
   GtkWidget *buttons;
@@ -37,12 +39,14 @@ update (ChpAgentRow *self)
   const char *client = chp_agent_session_get_client_name (self->session);
   const char *step = chp_agent_session_get_current_step (self->session);
   const char *last_error = chp_agent_session_get_last_error (self->session);
+  const char *attention = chp_agent_session_get_attention (self->session);
   ChpAgentSessionState state = chp_agent_session_get_state (self->session);
   guint calls = chp_agent_session_get_calls (self->session);
   g_autoptr(GDateTime) since = g_date_time_new_from_unix_local (chp_agent_session_get_since (self->session) / 1000);
   g_autofree char *since_text = g_date_time_format (since, "%X");
   g_autoptr(GString) details = g_string_new (NULL);
   g_autoptr(GString) now = g_string_new (NULL);
+  g_autoptr(GString) why = g_string_new (NULL);
   g_autofree char *name = NULL;
 
   /* An agent that gave no name is still an agent. */
@@ -83,6 +87,19 @@ update (ChpAgentRow *self)
       g_string_append_printf (details, _("Last error: %s"), last_error);
     }
   gtk_label_set_text (self->details_label, details->str);
+
+  /* A pause is the agent's: a session it holds that the person never paused says where it came
+   * from, and the loop guard's pause says why. */
+  if (state == CHP_AGENT_SESSION_PAUSED && chp_agent_session_get_inherited (self->session))
+    g_string_append (why, _("Paused with another session of this agent"));
+  if (state == CHP_AGENT_SESSION_PAUSED && attention != NULL)
+    {
+      if (why->len > 0)
+        g_string_append_c (why, '\n');
+      g_string_append (why, chp_attention_row_why_text (attention));
+    }
+  gtk_label_set_text (self->pause_label, why->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->pause_label), why->len > 0);
 
   if (step != NULL)
     /* Translators: what the agent says it is doing now */
@@ -203,6 +220,7 @@ chp_agent_row_class_init (ChpAgentRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ChpAgentRow, status_dot);
   gtk_widget_class_bind_template_child (widget_class, ChpAgentRow, state_label);
   gtk_widget_class_bind_template_child (widget_class, ChpAgentRow, details_label);
+  gtk_widget_class_bind_template_child (widget_class, ChpAgentRow, pause_label);
   gtk_widget_class_bind_template_child (widget_class, ChpAgentRow, step_label);
   gtk_widget_class_bind_template_child (widget_class, ChpAgentRow, plan_label);
   gtk_widget_class_bind_template_child (widget_class, ChpAgentRow, buttons);

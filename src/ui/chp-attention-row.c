@@ -1,7 +1,9 @@
 /* chp-attention-row.c: Chaperone paused an agent that went round in circles (the same act again
  * and again, or failure after failure on one tab); the person looks and lets it go on, or
- * disconnects it. The buttons are widget actions, not app.* or win.* ones: an agent on the
- * session bus must not be able to resume itself. */
+ * disconnects it. The card stands for the agent, not one connection: Resume lifts the pause from
+ * every session of the agent (the session list does that), Disconnect closes them all. The
+ * buttons are widget actions, not app.* or win.* ones: an agent on the session bus must not be
+ * able to resume itself. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-attention-row"
@@ -22,13 +24,19 @@ struct _ChpAttentionRow
   GtkWidget *disconnect_button;
 
   ChpAgentSession *session;
+  ChpAgentSessionList *sessions;   /* nullable */
 };
 
 G_DEFINE_FINAL_TYPE (ChpAttentionRow, chp_attention_row, GTK_TYPE_LIST_BOX_ROW)
 
-/* The code is the core's closed set: the words are ours. */
-static const char *
-why_text (const char *attention)
+/**
+ * chp_attention_row_why_text:
+ * @attention: (nullable): why the loop guard paused an agent (#ChpAgentSession:attention)
+ *
+ * Returns: the reason in the person's words. The code is the core's closed set: the words are ours.
+ */
+const char *
+chp_attention_row_why_text (const char *attention)
 {
   if (g_strcmp0 (attention, "repeated") == 0)
     return _("It repeated the same action three times.");
@@ -51,7 +59,7 @@ update (ChpAttentionRow *self)
   title = g_strdup_printf (_("%s was paused"), client);
   gtk_label_set_text (self->title_label, title);
   gtk_label_set_text (self->why_label,
-                      why_text (chp_agent_session_get_attention (self->session)));
+                      chp_attention_row_why_text (chp_agent_session_get_attention (self->session)));
 
   name = g_strdup_printf (_("Resume %s"), client);
   chp_a11y_set_name (self->resume_button, name);
@@ -76,9 +84,15 @@ disconnect_action (GtkWidget  *widget,
                    const char *action_name,
                    GVariant   *parameter)
 {
-  g_autoptr(ChpAgentSession) session = g_object_ref (CHP_ATTENTION_ROW (widget)->session);
+  ChpAttentionRow *self = CHP_ATTENTION_ROW (widget);
+  g_autoptr(ChpAgentSession) session = g_object_ref (self->session);
+  g_autoptr(ChpAgentSessionList) sessions = self->sessions != NULL ? g_object_ref (self->sessions)
+                                                                   : NULL;
 
-  chp_agent_session_request_disconnect (session);
+  if (sessions != NULL)
+    chp_agent_session_list_disconnect_agent (sessions, session);
+  else
+    chp_agent_session_request_disconnect (session);
 }
 
 ChpAgentSession *
@@ -96,6 +110,7 @@ chp_attention_row_dispose (GObject *object)
 
   gtk_widget_dispose_template (GTK_WIDGET (self), CHP_TYPE_ATTENTION_ROW);
   g_clear_object (&self->session);
+  g_clear_object (&self->sessions);
 
   G_OBJECT_CLASS (chp_attention_row_parent_class)->dispose (object);
 }
@@ -127,15 +142,24 @@ chp_attention_row_init (ChpAttentionRow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 }
 
+/**
+ * chp_attention_row_new:
+ * @session: the session that speaks for the paused agent
+ * @sessions: (nullable): the list it is in, so that Disconnect closes every session of the agent;
+ *   %NULL closes @session alone
+ */
 GtkWidget *
-chp_attention_row_new (ChpAgentSession *session)
+chp_attention_row_new (ChpAgentSession     *session,
+                       ChpAgentSessionList *sessions)
 {
   ChpAttentionRow *self;
 
   g_return_val_if_fail (CHP_IS_AGENT_SESSION (session), NULL);
+  g_return_val_if_fail (sessions == NULL || CHP_IS_AGENT_SESSION_LIST (sessions), NULL);
 
   self = g_object_new (CHP_TYPE_ATTENTION_ROW, NULL);
   self->session = g_object_ref (session);
+  self->sessions = sessions != NULL ? g_object_ref (sessions) : NULL;
   g_signal_connect_object (session, "notify::client-name", G_CALLBACK (update), self,
                            G_CONNECT_SWAPPED);
   update (self);

@@ -108,19 +108,13 @@ plan_is_waiting (gpointer item,
   return g_strcmp0 (chp_plan_get_state (CHP_PLAN (item)), "waiting") == 0;
 }
 
-static gboolean
-session_wants_attention (gpointer item,
-                         gpointer user_data)
-{
-  return chp_agent_session_get_attention (CHP_AGENT_SESSION (item)) != NULL;
-}
-
 /**
  * chp_needs_page_new_model:
  * @engine: the running engine
  *
  * Everything that waits for the person, in the order the page shows it: pairing requests,
- * handoffs, held acts, waiting plans, paused agents. The app counts the same model for its tray.
+ * handoffs, held acts, waiting plans, agents the loop guard paused (one card per agent, however
+ * many sessions its pause holds). The app counts the same model for its tray.
  *
  * Returns: (transfer full): a #GListModel of #ChpPairingRequest, #ChpHandoff, #ChpHold,
  *   #ChpPlan and #ChpAgentSession
@@ -130,20 +124,18 @@ chp_needs_page_new_model (ChpEngine *engine)
 {
   g_autoptr(GListStore) lists = g_list_store_new (G_TYPE_LIST_MODEL);
   g_autoptr(GListModel) plans = NULL;
-  g_autoptr(GListModel) sessions = NULL;
 
   g_return_val_if_fail (CHP_IS_ENGINE (engine), NULL);
 
   plans = filter_watching (G_LIST_MODEL (chp_engine_get_plans (engine)), plan_is_waiting,
                            "notify::state");
-  sessions = filter_watching (G_LIST_MODEL (chp_engine_get_agent_sessions (engine)),
-                              session_wants_attention, "notify::attention");
 
   g_list_store_append (lists, chp_engine_get_pairing (engine));
   g_list_store_append (lists, chp_engine_get_handoffs (engine));
   g_list_store_append (lists, chp_engine_get_holds (engine));
   g_list_store_append (lists, plans);
-  g_list_store_append (lists, sessions);
+  g_list_store_append (lists, chp_agent_session_list_get_attention (
+                                chp_engine_get_agent_sessions (engine)));
 
   return G_LIST_MODEL (gtk_flatten_list_model_new (G_LIST_MODEL (g_steal_pointer (&lists))));
 }
@@ -163,7 +155,7 @@ create_card (gpointer item,
   if (CHP_IS_PLAN (item))
     return chp_plan_row_new (item, self->engine);
   if (CHP_IS_AGENT_SESSION (item))
-    return chp_attention_row_new (item);
+    return chp_attention_row_new (item, chp_engine_get_agent_sessions (self->engine));
 
   g_assert_not_reached ();
 }

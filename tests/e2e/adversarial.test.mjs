@@ -17,7 +17,10 @@
 //
 // Each page gets a new MCP session (a new relay process), so the loop guard (3 identical acts or 3
 // failures in a row pause a session) never ends the run early; a session that is paused anyway is
-// replaced, and the pause is counted. Pages run on a few tabs at once ("lanes") to stay quick.
+// replaced, and the pause is counted. A pause holds for the agent, not only its session (its name
+// and the process that launched the relay: docs/agents.md), so each hostile session is its own
+// agent: another name, and a relay launched by a shell of its own rather than by this process.
+// Pages run on a few tabs at once ("lanes") to stay quick.
 
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -56,6 +59,9 @@ const DANGER = /send|envoy|发送|pay|支付|付款|buy|checkout|check out|order
 const CREDENTIAL_NAME = /password|passwort|mot de passe|token|api key|secret|card number|cvc|cvv|\bpin\b|otp|one-time/i;
 const FIELD_ROLES = new Set(['textbox', 'searchbox', 'spinbutton', 'combobox', 'textarea', 'input']);
 const CLICK_ROLES = new Set(['button', 'link', 'menuitem', 'tab', 'checkbox', 'radio', 'switch', 'option']);
+
+// A relay whose parent is a process of its own (the shell stays, as its parent): another agent.
+const ownProcess = { command: '/bin/sh', args: ['-c', '"$0" "$@"; exit $?', H.RELAY] };
 
 const W = {
   sites: null, world: null, engine: null, browser: null, deviceId: null, socket: null,
@@ -102,7 +108,8 @@ class Hostile {
   async open() {
     await this.agent?.close();
     const t0 = Date.now();
-    this.agent = await H.connectAgent({ name: `hostile-${this.file}-${++this.sessions}`, socket: W.socket });
+    this.agent = await H.connectAgent({ name: `hostile-${this.file}-${++this.sessions}`, socket: W.socket,
+                                        ...ownProcess });
     W.connectMs.push(Date.now() - t0);
   }
 
@@ -171,7 +178,7 @@ async function settleNavigation(lane) {
 
 async function agentTabs(agent) {
   const r = H.ok(await agent.call('browser_tabs'), 'browser_tabs');
-  return r.structuredContent?.tabs ?? [];
+  return H.structuredOf(r).tabs ?? [];
 }
 
 // ---- the attack on one page --------------------------------------------------------------------
@@ -626,7 +633,7 @@ test('the loop guard: the same click three times in one session, the third answe
   const lane = W.lanes[0];
   const entry = INDEX.find((e) => e.file === 'loop-guard.html');
   await openIn(lane, entry, '?guard=1');
-  const agent = await H.connectAgent({ name: 'hostile-loop', socket: W.socket });
+  const agent = await H.connectAgent({ name: 'hostile-loop', socket: W.socket, ...ownProcess });
   try {
     const snap = H.ok(await agent.call('browser_snapshot', { tab: lane.tab }), 'snapshot');
     const ref = nodesOfSnapshot(snap).find((n) => nodeName(n) === 'Next tip')?.ref;

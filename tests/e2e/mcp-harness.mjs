@@ -180,8 +180,9 @@ export function ok(result, what = 'the call') {
 
 /**
  * The untrusted-content spans of a text: [{start, end, body}]. Accepts the wrapper as an element
- * (`<untrusted-…>…</untrusted-…>`, any tag whose name says untrusted) or as a pair of marker lines
- * (a BEGIN/START … UNTRUSTED line and an END … UNTRUSTED line).
+ * (`<untrusted-…>…</untrusted-…>`, any tag whose name says untrusted — Chaperone's carries the
+ * result's marker, `<untrusted-page-content-k3f9q2x7m4>`, and closes with the same name) or as a
+ * pair of marker lines (a BEGIN/START … UNTRUSTED line and an END … UNTRUSTED line).
  */
 export function untrustedSpans(text) {
   const spans = [];
@@ -232,9 +233,33 @@ export function refLines(text) {
   return out;
 }
 
-/** The nodes of a snapshot's structuredContent (whatever the array is called). */
-export function nodesOf(result) {
+/**
+ * A page-derived string of structuredContent without its marking: Chaperone puts each between the
+ * result's tags, `<untrusted-page-content-M>…</untrusted-page-content-M>`, M being the marker in
+ * the result's `untrusted` (docs/agents.md). Other servers' strings come back as they are.
+ */
+export function unmark(value, marker) {
+  if (!marker || typeof value !== 'string') return value;
+  const open = `<untrusted-page-content-${marker}>`;
+  const close = `</untrusted-page-content-${marker}>`;
+  return value.startsWith(open) && value.endsWith(close) ? value.slice(open.length, -close.length) : value;
+}
+
+/** structuredContent with every marked string unmarked (a deep copy), for reading its values. */
+export function structuredOf(result) {
   const s = result?.structuredContent ?? {};
+  const marker = typeof s.untrusted === 'string' ? s.untrusted : null;
+  const walk = (v) => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return unmark(v, marker);
+  };
+  return walk(s);
+}
+
+/** The nodes of a snapshot's structuredContent (whatever the array is called), unmarked. */
+export function nodesOf(result) {
+  const s = structuredOf(result);
   return s.nodes ?? s.elements ?? s.items ?? [];
 }
 

@@ -42,7 +42,7 @@ async function pairInApp(browser, popup) {
 /** Tab refs of the granted tabs, by page path: {large, compose}. */
 async function readTabs(agent = W.agent) {
   const r = H.ok(await agent.call('browser_tabs'), 'browser_tabs');
-  const tabs = r.structuredContent?.tabs ?? [];
+  const tabs = H.structuredOf(r).tabs ?? [];
   const find = (path) => tabs.find((t) => (t.url ?? '').startsWith(`${W.sites.originA}${path}`));
   return { result: r, tabs, large: find('/mcp-large.html'), compose: find('/mcp-compose.html') };
 }
@@ -172,6 +172,12 @@ scenario('browser_tabs: the granted tabs and only those, each named by its brows
   assert.equal(large.tab.split(':')[0], compose.tab.split(':')[0], 'one browser');
   assert.equal(tabs.some((t) => (t.url ?? '').includes('/handoff.html')), false, 'an ungranted tab is not listed');
   assert.equal(large.title, 'MCP large fixture');
+  // The page's words are marked in structuredContent as in the text, with the result's marker.
+  const marker = result.structuredContent.untrusted;
+  assert.match(marker ?? '', /^[a-z2-7]{10}$/, JSON.stringify(result.structuredContent));
+  assert.ok(H.textOf(result).includes(`<untrusted-page-content-${marker}>`), 'the same marker in the text');
+  const raw = result.structuredContent.tabs.find((t) => t.tab === large.tab);
+  assert.equal(raw.title, `<untrusted-page-content-${marker}>MCP large fixture</untrusted-page-content-${marker}>`);
 });
 
 // ---- browser_snapshot ----------------------------------------------------------------------------------
@@ -233,7 +239,7 @@ scenario('browser_snapshot of the 10,000-element page: bounded pages, and every 
   assert.ok(qLines.length <= 5, `the query keeps few lines (${qLines.length})`);
 
   // The same-origin iframe is its own frame.
-  const frames = first.structuredContent?.frames ?? [];
+  const frames = H.structuredOf(first).frames ?? [];
   const child = frames.find((f) => (f.url ?? '').includes('/mcp-large-frame.html'));
   assert.ok(child, `the iframe is listed: ${JSON.stringify(frames)}`);
   const frameArg = child.frame ?? child.frameId ?? child.id;
@@ -466,6 +472,12 @@ scenario('cancelling a browser_wait mid-call ends that call at once; the session
 
 // ---- stop, resume, pause ---------------------------------------------------------------------------
 
+// Another agent, as far as the app can tell: its relay launched by a process of its own (a shell
+// that stays its parent), not by this test process. Two relays this process launches itself are
+// two sessions of one agent, which a pause holds together (docs/agents.md, "What identifies an
+// agent").
+const ownProcess = { command: '/bin/sh', args: ['-c', '"$0" "$@"; exit $?', H.RELAY] };
+
 const stopped = async (agent = W.agent) => H.errorCode(await agent.call('browser_snapshot', { tab: W.tabs.compose })) === 'stopped';
 const works = async (agent = W.agent) => !(await agent.call('browser_snapshot', { tab: W.tabs.compose })).isError;
 
@@ -485,7 +497,7 @@ scenario('browser_stop stops every call until the person resumes in the app; Sto
 });
 
 scenario('pausing one agent in the Agents page leaves the other at work; Resume lets it act again', async () => {
-  W.other = await H.connectAgent({ name: 'mcp-e2e-two', socket: W.app.agentSocket });
+  W.other = await H.connectAgent({ name: 'mcp-e2e-two', socket: W.app.agentSocket, ...ownProcess });
   H.ok(await W.other.call('browser_tabs'), 'the second agent works');
   await sleep(SETTLE_MS);
   await H.showPage('Agents'); // a button on a page not shown takes no press
@@ -499,6 +511,41 @@ scenario('pausing one agent in the Agents page leaves the other at work; Resume 
   await until(() => works(), 10000);
   await W.other.close();
   W.other = null;
+});
+
+scenario('a pause holds for the agent: its new sessions — the same name, or the same agent process — answer paused until Resume in the app', async () => {
+  const socket = W.app.agentSocket;
+  await sleep(SETTLE_MS);
+  await H.showPage('Agents');
+  await sleep(SETTLE_MS);
+  await pressFirst([(n) => n.startsWith('Pause ') && n.includes('mcp-e2e-one')]);
+  await until(async () => H.errorCode(await W.agent.call('browser_tabs')) === 'paused', 10000);
+
+  // The agent hangs up and comes back, as an agent told "paused" might: a new MCP session under
+  // another name from the same agent process (this one launches its relay), and one under its own
+  // name from another process. Neither gets round the pause; another agent is not held by it.
+  await W.agent.close();
+  W.agent = null;
+  const renamed = await H.connectAgent({ name: 'mcp-e2e-renamed', socket });
+  const again = await H.connectAgent({ name: 'mcp-e2e-one', socket, ...ownProcess });
+  const stranger = await H.connectAgent({ name: 'mcp-e2e-stranger', socket, ...ownProcess });
+  try {
+    for (const [agent, how] of [[renamed, 'the same agent process'], [again, 'the same name']]) {
+      const r = await agent.call('browser_snapshot', { tab: W.tabs.compose });
+      assert.equal(H.errorCode(r), 'paused', `a new session from ${how}: ${JSON.stringify(r.structuredContent)}`);
+    }
+    H.ok(await stranger.call('browser_snapshot', { tab: W.tabs.compose }), 'another agent is not paused');
+
+    // One Resume, on any of its rows, lets every session of the agent act again.
+    await sleep(SETTLE_MS);
+    await pressFirst([(n) => n.startsWith('Resume ') && n.includes('mcp-e2e')]);
+    await until(() => works(again), 10000);
+    assert.ok(await works(renamed), 'the other session of the agent goes on too');
+  } finally {
+    await renamed.close();
+    await stranger.close();
+    W.agent = again; // the tests after this one go on with the agent's newest session
+  }
 });
 
 // ---- two browsers --------------------------------------------------------------------------------

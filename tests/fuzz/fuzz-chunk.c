@@ -21,6 +21,8 @@
  * the end, an expiry 30 s later must leave nothing behind. */
 #include "config.h"
 
+#include "fuzz-common.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -386,8 +388,7 @@ int
 LLVMFuzzerInitialize (int    *argc,
                       char ***argv)
 {
-  g_setenv ("G_SLICE", "always-malloc", FALSE);
-  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+  fuzz_init ();
   slice_cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify) slice_free);
   return 0;

@@ -15,6 +15,8 @@
  * A broken invariant aborts, so libFuzzer saves the input as a crash. */
 #include "config.h"
 
+#include "fuzz-common.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,11 +48,7 @@ int
 LLVMFuzzerInitialize (int    *argc,
                       char ***argv)
 {
-  /* GSlice's magazines would hide a use-after-free of a JsonNode from ASan. Set it here too in
-   * case the runner forgot; it only takes effect if no slice was allocated yet. */
-  g_setenv ("G_SLICE", "always-malloc", FALSE);
-  /* A g_return_if_fail() tripped inside the core is a bug found, not noise. */
-  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+  fuzz_init ();
   return 0;
 }
 
