@@ -624,7 +624,10 @@
     };
 
     const raw = pageText(maxText * 2);
-    const excerpt = C.textExcerpt(raw.text, maxText, raw.cut);
+    // What was typed into a credential editable is page text too: snapshot-core masks it.
+    const editables = found.actionable.filter((el) => el.hasAttribute('contenteditable'))
+      .map((el) => Object.assign(new Desc(el), { renderedText: () => el.innerText }));
+    const excerpt = C.textExcerpt(C.maskEditables(raw.text, editables), maxText, raw.cut);
 
     const value = {
       url: location.href,

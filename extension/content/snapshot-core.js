@@ -213,11 +213,27 @@
     return attrOf(d, 'onclick') !== null;
   }
 
-  // Credential recognition (DESIGN §8): by type, autocomplete and name/id.
+  // Credential recognition (DESIGN §8): by type, autocomplete, name/id, and by the words a person
+  // reads on the field (aria-label, placeholder, label): a "Recovery phrase" box is a secret
+  // whatever the page named it.
   const CREDENTIAL_AUTOCOMPLETE = new Set(['current-password', 'new-password', 'one-time-code',
     'cc-number', 'cc-csc']);
-  // Long words are safe as substrings ("userPassword", "csrf_token").
-  const CREDENTIAL_SUBSTRING = /password|passwd|passphrase|passcode|token|api[-_]?key|secret/i;
+  // Long words are safe as substrings ("userPassword", "csrf_token", "seedPhrase").
+  const CREDENTIAL_SUBSTRING = new RegExp([
+    'password', 'passwd', 'passphrase', 'passcode', 'token', 'api[-_ ]?key', 'secret', 'mnemonic',
+    'seed[-_ ]?phrase', 'recovery[-_ ]?(?:phrase|code|key)', 'backup[-_ ]?code', 'private[-_ ]?key',
+    'verification[-_ ]?code', 'security[-_ ]?code', 'one[-_ ]?time[-_ ]?(?:code|password|passcode)',
+    // French: mot de passe, phrase de récupération / secrète / mnémonique, code de récupération /
+    // de secours / de vérification / de sécurité, clé privée / secrète / d'API.
+    'mot[-_ ]de[-_ ]passe', 'phrase[-_ ](?:de[-_ ]r[eé]cup[eé]ration|secr[eè]te|mn[eé]monique)',
+    'code[-_ ]de[-_ ](?:r[eé]cup[eé]ration|secours|v[eé]rification|s[eé]curit[eé])',
+    'cl[eé][-_ ](?:priv[eé]e|secr[eè]te|d[\'’]api|api)',
+    // Chinese: 助记词 (mnemonic), 恢复码 / 恢复短语 (recovery code / phrase), 私钥 / 密钥 (private /
+    // secret key), 密码 (password), 备用码 (backup code), 验证码 (verification code), 口令 (passphrase).
+    '助记词', '恢复码', '恢复短语', '私钥', '密钥', '密码', '备用码', '验证码', '口令',
+  ].join('|'), 'i');
+  // Words that hold a secret word but are not about one.
+  const NOT_CREDENTIAL = /secretar(?:y|iat)/gi;
   // Short words only as whole tokens (so "shipping", "spinner", "footprint" stay ordinary).
   const CREDENTIAL_TOKEN = /^(pin|otp|totp|cvv|cvc|csc|pwd|mfa|2fa)(code|number|num|no|\d+)?$/;
 
@@ -229,11 +245,12 @@
 
   function credentialName(s) {
     if (!s) return false;
+    s = String(s).replace(NOT_CREDENTIAL, ' ');
     if (CREDENTIAL_SUBSTRING.test(s)) return true;
     return tokens(s).some((t) => CREDENTIAL_TOKEN.test(t));
   }
 
-  /** True for fields whose value is a secret: type=password, credential autocomplete or name. */
+  /** True for fields whose value is a secret: type=password, credential autocomplete, name or label. */
   function isCredentialField(d) {
     const tag = tagOf(d);
     if (tag !== 'input' && tag !== 'textarea' && !isContentEditable(d)) return false;
@@ -245,7 +262,42 @@
     }
     const ac = (attrOf(d, 'autocomplete') || '').toLowerCase().split(/\s+/);
     if (ac.some((t) => CREDENTIAL_AUTOCOMPLETE.has(t))) return true;
-    return credentialName(attrOf(d, 'name')) || credentialName(attrOf(d, 'id'));
+    for (const a of ['name', 'id', 'aria-label', 'placeholder', 'aria-placeholder', 'title']) {
+      if (credentialName(attrOf(d, a))) return true;
+    }
+    // The label's words last: they may cost a walk of the label's text.
+    return credentialName(lazy(d.labelText)) || credentialName(lazy(d.labelledByText));
+  }
+
+  /**
+   * The page's text with what was typed into credential editables masked. A contenteditable element
+   * is a field whose value is its content, and unlike an input's value that content is part of the
+   * rendered page text (innerText). `editables`: the page's contenteditable elements as
+   * element-like descriptions, each with `renderedText` (a string or a function: its innerText).
+   * Each one isCredentialField() accepts has its text replaced by `[redacted credential len=N]`
+   * (N in characters, the redaction's marker, which both redactions pass through) wherever it
+   * occurs; when it occurs nowhere whole (the page renders it with other line breaks than the
+   * element alone), each of its lines of four characters or more is replaced instead.
+   */
+  function maskEditables(text, editables) {
+    let out = String(text ?? '');
+    const marker = (secret) => `[redacted credential len=${Array.from(secret).length}]`;
+    const replaceAll = (secret) => {
+      const parts = out.split(secret);
+      if (parts.length === 1) return false;
+      out = parts.join(marker(secret));
+      return true;
+    };
+    for (const d of editables || []) {
+      if (!isContentEditable(d) || !isCredentialField(d)) continue;
+      const secret = String(lazy(d.renderedText) ?? '').trim();
+      if (!secret || replaceAll(secret)) continue;
+      for (const line of secret.split(/\r?\n/)) {
+        const l = line.trim();
+        if (Array.from(l).length >= 4) replaceAll(l);
+      }
+    }
+    return out;
   }
 
   /** True for one-time-code fields (an MFA step is showing). */
@@ -437,7 +489,7 @@
   globalThis.ChaperoneSnapshotCore = Object.freeze({
     NAME_MAX, ATTR_MAX, INTERACTIVE_ROLES,
     collapse, clip, roleOf, implicitRole, nameOf, isActionable, isContentEditable,
-    isCredentialField, isOtpField, credentialName, boundUtf8, normalizeText, textExcerpt,
+    isCredentialField, isOtpField, credentialName, maskEditables, boundUtf8, normalizeText, textExcerpt,
     nodeLine, formatNodeLine, stableKey, dedupeKeys, assignRefs, sameLine, diffNodes,
   });
 })();

@@ -14,6 +14,8 @@
 //   ok          ok
 // A page with a visible password field is blind ("sign_in"): pageLevel().
 
+import { BANK_WORDS, BROWSER_SCHEMES, BUILTIN_RULES, CONFUSABLES } from './floor-rules.js';
+
 /** The levels, weakest first: a higher index always wins. */
 export const FLOOR_LEVELS = Object.freeze(['ok', 'hands-only', 'blind']);
 
@@ -22,92 +24,10 @@ export const MAX_URL = 65536;
 
 const MAX_PATTERN = 1024;
 
-// The one table of built-in host rules, as BUILTIN_RULES in chp-url-floor.c. Hosts match
-// themselves and their subdomains; a path matches itself and everything under it.
-const BUILTIN_RULES = Object.freeze([
-  ['chromewebstore.google.com', null, 'blind', 'extension_store'],
-  ['chrome.google.com', '/webstore', 'blind', 'extension_store'],
-  ['microsoftedge.microsoft.com', '/addons', 'blind', 'extension_store'],
-  ['addons.mozilla.org', null, 'blind', 'extension_store'],
-  ['addons.opera.com', null, 'blind', 'extension_store'],
-
-  ['vault.bitwarden.com', null, 'blind', 'password_manager'],
-  ['vault.bitwarden.eu', null, 'blind', 'password_manager'],
-  ['1password.com', null, 'blind', 'password_manager'],
-  ['1password.ca', null, 'blind', 'password_manager'],
-  ['1password.eu', null, 'blind', 'password_manager'],
-  ['lastpass.com', null, 'blind', 'password_manager'],
-  ['lastpass.eu', null, 'blind', 'password_manager'],
-  ['dashlane.com', null, 'blind', 'password_manager'],
-  ['passwords.google.com', null, 'blind', 'password_manager'],
-  ['passwords.google', null, 'blind', 'password_manager'],
-  ['keepersecurity.com', null, 'blind', 'password_manager'],
-  ['keepersecurity.eu', null, 'blind', 'password_manager'],
-  ['nordpass.com', null, 'blind', 'password_manager'],
-  ['pass.proton.me', null, 'blind', 'password_manager'],
-  ['roboform.com', null, 'blind', 'password_manager'],
-  ['vault.zoho.com', null, 'blind', 'password_manager'],
-  ['vault.zoho.eu', null, 'blind', 'password_manager'],
-
-  ['accounts.google.com', null, 'blind', 'sign_in'],
-  ['login.microsoftonline.com', null, 'blind', 'sign_in'],
-  ['login.live.com', null, 'blind', 'sign_in'],
-  ['idmsa.apple.com', null, 'blind', 'sign_in'],
-  ['github.com', '/login', 'blind', 'sign_in'],
-  ['github.com', '/session', 'blind', 'sign_in'],
-
-  ['chase.com', null, 'blind', 'bank'],
-  ['wellsfargo.com', null, 'blind', 'bank'],
-  ['citi.com', null, 'blind', 'bank'],
-  ['capitalone.com', null, 'blind', 'bank'],
-  ['americanexpress.com', null, 'blind', 'bank'],
-  ['paypal.com', null, 'blind', 'bank'],
-  ['hsbc.com', null, 'blind', 'bank'],
-  ['hsbc.co.uk', null, 'blind', 'bank'],
-  ['barclays.co.uk', null, 'blind', 'bank'],
-  ['natwest.com', null, 'blind', 'bank'],
-  ['santander.co.uk', null, 'blind', 'bank'],
-  ['revolut.com', null, 'blind', 'bank'],
-  ['wise.com', null, 'blind', 'bank'],
-  ['monzo.com', null, 'blind', 'bank'],
-  ['credit-agricole.fr', null, 'blind', 'bank'],
-  ['societegenerale.fr', null, 'blind', 'bank'],
-  ['icbc.com.cn', null, 'blind', 'bank'],
-  ['ccb.com', null, 'blind', 'bank'],
-  ['boc.cn', null, 'blind', 'bank'],
-  ['cmbchina.com', null, 'blind', 'bank'],
-  ['abchina.com', null, 'blind', 'bank'],
-  ['alipay.com', null, 'blind', 'bank'],
-
-  ['myaccount.google.com', null, 'hands-only', 'account_settings'],
-  ['account.microsoft.com', null, 'hands-only', 'account_settings'],
-  ['account.live.com', null, 'hands-only', 'account_settings'],
-  ['appleid.apple.com', null, 'hands-only', 'account_settings'],
-  ['account.apple.com', null, 'hands-only', 'account_settings'],
-  ['github.com', '/settings', 'hands-only', 'account_settings'],
-].map(([host, path, level, reason]) => Object.freeze({ host, path, level, reason })));
-
-const BROWSER_SCHEMES = new Set([
-  'about', 'brave', 'chrome', 'chrome-error', 'chrome-extension', 'chrome-native',
-  'chrome-search', 'chrome-untrusted', 'devtools', 'edge', 'extension', 'isolated-app',
-  'moz-extension', 'opera', 'resource', 'safari-web-extension', 'view-source', 'vivaldi',
-]);
-
-const BANK_WORDS = ['bank', 'banque'];
-
-// Letters of other scripts that look like the Latin letters of BANK_WORDS (CONFUSABLES in the C).
-const CONFUSABLES = new Map([
-  [0x0430, 'a'], [0x03B1, 'a'], [0x0251, 'a'], [0x1D00, 'a'], [0x0250, 'a'],
-  [0x044C, 'b'], [0x0185, 'b'], [0x0432, 'b'], [0x03B2, 'b'], [0x0299, 'b'],
-  [0x13CF, 'b'], [0x15AF, 'b'], [0x0253, 'b'], [0x0183, 'b'],
-  [0x043F, 'n'], [0x0578, 'n'], [0x057C, 'n'], [0x0274, 'n'], [0x03B7, 'n'],
-  [0x0572, 'n'],
-  [0x043A, 'k'], [0x03BA, 'k'], [0x049B, 'k'], [0x049D, 'k'], [0x049F, 'k'],
-  [0x04A1, 'k'], [0x1D0B, 'k'], [0x0138, 'k'], [0x0199, 'k'],
-  [0x051B, 'q'], [0x0566, 'q'],
-  [0x03C5, 'u'], [0x057D, 'u'], [0x1D1C, 'u'], [0x028B, 'u'],
-  [0x0435, 'e'], [0x04BD, 'e'], [0x03B5, 'e'], [0x0454, 'e'],
-]);
+// The built-in tables come from src/core/floor-rules.json, which chp-url-floor.c is built from too
+// (floor-rules.js is made from it by build-aux/gen-floor-rules.py): one list for both floors.
+const BROWSER_SCHEMES_SET = new Set(BROWSER_SCHEMES);
+const CONFUSABLES_MAP = new Map(CONFUSABLES);
 
 // ---- small helpers ---------------------------------------------------------------------------
 
@@ -649,7 +569,7 @@ function hostSkeleton(unicode) {
   for (const ch of unicode.normalize('NFKD')) {
     if (/\p{M}/u.test(ch)) continue;
     let c = ch.toLowerCase().codePointAt(0);
-    if (CONFUSABLES.has(c)) out += CONFUSABLES.get(c);
+    if (CONFUSABLES_MAP.has(c)) out += CONFUSABLES_MAP.get(c);
     else out += String.fromCodePoint(c);
   }
   return out;
@@ -757,7 +677,7 @@ function checkUrl(url, rules, depth) {
     return checkUrl(url.slice(scheme.length + 1), rules, depth + 1);
   }
   if (scheme !== 'http' && scheme !== 'https') {
-    return blindBecause(BROWSER_SCHEMES.has(scheme) ? 'browser_page' : 'not_web');
+    return blindBecause(BROWSER_SCHEMES_SET.has(scheme) ? 'browser_page' : 'not_web');
   }
 
   const uri = uriParse(url);

@@ -22,6 +22,7 @@ const MARKER_PREFIX = '[redacted ';
 const SECRET_SUBSTRINGS = [
   'password', 'passwd', 'passphrase', 'passcode', 'passwort', 'secret', 'token', 'apikey',
   'csrf', 'xsrf', 'cookie', 'sessionid', 'sessid', 'privatekey', 'accesskey', 'authorization',
+  'mnemonic',
 ];
 
 const SECRET_WORDS = [
@@ -36,7 +37,9 @@ const SECRET_PAIRS = [
   ['api', 'key'], ['api', 'keys'], ['access', 'key'], ['private', 'key'],
   ['card', 'number'], ['card', 'num'], ['card', 'no'], ['cc', 'number'],
   ['cc', 'num'], ['cc', 'no'], ['credit', 'card'], ['security', 'code'],
-  ['account', 'number'],
+  ['account', 'number'], ['account', 'key'], ['verification', 'code'],
+  ['recovery', 'code'], ['recovery', 'codes'], ['backup', 'code'], ['backup', 'codes'],
+  ['recovery', 'phrase'], ['seed', 'phrase'],
 ];
 
 const NOT_SECRET_WORDS = new Set([
@@ -218,10 +221,272 @@ const KEY_SHAPES = [
   ['AKIA', 16, 16, true, false, 'aws_key'],
   ['ASIA', 16, 16, true, true, 'aws_key'], // "ASIAN…" is a word; real ones have digits
   ['AIza', 35, 35, false, false, 'google_api_key'],
+  ['ya29.', 20, 0, false, false, 'google_oauth_token'], // the '.' is part of the prefix
 ].map(([prefix, minBody, exactBody, upperDigits, needsDigit, name]) =>
   ({ prefix, minBody, exactBody, upperDigits, needsDigit, name }));
 
 const KEY_SHAPE_STARTS = new Set(KEY_SHAPES.map((shape) => shape.prefix[0]));
+
+// ---- numbers: cards and national ids (match_number in the C) -------------------------------------
+
+const MAX_ID_CHARS = 19; // the longest card number; ids are shorter
+const MAX_GROUPS = 8;
+
+// The number being read (one at a time: reused, so that reading one allocates nothing): its
+// characters as codes (digits, and the letters an id may have) and where each group ends, the
+// groups split by one space or one '-' (the same one).
+const NUM = {
+  c: new Uint8Array(MAX_ID_CHARS),
+  n: 0,
+  groups: 0,
+  groupChars: new Uint8Array(MAX_GROUPS), // characters before the end of each group
+  groupEnd: new Array(MAX_GROUPS).fill(0), // text offset after each group
+  sep: '',
+};
+
+const codeIsDigit = (c) => c >= 48 && c <= 57;
+const CODE_X = 88;
+const CODE_x = 120;
+
+// Reads the number at s[i] into NUM. Groups stop where one more would pass MAX_ID_CHARS; a first
+// group longer than that is no id at all (false).
+function readNumber(s, i) {
+  const n = s.length;
+  const num = NUM;
+  let e = i;
+  num.n = 0;
+  num.groups = 0;
+  num.sep = '';
+  for (;;) {
+    const start = e;
+    while (e < n) {
+      const c = s.charCodeAt(e);
+      // A French NIR's department may be 2A or 2B (Corsica); a Chinese id may end in X.
+      const letter = (num.n === 6 && num.c[5] === 50 && (c === 65 || c === 66))
+        || (num.n === 17 && (c === CODE_X || c === CODE_x));
+      if (!codeIsDigit(c) && !letter) break;
+      if (num.n === MAX_ID_CHARS) {
+        if (num.groups === 0) return false;
+        num.n = num.groupChars[num.groups - 1];
+        return true;
+      }
+      num.c[num.n++] = c;
+      e++;
+      if (c === CODE_X || c === CODE_x) break;
+    }
+    if (e === start) break;
+    num.groupChars[num.groups] = num.n;
+    num.groupEnd[num.groups] = e;
+    num.groups++;
+    const last = num.c[num.n - 1];
+    if (num.groups === MAX_GROUPS || e + 1 >= n || (s[e] !== ' ' && s[e] !== '-')
+        || (num.sep !== '' && s[e] !== num.sep) || !isDigit(s[e + 1]) || last === CODE_X || last === CODE_x) break;
+    num.sep = s[e];
+    e++;
+  }
+  return num.groups > 0;
+}
+
+const allDigits = (c, from, to) => {
+  for (let k = from; k < to; k++) if (!codeIsDigit(c[k])) return false;
+  return true;
+};
+
+const numberOf = (c, from, len) => {
+  let v = 0;
+  for (let k = from; k < from + len; k++) v = v * 10 + (c[k] - 48);
+  return v;
+};
+
+function luhnOk(c, n) {
+  let sum = 0;
+  for (let k = 0; k < n; k++) {
+    let d = c[n - 1 - k] - 48;
+    if (k % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+// A payment card: 13 to 19 digits with a card network's first digits and length, and a valid Luhn
+// check digit (one number in ten passes Luhn alone).
+function cardOk(c, n) {
+  if (n < 13 || n > 19 || !allDigits(c, 0, n)) return false;
+  const two = numberOf(c, 0, 2);
+  const four = numberOf(c, 0, 4);
+  let brand;
+  switch (c[0]) {
+    case 52: brand = n === 13 || n === 16 || n === 19; break; // '4': Visa
+    case 53: brand = two >= 51 && two <= 55 && n === 16; break; // '5': Mastercard
+    case 50: brand = four >= 2221 && four <= 2720 && n === 16; break; // '2': Mastercard's 2-series
+    case 51: // '3': American Express; JCB; Diners
+      brand = ((two === 34 || two === 37) && n === 15) || (two === 35 && n >= 16)
+        || ((two === 36 || two === 38 || two === 39 || (two === 30 && c[2] <= 53)) && n >= 14);
+      break;
+    case 54: brand = n >= 16; break; // '6': Discover, UnionPay, Maestro
+    default: brand = false;
+  }
+  return brand && luhnOk(c, n);
+}
+
+// A US social security number, 123-45-6789: area not 000, 666 or 9xx, group not 00, serial not 0000.
+function ssnOk(num, groups) {
+  const c = num.c;
+  if (groups !== 3 || num.sep !== '-' || num.groupChars[0] !== 3 || num.groupChars[1] !== 5
+    || num.groupChars[2] !== 9 || !allDigits(c, 0, 9)) return false;
+  const area = numberOf(c, 0, 3);
+  return area !== 0 && area !== 666 && c[0] !== 57 && numberOf(c, 3, 2) !== 0 && numberOf(c, 5, 4) !== 0;
+}
+
+// A French social security number (NIR): sex, year, month, department (2A/2B for Corsica), commune,
+// order, then a key that is 97 minus the first thirteen digits modulo 97.
+function nirOk(c, n) {
+  if (n !== 15 || !(c[0] === 49 || c[0] === 50 || c[0] === 51 || c[0] === 52 || c[0] === 55 || c[0] === 56)) {
+    return false; // 1, 2, 3, 4, 7, 8
+  }
+  if (!allDigits(c, 0, 6) || !allDigits(c, 7, 15)) return false;
+  const month = numberOf(c, 3, 2);
+  if (!((month >= 1 && month <= 12) || (month >= 20 && month <= 42) || month >= 50)) return false;
+  let v = 0; // < 10^13 < 2^53: exact
+  for (let k = 0; k < 13; k++) {
+    let d;
+    if (k === 5 && c[6] === 65) d = 1; // 2A counts as 19
+    else if (k === 6 && c[6] === 65) d = 9;
+    else if (k === 5 && c[6] === 66) d = 1; // 2B as 18
+    else if (k === 6 && c[6] === 66) d = 8;
+    else if (!codeIsDigit(c[k])) return false;
+    else d = c[k] - 48;
+    v = v * 10 + d;
+  }
+  return 97 - (v % 97) === numberOf(c, 13, 2);
+}
+
+const CN_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+const CN_CHECK = '10X98765432';
+
+// A Chinese resident identity number: region, birth date, sequence, then a check character
+// (ISO 7064 MOD 11-2; 'X' stands for 10).
+function cnIdOk(c, n) {
+  if (n !== 18 || c[0] < 49 || c[0] > 56 || !allDigits(c, 0, 17)) return false;
+  let sum = 0;
+  for (let k = 0; k < 17; k++) sum += CN_WEIGHTS[k] * (c[k] - 48);
+  const year = numberOf(c, 6, 4);
+  const month = numberOf(c, 10, 2);
+  const day = numberOf(c, 12, 2);
+  if (year < 1900 || year > 2099 || month < 1 || month > 12 || day < 1 || day > 31) return false;
+  const last = c[17] === CODE_x ? CODE_X : c[17];
+  return last === CN_CHECK.charCodeAt(sum % 11);
+}
+
+// ---- phrases: "Your verification code is 482913", "API key is …" (PHRASES in the C) --------------
+
+// What a page says just before a secret: [text (lowercase; a space stands for one to four blanks),
+// the marker's name, 'code' | 'key']. A short code only after one of these: a six-digit number
+// alone is an order, a date or a price. Single words already secret as names (password, token, …)
+// only add "is": their "name: value" and "name=value" forms are the rules above.
+const PHRASES = [
+  ['verification code', 'verification_code', 'code'],
+  ['confirmation code', 'confirmation_code', 'code'],
+  ['security code', 'security_code', 'code'],
+  ['one-time code', 'one_time_code', 'code'],
+  ['one time code', 'one_time_code', 'code'],
+  ['one-time passcode', 'one_time_code', 'code'],
+  ['one-time password', 'one_time_code', 'code'],
+  ['one time password', 'one_time_code', 'code'],
+  ['login code', 'login_code', 'code'],
+  ['sign-in code', 'login_code', 'code'],
+  ['authentication code', 'auth_code', 'code'],
+  ['auth code', 'auth_code', 'code'],
+  ['access code', 'access_code', 'code'],
+  ['activation code', 'activation_code', 'code'],
+  ['recovery code', 'recovery_code', 'code'],
+  ['backup code', 'backup_code', 'code'],
+  ['2fa code', 'otp', 'code'],
+  ['mfa code', 'otp', 'code'],
+  ['sms code', 'otp', 'code'],
+  ['otp', 'otp', 'code'],
+  ['totp', 'otp', 'code'],
+  ['pin', 'pin', 'code'],
+  ['pin code', 'pin', 'code'],
+  ['passcode', 'passcode', 'code'],
+  ['your code', 'code', 'code'],
+  ['code de v\u00e9rification', 'verification_code', 'code'],
+  ['code de confirmation', 'confirmation_code', 'code'],
+  ['code de s\u00e9curit\u00e9', 'security_code', 'code'],
+  ['code \u00e0 usage unique', 'one_time_code', 'code'],
+  ['code de r\u00e9cup\u00e9ration', 'recovery_code', 'code'],
+  ['code de secours', 'backup_code', 'code'],
+  ['code pin', 'pin', 'code'],
+  ['votre code', 'code', 'code'],
+  ['\u9a8c\u8bc1\u7801', 'verification_code', 'code'], // 验证码
+  ['\u6821\u9a8c\u7801', 'verification_code', 'code'], // 校验码
+  ['\u52a8\u6001\u7801', 'one_time_code', 'code'], // 动态码
+  ['\u52a8\u6001\u5bc6\u7801', 'one_time_code', 'code'], // 动态密码
+  ['\u6062\u590d\u7801', 'recovery_code', 'code'], // 恢复码
+  ['\u5907\u7528\u7801', 'backup_code', 'code'], // 备用码
+
+  ['password', 'password', 'key'],
+  ['passphrase', 'passphrase', 'key'],
+  ['secret', 'secret', 'key'],
+  ['token', 'token', 'key'],
+  ['api key', 'api_key', 'key'],
+  ['access key', 'access_key', 'key'],
+  ['secret key', 'secret_key', 'key'],
+  ['private key', 'private_key', 'key'],
+  ['account key', 'account_key', 'key'],
+  ['client secret', 'client_secret', 'key'],
+  ['mot de passe', 'password', 'key'],
+  ['cl\u00e9 priv\u00e9e', 'private_key', 'key'],
+  ['cl\u00e9 secr\u00e8te', 'secret_key', 'key'],
+  ['cl\u00e9 api', 'api_key', 'key'],
+  ["cl\u00e9 d'api", 'api_key', 'key'],
+  ['\u5bc6\u7801', 'password', 'key'], // 密码
+  ['\u79c1\u94a5', 'private_key', 'key'], // 私钥
+  ['\u5bc6\u94a5', 'secret_key', 'key'], // 密钥
+].map(([text, name, kind]) => ({
+  text, name, kind,
+  // One ASCII word ("pin", "token"): too common a word to be trusted without "is" or ':'.
+  single: !text.includes(' ') && text.charCodeAt(0) < 0x80,
+}));
+
+// Words between a phrase and its secret: "is", "est", "是", "为".
+const CONNECTOR_WORDS = ['is', 'was', 'est', '\u662f', '\u4e3a', '\u70ba'];
+
+const lowerChar = (c) => (isUpper(c) ? String.fromCharCode(c.charCodeAt(0) + 32) : c);
+
+// Every word start asks whether a phrase starts there: a set of the phrases' first three characters
+// (lowercase, hashed) rules out almost every word in one lookup, as in the C; a phrase in another
+// script is looked up by its first character. Only a "maybe": atPhrase() decides.
+const PHRASE_START_BITS = 4096;
+const lowerCode = (c) => (c >= 65 && c <= 90 ? c + 32 : c);
+const startHash = (a, b, c) => (lowerCode(a) * 961 + lowerCode(b) * 31 + lowerCode(c)) % PHRASE_START_BITS;
+const PHRASE_START = new Uint8Array(PHRASE_START_BITS);
+const PHRASE_FIRST_WIDE = new Set();
+for (const p of PHRASES) {
+  const t = p.text;
+  if (t.charCodeAt(0) < 0x80) PHRASE_START[startHash(t.charCodeAt(0), t.charCodeAt(1), t.charCodeAt(2))] = 1;
+  else PHRASE_FIRST_WIDE.add(t[0]);
+}
+function mayStartPhrase(s, i) {
+  if (i + 2 >= s.length) return false;
+  const c = s.charCodeAt(i);
+  if (c >= 0x80) return PHRASE_FIRST_WIDE.has(s[i]);
+  return PHRASE_START[startHash(c, s.charCodeAt(i + 1), s.charCodeAt(i + 2))] === 1;
+}
+
+// The phrases by their first character, in table order.
+const PHRASES_BY_FIRST = new Map();
+for (const p of PHRASES) {
+  if (!PHRASES_BY_FIRST.has(p.text[0])) PHRASES_BY_FIRST.set(p.text[0], []);
+  PHRASES_BY_FIRST.get(p.text[0]).push(p);
+}
+
+// A key (printable ASCII, as keyEnd reads it): 6+ characters with a digit or a symbol, or 16+.
+function looksLikeKey(s, from, to) {
+  let telling = false;
+  for (let k = from; k < to; k++) if (!isAlpha(s[k])) telling = true;
+  return (to - from >= 6 && telling) || to - from >= 16;
+}
 
 class Scan {
   constructor(s) {
@@ -230,6 +495,8 @@ class Scan {
     this.out = [];
     this.count = 0;
     this.noPemEnd = false; // a search for "-----END " already failed: never search again
+    this.pwFrom = 0; // a URL's password, masked when the scan gets there; pwTo 0: none
+    this.pwTo = 0;
     this.keepFrom = 0; // s[keepFrom..keepTo) is copied text not yet in out: runs join up
     this.keepTo = 0;
   }
@@ -281,12 +548,12 @@ class Scan {
 
   matchKeyShape(i) {
     if (!KEY_SHAPE_STARTS.has(this.s[i])) return null;
-    const wordEnd = this.run(i, isTokenChar);
     for (const shape of KEY_SHAPES) {
       const plen = shape.prefix.length;
-      if (wordEnd - i <= plen || !this.s.startsWith(shape.prefix, i)) continue;
+      if (!this.s.startsWith(shape.prefix, i)) continue;
+      const wordEnd = this.run(i + plen, isTokenChar);
       const body = wordEnd - i - plen;
-      if (body < shape.minBody || (shape.exactBody !== 0 && body !== shape.exactBody)) continue;
+      if (body === 0 || body < shape.minBody || (shape.exactBody !== 0 && body !== shape.exactBody)) continue;
       let digit = false;
       let ok = true;
       for (let j = i + plen; j < wordEnd; j++) {
@@ -426,6 +693,208 @@ class Scan {
     return null;
   }
 
+  // A card number or a national id at s[i], a word start with a digit: { len, name } or null. The
+  // whole number is tried first, then shorter ones at its group ends (a card number followed by its
+  // expiry date), each ending a word.
+  // d: the end of the digits at s[i].
+  matchNumber(i, d) {
+    const { s, n } = this;
+    // Most numbers are short and alone ("12", "2024,"): out before anything is read. What can match
+    // is 13 or more digits, or digits then a separator and a digit, or a NIR's 2A/2B.
+    if (d - i < 13 && !(d + 1 < n && (s[d] === ' ' || s[d] === '-') && isDigit(s[d + 1]))
+        && !(d - i === 6 && s[d - 1] === '2' && (s[d] === 'A' || s[d] === 'B'))) return null;
+    // "3.4111…" is a decimal fraction, not a number of its own. A marker's ']' counts as the digit it
+    // may have replaced: the second pass must keep what the first kept.
+    if (i >= 2 && (s[i - 1] === '.' || s[i - 1] === ',') && (isDigit(s[i - 2]) || s[i - 2] === ']')) return null;
+    if (!readNumber(s, i)) return null;
+    const num = NUM;
+    for (let g = num.groups; g > 0; g--) {
+      const len = num.groupChars[g - 1];
+      const e = num.groupEnd[g - 1];
+      // The number must end a word: "4111…1111abc" and "…1111-rc1" are names, "…1111.5" a decimal
+      // ('[' as a digit: a marker there must not make the second pass differ).
+      if (e < n && (isTokenChar(s[e])
+          || ((s[e] === '.' || s[e] === ',') && (isDigit(s[e + 1] ?? '') || s[e + 1] === '[')))) continue;
+      let name;
+      if (g === num.groups && ssnOk(num, g)) name = 'ssn';
+      else if (cardOk(num.c, len)) name = 'card_number';
+      else if (nirOk(num.c, len) || cnIdOk(num.c, len)) name = 'national_id';
+      else continue;
+      return { len: e - i, name };
+    }
+    return null;
+  }
+
+  // "scheme://user:password@host": u is just after "//". Finds the password (from the first ':' to
+  // the last '@' of the authority, as a browser reads it) and leaves it for scan() to mask when it
+  // gets there: the user part before it is scanned as any text, so that a second pass, which no
+  // longer finds the '@' past the marker, reads it the same way.
+  findUserinfo(u) {
+    const { s, n } = this;
+    let at = -1;
+    let e = u;
+    for (let bytes = 0; e < n && bytes <= 256; bytes += unitBytes(s, e), e++) {
+      const c = s[e];
+      if (isSpace(c) || '/?#"\'<>`'.includes(c)) break;
+      if (c === '@') at = e;
+    }
+    if (at === -1) return;
+    const colon = s.indexOf(':', u);
+    if (colon === -1 || colon >= at || colon + 1 === at || markerLen(s, colon + 1) > 0) return;
+    this.pwFrom = colon + 1;
+    this.pwTo = at;
+  }
+
+  // The end of `text` (lowercase) matched at s[i], ASCII case ignored, or 0.
+  matchWords(i, text) {
+    const { s, n } = this;
+    let k = i;
+    for (const p of text) {
+      if (p === ' ') {
+        const b = this.skipBlanks(k, 4);
+        if (b === k) return 0;
+        k = b;
+      } else if (s.startsWith(p, k) || (k < n && p.length === 1 && lowerChar(s[k]) === p)) {
+        k += p.length;
+      } else {
+        return 0;
+      }
+    }
+    // A whole word: "pin" is not "ping".
+    if (k < n && isTokenChar(s[k]) && isTokenChar(s[k - 1])) return 0;
+    return k;
+  }
+
+  // A short code at s[v]: 3 to 12 digits (two groups of three or four may be split by a space), or
+  // 4 to 32 letters, digits and inner hyphens with two digits at least. Its end, or 0.
+  codeEnd(v) {
+    const { s, n } = this;
+    let e = v;
+    let digits = 0;
+    let other = false;
+    while (e < n && (isAlnum(s[e]) || (s[e] === '-' && e > v && e + 1 < n && isAlnum(s[e + 1])))) {
+      if (isDigit(s[e])) digits++;
+      else other = true;
+      e++;
+    }
+    if (!other && (e - v === 3 || e - v === 4) && e + 1 < n && s[e] === ' ') {
+      let f = e + 1;
+      while (f < n && isDigit(s[f])) f++;
+      if (f - (e + 1) === e - v && !(f < n && isTokenChar(s[f]))) {
+        digits += f - (e + 1);
+        e = f;
+      }
+    }
+    // "482913.5", "482913:x", "482913-": part of something longer. '[' as a letter: a later rule's
+    // marker there must not make the second pass mask what the first kept.
+    if (e < n && (isTokenChar(s[e]) || s[e] === '@' || s[e] === '/'
+        || ('.:,'.includes(s[e]) && e + 1 < n && (isAlnum(s[e + 1]) || s[e + 1] === '[')))) return 0;
+    if (!other) return digits >= 3 && digits <= 12 ? e : 0;
+    return e - v >= 4 && e - v <= 32 && digits >= 2 ? e : 0;
+  }
+
+  // A key after "is": printable ASCII up to a delimiter, less a sentence's full stop; its end, or
+  // 0. One that runs into a '[' is refused: a later rule may mask part of a refused key, and the
+  // second pass, which stops at that marker, must refuse what is left of it too.
+  keyEnd(v) {
+    const { s, n } = this;
+    let e = v;
+    while (e < n && s.charCodeAt(e) > 0x20 && s.charCodeAt(e) < 0x7f && !'"\'<>`,;()[]{}'.includes(s[e])) e++;
+    if (s[e] === '[') return 0;
+    while (e > v && '.!?:'.includes(s[e - 1])) e--;
+    return looksLikeKey(s, v, e) ? e : 0;
+  }
+
+  // "secret key 4f2c9a7e…" with nothing between: 20 or more letters, digits and +/_-= with both a
+  // letter and a digit, as after a secret name; its end, or 0.
+  longTokenEnd(v) {
+    const { s, n } = this;
+    let digit = false;
+    let alpha = false;
+    let e = v;
+    for (; e < n && (isAlnum(s[e]) || '+/_-='.includes(s[e])); e++) {
+      digit ||= isDigit(s[e]);
+      alpha ||= isAlpha(s[e]);
+    }
+    return e - v >= 20 && digit && alpha && (e === n || !isNameChar(s[e]) || s[e] === '.') ? e : 0;
+  }
+
+  // "482913 is your verification code", "G-482913 est votre code": a code at s[i], then "is your"
+  // and, within four more words, "code", "passcode", "pin" or "otp". Its end, or 0.
+  // d: the end of the digits at s[i] (i itself when there are none).
+  codeBeforePhrase(i, d) {
+    const { s, n } = this;
+    // Out at once unless "is", "est" (or a second group of digits) follows the word.
+    let w = d;
+    while (w < n && (isAlnum(s[w]) || s[w] === '-')) w++;
+    const next = s[this.skipBlanks(w, 4)] ?? '';
+    if (!isDigit(next) && !'iIeE'.includes(next || '_')) return 0;
+    const e = this.codeEnd(i);
+    if (e === 0) return 0;
+    let k = 0;
+    for (const lead of ['is your', 'est votre']) {
+      k = this.matchWords(this.skipBlanks(e, 4), lead);
+      if (k > 0) break;
+    }
+    for (let w = 0; k > 0 && w < 5; w++) {
+      const word = this.skipBlanks(k, 4);
+      if (word === k) return 0;
+      if (['code', 'passcode', 'pin', 'otp'].some((end) => this.matchWords(word, end) > 0)) return e;
+      k = this.run(word, isTokenChar);
+      if (k === word || k - word > 32) return 0;
+    }
+    return 0;
+  }
+
+  // A phrase of PHRASES at s[i] and the secret after it. Emits everything up to the end of the
+  // secret and returns that end, or 0.
+  atPhrase(i) {
+    const { s, n } = this;
+    for (const phrase of PHRASES_BY_FIRST.get(lowerChar(s[i])) ?? []) {
+      const k = this.matchWords(i, phrase.text);
+      if (k === 0) continue;
+
+      // "is", "is:", ":", "：", "est", "是" … or nothing.
+      let v = this.skipBlanks(k, 4);
+      let word = false;
+      let colon = false;
+      for (const connector of CONNECTOR_WORDS) {
+        const after = this.matchWords(v, connector);
+        if (after > 0) {
+          word = true;
+          v = this.skipBlanks(after, 4);
+          break;
+        }
+      }
+      if (v < n && s[v] === ':' && !(v + 1 < n && s[v + 1] === ':')) {
+        colon = true;
+        v++;
+      } else if (s[v] === '\uFF1A') { // full-width colon
+        colon = true;
+        v++;
+      }
+      v = this.skipBlanks(v, 4);
+      if (v >= n || markerLen(s, v) > 0) continue;
+
+      let e;
+      if (phrase.kind === 'code') e = phrase.single && !word && !colon ? 0 : this.codeEnd(v);
+      else if (word) e = this.keyEnd(v);
+      else if (colon) {
+        // As "name: value": the value ends its line. A single word's is that rule's.
+        e = phrase.single ? 0 : this.keyEnd(v);
+        const after = this.skipBlanks(e, Infinity);
+        if (e > 0 && after < n && !'\r\n,;}])"\'.!?'.includes(s[after])) e = 0;
+      } else {
+        e = phrase.single ? 0 : this.longTokenEnd(v);
+      }
+      if (e === 0) continue;
+      this.copy(i, v);
+      this.emit(phrase.name, v, e);
+      return e;
+    }
+    return 0;
+  }
+
   // At the start of a word: a key shape, an auth scheme, or a name and maybe its value. Always
   // consumes at least one character and returns the new position.
   atWord(i) {
@@ -442,10 +911,30 @@ class Scan {
     }
     m = this.matchAuthScheme(i);
     if (m > 0) return m;
+    if (isDigit(s[i]) || (i + 2 < n && s[i + 1] === '-' && isDigit(s[i + 2]))) {
+      // Both look at the digits first: read them once.
+      let d = i;
+      while (d < n && isDigit(s[d])) d++;
+      const number = d > i ? this.matchNumber(i, d) : null;
+      if (number) {
+        this.emit(number.name, i, i + number.len);
+        return i + number.len;
+      }
+      m = this.codeBeforePhrase(i, d);
+      if (m > 0) {
+        this.emit('code', i, m);
+        return m;
+      }
+    }
 
     const j = this.run(i, isNameChar);
     let nameEnd = j;
     while (nameEnd > i && s[nameEnd - 1] === '.') nameEnd--;
+
+    // "postgres://admin:pw@db": the password in a URL's userinfo.
+    if (j + 2 < n && s[j] === ':' && s[j + 1] === '/' && s[j + 2] === '/' && isScheme(s, i, j)) {
+      this.findUserinfo(j + 3);
+    }
 
     // "API key 4f2c…": two words that only together name a secret.
     if (nameEnd === j && j - i === 3 && asciiLower(s.slice(i, j)) === 'api' && j + 4 <= n &&
@@ -468,6 +957,24 @@ class Scan {
         this.emit(s.slice(i, j), found[0], found[1]);
         return found[1];
       }
+    }
+
+    // An OAuth callback's "?code=…" (not "country_code", not "code=404").
+    if (j - i === 4 && i > 0 && '?&#'.includes(s[i - 1]) && asciiLower(s.slice(i, j)) === 'code' && s[j] === '=') {
+      // Not through a '[': a marker a later rule leaves there would make the second pass longer
+      // than the first.
+      let e = j + 1;
+      while (e < n && !isValueDelim(s[e]) && s[e] !== '[') e++;
+      if (utf8Length(s.slice(j + 1, e), 8) >= 8) {
+        this.copy(i, j + 1);
+        this.emit('code', j + 1, e);
+        return e;
+      }
+    }
+
+    if (mayStartPhrase(s, i)) {
+      m = this.atPhrase(i);
+      if (m > 0) return m;
     }
 
     this.copy(i, j);
@@ -493,15 +1000,27 @@ class Scan {
     else if (k + 1 < n && s[k] === '=' && s[k + 1] === '>') k += 2;
     else return 0;
     const name = s.slice(i + 1, e);
-    if (!isSecretName(name)) return 0;
+    // A name holding an earlier pass's marker is not one: "[redacted ssn len=11]" says ssn.
+    if (!isSecretName(name) || name.includes(MARKER_PREFIX)) return 0;
 
     const v = this.skipBlanks(k, 4);
     if (v < n && (s[v] === '"' || s[v] === '\'')) {
       const end = this.quotedEnd(v, true);
-      if (end === v + 1 || markerLen(s, v + 1) === end - v - 1) return 0;
+      if (end === v + 1) return 0;
+      if (markerLen(s, v + 1) === end - v - 1) {
+        // An earlier pass's marker: the member as that pass left it, its name not read again as
+        // text (where "token=abc" would now be found).
+        this.copy(i, v + 1);
+        return v + 1;
+      }
       this.copy(i, v + 1);
       this.emit(name, v + 1, end);
       return end;
+    }
+    if (markerLen(s, v) > 0) {
+      // A number an earlier pass masked: as above.
+      this.copy(i, v);
+      return v;
     }
     let end = v;
     while (end < n && (isDigit(s[end]) || '+-.eE'.includes(s[end]))) end++;
@@ -517,6 +1036,18 @@ class Scan {
     let i = 0;
     let plain = 0; // start of the characters not yet copied
     while (i < n) {
+      if (this.pwTo > 0 && i >= this.pwFrom) {
+        const here = i === this.pwFrom; // else a rule before it masked through it
+        if (here) {
+          this.copy(plain, i);
+          this.emit('password', i, this.pwTo);
+          i = this.pwTo;
+          plain = i;
+        }
+        this.pwFrom = 0;
+        this.pwTo = 0;
+        if (here) continue;
+      }
       const c = s[i];
       let m;
       if (c === '[' && (m = markerLen(s, i)) > 0) {
@@ -533,6 +1064,9 @@ class Scan {
         this.copy(plain, i);
         i = this.atWord(i);
         plain = i;
+      } else if (c >= '\u0080' && mayStartPhrase(s, i) && (this.copy(plain, i), plain = i, m = this.atPhrase(i)) > 0) {
+        i = m; // "验证码：482913"
+        plain = i;
       } else {
         i++;
       }
@@ -540,6 +1074,12 @@ class Scan {
     this.copy(plain, n);
     this.flush();
   }
+}
+
+function isScheme(s, from, to) {
+  if (to === from || !isAlpha(s[from])) return false;
+  for (let k = from + 1; k < to; k++) if (!isAlnum(s[k]) && !'+-.'.includes(s[k])) return false;
+  return true;
 }
 
 function looksSecret(s, from, to) {

@@ -16,18 +16,33 @@
  *   sk-…(20+), sk_live_/sk_test_/rk_live_/rk_test_ api_key, stripe_key
  *   ghp_ gho_ ghu_ ghs_ ghr_ (30+), github_pat_    github_token
  *   glpat-, xox[abeprs]-, npm_, hf_                gitlab_token, slack_token, npm_token, hf_token
- *   AKIA/ASIA + 16 [0-9A-Z], AIza + 35             aws_key, google_api_key
+ *   AKIA/ASIA + 16 [0-9A-Z], AIza + 35, ya29.+20   aws_key, google_api_key, google_oauth_token
+ *   a card number: 13-19 digits (groups split by   card_number       4111 1111 1111 1111
+ *     one ' ' or '-'), a network's prefix and
+ *     length, Luhn
+ *   123-45-6789 (US SSN), a French NIR with its    ssn, national_id  1 85 05 78 006 084 91
+ *     key, a Chinese resident id with its check
+ *   a code, then "is your … code" (≤ 4 words)      code              G-482913 is your … code
+ *   scheme://user:<password>@host                  password          postgres://admin:pw@db
  *   <secret name>=<value>                          the name          ?session_id=…  sid=…; a=b
+ *   ?code= / &code= / #code= with 8+ characters    code              an OAuth callback
  *   <secret name>: <value> at a line start, for    the header        Cookie: …  X-Api-Key: …
  *     Cookie, Set-Cookie, (Proxy-)Authorization,
  *     and secret names with a '-': rest of line
  *   <secret name>: <one token> **                  the name          password: hunter22
  *   "<secret name>": "<value>" (JSON/dict text)    the name          "apiKey": "…"
  *   <secret name> <20+ chars, letters and digits>  the name          token 4f2c9a7e1b3d5f6a8c0e
+ *   a phrase of PHRASES, then "is", ':' or nothing  the phrase's      verification code is 482913
+ *     and a short code (3-12 digits; or 4-32       name              Votre mot de passe est …
+ *     letters, digits, '-' with 2+ digits), or                       验证码：482913
+ *     for passwords and keys a key (ASCII, 6+ with
+ *     a digit or symbol, or 16+) ***
  *
  *   *  the token must have 8+ characters with a digit or a symbol ("Bearer instruments" stays).
  *   ** the token must end its line (or be followed by , ; } ] ) or a quote) and have 6+
  *      characters with a digit or a symbol, or 16+ ("Password: required" stays).
+ *   *** a one-word phrase needs "is" or ':' ("pin 2024 posts" stays), and a key after ':' must
+ *      end its line, as **; a single word's "name: value" is that rule's.
  *
  * Secret names (chp_redact_name_is_secret, shared with JSON member names; it follows the
  * extension's credentialName in snapshot-core.js and adds cookies, sessions, CSRF, auth): a word
@@ -36,7 +51,9 @@
  * word pin, otp, totp, hotp, cvv, cvc, csc, pwd, pw, pass, mfa, 2fa, auth, sid, ssn, sig,
  * signature, session, bearer, jwt, iban, cardnumber, ccnumber, ccnum (optionally followed by
  * code, number, num, no or digits); or the word pairs api key, access key, private key,
- * card number, cc number, credit card, security code, account number. Words split at
+ * account key, card number, cc number, credit card, security code, account number,
+ * verification code, recovery code(s), backup code(s), recovery phrase, seed phrase; or a word
+ * containing mnemonic. Words split at
  * non-alphanumerics and camelCase. Not secret: a name whose last word says it is about the
  * secret rather than the secret (tokenType, passwordHint, sessionExpires, valueLength,
  * csrfHeaderName — see META_WORDS), and the words tokens, tokenizer, secretary.
@@ -44,8 +61,10 @@
  * Kept on purpose (false-positive guards): plain words and prose; UUIDs, hashes and ids in URL
  * paths and text unless under a secret name; "key=" alone (too common: i18n keys, React keys);
  * '==' comparisons; C++/Rust paths (Token::new); numbers and booleans under names that are not
- * secret; in JSON, booleans always (filled, credential, session: true) and objects (their own
- * members are judged by their own names, so a cookie list keeps its names and domains).
+ * secret; numbers in prose (an order, a date, a phone number, a price) unless a code phrase is
+ * next to them or they check out as a card or an id; "code=" outside a query; in JSON,
+ * booleans always (filled, credential, session: true) and objects (their own members are judged
+ * by their own names, so a cookie list keeps its names and domains).
  *
  * Bounded work: one pass, no regular expressions; a look-ahead is at most MAX_NAME bytes for a
  * quoted name, and a look-ahead for a value consumes what it read, so the cost is linear. */
@@ -70,6 +89,7 @@ static const char MARKER_PREFIX[] = "[redacted ";
 static const char * const SECRET_SUBSTRINGS[] = {
   "password", "passwd", "passphrase", "passcode", "passwort", "secret", "token", "apikey",
   "csrf", "xsrf", "cookie", "sessionid", "sessid", "privatekey", "accesskey", "authorization",
+  "mnemonic",
   NULL,
 };
 
@@ -86,7 +106,9 @@ static const struct { const char *first; const char *second; } SECRET_PAIRS[] = 
   { "api", "key" }, { "api", "keys" }, { "access", "key" }, { "private", "key" },
   { "card", "number" }, { "card", "num" }, { "card", "no" }, { "cc", "number" },
   { "cc", "num" }, { "cc", "no" }, { "credit", "card" }, { "security", "code" },
-  { "account", "number" },
+  { "account", "number" }, { "account", "key" }, { "verification", "code" },
+  { "recovery", "code" }, { "recovery", "codes" }, { "backup", "code" }, { "backup", "codes" },
+  { "recovery", "phrase" }, { "seed", "phrase" },
 };
 
 /* Words that never make a name secret although they contain a secret word. */
@@ -392,6 +414,8 @@ typedef struct
   GString *out;
   guint count;
   gboolean no_pem_end;  /* a search for "-----END " already failed: never search again */
+  gsize pw_from;        /* a URL's password, masked when the scan gets there; pw_to 0: none */
+  gsize pw_to;
 } Scan;
 
 static void
@@ -514,6 +538,7 @@ static const KeyShape KEY_SHAPES[] = {
   { "AKIA", 16, 16, TRUE, FALSE, "aws_key" },
   { "ASIA", 16, 16, TRUE, TRUE, "aws_key" },   /* "ASIAN…" is a word; real ones have digits */
   { "AIza", 35, 35, FALSE, FALSE, "google_api_key" },
+  { "ya29.", 20, 0, FALSE, FALSE, "google_oauth_token" },  /* the '.' is part of the prefix */
 };
 
 static gsize
@@ -521,19 +546,23 @@ match_key_shape (const Scan  *sc,
                  gsize        i,
                  const char **name)
 {
-  gsize word_end = run (sc, i, is_token_char);
-
   for (gsize k = 0; k < G_N_ELEMENTS (KEY_SHAPES); k++)
     {
       const KeyShape *shape = &KEY_SHAPES[k];
-      gsize plen = strlen (shape->prefix);
-      gsize body = word_end - i - plen;
+      gsize plen, word_end, body;
       gboolean digit = FALSE;
       gboolean ok = TRUE;
 
-      if (word_end - i <= plen || strncmp (sc->s + i, shape->prefix, plen) != 0)
+      /* Most words end here: this runs at every word. */
+      if (sc->s[i] != shape->prefix[0])
         continue;
-      if (body < shape->min_body || (shape->exact_body != 0 && body != shape->exact_body))
+      plen = strlen (shape->prefix);
+      if (sc->n - i <= plen || strncmp (sc->s + i, shape->prefix, plen) != 0)
+        continue;
+      word_end = run (sc, i + plen, is_token_char);
+      body = word_end - i - plen;
+      if (body == 0 || body < shape->min_body ||
+          (shape->exact_body != 0 && body != shape->exact_body))
         continue;
       for (gsize j = i + plen; j < word_end; j++)
         {
@@ -757,6 +786,684 @@ find_value (Scan  *sc,
   return FALSE;
 }
 
+/* ---- numbers: cards and national ids ----------------------------------------------------- */
+
+#define MAX_ID_CHARS 19  /* the longest card number; ids are shorter */
+#define MAX_GROUPS   8
+
+/* A number as written at a word start: its characters (digits, and the letters an id may have)
+ * and where each group of it ends, the groups split by one space or one '-' (the same one). */
+typedef struct
+{
+  char c[MAX_ID_CHARS];
+  guint n;
+  guint n_groups;
+  guint group_chars[MAX_GROUPS];  /* characters before the end of each group */
+  gsize group_end[MAX_GROUPS];    /* text offset after each group */
+  char sep;
+} Number;
+
+static gboolean
+is_digit_at (const Scan *sc,
+             gsize       i)
+{
+  return i < sc->n && g_ascii_isdigit (sc->s[i]);
+}
+
+/* Reads the number at @i into @num. Groups stop where one more would pass MAX_ID_CHARS; a first
+ * group longer than that is no id at all. */
+static gboolean
+read_number (const Scan *sc,
+             gsize       i,
+             Number     *num)
+{
+  const char *s = sc->s;
+  gsize e = i;
+
+  num->n = 0;
+  num->n_groups = 0;
+  num->sep = '\0';
+  for (;;)
+    {
+      gsize group_start = e;
+
+      while (e < sc->n)
+        {
+          char c = s[e];
+          /* A French NIR's department may be 2A or 2B (Corsica); a Chinese id may end in X. */
+          gboolean letter = (num->n == 6 && num->c[5] == '2' && (c == 'A' || c == 'B')) ||
+                            (num->n == 17 && (c == 'X' || c == 'x'));
+
+          if (!g_ascii_isdigit (c) && !letter)
+            break;
+          if (num->n == MAX_ID_CHARS)
+            {
+              if (num->n_groups == 0)
+                return FALSE;
+              num->n = num->group_chars[num->n_groups - 1];
+              return TRUE;
+            }
+          num->c[num->n++] = c;
+          e++;
+          if (c == 'X' || c == 'x')
+            break;
+        }
+      if (e == group_start)
+        break;
+      num->group_chars[num->n_groups] = num->n;
+      num->group_end[num->n_groups] = e;
+      num->n_groups++;
+      if (num->n_groups == MAX_GROUPS || e + 1 >= sc->n || (s[e] != ' ' && s[e] != '-') ||
+          (num->sep != '\0' && s[e] != num->sep) || !is_digit_at (sc, e + 1) ||
+          g_ascii_toupper (num->c[num->n - 1]) == 'X')
+        break;
+      num->sep = s[e];
+      e++;
+    }
+  return num->n_groups > 0;
+}
+
+static gboolean
+luhn_ok (const char *c,
+         guint       n)
+{
+  guint sum = 0;
+
+  for (guint k = 0; k < n; k++)
+    {
+      guint d = (guint) (c[n - 1 - k] - '0');
+
+      if (k % 2 == 1)
+        d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+      sum += d;
+    }
+  return sum % 10 == 0;
+}
+
+static guint
+number_of (const char *c,
+           guint       len)
+{
+  guint v = 0;
+
+  for (guint k = 0; k < len; k++)
+    v = v * 10 + (guint) (c[k] - '0');
+  return v;
+}
+
+/* A payment card: 13 to 19 digits with a card network's first digits and length, and a valid
+ * Luhn check digit (one number in ten passes Luhn alone). */
+static gboolean
+card_ok (const char *c,
+         guint       n)
+{
+  guint two, four;
+  gboolean brand;
+
+  if (n < 13 || n > 19)
+    return FALSE;
+  for (guint k = 0; k < n; k++)
+    if (!g_ascii_isdigit (c[k]))
+      return FALSE;
+  two = number_of (c, 2);
+  four = number_of (c, 4);
+  switch (c[0])
+    {
+    case '4':  /* Visa */
+      brand = n == 13 || n == 16 || n == 19;
+      break;
+    case '5':  /* Mastercard */
+      brand = two >= 51 && two <= 55 && n == 16;
+      break;
+    case '2':  /* Mastercard's 2-series */
+      brand = four >= 2221 && four <= 2720 && n == 16;
+      break;
+    case '3':  /* American Express; JCB; Diners */
+      brand = ((two == 34 || two == 37) && n == 15) || (two == 35 && n >= 16) ||
+              ((two == 36 || two == 38 || two == 39 || (two == 30 && c[2] <= '5')) && n >= 14);
+      break;
+    case '6':  /* Discover, UnionPay, Maestro */
+      brand = n >= 16;
+      break;
+    default:
+      brand = FALSE;
+    }
+  return brand && luhn_ok (c, n);
+}
+
+/* A US social security number, 123-45-6789: area not 000, 666 or 9xx, group not 00, serial
+ * not 0000. */
+static gboolean
+ssn_ok (const Number *num,
+        guint         groups)
+{
+  const char *c = num->c;
+
+  if (groups != 3 || num->sep != '-' || num->group_chars[0] != 3 || num->group_chars[1] != 5 ||
+      num->group_chars[2] != 9)
+    return FALSE;
+  for (guint k = 0; k < 9; k++)
+    if (!g_ascii_isdigit (c[k]))
+      return FALSE;
+  return number_of (c, 3) != 0 && number_of (c, 3) != 666 && c[0] != '9' &&
+         number_of (c + 3, 2) != 0 && number_of (c + 5, 4) != 0;
+}
+
+/* A French social security number (NIR): sex, year, month, department (2A/2B for Corsica),
+ * commune, order, then a key that is 97 minus the first thirteen digits modulo 97. */
+static gboolean
+nir_ok (const char *c,
+        guint       n)
+{
+  guint64 v = 0;
+  guint month;
+
+  if (n != 15 || strchr ("123478", c[0]) == NULL)
+    return FALSE;
+  for (guint k = 0; k < 15; k++)
+    if (!g_ascii_isdigit (c[k]) && k != 6)
+      return FALSE;
+  month = number_of (c + 3, 2);
+  if (!((month >= 1 && month <= 12) || (month >= 20 && month <= 42) || month >= 50))
+    return FALSE;
+  for (guint k = 0; k < 13; k++)
+    {
+      guint d;
+
+      if (k == 5 && c[6] == 'A')
+        d = 1;                 /* 2A counts as 19 */
+      else if (k == 6 && c[6] == 'A')
+        d = 9;
+      else if (k == 5 && c[6] == 'B')
+        d = 1;                 /* 2B as 18 */
+      else if (k == 6 && c[6] == 'B')
+        d = 8;
+      else if (!g_ascii_isdigit (c[k]))
+        return FALSE;
+      else
+        d = (guint) (c[k] - '0');
+      v = v * 10 + d;
+    }
+  return 97 - v % 97 == number_of (c + 13, 2);
+}
+
+/* A Chinese resident identity number: region, birth date, sequence, then a check character
+ * (ISO 7064 MOD 11-2; 'X' stands for 10). */
+static gboolean
+cn_id_ok (const char *c,
+          guint       n)
+{
+  static const guint weights[17] = { 7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2 };
+  guint sum = 0, year, month, day;
+
+  if (n != 18 || c[0] < '1' || c[0] > '8')
+    return FALSE;
+  for (guint k = 0; k < 17; k++)
+    {
+      if (!g_ascii_isdigit (c[k]))
+        return FALSE;
+      sum += weights[k] * (guint) (c[k] - '0');
+    }
+  year = number_of (c + 6, 4);
+  month = number_of (c + 10, 2);
+  day = number_of (c + 12, 2);
+  if (year < 1900 || year > 2099 || month < 1 || month > 12 || day < 1 || day > 31)
+    return FALSE;
+  return g_ascii_toupper (c[17]) == "10X98765432"[sum % 11];
+}
+
+/* A card number or a national id at @i, a word start with a digit: its length, and its kind in
+ * @name; or 0. The whole number is tried first, then shorter ones at its group ends (a card
+ * number followed by its expiry date), each ending a word. */
+static gsize
+match_number (const Scan  *sc,
+              gsize        i,
+              const char **name)
+{
+  const char *s = sc->s;
+  Number num;
+  gsize d = i;
+
+  /* Most numbers are short and alone ("12", "2024,"): out before anything is read. What can
+   * match is 13 or more digits, or digits then a separator and a digit, or a NIR's 2A/2B. */
+  while (is_digit_at (sc, d))
+    d++;
+  if (d - i < 13 &&
+      !(d + 1 < sc->n && (s[d] == ' ' || s[d] == '-') && g_ascii_isdigit (s[d + 1])) &&
+      !(d - i == 6 && s[d - 1] == '2' && (s[d] == 'A' || s[d] == 'B')))
+    return 0;
+
+  /* "3.4111…" is a decimal fraction, not a number of its own. A marker's ']' counts as the
+   * digit it may have replaced: the second pass must keep what the first kept. */
+  if (i >= 2 && (s[i - 1] == '.' || s[i - 1] == ',') &&
+      (g_ascii_isdigit (s[i - 2]) || s[i - 2] == ']'))
+    return 0;
+  if (!read_number (sc, i, &num))
+    return 0;
+  for (guint g = num.n_groups; g > 0; g--)
+    {
+      guint n = num.group_chars[g - 1];
+      gsize e = num.group_end[g - 1];
+
+      /* The number must end a word: "4111…1111abc" and "…1111-rc1" are names, "…1111.5" a
+       * decimal ('[' as a digit: a marker there must not make the second pass differ). */
+      if (e < sc->n && (is_token_char (s[e]) ||
+                        ((s[e] == '.' || s[e] == ',') && e + 1 < sc->n &&
+                         (g_ascii_isdigit (s[e + 1]) || s[e + 1] == '['))))
+        continue;
+      if (g == num.n_groups && ssn_ok (&num, g))
+        *name = "ssn";
+      else if (card_ok (num.c, n))
+        *name = "card_number";
+      else if (nir_ok (num.c, n) || cn_id_ok (num.c, n))
+        *name = "national_id";
+      else
+        continue;
+      return e - i;
+    }
+  return 0;
+}
+
+/* ---- URLs: a password in the userinfo, an OAuth code ---------------------------------------- */
+
+static gboolean
+is_scheme (const char *p,
+           gsize       len)
+{
+  if (len == 0 || !g_ascii_isalpha (p[0]))
+    return FALSE;
+  for (gsize k = 1; k < len; k++)
+    if (!g_ascii_isalnum (p[k]) && strchr ("+-.", p[k]) == NULL)
+      return FALSE;
+  return TRUE;
+}
+
+/* "scheme://user:password@host": @u is just after "//". Finds the password (from the first ':'
+ * to the last '@' of the authority, as a browser reads it) and leaves it for scan() to mask when
+ * it gets there: the user part before it is scanned as any text, so that a second pass, which
+ * no longer finds the '@' past the marker, reads it the same way. */
+static void
+find_userinfo (Scan  *sc,
+               gsize  u)
+{
+  const char *s = sc->s;
+  const char *colon;
+  gsize e, at = 0;
+
+  for (e = u; e < sc->n && e - u <= 256; e++)
+    {
+      char c = s[e];
+
+      if (g_ascii_isspace (c) || strchr ("/?#\"'<>`", c) != NULL)
+        break;
+      if (c == '@')
+        at = e;
+    }
+  if (at == 0 || (colon = memchr (s + u, ':', at - u)) == NULL || colon + 1 == s + at ||
+      marker_len (colon + 1, sc->n - (colon + 1 - s)) > 0)
+    return;
+  sc->pw_from = colon + 1 - s;
+  sc->pw_to = at;
+}
+
+/* ---- phrases: "Your verification code is 482913", "API key is …" -------------------------- */
+
+typedef enum
+{
+  PHRASE_CODE,  /* a short code: 482913, 482 913, G-482913 */
+  PHRASE_KEY,   /* a password or a key: hunter22, 4f2c9a7e… */
+} PhraseKind;
+
+typedef struct
+{
+  const char *text;   /* lowercase; a space stands for one to four blanks */
+  const char *name;   /* the marker's name */
+  PhraseKind kind;
+} Phrase;
+
+/* What a page says just before a secret. A short code only after one of these: a six-digit
+ * number alone is an order, a date or a price. Single words already secret as names (password,
+ * token, …) only add "is": their "name: value" and "name=value" forms are the rules above. */
+static const Phrase PHRASES[] = {
+  { "verification code", "verification_code", PHRASE_CODE },
+  { "confirmation code", "confirmation_code", PHRASE_CODE },
+  { "security code", "security_code", PHRASE_CODE },
+  { "one-time code", "one_time_code", PHRASE_CODE },
+  { "one time code", "one_time_code", PHRASE_CODE },
+  { "one-time passcode", "one_time_code", PHRASE_CODE },
+  { "one-time password", "one_time_code", PHRASE_CODE },
+  { "one time password", "one_time_code", PHRASE_CODE },
+  { "login code", "login_code", PHRASE_CODE },
+  { "sign-in code", "login_code", PHRASE_CODE },
+  { "authentication code", "auth_code", PHRASE_CODE },
+  { "auth code", "auth_code", PHRASE_CODE },
+  { "access code", "access_code", PHRASE_CODE },
+  { "activation code", "activation_code", PHRASE_CODE },
+  { "recovery code", "recovery_code", PHRASE_CODE },
+  { "backup code", "backup_code", PHRASE_CODE },
+  { "2fa code", "otp", PHRASE_CODE },
+  { "mfa code", "otp", PHRASE_CODE },
+  { "sms code", "otp", PHRASE_CODE },
+  { "otp", "otp", PHRASE_CODE },
+  { "totp", "otp", PHRASE_CODE },
+  { "pin", "pin", PHRASE_CODE },
+  { "pin code", "pin", PHRASE_CODE },
+  { "passcode", "passcode", PHRASE_CODE },
+  { "your code", "code", PHRASE_CODE },
+  { "code de v\xc3\xa9rification", "verification_code", PHRASE_CODE },
+  { "code de confirmation", "confirmation_code", PHRASE_CODE },
+  { "code de s\xc3\xa9" "curit\xc3\xa9", "security_code", PHRASE_CODE },
+  { "code \xc3\xa0 usage unique", "one_time_code", PHRASE_CODE },
+  { "code de r\xc3\xa9" "cup\xc3\xa9ration", "recovery_code", PHRASE_CODE },
+  { "code de secours", "backup_code", PHRASE_CODE },
+  { "code pin", "pin", PHRASE_CODE },
+  { "votre code", "code", PHRASE_CODE },
+  { "\xe9\xaa\x8c\xe8\xaf\x81\xe7\xa0\x81", "verification_code", PHRASE_CODE },  /* 验证码 */
+  { "\xe6\xa0\xa1\xe9\xaa\x8c\xe7\xa0\x81", "verification_code", PHRASE_CODE },  /* 校验码 */
+  { "\xe5\x8a\xa8\xe6\x80\x81\xe7\xa0\x81", "one_time_code", PHRASE_CODE },      /* 动态码 */
+  { "\xe5\x8a\xa8\xe6\x80\x81\xe5\xaf\x86\xe7\xa0\x81", "one_time_code", PHRASE_CODE },
+                                                                               /* 动态密码 */
+  { "\xe6\x81\xa2\xe5\xa4\x8d\xe7\xa0\x81", "recovery_code", PHRASE_CODE },      /* 恢复码 */
+  { "\xe5\xa4\x87\xe7\x94\xa8\xe7\xa0\x81", "backup_code", PHRASE_CODE },        /* 备用码 */
+
+  { "password", "password", PHRASE_KEY },
+  { "passphrase", "passphrase", PHRASE_KEY },
+  { "secret", "secret", PHRASE_KEY },
+  { "token", "token", PHRASE_KEY },
+  { "api key", "api_key", PHRASE_KEY },
+  { "access key", "access_key", PHRASE_KEY },
+  { "secret key", "secret_key", PHRASE_KEY },
+  { "private key", "private_key", PHRASE_KEY },
+  { "account key", "account_key", PHRASE_KEY },
+  { "client secret", "client_secret", PHRASE_KEY },
+  { "mot de passe", "password", PHRASE_KEY },
+  { "cl\xc3\xa9 priv\xc3\xa9" "e", "private_key", PHRASE_KEY },
+  { "cl\xc3\xa9 secr\xc3\xa8" "te", "secret_key", PHRASE_KEY },
+  { "cl\xc3\xa9 api", "api_key", PHRASE_KEY },
+  { "cl\xc3\xa9 d'api", "api_key", PHRASE_KEY },
+  { "\xe5\xaf\x86\xe7\xa0\x81", "password", PHRASE_KEY },                        /* 密码 */
+  { "\xe7\xa7\x81\xe9\x92\xa5", "private_key", PHRASE_KEY },                     /* 私钥 */
+  { "\xe5\xaf\x86\xe9\x92\xa5", "secret_key", PHRASE_KEY },                      /* 密钥 */
+};
+
+/* Words between a phrase and its secret: "is", "est", "是", "为". */
+static const char * const CONNECTOR_WORDS[] = {
+  "is", "was", "est", "\xe6\x98\xaf", "\xe4\xb8\xba", "\xe7\x82\xba", NULL,
+};
+
+/* Every word start asks whether a phrase starts there: a set of the phrases' first three bytes
+ * (lowercase, hashed) rules out almost every word in one lookup, as the name sets do. Only a
+ * "maybe": at_phrase() decides. */
+#define PHRASE_START_BITS 4096
+
+static guint32 phrase_start[PHRASE_START_BITS / 32];
+
+static guint
+start_hash (guchar a,
+            guchar b,
+            guchar c)
+{
+  return ((guint) g_ascii_tolower (a) * 961 + (guint) g_ascii_tolower (b) * 31 +
+          (guint) g_ascii_tolower (c)) % PHRASE_START_BITS;
+}
+
+static gpointer
+build_phrase_start (gpointer data)
+{
+  for (gsize k = 0; k < G_N_ELEMENTS (PHRASES); k++)
+    {
+      const guchar *t = (const guchar *) PHRASES[k].text;
+
+      g_assert (strlen (PHRASES[k].text) >= 3);
+      set_bit (phrase_start, start_hash (t[0], t[1], t[2]));
+    }
+  return NULL;
+}
+
+static gboolean
+may_start_phrase (const Scan *sc,
+                  gsize       i)
+{
+  static GOnce once = G_ONCE_INIT;
+  const guchar *s = (const guchar *) sc->s;
+
+  g_once (&once, build_phrase_start, NULL);
+  return i + 2 < sc->n && has_bit (phrase_start, start_hash (s[i], s[i + 1], s[i + 2]));
+}
+
+/* The end of @text (lowercase) matched at @i, ASCII case ignored, or 0. */
+static gsize
+match_words (const Scan *sc,
+             gsize       i,
+             const char *text)
+{
+  gsize k = i;
+
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      if (*p == ' ')
+        {
+          gsize b = skip_blanks (sc, k, 4);
+
+          if (b == k)
+            return 0;
+          k = b;
+        }
+      else if (k < sc->n && g_ascii_tolower (sc->s[k]) == *p)
+        k++;
+      else
+        return 0;
+    }
+  /* A whole word: "pin" is not "ping". */
+  if (k < sc->n && is_token_char (sc->s[k]) && is_token_char (sc->s[k - 1]))
+    return 0;
+  return k;
+}
+
+/* @p: printable ASCII, as key_end() reads it */
+static gboolean
+looks_like_key (const char *p,
+                gsize       len)
+{
+  gboolean telling = FALSE;
+
+  for (gsize k = 0; k < len; k++)
+    if (!g_ascii_isalpha (p[k]))
+      telling = TRUE;
+  return (len >= 6 && telling) || len >= 16;
+}
+
+/* A short code at @v: 3 to 12 digits (two groups of three or four may be split by a space), or
+ * 4 to 32 letters, digits and inner hyphens with two digits at least. Its end, or 0. */
+static gsize
+code_end (const Scan *sc,
+          gsize       v)
+{
+  const char *s = sc->s;
+  gsize e = v;
+  guint digits = 0;
+  gboolean other = FALSE;
+
+  while (e < sc->n && (g_ascii_isalnum (s[e]) ||
+                       (s[e] == '-' && e > v && e + 1 < sc->n && g_ascii_isalnum (s[e + 1]))))
+    {
+      if (g_ascii_isdigit (s[e]))
+        digits++;
+      else
+        other = TRUE;
+      e++;
+    }
+  if (!other && (e - v == 3 || e - v == 4) && e + 1 < sc->n && s[e] == ' ')
+    {
+      gsize f = e + 1;
+
+      while (is_digit_at (sc, f))
+        f++;
+      if (f - (e + 1) == e - v && !(f < sc->n && is_token_char (s[f])))
+        {
+          digits += f - (e + 1);
+          e = f;
+        }
+    }
+  /* "482913.5", "482913:x", "482913-": part of something longer. '[' as a letter: a later
+   * rule's marker there must not make the second pass mask what the first kept. */
+  if (e < sc->n && (is_token_char (s[e]) || s[e] == '@' || s[e] == '/' ||
+                    (strchr (".:,", s[e]) != NULL && e + 1 < sc->n &&
+                     (g_ascii_isalnum (s[e + 1]) || s[e + 1] == '['))))
+    return 0;
+  if (!other)
+    return digits >= 3 && digits <= 12 ? e : 0;
+  return e - v >= 4 && e - v <= 32 && digits >= 2 ? e : 0;
+}
+
+/* A key after "is": printable ASCII up to a delimiter, less a sentence's full stop; its end, or
+ * 0. One that runs into a '[' is refused: a later rule may mask part of a refused key, and the
+ * second pass, which stops at that marker, must refuse what is left of it too. */
+static gsize
+key_end (const Scan *sc,
+         gsize       v)
+{
+  gsize e;
+
+  for (e = v; e < sc->n && (guchar) sc->s[e] > 0x20 && (guchar) sc->s[e] < 0x7f &&
+              strchr ("\"'<>`,;()[]{}", sc->s[e]) == NULL; e++)
+    ;
+  if (e < sc->n && sc->s[e] == '[')
+    return 0;
+  while (e > v && strchr (".!?:", sc->s[e - 1]) != NULL)
+    e--;
+  return looks_like_key (sc->s + v, e - v) ? e : 0;
+}
+
+/* "secret key 4f2c9a7e…" with nothing between: 20 or more letters, digits and +/_-= with both
+ * a letter and a digit, as after a secret name; its end, or 0. */
+static gsize
+long_token_end (const Scan *sc,
+                gsize       v)
+{
+  gboolean digit = FALSE, alpha = FALSE;
+  gsize e;
+
+  for (e = v; e < sc->n && (g_ascii_isalnum (sc->s[e]) || strchr ("+/_-=", sc->s[e]) != NULL); e++)
+    {
+      digit |= g_ascii_isdigit (sc->s[e]);
+      alpha |= g_ascii_isalpha (sc->s[e]);
+    }
+  /* A '[' after it refuses it (a name character), as key_end() does. */
+  if (e - v >= 20 && digit && alpha && (e == sc->n || !is_name_char (sc->s[e]) || sc->s[e] == '.'))
+    return e;
+  return 0;
+}
+
+/* "482913 is your verification code", "G-482913 est votre code": a code at @i, then "is your"
+ * and, within four more words, "code", "passcode", "pin" or "otp". Its end, or 0. */
+static gsize
+code_before_phrase (const Scan *sc,
+                    gsize       i)
+{
+  static const char * const leads[] = { "is your", "est votre", NULL };
+  static const char * const ends[] = { "code", "passcode", "pin", "otp", NULL };
+  gsize e, k = 0;
+
+  /* Out at once unless "is", "est" (or a second group of digits) follows the word. */
+  for (e = i; e < sc->n && (g_ascii_isalnum (sc->s[e]) || sc->s[e] == '-'); e++)
+    ;
+  k = skip_blanks (sc, e, 4);
+  if (k >= sc->n || !(g_ascii_isdigit (sc->s[k]) || strchr ("iIeE", sc->s[k]) != NULL))
+    return 0;
+  k = 0;
+  if ((e = code_end (sc, i)) == 0)
+    return 0;
+  for (guint l = 0; leads[l] != NULL && k == 0; l++)
+    k = match_words (sc, skip_blanks (sc, e, 4), leads[l]);
+  for (guint w = 0; k > 0 && w < 5; w++)
+    {
+      gsize word = skip_blanks (sc, k, 4);
+
+      if (word == k)
+        return 0;
+      for (guint x = 0; ends[x] != NULL; x++)
+        if (match_words (sc, word, ends[x]) > 0)
+          return e;
+      k = run (sc, word, is_token_char);
+      if (k == word || k - word > 32)
+        return 0;
+    }
+  return 0;
+}
+
+/* A phrase of PHRASES at @i and the secret after it. Emits everything up to the end of the
+ * secret and returns that end, or 0. */
+static gsize
+at_phrase (Scan  *sc,
+           gsize  i)
+{
+  const char *s = sc->s;
+  gsize n = sc->n;
+
+  for (gsize p = 0; p < G_N_ELEMENTS (PHRASES); p++)
+    {
+      const Phrase *phrase = &PHRASES[p];
+      gboolean word = FALSE, colon = FALSE, single;
+      gsize k, v, e;
+
+      if (phrase->text[0] != g_ascii_tolower (s[i]) || (k = match_words (sc, i, phrase->text)) == 0)
+        continue;
+
+      /* "is", "is:", ":", "：", "est", "是" … or nothing. */
+      v = skip_blanks (sc, k, 4);
+      for (guint c = 0; CONNECTOR_WORDS[c] != NULL; c++)
+        {
+          gsize after = match_words (sc, v, CONNECTOR_WORDS[c]);
+
+          if (after > 0)
+            {
+              word = TRUE;
+              v = skip_blanks (sc, after, 4);
+              break;
+            }
+        }
+      if (v < n && s[v] == ':' && !(v + 1 < n && s[v + 1] == ':'))
+        {
+          colon = TRUE;
+          v++;
+        }
+      else if (v + 3 <= n && memcmp (s + v, "\xef\xbc\x9a", 3) == 0)  /* full-width colon */
+        {
+          colon = TRUE;
+          v += 3;
+        }
+      v = skip_blanks (sc, v, 4);
+      if (v >= n || marker_len (s + v, n - v) > 0)
+        continue;
+      /* One ASCII word ("pin", "token"): too common a word to be trusted without "is" or ':'. */
+      single = strchr (phrase->text, ' ') == NULL && (guchar) phrase->text[0] < 0x80;
+
+      if (phrase->kind == PHRASE_CODE)
+        e = single && !word && !colon ? 0 : code_end (sc, v);
+      else if (word)
+        e = key_end (sc, v);
+      else if (colon)
+        {
+          /* As "name: value": the value ends its line. A single word's is that rule's. */
+          gsize after;
+
+          e = single ? 0 : key_end (sc, v);
+          after = skip_blanks (sc, e, G_MAXUINT);
+          if (e > 0 && after < n && strchr ("\r\n,;}])\"'.!?", s[after]) == NULL)
+            e = 0;
+        }
+      else
+        e = single ? 0 : long_token_end (sc, v);
+      if (e == 0)
+        continue;
+      g_string_append_len (sc->out, s + i, v - i);
+      emit (sc, phrase->name, strlen (phrase->name), v, e);
+      return e;
+    }
+  return 0;
+}
+
 /* At the start of a word: a key shape, an auth scheme, or a name and maybe its value. Always
  * consumes at least one byte and returns the new position. */
 static gsize
@@ -779,11 +1486,28 @@ at_word (Scan  *sc,
     }
   if ((m = match_auth_scheme (sc, i)) > 0)
     return m;
+  if (g_ascii_isdigit (s[i]) && (m = match_number (sc, i, &kind)) > 0)
+    {
+      emit (sc, kind, strlen (kind), i, i + m);
+      return i + m;
+    }
+  if ((g_ascii_isdigit (s[i]) ||
+       (i + 2 < sc->n && s[i + 1] == '-' && g_ascii_isdigit (s[i + 2]))) &&
+      (m = code_before_phrase (sc, i)) > 0)
+    {
+      emit (sc, "code", 4, i, m);
+      return m;
+    }
 
   j = run (sc, i, is_name_char);
   name_end = j;
   while (name_end > i && sc->s[name_end - 1] == '.')
     name_end--;
+
+  /* "postgres://admin:pw@db": the password in a URL's userinfo. */
+  if (j + 2 < sc->n && s[j] == ':' && s[j + 1] == '/' && s[j + 2] == '/' &&
+      is_scheme (s + i, j - i))
+    find_userinfo (sc, j + 3);
 
   /* "API key 4f2c…": two words that only together name a secret. */
   if (name_end == j && j - i == 3 && g_ascii_strncasecmp (s + i, "api", 3) == 0 &&
@@ -811,6 +1535,27 @@ at_word (Scan  *sc,
       return to;
     }
 
+  /* An OAuth callback's "?code=…" (not "country_code", not "code=404"). */
+  if (j - i == 4 && i > 0 && strchr ("?&#", s[i - 1]) != NULL &&
+      g_ascii_strncasecmp (s + i, "code", 4) == 0 && j < sc->n && s[j] == '=')
+    {
+      gsize e;
+
+      /* Not through a '[': a marker a later rule leaves there would make the second pass
+       * longer than the first. */
+      for (e = j + 1; e < sc->n && !is_value_delim (s[e]) && s[e] != '['; e++)
+        ;
+      if (e - (j + 1) >= 8)
+        {
+          g_string_append_len (sc->out, s + i, j + 1 - i);
+          emit (sc, "code", 4, j + 1, e);
+          return e;
+        }
+    }
+
+  if (may_start_phrase (sc, i) && (m = at_phrase (sc, i)) > 0)
+    return m;
+
   g_string_append_len (sc->out, s + i, j - i);
   return j;
 }
@@ -837,18 +1582,33 @@ quoted_member (Scan  *sc,
     k += 2;
   else
     return 0;
-  if (!chp_redact_name_is_secret (s + i + 1, e - i - 1))
+  /* A name holding an earlier pass's marker is not one: "[redacted ssn len=11]" says ssn. */
+  if (!chp_redact_name_is_secret (s + i + 1, e - i - 1) ||
+      g_strstr_len (s + i + 1, e - i - 1, MARKER_PREFIX) != NULL)
     return 0;
 
   v = skip_blanks (sc, k, 4);
   if (v < n && (s[v] == '"' || s[v] == '\''))
     {
       end = quoted_end (sc, v, TRUE);
-      if (end == v + 1 || marker_len (s + v + 1, n - v - 1) == end - v - 1)
+      if (end == v + 1)
         return 0;
+      if (marker_len (s + v + 1, n - v - 1) == end - v - 1)
+        {
+          /* An earlier pass's marker: the member as that pass left it, its name not read
+           * again as text (where "token=abc" would now be found). */
+          g_string_append_len (sc->out, s + i, v + 1 - i);
+          return v + 1;
+        }
       g_string_append_len (sc->out, s + i, v + 1 - i);
       emit (sc, s + i + 1, e - i - 1, v + 1, end);
       return end;
+    }
+  if (marker_len (s + v, n - v) > 0)
+    {
+      /* A number an earlier pass masked: as above. */
+      g_string_append_len (sc->out, s + i, v - i);
+      return v;
     }
   for (end = v; end < n && (g_ascii_isdigit (s[end]) || strchr ("+-.eE", s[end]) != NULL); end++)
     ;
@@ -870,6 +1630,19 @@ scan (Scan *sc)
       char c = s[i];
       gsize m;
 
+      if (sc->pw_to > 0 && i >= sc->pw_from)
+        {
+          gboolean here = i == sc->pw_from;  /* else a rule before it masked through it */
+
+          if (here)
+            {
+              emit (sc, "password", 8, sc->pw_from, sc->pw_to);
+              i = sc->pw_to;
+            }
+          sc->pw_from = sc->pw_to = 0;
+          if (here)
+            continue;
+        }
       if (c == '[' && (m = marker_len (s + i, sc->n - i)) > 0)
         {
           g_string_append_len (sc->out, s + i, m);
@@ -881,6 +1654,8 @@ scan (Scan *sc)
         i = m;
       else if (is_token_char (c) && (i == 0 || !is_token_char (s[i - 1])))
         i = at_word (sc, i);
+      else if ((guchar) c >= 0x80 && may_start_phrase (sc, i) && (m = at_phrase (sc, i)) > 0)
+        i = m;  /* "验证码：482913" */
       else
         {
           g_string_append_c (sc->out, c);

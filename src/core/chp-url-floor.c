@@ -16,12 +16,13 @@
  *   blind       not_web            any other scheme that is not http(s) (file:, data:, …);
  *                                  blob:/filesystem: take the level of the URL inside them
  *   blind       chaperone          localhost, *.localhost, 127/8, 0.0.0.0, ::1 on the bridge port
- *   blind       extension_store    BUILTIN_RULES below
- *   blind       password_manager   BUILTIN_RULES below
+ *   blind       extension_store    BUILTIN_RULES (src/core/floor-rules.json)
+ *   blind       password_manager   BUILTIN_RULES
  *   blind       sign_in            identity providers' sign-in hosts (BUILTIN_RULES)
- *   blind       bank               a label containing "bank" or "banque" (also after IDNA
- *                                  decoding, case folding, accents and look-alike letters are
- *                                  removed), or a well-known bank host (BUILTIN_RULES)
+ *   blind       bank               a label containing "bank" or "banque" (BANK_WORDS; also
+ *                                  after IDNA decoding, case folding, accents and look-alike
+ *                                  letters are removed), or a well-known bank host
+ *                                  (BUILTIN_RULES)
  *   blind       person_blind       the person's own blind entries
  *   hands-only  account_settings   account and security settings of big providers
  *   hands-only  person_hands_only  the person's own hands-only entries
@@ -59,108 +60,11 @@ typedef struct
   const char *reason;
 } BuiltinRule;
 
-/* The one table of built-in host rules. Kept short on purpose: each entry is a place where an
- * agent's reading or acting could cost the person their accounts or money. Hosts are ASCII,
- * lowercase; paths lowercase. */
-static const BuiltinRule BUILTIN_RULES[] = {
-  /* Extension stores: installing an extension is installing code with the person's powers. */
-  { "chromewebstore.google.com", NULL, CHP_FLOOR_BLIND, "extension_store" },
-  { "chrome.google.com", "/webstore", CHP_FLOOR_BLIND, "extension_store" },
-  { "microsoftedge.microsoft.com", "/addons", CHP_FLOOR_BLIND, "extension_store" },
-  { "addons.mozilla.org", NULL, CHP_FLOOR_BLIND, "extension_store" },
-  { "addons.opera.com", NULL, CHP_FLOOR_BLIND, "extension_store" },
-
-  /* Password-manager web vaults: every secret the person has. Whole vendor domains where the
-   * vault shares it with the marketing site (blind marketing pages cost nothing). */
-  { "vault.bitwarden.com", NULL, CHP_FLOOR_BLIND, "password_manager" },
-  { "vault.bitwarden.eu", NULL, CHP_FLOOR_BLIND, "password_manager" },
-  { "1password.com", NULL, CHP_FLOOR_BLIND, "password_manager" },
-  { "1password.ca", NULL, CHP_FLOOR_BLIND, "password_manager" },
-  { "1password.eu", NULL, CHP_FLOOR_BLIND, "password_manager" },
-  { "lastpass.com", NULL, CHP_FLOOR_BLIND, "password_manager" },
-  { "lastpass.eu", NULL, CHP_FLOOR_BLIND, "password_manager" },
-  { "dashlane.com", NULL, CHP_FLOOR_BLIND, "password_manager" },
-  { "passwords.google.com", NULL, CHP_FLOOR_BLIND, "password_manager" },
-  { "passwords.google", NULL, CHP_FLOOR_BLIND, "password_manager" },
-  { "keepersecurity.com", NULL, CHP_FLOOR_BLIND, "password_manager" },
-  { "keepersecurity.eu", NULL, CHP_FLOOR_BLIND, "password_manager" },
-  { "nordpass.com", NULL, CHP_FLOOR_BLIND, "password_manager" },
-  { "pass.proton.me", NULL, CHP_FLOOR_BLIND, "password_manager" },
-  { "roboform.com", NULL, CHP_FLOOR_BLIND, "password_manager" },
-  { "vault.zoho.com", NULL, CHP_FLOOR_BLIND, "password_manager" },
-  { "vault.zoho.eu", NULL, CHP_FLOOR_BLIND, "password_manager" },
-
-  /* Identity providers' sign-in hosts: their password step is not always on screen when the
-   * page is checked, and signing in is the person's to do (a handoff), never an agent's. */
-  { "accounts.google.com", NULL, CHP_FLOOR_BLIND, "sign_in" },
-  { "login.microsoftonline.com", NULL, CHP_FLOOR_BLIND, "sign_in" },
-  { "login.live.com", NULL, CHP_FLOOR_BLIND, "sign_in" },
-  { "idmsa.apple.com", NULL, CHP_FLOOR_BLIND, "sign_in" },
-  { "github.com", "/login", CHP_FLOOR_BLIND, "sign_in" },
-  { "github.com", "/session", CHP_FLOOR_BLIND, "sign_in" },
-
-  /* Money, where the host does not say "bank". Not a complete list: the person adds theirs. */
-  { "chase.com", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "wellsfargo.com", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "citi.com", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "capitalone.com", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "americanexpress.com", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "paypal.com", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "hsbc.com", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "hsbc.co.uk", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "barclays.co.uk", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "natwest.com", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "santander.co.uk", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "revolut.com", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "wise.com", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "monzo.com", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "credit-agricole.fr", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "societegenerale.fr", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "icbc.com.cn", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "ccb.com", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "boc.cn", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "cmbchina.com", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "abchina.com", NULL, CHP_FLOOR_BLIND, "bank" },
-  { "alipay.com", NULL, CHP_FLOOR_BLIND, "bank" },
-
-  /* Hands-only: account and security settings of the providers that hold most people's other
-   * accounts (recovery email, 2FA, app passwords, tokens). Reading them helps an agent answer
-   * "which devices are signed in"; changing them is only ever the person's. */
-  { "myaccount.google.com", NULL, CHP_FLOOR_HANDS_ONLY, "account_settings" },
-  { "account.microsoft.com", NULL, CHP_FLOOR_HANDS_ONLY, "account_settings" },
-  { "account.live.com", NULL, CHP_FLOOR_HANDS_ONLY, "account_settings" },
-  { "appleid.apple.com", NULL, CHP_FLOOR_HANDS_ONLY, "account_settings" },
-  { "account.apple.com", NULL, CHP_FLOOR_HANDS_ONLY, "account_settings" },
-  { "github.com", "/settings", CHP_FLOOR_HANDS_ONLY, "account_settings" },
-};
-
-/* Schemes of the browser's own pages; every other non-web scheme is "not_web". */
-static const char * const BROWSER_SCHEMES[] = {
-  "about", "brave", "chrome", "chrome-error", "chrome-extension", "chrome-native",
-  "chrome-search", "chrome-untrusted", "devtools", "edge", "extension", "isolated-app",
-  "moz-extension", "opera", "resource", "safari-web-extension", "view-source", "vivaldi",
-  NULL,
-};
-
-/* Substrings that make a host a bank's, looked for in the ASCII and in the decoded form.
- * "banque" because French is one of the project's languages. */
-static const char * const BANK_WORDS[] = { "bank", "banque", NULL };
-
-/* Letters from other scripts that look like the Latin letters of BANK_WORDS (after NFKD, mark
- * stripping and lowercasing, which already handle accents, full-width and small forms).
- * Enough to catch "bаnk" with a Cyrillic а; not a full Unicode confusables table. */
-static const struct { gunichar from; char to; } CONFUSABLES[] = {
-  { 0x0430, 'a' }, { 0x03B1, 'a' }, { 0x0251, 'a' }, { 0x1D00, 'a' }, { 0x0250, 'a' },
-  { 0x044C, 'b' }, { 0x0185, 'b' }, { 0x0432, 'b' }, { 0x03B2, 'b' }, { 0x0299, 'b' },
-  { 0x13CF, 'b' }, { 0x15AF, 'b' }, { 0x0253, 'b' }, { 0x0183, 'b' },
-  { 0x043F, 'n' }, { 0x0578, 'n' }, { 0x057C, 'n' }, { 0x0274, 'n' }, { 0x03B7, 'n' },
-  { 0x0572, 'n' },
-  { 0x043A, 'k' }, { 0x03BA, 'k' }, { 0x049B, 'k' }, { 0x049D, 'k' }, { 0x049F, 'k' },
-  { 0x04A1, 'k' }, { 0x1D0B, 'k' }, { 0x0138, 'k' }, { 0x0199, 'k' },
-  { 0x051B, 'q' }, { 0x0566, 'q' },
-  { 0x03C5, 'u' }, { 0x057D, 'u' }, { 0x1D1C, 'u' }, { 0x028B, 'u' },
-  { 0x0435, 'e' }, { 0x04BD, 'e' }, { 0x03B5, 'e' }, { 0x0454, 'e' },
-};
+/* The built-in tables — BUILTIN_RULES, BROWSER_SCHEMES, BANK_WORDS and CONFUSABLES — come from
+ * src/core/floor-rules.json, which the extension's floor-rules.js is made from too: one list of
+ * blind and hands-only sites for both floors. Kept short on purpose: each entry is a place where
+ * an agent's reading or acting could cost the person their accounts or money. */
+#include "chp-url-floor-rules.h"
 
 static void
 chp_url_floor_finalize (GObject *object)

@@ -1,252 +1,80 @@
-// The URL floor in the extension (extension/lib/floor.js) against the same rows as the app's
-// tests/test-url-floor.c: a row that passes the wrong way is a bank page an agent can read, or an
-// ordinary site it cannot. The two floors must answer every row alike.
+// The URL floor in the extension (extension/lib/floor.js) against tests/vectors/floor.json, the rows
+// the app's tests/test-url-floor.c runs too: a row that passes the wrong way is a bank page an agent
+// can read, or an ordinary site it cannot. The two floors must answer every row alike, and both are
+// built from one table, src/core/floor-rules.json.
 
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 
 import {
   FLOOR_LEVELS, MAX_URL, floorLevel, normalizePattern, pageLevel, parseFloorRules,
 } from '../../extension/lib/floor.js';
+import { BANK_WORDS, BROWSER_SCHEMES, BUILTIN_RULES, CONFUSABLES } from '../../extension/lib/floor-rules.js';
 
-const BRIDGE_PORT = 64333;
+const load = async (path) => JSON.parse(await readFile(new URL(path, import.meta.url), 'utf8'));
+const FILE = await load('../vectors/floor.json');
+const DATA = await load('../../src/core/floor-rules.json');
 
-// The person's entries used by every row (PERSON_BLIND / PERSON_HANDS in the C test).
-const PERSON_BLIND = [
-  'health.example', '*.corp.example', 'https://Payroll.Example.NET/login', '10.0.0.7',
-  'nope/path', '*', '',
-];
-const PERSON_HANDS = ['shop.example', '*.docs.example'];
-const RULES = { blind: PERSON_BLIND, handsOnly: PERSON_HANDS, bridgePort: BRIDGE_PORT };
+// The person's entries and the bridge port every row is checked with.
+const PERSON_BLIND = FILE.person.blind;
+const PERSON_HANDS = FILE.person.handsOnly;
+const RULES = { blind: PERSON_BLIND, handsOnly: PERSON_HANDS, bridgePort: FILE.bridgePort };
 
-const OK = (url) => [url, 'ok', 'ok'];
-const HANDS = (url, reason) => [url, 'hands-only', reason];
-const BLIND = (url, reason) => [url, 'blind', reason];
+// The vectors write the C's level words; floor.js says 'hands-only'.
+const levelOf = (r) => `${r.level === 'hands-only' ? 'hands_only' : r.level}/${r.reason}`;
 
-// CASES of tests/test-url-floor.c, row for row. Invalid UTF-8 (a C byte string) becomes a lone
-// surrogate here: the one way a JS string can fail to be text.
-const CASES = [
-  // Ordinary pages.
-  OK('https://example.com/'),
-  OK('http://example.com/a?b=c#d'),
-  OK('https://www.wikipedia.org/wiki/Bank_(disambiguation)'),
-  OK('https://example.com/?next=https://bank.com/'),
-  OK('https://news.example.org:8443/x'),
-  OK('https://192.168.1.20/router'),
-  OK('http://localhost:8080/dev'),
-  OK('https://127.0.0.1:64334/'),
-  OK('https://chrome.google.com/intl/en/chrome/'),
-  OK('https://google.com/search?q=chase.com'),
-  OK('https://notchase.com/'),
-  OK('https://github.com/settingsfoo'),
-  OK('https://github.com/chaperone/chaperone'),
-  OK('https://bitwarden.com/pricing'),
-  OK('https://ba.nk.example/'),
-
-  // Browser and non-web pages.
-  BLIND('chrome://settings/passwords', 'browser_page'),
-  BLIND('chrome-extension://abcdefghijklmnopabcdefghijklmnop/popup.html', 'browser_page'),
-  BLIND('edge://settings', 'browser_page'),
-  BLIND('brave://wallet', 'browser_page'),
-  BLIND('about:blank', 'browser_page'),
-  BLIND('ABOUT:config', 'browser_page'),
-  BLIND('view-source:https://example.com/', 'browser_page'),
-  BLIND('devtools://devtools/bundled/inspector.html', 'browser_page'),
-  BLIND('moz-extension://0b1c2d3e-aaaa-bbbb-cccc-111122223333/p.html', 'browser_page'),
-  BLIND('chrome-untrusted://print/', 'browser_page'),
-  BLIND('file:///home/person/.ssh/id_ed25519', 'not_web'),
-  BLIND('data:text/html,<h1>hi</h1>', 'not_web'),
-  BLIND('javascript:alert(document.cookie)', 'not_web'),
-  BLIND('ftp://example.com/x', 'not_web'),
-  BLIND('ws://example.com/socket', 'not_web'),
-  BLIND('blob:chrome-extension://abcdefghijklmnopabcdefghijklmnop/1234', 'browser_page'),
-  BLIND('blob:https://mybank.example/5b1c0a4e', 'bank'),
-  OK('blob:https://example.com/5b1c0a4e-1111-2222-3333-444455556666'),
-  BLIND('blob:blob:https://example.com/x', 'malformed'),
-  BLIND('blob:null/5b1c0a4e', 'malformed'),
-  BLIND('filesystem:https://bank.example/temporary/x', 'bank'),
-
-  // Extension stores.
-  BLIND('https://chromewebstore.google.com/detail/x/abc', 'extension_store'),
-  BLIND('https://chrome.google.com/webstore/detail/abc', 'extension_store'),
-  BLIND('https://chrome.google.com/WebStore', 'extension_store'),
-  BLIND('https://chrome.google.com//webstore/category', 'extension_store'),
-  BLIND('https://chrome.google.com/intl/../webstore/x', 'extension_store'),
-  BLIND('https://chrome.google.com/%77ebstore/x', 'extension_store'),
-  BLIND('https://microsoftedge.microsoft.com/addons/detail/x', 'extension_store'),
-  BLIND('https://addons.mozilla.org/en-US/firefox/', 'extension_store'),
-
-  // Password managers.
-  BLIND('https://vault.bitwarden.com/#/vault', 'password_manager'),
-  BLIND('https://my.1password.com/vaults', 'password_manager'),
-  BLIND('https://lastpass.com/vault/', 'password_manager'),
-  BLIND('https://app.dashlane.com/', 'password_manager'),
-  BLIND('https://passwords.google.com/', 'password_manager'),
-  BLIND('https://passwords.google/', 'password_manager'),
-  BLIND('https://keepersecurity.com/vault/', 'password_manager'),
-
-  // Sign-in hosts.
-  BLIND('https://accounts.google.com/signin/v2', 'sign_in'),
-  BLIND('https://login.microsoftonline.com/common/oauth2', 'sign_in'),
-  BLIND('https://github.com/login?return_to=x', 'sign_in'),
-
-  // Banks.
-  BLIND('https://www.bankofamerica.com/', 'bank'),
-  BLIND('https://online.lloydsbank.co.uk/', 'bank'),
-  BLIND('https://mybank.example/', 'bank'),
-  BLIND('https://BANK.example/', 'bank'),
-  BLIND('https://www.labanquepostale.fr/', 'bank'),
-  BLIND('https://secure.chase.com/web/auth', 'bank'),
-  BLIND('https://chase.com/', 'bank'),
-  BLIND('https://www.paypal.com/myaccount', 'bank'),
-  BLIND('https://xn--bnk-6cd.com/', 'bank'), // b + Cyrillic а + nk
-  BLIND('https://b\u0430nk.com/', 'bank'), // the same, as Unicode
-  BLIND('https://\uFF42\uFF41\uFF4E\uFF4B.example/', 'bank'), // full-width ｂａｎｋ
-  BLIND('https://b\u00E0nk.example/', 'bank'), // bànk: accents dropped
-  BLIND('https://xn--bnk-qla.de/', 'bank'), // bänk, punycode
-  BLIND('https://\u042C\u0410NK.example/', 'bank'), // ЬАNK, Cyrillic
-  BLIND('https://my-bank\u3002example/', 'bank'), // ideographic full stop
-  BLIND('https://bank.com./', 'bank'), // trailing dot
-  BLIND('https://b%61nk.com/', 'bank'), // percent-encoded host
-  BLIND('https://evil.test@bank.com/', 'bank'), // userinfo is not the host
-  BLIND('https://user:pw@secure.bank.com:8443/x', 'bank'),
-  OK('https://bank.com@evil.test/'),
-  OK('https://bank.com:443@evil.test/'),
-
-  // Chaperone's bridge.
-  BLIND('http://127.0.0.1:64333/pairing', 'chaperone'),
-  BLIND('http://localhost:64333/', 'chaperone'),
-  BLIND('http://LOCALHOST.:64333/', 'chaperone'),
-  BLIND('http://app.localhost:64333/', 'chaperone'),
-  BLIND('http://[::1]:64333/extension', 'chaperone'),
-  BLIND('http://[::ffff:127.0.0.1]:64333/', 'chaperone'),
-  BLIND('http://127.1:64333/', 'chaperone'), // WHATWG short IPv4
-  BLIND('http://2130706433:64333/', 'chaperone'), // 127.0.0.1 as one number
-  BLIND('http://0x7f.0.0.1:64333/', 'chaperone'),
-  BLIND('http://0177.0.0.1:64333/', 'chaperone'),
-  BLIND('http://127.0.0.2:64333/', 'chaperone'),
-  BLIND('http://0.0.0.0:64333/', 'chaperone'),
-  BLIND('http://%31%32%37.0.0.1:64333/', 'malformed'), // GUri refuses an encoded IP
-
-  // Parser tricks: refused rather than guessed.
-  BLIND('https://example.com\\@bank.com/', 'malformed'),
-  BLIND('https://bank.com\\.example.com/', 'malformed'),
-  BLIND('https://a@b@example.com/', 'malformed'),
-  BLIND('https://exa mple.com/', 'malformed'),
-  BLIND('https://ba\tnk.com/', 'malformed'),
-  BLIND('https://ba\nnk.com/', 'malformed'),
-  BLIND(' https://example.com/', 'malformed'),
-  BLIND('https:///path', 'malformed'),
-  BLIND('https://', 'malformed'),
-  BLIND('https://example.com:99999/', 'malformed'),
-  BLIND('https://example..com/', 'malformed'),
-  BLIND('https://%2561.example/', 'malformed'), // encoded twice
-  BLIND('https://[fe80::1%25eth0]/', 'malformed'),
-  BLIND('https://256.0.0.1/', 'malformed'),
-  BLIND('https://1.2.3.4.5/', 'malformed'),
-  BLIND('example.com', 'malformed'),
-  BLIND('//example.com/', 'malformed'),
-  BLIND('', 'malformed'),
-  BLIND('https://ex\uD800ample.com/', 'malformed'),
-  BLIND('https://example.com/%', 'malformed'),
-
-  // Hands-only.
-  HANDS('https://myaccount.google.com/security', 'account_settings'),
-  HANDS('https://account.microsoft.com/', 'account_settings'),
-  HANDS('https://appleid.apple.com/account/manage', 'account_settings'),
-  HANDS('https://github.com/settings/tokens', 'account_settings'),
-  HANDS('https://GitHub.com/Settings', 'account_settings'),
-
-  // The person's entries.
-  BLIND('https://health.example/records', 'person_blind'),
-  BLIND('https://portal.health.example/', 'person_blind'),
-  BLIND('https://wiki.corp.example/', 'person_blind'),
-  OK('https://corp.example/'), // "*." is subdomains only
-  OK('https://nothealth.example/'),
-  BLIND('https://payroll.example.net/anything', 'person_blind'), // a URL entry: its host
-  BLIND('http://10.0.0.7:8080/', 'person_blind'),
-  OK('http://10.0.0.70/'),
-  HANDS('https://shop.example/cart', 'person_hands_only'),
-  HANDS('https://a.docs.example/', 'person_hands_only'),
-  OK('https://docs.example/'),
-  BLIND('https://mybank.shop.example/', 'bank'), // blind beats hands-only
-];
-
-// Rows only the JS side has: more of the parser's corners (each checked against the C build while
-// this file was written) and what JS callers can pass that C callers cannot.
-const JS_CASES = [
-  BLIND('https://example.com/?q=%ff', 'malformed'), // decodes to non-UTF-8
-  BLIND('https://example.com/?q=%00', 'malformed'),
-  BLIND('https://example.com/#%ff', 'malformed'),
-  BLIND('https://user%@example.com/', 'malformed'),
-  BLIND('https://example.com:+80/', 'malformed'),
-  OK('https://example.com:/'),
-  OK('https://example.com:0080/'),
-  OK('https://example.com/%c3%a9'),
-  BLIND('https://chrome.google.com/x/..%2fwebstore', 'extension_store'),
-  BLIND('https://chrome.google.com/%2e%2e/webstore', 'extension_store'),
-  BLIND('https://[v1.x]/', 'malformed'),
-  BLIND('https://[::1%25eth0]/', 'malformed'),
-  BLIND('https:bank.com', 'malformed'),
-  BLIND('https:/bank.com', 'malformed'),
-  BLIND('https://09.1.1.1/', 'malformed'),
-  BLIND('https://x.09/', 'malformed'),
-  OK('https://1.2.3/'),
-  OK('https://0x7f000001/'),
-  BLIND('HTTPS://BANK.COM', 'bank'),
-  BLIND('https://b\u00ADank.com/', 'bank'), // a soft hyphen is dropped
-  BLIND('https://bank.com\u3002/', 'bank'),
-  BLIND('https://xn--bnk-6cd.xn--p1ai/', 'bank'),
-  BLIND('https://XN--BNK-6CD.com/', 'bank'),
-  OK('https://xn--zzzzzzzzzzzz.com/'),
-  BLIND('https://a.b\u3002\u3002c/', 'malformed'),
-  BLIND('https://ba\u0578k.example/', 'bank'), // Armenian ո for n
-  BLIND('https://BANQUE.example/', 'bank'),
-  OK('https://0x1g/'), // hex-host-not-number in the C test
-  OK('https://a.0xg/'),
-  BLIND('http://[::]:64333/', 'chaperone'),
-  BLIND('http://[::ffff:0.0.0.0]:64333/', 'chaperone'),
-  OK('http://[::2]:64333/'),
-  OK('http://[::1]:64334/'),
-  BLIND('http://LocalHost:64333/', 'chaperone'),
-  OK('http://notlocalhost:64333/'),
-  BLIND('https://GITHUB.com/SESSION', 'sign_in'),
-  BLIND('https://github.com/login/oauth', 'sign_in'),
-  OK('https://github.com/loginx'),
-  HANDS('https://github.com//settings', 'account_settings'),
-  BLIND('https://chrome.google.com/webstore', 'extension_store'),
-  BLIND('HTTP://CHROME.GOOGLE.COM/WEBSTORE?x', 'extension_store'),
-  BLIND('https://foo.alipay.com/', 'bank'),
-  BLIND('chrome-search://local-ntp', 'browser_page'),
-  BLIND('Chrome://settings', 'browser_page'),
-  BLIND('mailto:a@b.c', 'not_web'),
-  BLIND('1http://example.com/', 'malformed'),
-  BLIND('http://exa\u007Fmple.com/', 'malformed'),
-  BLIND('http://exa\u0000mple.com/', 'malformed'),
-  BLIND('https://example.com/\uDC00', 'malformed'),
-  // GLib refuses a name over 1020 bytes before removing soft hyphens from it.
-  BLIND(`https://example${'\u00AD'.repeat(600)}.com/`, 'malformed'),
-  OK(`https://example${'\u00AD'.repeat(400)}.com/`),
-];
-
-const levelOf = (r) => `${r.level}/${r.reason}`;
-
-for (const [i, [url, level, reason]] of CASES.entries()) {
-  test(`C row ${String(i).padStart(3, '0')}: ${JSON.stringify(url)} is ${level}/${reason}`, () => {
-    assert.equal(levelOf(floorLevel(url, RULES)), `${level}/${reason}`);
+for (const [i, v] of FILE.vectors.entries()) {
+  test(`vector ${String(i).padStart(3, '0')}: ${JSON.stringify(v.url).slice(0, 80)} is ${v.level}/${v.reason}`, () => {
+    assert.equal(levelOf(floorLevel(v.url, RULES)), `${v.level}/${v.reason}`);
   });
 }
 
-for (const [url, level, reason] of JS_CASES) {
-  test(`JS row: ${JSON.stringify(url)} is ${level}/${reason}`, () => {
-    assert.equal(levelOf(floorLevel(url, RULES)), `${level}/${reason}`);
+// What only a JS string can be: not text (the C's row is a byte that is not UTF-8), or holding a NUL
+// (a C string ends there).
+const JS_ONLY = [
+  ['https://ex\uD800ample.com/', 'blind/malformed'],
+  ['https://example.com/\uDC00', 'blind/malformed'],
+  ['http://exa\u0000mple.com/', 'blind/malformed'],
+];
+
+for (const [url, want] of JS_ONLY) {
+  test(`JS only: ${JSON.stringify(url)} is ${want}`, () => {
+    assert.equal(levelOf(floorLevel(url, RULES)), want);
   });
 }
+
+test('every rule of floor-rules.json answers its own level and reason, for its host and a subdomain', () => {
+  let checked = 0;
+  for (const group of DATA.groups) {
+    for (const rule of group.rules) {
+      const path = rule.path ?? '/';
+      const want = `${rule.level}/${rule.reason}`;
+      assert.equal(levelOf(floorLevel(`https://${rule.host}${path}`)), want, rule.host);
+      assert.equal(levelOf(floorLevel(`https://www.${rule.host}${path}/x`)), want, rule.host);
+      checked++;
+    }
+  }
+  assert.ok(checked > 50);
+});
+
+test('floor-rules.js holds what floor-rules.json says (the meson test compares the text too)', () => {
+  const rules = DATA.groups.flatMap((g) => g.rules).map((r) => ({
+    host: r.host, path: r.path ?? null, level: r.level === 'hands_only' ? 'hands-only' : r.level, reason: r.reason,
+  }));
+  assert.deepEqual(BUILTIN_RULES.map((r) => ({ ...r })), rules);
+  assert.deepEqual([...BROWSER_SCHEMES], DATA.browserSchemes.schemes);
+  assert.deepEqual([...BANK_WORDS], DATA.bankWords.words);
+  assert.deepEqual(CONFUSABLES.map(([from, to]) => [`U+${from.toString(16).toUpperCase().padStart(4, '0')}`, to]),
+    DATA.confusables.letters);
+  for (const table of [BUILTIN_RULES, BROWSER_SCHEMES, BANK_WORDS, CONFUSABLES]) assert.ok(Object.isFrozen(table));
+  assert.ok(BUILTIN_RULES.every(Object.isFrozen));
+});
 
 test('the levels are ordered weakest first and the answers only ever use them', () => {
   assert.deepEqual([...FLOOR_LEVELS], ['ok', 'hands-only', 'blind']);
   assert.throws(() => { FLOOR_LEVELS.push('x'); });
-  for (const [url] of [...CASES, ...JS_CASES]) {
+  for (const { url } of FILE.vectors) {
     assert.ok(FLOOR_LEVELS.includes(floorLevel(url, RULES).level));
   }
 });

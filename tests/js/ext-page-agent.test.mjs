@@ -582,6 +582,22 @@ test('auth signals: sign-in form, password, OTP, CAPTCHA, QR', { skip }, async (
   await plain.close();
 });
 
+test('contenteditable: what was typed into a credential editable never leaves the page; an ordinary editor keeps its text', { skip }, async () => {
+  const page = await open('/handoff.html');
+  await page.evaluate(() => document.body.insertAdjacentHTML('beforeend',
+    '<div contenteditable="true" aria-label="Recovery phrase">apple banana cherry delta</div>' +
+    '<div contenteditable="true" aria-label="Notes"><p>Buy milk</p><p>Call Bob</p></div>' +
+    '<div contenteditable="true" placeholder="\u52a9\u8bb0\u8bcd">gamma epsilon zeta</div>'));
+  const c = await ok(page, 'context', {});
+  const all = JSON.stringify(c);
+  for (const secret of ['apple', 'banana', 'gamma', 'zeta']) {
+    assert.ok(!all.includes(secret), `"${secret}" typed into a credential editable was read out: ${c.text}`);
+  }
+  assert.match(c.text, /\[redacted credential len=25\]/);
+  assert.match(c.text, /Buy milk/, 'an ordinary editor is page text an agent reads');
+  await page.close();
+});
+
 test('pill: closed shadow root, never in a snapshot, Esc and Stop only when trusted', { skip }, async () => {
   const page = await open('/handoff.html', { stub: true });
   const before = await ok(page, 'context', { captureId: 'p0' });

@@ -1,185 +1,63 @@
-// Redaction in the extension (extension/lib/redact.js) against the same rows as the app's
-// tests/test-redact.c: a secret that comes through is a leak, and ordinary text that gets masked
-// is a page the agent can no longer read. Every row is also redacted a second time, which must
-// change nothing.
+// Redaction in the extension (extension/lib/redact.js) against tests/vectors/redact.json, the rows
+// the app's tests/test-redact.c runs too: a secret that comes through is a leak, and ordinary text
+// that gets masked is a page the agent can no longer read. Every row is also redacted a second
+// time, which must change nothing. What only JS values can be (lone surrogates, cycles, shared
+// children, values JSON has no word for) is tested below the rows.
 
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 
 import { isMarker, isSecretName, redactText, redactValue } from '../../extension/lib/redact.js';
 
-const JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.' +
-  'SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c';
+const VECTORS = JSON.parse(await readFile(new URL('../vectors/redact.json', import.meta.url), 'utf8')).vectors;
 
-// CASES of tests/test-redact.c, row for row: [in, out, count].
-const CASES = [
-  // Headers: the whole value, at a line start.
-  ['Cookie: sid=abc; theme=dark', 'Cookie: [redacted Cookie len=19]', 1],
-  ['Set-Cookie: id=a3fWa; Path=/; HttpOnly', 'Set-Cookie: [redacted Set-Cookie len=26]', 1],
-  ['Authorization: Basic dXNlcjpwYXNz', 'Authorization: [redacted Authorization len=18]', 1],
-  ['  proxy-authorization:   Digest abc  ',
-    '  proxy-authorization:   [redacted proxy-authorization len=10]  ', 1],
-  ['X-Api-Key: 12345abcde', 'X-Api-Key: [redacted X-Api-Key len=10]', 1],
-  ['X-CSRF-Token: Zk3Q', 'X-CSRF-Token: [redacted X-CSRF-Token len=4]', 1],
-  ['Accept: text/html\r\nCookie: a=b\r\nHost: x',
-    'Accept: text/html\r\nCookie: [redacted Cookie len=3]\r\nHost: x', 1],
-  ["curl -H 'Authorization: token abc' https://x",
-    "curl -H 'Authorization: [redacted Authorization len=9]' https://x", 1],
+function assertJson(input, expected, count) {
+  const before = JSON.stringify(input);
+  const once = redactValue(input);
+  assert.deepEqual(once.value, expected);
+  assert.equal(once.count, count);
+  // A copy: the input is untouched.
+  assert.equal(JSON.stringify(input), before);
+  const twice = redactValue(once.value);
+  assert.deepEqual(twice.value, once.value);
+  assert.equal(twice.count, 0);
+}
 
-  // JWTs, bearer tokens.
-  [`id ${JWT} end`, 'id [redacted jwt len=108] end', 1],
-  [`(${JWT}).`, '([redacted jwt len=108]).', 1],
-  ['eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0. next', '[redacted jwt len=36] next', 1],
-  ['eyJhbGciOi is just a prefix', 'eyJhbGciOi is just a prefix', 0],
-  ['use Bearer abc123.def-456 now', 'use Bearer [redacted bearer len=14] now', 1],
-  ['bearer   dGhpcyBpcyBhIHRva2Vu==', 'bearer   [redacted bearer len=22]', 1],
-  ['The Bearer of bad news; Bearer instruments', 'The Bearer of bad news; Bearer instruments', 0],
-  ['Basic authentication is weak', 'Basic authentication is weak', 0],
+const checks = {
+  text(v) {
+    const once = redactText(v.input);
+    assert.equal(once.text, v.expect);
+    assert.equal(once.count, v.count);
+    assert.deepEqual(redactText(once.text), { text: once.text, count: 0 });
+  },
+  json(v) {
+    assertJson(v.input, v.expect, v.count);
+  },
+  name(v) {
+    assert.equal(isSecretName(v.input), v.expect, JSON.stringify(v.input));
+  },
+};
 
-  // API key shapes.
-  ['key: sk-proj-abcdefghijklmnopqrstuvwx', 'key: [redacted api_key len=32]', 1],
-  ['sk_live_4eC39HqLyjWDarjtT1zdp7dc', '[redacted stripe_key len=32]', 1],
-  ['ghp_abcdefghijklmnopqrstuvwxyz0123456789', '[redacted github_token len=40]', 1],
-  ['github_pat_11ABCDEFG0abcdefghijklmnopqrstuvwxyz', '[redacted github_token len=47]', 1],
-  ['xoxb-123456789012-abcdefghij', '[redacted slack_token len=28]', 1],
-  ['AKIAIOSFODNN7EXAMPLE', '[redacted aws_key len=20]', 1],
-  ['AIzaSyA1bcdefghijklmnopqrstuvwxyz0123-_', '[redacted google_api_key len=39]', 1],
-  ['glpat-abcdefghij0123456789', '[redacted gitlab_token len=26]', 1],
-  ['pip install sk-learn; task-abcdefghijklmnopqrstuvwxyz',
-    'pip install sk-learn; task-abcdefghijklmnopqrstuvwxyz', 0],
-  ['ASIANCOUNTRIESABCDE and AKIA1234', 'ASIANCOUNTRIESABCDE and AKIA1234', 0],
-
-  // name=value: query strings, cookies, form bodies.
-  ['https://x.test/cb?access_token=abc123&state=xyz#f',
-    'https://x.test/cb?access_token=[redacted access_token len=6]&state=xyz#f', 1],
-  ['?session_id=9f8e&lang=en', '?session_id=[redacted session_id len=4]&lang=en', 1],
-  ['sid=abc123; theme=dark; PHPSESSID=q1w2e3',
-    'sid=[redacted sid len=6]; theme=dark; PHPSESSID=[redacted PHPSESSID len=6]', 2],
-  ['user[password]=hunter2&user[email]=a@b.c',
-    'user[password]=[redacted user_password len=7]&user[email]=a@b.c', 1],
-  ['csrfmiddlewaretoken=Zk3Q&next=/',
-    'csrfmiddlewaretoken=[redacted csrfmiddlewaretoken len=4]&next=/', 1],
-  ['authenticity_token="a+b/c=="', 'authenticity_token="[redacted authenticity_token len=7]"', 1],
-  ["api_key = 'abc 123'", "api_key = '[redacted api_key len=7]'", 1],
-  ['client_secret=s3cr3t&grant_type=x',
-    'client_secret=[redacted client_secret len=6]&grant_type=x', 1],
-  ['X-Amz-Signature=abcdef0123&X-Amz-Date=2024',
-    'X-Amz-Signature=[redacted X-Amz-Signature len=10]&X-Amz-Date=2024', 1],
-  ['otp=123456 pin=0000 cvv=123',
-    'otp=[redacted otp len=6] pin=[redacted pin len=4] cvv=[redacted cvv len=3]', 3],
-  ['[token=abc]', '[token=[redacted token len=3]]', 1],
-  ['a&amp;token=abc', 'a&amp;token=[redacted token len=3]', 1],
-  ['token=', 'token=', 0],
-
-  // Lengths are characters, not bytes (or UTF-16 units).
-  ['pass=\u00E9t\u00E9\u{1F642}x', 'pass=[redacted pass len=5]', 1],
-  ['password: \u5BC6\u7801\u5BC6\u7801\u5BC6\u7801x1', 'password: [redacted password len=8]', 1],
-
-  // name: value outside headers: one secret-looking token ending its line.
-  ['password: hunter22', 'password: [redacted password len=8]', 1],
-  ["token: 'abc def'", "token: '[redacted token len=7]'", 1],
-  ['Password: must be 8 characters', 'Password: must be 8 characters', 0],
-  ['Password: required', 'Password: required', 0],
-  ['Session: 2024-25 season', 'Session: 2024-25 season', 0],
-  ['Token::from_str(x)', 'Token::from_str(x)', 0],
-  ['This site uses a cookie: it remembers you', 'This site uses a cookie: it remembers you', 0],
-
-  // Quoted members in JSON or dict text.
-  ['{"apiKey": "abcd\\"ef", "name":"x", "pin": 1234}',
-    '{"apiKey": "[redacted apiKey len=8]", "name":"x", "pin": [redacted pin len=4]}', 2],
-  ["{'password' => 'hunter2'}", "{'password' => '[redacted password len=7]'}", 1],
-  ['{"tokenType": "Bearer", "passwordHint": "pet"}',
-    '{"tokenType": "Bearer", "passwordHint": "pet"}', 0],
-  ['{"password": true, "secret": null}', '{"password": true, "secret": null}', 0],
-  ['"password": "unterminated secret\n next', '"password": "[redacted password len=19]\n next', 1],
-
-  // A secret word and a long token after it.
-  ['token 4f2c9a7e1b3d5f6a8c0e2b4d', 'token [redacted token len=24]', 1],
-  ['Your API key 4f2c9a7e1b3d5f6a8c0e2b4d.', 'Your API key [redacted api_key len=24].', 1],
-  ['secret sauce recipe', 'secret sauce recipe', 0],
-
-  // PEM private keys.
-  ['a\n-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg\n-----END PRIVATE KEY-----\nb',
-    'a\n[redacted private_key len=68]\nb', 1],
-  ['-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----',
-    '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----', 0],
-  ['-----BEGIN RSA PRIVATE KEY----- no end', '-----BEGIN RSA PRIVATE KEY----- no end', 0],
-
-  // False-positive guards: ordinary text stays as it is.
-  ['', '', 0],
-  ['Hello, world. Sign in to continue.', 'Hello, world. Sign in to continue.', 0],
-  ['session/123e4567-e89b-12d3-a456-426614174000/x', 'session/123e4567-e89b-12d3-a456-426614174000/x', 0],
-  ['commit 4f2c9a7e1b3d5f6a8c0e2b4d6f8a0c1e2b4d6f8a', 'commit 4f2c9a7e1b3d5f6a8c0e2b4d6f8a0c1e2b4d6f8a', 0],
-  ['?id=123e4567-e89b-12d3-a456-426614174000&page=2', '?id=123e4567-e89b-12d3-a456-426614174000&page=2', 0],
-  ['key=home.title&author=Jane', 'key=home.title&author=Jane', 0],
-  ['if (a == b && password == c)', 'if (a == b && password == c)', 0],
-  ['tokens=1500 max_tokens=4096', 'tokens=1500 max_tokens=4096', 0],
-  ['shipping=fast spinner=on footprint=3', 'shipping=fast spinner=on footprint=3', 0],
-  ['The secretary=Jane; the passenger=Bob', 'The secretary=Jane; the passenger=Bob', 0],
-  ['password_length=12 tokenExpires=3600', 'password_length=12 tokenExpires=3600', 0],
-  ['Forgot your password? Reset it here.', 'Forgot your password? Reset it here.', 0],
-
-  // Markers from an earlier pass go through untouched.
-  ['token=[redacted token len=3]', 'token=[redacted token len=3]', 0],
-  ['Cookie: [redacted Cookie len=19]', 'Cookie: [redacted Cookie len=19]', 0],
-  ['[redacted api_key len=40] and [redacted jwt len=155]',
-    '[redacted api_key len=40] and [redacted jwt len=155]', 0],
-  ['[redacted nope] token=abc', '[redacted nope] token=[redacted token len=3]', 1],
-];
-
-// Rows only the JS side has, each checked against the C build while this file was written.
-const JS_CASES = [
-  ['ASIA1234567890ABCDEF', '[redacted aws_key len=20]', 1],
-  ['Token: 4f2c9a7e1b3d', 'Token: [redacted Token len=12]', 1],
-  ['pw==x', 'pw==x', 0],
-  ['pw = "abc" ', 'pw = "[redacted pw len=3]" ', 1],
-  ['password:"a\\"b"', 'password:"[redacted password len=4]"', 1],
-  ['"pin": -12.5e3,', '"pin": [redacted pin len=7],', 1],
-  ['"pin": -x', '"pin": -x', 0],
-  ['Bearer  \t abcdefgh1', 'Bearer  \t [redacted bearer len=9]', 1],
-  ['eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig.more.parts.too',
-    '[redacted jwt len=51].too', 1], // five segments at most
-  ['\uD800token=abc', '\uFFFDtoken=[redacted token len=3]', 1], // a lone surrogate is repaired
-  ['token=\u{1F642}\u{1F642}', 'token=[redacted token len=2]', 1],
-];
-
-for (const [i, [input, output, count]] of CASES.entries()) {
-  test(`C row ${String(i).padStart(3, '0')}: ${JSON.stringify(input).slice(0, 60)}`, () => {
-    const once = redactText(input);
-    assert.equal(once.text, output);
-    assert.equal(once.count, count);
-    const twice = redactText(once.text);
-    assert.equal(twice.text, once.text);
-    assert.equal(twice.count, 0);
+for (const [i, v] of VECTORS.entries()) {
+  test(`vector ${String(i).padStart(3, '0')} ${v.kind}: ${v.name}`, () => {
+    assert.ok(checks[v.kind], `a kind of row this test knows: ${v.kind}`);
+    checks[v.kind](v);
   });
 }
 
-for (const [input, output, count] of JS_CASES) {
-  test(`JS row: ${JSON.stringify(input).slice(0, 60)}`, () => {
-    assert.deepEqual(redactText(input), { text: output, count });
-    assert.deepEqual(redactText(output), { text: output, count: 0 });
-  });
-}
+test('the rows: three kinds, each name once', () => {
+  const kinds = new Set(VECTORS.map((v) => v.kind));
+  assert.deepEqual([...kinds].sort(), ['json', 'name', 'text']);
+  const names = VECTORS.map((v) => v.name);
+  assert.equal(new Set(names).size, names.length, 'row names are unique');
+});
 
-test('secret names, as the C decides them', () => {
-  const secret = [
-    'password', 'userPassword', 'new-password', 'passwd', 'PASSWORD_CONFIRMATION', 'pwd',
-    'pass', 'api_key', 'apiKey', 'X-Api-Key', 'APIKEY', 'access_token', 'refreshToken',
-    'XSRF-TOKEN', 'csrftoken', '_csrf', 'sessionid', 'session_id', 'JSESSIONID', 'sid',
-    'session', 'auth', 'Authorization', 'cookie', 'Set-Cookie', 'client_secret', 'otp',
-    'otpCode', 'totp', 'pin', 'pin2', 'userPin', 'cvv', 'cvc', 'card_number', 'cardNumber',
-    'ccNumber', 'security_code', 'private_key', 'accessKey', 'ssn', 'iban', 'mfa_code',
-    '2fa', 'X-Amz-Signature', 'sig', 'passwort', 'accountNumber',
-  ];
-  const plain = [
-    'name', 'username', 'email', 'valueLength', 'filled', 'credential', 'type', 'label',
-    'tokenType', 'passwordHint', 'sessionExpires', 'csrfHeaderName', 'password_length',
-    'passwordField', 'shipping', 'spinner', 'pinned', 'author', 'authority', 'secure',
-    'httpOnly', 'sameSite', 'expirationDate', 'domain', 'key', 'tokens', 'max_tokens',
-    'secretary', 'passenger', 'compass', 'bypass', 'keyboard', '', 'id', 'documentId',
-  ];
-  for (const name of secret) assert.equal(isSecretName(name), true, name);
-  for (const name of plain) assert.equal(isSecretName(name), false, name);
+test('a lone surrogate is repaired, as the C repairs invalid UTF-8', () => {
+  assert.deepEqual(redactText('\uD800token=abc'), { text: '\uFFFDtoken=[redacted token len=3]', count: 1 });
+});
+
+test('secret names: what only JS callers can pass, and the 128-byte bound', () => {
   // Overlong names are not names (128 bytes, as the C counts).
   assert.equal(isSecretName(`${'a'.repeat(200)}password`), false);
   assert.equal(isSecretName(`${'a'.repeat(120)}password`), true);
@@ -200,18 +78,10 @@ test('isMarker: exactly one well-formed marker', () => {
   for (const v of [undefined, null, 8, {}, ['[redacted a len=1]']]) assert.equal(isMarker(v), false);
 });
 
-test('a page-chosen name cannot close the marker or look like markup', () => {
-  assert.equal(redactText('a<b>]password=x').text, 'a<b>]password=[redacted password len=1]');
-  assert.equal(redactText('{"pass]word <i>": "x"}').text, '{"pass]word <i>": "[redacted pass_word_i len=1]"}');
-  // And the name in a marker is at most 40 characters.
-  const long = `${'x'.repeat(60)}_token=abc`;
-  assert.equal(redactText(long).text, `${long.slice(0, -3)}[redacted ${'x'.repeat(40)} len=3]`);
-});
-
 test('an unterminated quoted secret is masked to 4096 bytes, never through half a character', () => {
   const r = redactText(`password="${'a'.repeat(4093)}\u{1F642}\u{1F642}x`);
-  // The C stops at byte 4096 inside the first emoji and leaves its last bytes after the marker;
-  // JS takes the whole emoji instead (see the report): the text stays well-formed.
+  // The bound falls inside the first emoji: the character is masked whole, as the C does since
+  // a comparison of the two found it leaving half a character behind.
   assert.equal(r.text, 'password="[redacted password len=4094]\u{1F642}x');
   assert.equal(r.count, 1);
   assert.deepEqual(redactText(`password="${'a'.repeat(5000)}`),
@@ -228,74 +98,7 @@ test('text that is not a string gives empty text', () => {
 
 // ---- JSON ----
 
-function assertJson(input, expected, count) {
-  const before = JSON.stringify(input);
-  const once = redactValue(input);
-  assert.deepEqual(once.value, expected);
-  assert.equal(once.count, count);
-  // A copy: the input is untouched.
-  assert.equal(JSON.stringify(input), before);
-  const twice = redactValue(once.value);
-  assert.deepEqual(twice.value, once.value);
-  assert.equal(twice.count, 0);
-}
-
-test('JSON members under secret names', () => {
-  assertJson({ password: 'hunter2', user: 'bob' }, { password: '[redacted password len=7]', user: 'bob' }, 1);
-  assertJson(JSON.parse('{"apiKey":"k","csrf_token":"c","sessionId":"s","otp":123456,"cvv":12.5}'), {
-    apiKey: '[redacted apiKey len=1]', csrf_token: '[redacted csrf_token len=1]',
-    sessionId: '[redacted sessionId len=1]', otp: '[redacted otp len=6]', cvv: '[redacted cvv len=4]',
-  }, 5);
-  // Empty strings, booleans and null say nothing secret.
-  assertJson({ password: '', token: true, secret: null }, { password: '', token: true, secret: null }, 0);
-  // Metadata about a secret stays.
-  const meta = { tokenType: 'Bearer', passwordHint: 'pet', tokenExpires: 3600 };
-  assertJson(meta, { ...meta }, 0);
-  // Strings under other names still go through the text rules.
-  assertJson({ text: 'Cookie: a=b', url: 'https://x.test/?token=abc' },
-    { text: 'Cookie: [redacted Cookie len=3]', url: 'https://x.test/?token=[redacted token len=3]' }, 2);
-});
-
-test('JSON: what the snapshot sends for a form stays as it is', () => {
-  const snapshot = JSON.parse('{"forms":[{"ref":"e1","name":"login","action":"https://x.test/session",' +
-    '"method":"post","fields":[{"ref":"e2","name":"password","type":"password",' +
-    '"label":"Password","required":true,"credential":true,"filled":true,' +
-    '"valueLength":8},{"ref":"e3","name":"user_pin","type":"text","label":"PIN",' +
-    '"required":false,"credential":true,"filled":false,"valueLength":0}]}]}');
-  assertJson(snapshot, structuredClone(snapshot), 0);
-});
-
-test('JSON: cookie lists keep names and flags; scalars in a secret-named list are secrets', () => {
-  const cookies = {
-    cookies: [{ name: 'SID', domain: '.x.test', path: '/', secure: true, httpOnly: true, sameSite: 'lax',
-      session: true, valueLength: 40 }],
-  };
-  assertJson(cookies, structuredClone(cookies), 0);
-  assertJson({ cookies: ['a=b', 'c=d'], tokens: [1, 2] },
-    { cookies: ['[redacted cookies len=3]', '[redacted cookies len=3]'], tokens: [1, 2] }, 2);
-});
-
-test('JSON: {name, value} pairs are as secret as the name says', () => {
-  assertJson({
-    headers: [{ name: 'Authorization', value: 'Bearer abc12345' }, { name: 'Accept', value: 'text/html' },
-      { name: 'Set-Cookie', value: 'id=1' }],
-  }, {
-    headers: [{ name: 'Authorization', value: '[redacted Authorization len=15]' },
-      { name: 'Accept', value: 'text/html' }, { name: 'Set-Cookie', value: '[redacted Set-Cookie len=4]' }],
-  }, 2);
-});
-
-test('JSON: secrets are found however deep; top-level scalars and arrays', () => {
-  assertJson({ a: [{ b: { c: [[{ secret: 'xyz', ok: 'fine' }]] } }], auth: { user: 'bob', password: 'p' } },
-    { a: [{ b: { c: [[{ secret: '[redacted secret len=3]', ok: 'fine' }]] } }],
-      auth: { user: 'bob', password: '[redacted password len=1]' } }, 2);
-  assertJson(['ghp_abcdefghijklmnopqrstuvwxyz0123456789', 1, true, null],
-    ['[redacted github_token len=40]', 1, true, null], 1);
-  assertJson('plain text', 'plain text', 0);
-  assertJson('token=abc', 'token=[redacted token len=3]', 1);
-  assertJson(7, 7, 0);
-
-  // 100 levels are kept as they are.
+test('JSON: 100 levels are kept as they are', () => {
   let input = { token: 'abc' };
   let want = { token: '[redacted token len=3]' };
   for (let i = 0; i < 100; i++) {
@@ -318,18 +121,6 @@ test('JSON: deeper than 256 levels is dropped, counted once', () => {
   }
   assert.equal(node, null);
   assert.ok(depth < 400);
-});
-
-test('JSON: numbers under secret names are measured as the C prints them', () => {
-  const { value } = redactValue({ pin: 0.1, otp: -7, cvv: 1e21, sig: 2 ** 40, ssn: 1e-7, pw: 123456789.123 });
-  assert.deepEqual(value, {
-    pin: '[redacted pin len=19]', // 0.10000000000000001
-    otp: '[redacted otp len=2]',
-    cvv: '[redacted cvv len=5]', // 1e+21
-    sig: '[redacted sig len=13]',
-    ssn: '[redacted ssn len=22]', // 9.9999999999999995e-08
-    pw: '[redacted pw len=13]', // 123456789.123
-  });
 });
 
 test('JSON: what only JS values can be — cycles, shared children, odd types, __proto__', () => {
@@ -368,6 +159,9 @@ test('linear time: 1 MiB of each hard unit, and of real-looking text, finishes f
     '"password":"', 'password="', 'eyJaaaaaaaaaa.', 'Bearer ', '"', '[redacted ',
     '-----BEGIN PRIVATE KEY-----', 'password: ', 'a=', 'token ', '\'', 'api key ', 'x-a: ', '[',
     'é', 'eyJhbGciOiJIUzI1NiJ9.', 'sk-', ' ', 'token=abc ',
+    // The rules that look further than a word: numbers in groups, phrases, URLs.
+    '4111 ', '1-', '2 85 05 2A ', 'verification code ', '482913 is your ', 'https://a:', 'ya29.',
+    '?code=', '\u9a8c\u8bc1\u7801', 'api key is ', 'secret key: ',
   ];
   for (const unit of units) {
     let text = unit.repeat(Math.ceil((1024 * 1024) / unit.length));

@@ -162,6 +162,68 @@ test('credential recognition table', () => {
   assert.equal(C.isOtpField(el('input', { name: 'hotpot' })), false);
 });
 
+test('credential fields recognised by what a person reads on them: label, placeholder, aria-label', () => {
+  const labelled = (labelText, attrs = {}) => el('input', attrs, '', { labelText });
+  const yes = [
+    el('input', { placeholder: 'Seed phrase' }), el('input', { 'aria-label': 'Recovery phrase' }),
+    labelled('Recovery code'), labelled('Backup codes'), el('textarea', { placeholder: 'Private key' }),
+    el('input', { 'aria-placeholder': 'Secret recovery phrase' }), el('input', { title: 'Mnemonic' }),
+    labelled('Password'), labelled('Enter your PIN'), labelled('API key'), labelled('Verification code'),
+    el('input', { name: 'seedPhrase' }), el('input', { id: 'recovery_code' }),
+    // French.
+    labelled('Phrase de récupération'), labelled('Code de récupération'), labelled('Clé privée'),
+    el('input', { placeholder: 'Mot de passe' }), labelled('Code de secours'), labelled("Clé d'API"),
+    el('input', { 'aria-label': 'phrase secrète' }), labelled('Code de vérification'),
+    // Chinese.
+    labelled('助记词'), labelled('恢复码'), labelled('私钥'), el('input', { placeholder: '请输入密码' }),
+    el('input', { 'aria-label': '恢复短语' }), labelled('短信验证码'),
+    // Labelled by another element, and a contenteditable box.
+    el('input', {}, '', { labelledByText: () => 'Your seed phrase' }),
+    el('div', { contenteditable: '', 'aria-label': 'Recovery phrase' }),
+  ];
+  const no = [
+    labelled('Full name'), labelled('Email'), el('input', { placeholder: 'you@example.com' }),
+    labelled('Search'), labelled('Secretary'), labelled('Phrase of the day'), labelled('Code postal'),
+    labelled('Recovery email'), labelled('Nom complet'), labelled('搜索'), labelled('用户名'),
+    el('input', { type: 'checkbox', 'aria-label': 'Show password' }),
+    el('button', { 'aria-label': 'Copy private key' }),
+    el('div', { 'aria-label': 'Recovery phrase' }), // not editable: not a field
+  ];
+  for (const d of yes) assert.equal(C.isCredentialField(d), true, `credential: ${JSON.stringify(d)}`);
+  for (const d of no) assert.equal(C.isCredentialField(d), false, `not credential: ${JSON.stringify(d)}`);
+  // The label is read only when nothing cheaper decided.
+  let asked = 0;
+  const counted = el('input', { name: 'password' }, '', { labelText: () => { asked++; return 'x'; } });
+  assert.equal(C.isCredentialField(counted), true);
+  assert.equal(asked, 0);
+});
+
+test('maskEditables: what was typed into a credential editable is masked in the page text', () => {
+  const editable = (attrs, renderedText) => el('div', { contenteditable: 'true', ...attrs }, '', { renderedText });
+  const phrase = 'apple banana cherry delta echo fox';
+  const page = `Back up your wallet\nRecovery phrase\n${phrase}\nNotes\nBuy milk\nSave`;
+  const out = C.maskEditables(page, [
+    editable({ 'aria-label': 'Recovery phrase' }, () => phrase),
+    editable({ 'aria-label': 'Notes' }, 'Buy milk'), // an ordinary editor keeps its text
+  ]);
+  assert.equal(out, 'Back up your wallet\nRecovery phrase\n[redacted credential len=34]\nNotes\nBuy milk\nSave');
+  // The marker is the redaction's: both redactions pass it through unchanged.
+  assert.match(out, /\[redacted credential len=34\]/);
+
+  // Every occurrence; lines when the whole does not occur as the page rendered it.
+  assert.equal(C.maskEditables('key: 私钥abc\n… 私钥abc', [editable({ placeholder: '私钥' }, '私钥abc')]),
+    'key: [redacted credential len=5]\n… [redacted credential len=5]');
+  const seed = { 'aria-label': 'Seed phrase' };
+  assert.equal(C.maskEditables('first line\n\nsecond line', [editable(seed, 'first line\nsecond line')]),
+    '[redacted credential len=10]\n\n[redacted credential len=11]');
+  // Nothing to mask: empty, not editable, not a credential, not there.
+  assert.equal(C.maskEditables('a b c', [editable(seed, '  ')]), 'a b c');
+  assert.equal(C.maskEditables('secret words', [el('div', seed, '', { renderedText: 'secret words' })]), 'secret words');
+  assert.equal(C.maskEditables('Hello', [editable(seed, 'elsewhere')]), 'Hello');
+  assert.equal(C.maskEditables('Hello', []), 'Hello');
+  assert.equal(C.maskEditables(undefined, undefined), '');
+});
+
 const utf8 = (s) => new TextEncoder().encode(s).length;
 const hasLoneSurrogate = (s) => /[\ud800-\udbff](?![\udc00-\udfff])|(^|[^\ud800-\udbff])[\udc00-\udfff]/.test(s);
 
