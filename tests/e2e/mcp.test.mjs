@@ -564,7 +564,7 @@ scenario('two browsers paired at once: each tab names its browser and a call nev
 
   const listed = await until(async () => {
     const r = await call('browser_tabs');
-    const tabs = r.structuredContent?.tabs ?? [];
+    const tabs = H.structuredOf(r)?.tabs ?? [];
     const tb = tabs.find((t) => (t.url ?? '').startsWith(W.sites.originB));
     return tb ? tabs : null;
   }, 15000);
@@ -591,7 +591,7 @@ scenario('two browsers paired at once: each tab names its browser and a call nev
   await b.close();
   W.browsers.splice(W.browsers.indexOf(b), 1);
   await until(async () => {
-    const tabs = H.ok(await call('browser_tabs')).structuredContent?.tabs ?? [];
+    const tabs = H.structuredOf(H.ok(await call('browser_tabs')))?.tabs ?? [];
     return !tabs.some((t) => t.tab === tB);
   }, 10000);
   const started = Date.now();
