@@ -214,6 +214,17 @@ floor_field (ChpSafetySettings *self,
   return NULL;
 }
 
+/* One of the two lists replaced by @updated, the other kept. */
+static void
+set_floor_field (ChpSafetySettings  *self,
+                 GStrv              *field,
+                 const char * const *updated)
+{
+  chp_safety_settings_set_floor (self,
+    field == &self->floor_blind ? updated : (const char * const *) self->floor_blind,
+    field == &self->floor_hands_only ? updated : (const char * const *) self->floor_hands_only);
+}
+
 /* @key: %CHP_STATE_FLOOR_BLIND or %CHP_STATE_FLOOR_HANDS_ONLY; @pattern as the floor reads it */
 void
 chp_safety_settings_add_floor_entry (ChpSafetySettings *self,
@@ -235,11 +246,7 @@ chp_safety_settings_add_floor_entry (ChpSafetySettings *self,
   g_strv_builder_addv (builder, (const char **) *field);
   g_strv_builder_add (builder, pattern);
   updated = g_strv_builder_end (builder);
-  chp_safety_settings_set_floor (self,
-    field == &self->floor_blind ? (const char * const *) updated
-                                : (const char * const *) self->floor_blind,
-    field == &self->floor_hands_only ? (const char * const *) updated
-                                     : (const char * const *) self->floor_hands_only);
+  set_floor_field (self, field, (const char * const *) updated);
 }
 
 void
@@ -260,11 +267,7 @@ chp_safety_settings_remove_floor_entry (ChpSafetySettings *self,
     if (g_strcmp0 ((*field)[i], pattern) != 0)
       g_strv_builder_add (builder, (*field)[i]);
   updated = g_strv_builder_end (builder);
-  chp_safety_settings_set_floor (self,
-    field == &self->floor_blind ? (const char * const *) updated
-                                : (const char * const *) self->floor_blind,
-    field == &self->floor_hands_only ? (const char * const *) updated
-                                     : (const char * const *) self->floor_hands_only);
+  set_floor_field (self, field, (const char * const *) updated);
 }
 
 guint

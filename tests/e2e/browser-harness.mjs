@@ -30,6 +30,19 @@ export function browserWhyNot() {
   return null;
 }
 
+/**
+ * A plain headless Chromium, without the extension, for the suites that put the content scripts
+ * into pages themselves (ext-page-agent, ext-page-ui) or play a web page (bridge-web-page).
+ * Call only when browserWhyNot() is null.
+ */
+export function launchPlainChromium() {
+  return playwright.chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+}
+
 const display = (code) => `${code.slice(0, 3)} ${code.slice(3)}`;
 
 async function until(get, { timeoutMs = 10000, what = 'a condition' } = {}) {

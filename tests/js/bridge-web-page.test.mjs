@@ -4,26 +4,17 @@
 // pairs afterwards. The raw-client side of the same gate is tests/test-bridge.c.
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 
 import WebSocket from 'ws';
 
+import { browserWhyNot, launchPlainChromium } from '../e2e/browser-harness.mjs';
 import { startFixtureServer } from '../fixtures/serve.mjs';
 import { ENGINE_PATH, TestEngine } from './engine-harness.mjs';
 
-const CHROMIUM = process.env.CHAPERONE_CHROMIUM || '/usr/lib/chromium/chromium';
 let skip = false;
 if (!ENGINE_PATH) skip = 'CHAPERONE_TEST_ENGINE not set: point it at build/tests/chaperone-test-engine';
-else if (!existsSync(CHROMIUM)) skip = `Chromium not found at ${CHROMIUM} (install the Debian chromium package)`;
-let chromium = null;
-if (!skip) {
-  try {
-    ({ chromium } = await import('playwright-core'));
-  } catch {
-    skip = 'playwright-core is not installed (npm ci)';
-  }
-}
+else skip = browserWhyNot() ?? false;
 if (skip) console.log(`# skipping bridge-web-page tests: ${skip}`);
 
 const PATHS = ['/pairing', '/pairing/', '/pairing/x', '/pairing//', '/pairing/%2e%2e',
@@ -35,11 +26,7 @@ let browser;
 before(async () => {
   if (skip) return;
   server = await startFixtureServer();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
+  browser = await launchPlainChromium();
 });
 
 after(async () => {

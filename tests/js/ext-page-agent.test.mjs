@@ -6,24 +6,13 @@
 // One browser for the whole file; skipped, with the reason printed, when Chromium is missing.
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 
 import { startFixtureServer } from '../fixtures/serve.mjs';
-import { until } from '../e2e/browser-harness.mjs';
+import { browserWhyNot, launchPlainChromium, until } from '../e2e/browser-harness.mjs';
 
-const CHROMIUM = process.env.CHAPERONE_CHROMIUM || '/usr/lib/chromium/chromium';
-let skip = false;
-if (!existsSync(CHROMIUM)) skip = `Chromium not found at ${CHROMIUM} (install the Debian chromium package)`;
-let chromium = null;
-if (!skip) {
-  try {
-    ({ chromium } = await import('playwright-core'));
-  } catch {
-    skip = 'playwright-core is not installed (npm ci)';
-  }
-}
+const skip = browserWhyNot() ?? false;
 if (skip) console.log(`# skipping ext-page-agent tests: ${skip}`);
 
 const CORE = await readFile(new URL('../../extension/content/snapshot-core.js', import.meta.url), 'utf8');
@@ -38,11 +27,7 @@ let context;
 before(async () => {
   if (skip) return;
   server = await startFixtureServer();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
+  browser = await launchPlainChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
 });
 

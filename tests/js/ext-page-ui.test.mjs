@@ -7,24 +7,13 @@
 // Every wait is for a condition (until), never a fixed sleep.
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 
 import { startFixtureServer } from '../fixtures/serve.mjs';
-import { until } from '../e2e/browser-harness.mjs';
+import { browserWhyNot, launchPlainChromium, until } from '../e2e/browser-harness.mjs';
 
-const CHROMIUM = process.env.CHAPERONE_CHROMIUM || '/usr/lib/chromium/chromium';
-let skip = false;
-if (!existsSync(CHROMIUM)) skip = `Chromium not found at ${CHROMIUM} (install the Debian chromium package)`;
-let chromium = null;
-if (!skip) {
-  try {
-    ({ chromium } = await import('playwright-core'));
-  } catch {
-    skip = 'playwright-core is not installed (npm ci)';
-  }
-}
+const skip = browserWhyNot() ?? false;
 if (skip) console.log(`# skipping ext-page-ui tests: ${skip}`);
 
 const FILES = await Promise.all(['snapshot-core.js', 'outward.js', 'page-ui.js', 'page-agent.js'].map((f) =>
@@ -37,11 +26,7 @@ let context;
 before(async () => {
   if (skip) return;
   server = await startFixtureServer();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
+  browser = await launchPlainChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
 });
 
