@@ -3,6 +3,7 @@
  * The Node suite (tests/js/bridge.test.mjs) covers the same ground from WebCrypto. */
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -351,6 +352,55 @@ test_half_open_connections (Fixture       *f,
   g_assert_cmpuint (chp_test_http_upgrade_status (f->port, "/extension", CHP_TEST_ORIGIN, host),
                     ==, 101);
   g_assert_true (chp_test_spin_until (fds_back, GUINT_TO_POINTER (before), 5000));
+}
+
+static void
+started_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (chp_engine_start_finish (CHP_ENGINE (source), result, &error));
+  g_assert_no_error (error);
+  *(gboolean *) user_data = TRUE;
+}
+
+static gboolean
+flag_set (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+/* Tools and tests learn the port from a file beside the agent socket, not from the log: the
+ * port in decimal, 0600, gone when the app stops. */
+static void
+test_port_file (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("chp-port-XXXXXX", &error);
+  g_autofree char *runtime = g_build_filename (dir, "run", "chaperone", NULL);
+  g_autofree char *socket_path = g_build_filename (runtime, "agent.sock", NULL);
+  g_autofree char *port_path = g_build_filename (runtime, CHP_ENGINE_PORT_FILE, NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *expected = NULL;
+  ChpEngine *engine = chp_engine_new (dir);
+  gboolean started = FALSE;
+  GStatBuf st;
+
+  chp_engine_set_agent_socket_path (engine, socket_path);
+  chp_engine_start_async (engine, 0, NULL, started_cb, &started);
+  g_assert_true (chp_test_spin_until (flag_set, &started, 10000));
+
+  g_assert_true (g_file_get_contents (port_path, &text, NULL, NULL));
+  expected = g_strdup_printf ("%u\n", chp_bridge_get_port (chp_engine_get_bridge (engine)));
+  g_assert_cmpstr (text, ==, expected);
+  g_assert_cmpint (g_stat (port_path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0600);
+
+  g_object_run_dispose (G_OBJECT (engine));
+  g_assert_false (g_file_test (port_path, G_FILE_TEST_EXISTS));
+  g_object_unref (engine);
 }
 
 static void
@@ -816,6 +866,7 @@ main (int   argc,
   ADD ("/chaperone/bridge/pair-connect-call-revoke", test_pair_connect_call_revoke);
   ADD ("/chaperone/bridge/host-and-origin", test_host_and_origin);
   ADD ("/chaperone/bridge/sub-paths-refused", test_sub_paths_refused);
+  g_test_add_func ("/chaperone/bridge/port-file", test_port_file);
   ADD ("/chaperone/bridge/half-open-connections", test_half_open_connections);
   ADD ("/chaperone/bridge/first-message-rules", test_first_message_rules);
   ADD ("/chaperone/bridge/wrong-key", test_wrong_key_and_replay);

@@ -337,7 +337,7 @@ connection_closed_cb (ChpConnection *connection,
   if (session == NULL || chp_session_get_connection (session) != connection)
     return;
 
-  g_message ("bridge: %s disconnected (%u)", device_id, code);
+  g_debug ("bridge: %s disconnected (%u)", device_id, code);
   chp_session_detach (session);
 
   /* The calls that just failed ran their callbacks; one of them may have shut us down. */
@@ -673,7 +673,7 @@ handshake_accept (Handshake  *handshake,
   if (self->store != NULL)
     chp_store_touch_device (self->store, device_id, chp_bridge_now_ms ());
 
-  g_message ("bridge: %s connected (%s)", device_id, resumed ? "resumed" : "new session");
+  g_debug ("bridge: %s connected (%s)", device_id, resumed ? "resumed" : "new session");
   chp_bridge_audit (self, "connection", "auth", resumed ? "resumed" : "accepted",
                     device_id, 0, NULL);
   g_signal_emit (self, signals[SIGNAL_DEVICE_CONNECTED], 0, device_id,

@@ -10,6 +10,7 @@
 #include "chp-json-util.h"
 #include "chp-protocol-error.h"
 
+#include <glib/gstdio.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -35,6 +36,7 @@ struct _ChpEngine
   GPtrArray *agent_calls;  /* AgentCall: the agents' calls on their way to a browser */
 
   char *agent_socket_path;  /* NULL: the default; "" for no agent endpoint */
+  char *port_file;          /* bridge-port beside the agent socket, once written */
   ChpMcpTools *mcp_tools;
   ChpMcpServer *mcp_server;
   guint default_grant_minutes;
@@ -85,6 +87,10 @@ static void
 chp_engine_dispose (GObject *object)
 {
   ChpEngine *self = CHP_ENGINE (object);
+
+  if (self->port_file != NULL)
+    g_unlink (self->port_file);
+  g_clear_pointer (&self->port_file, g_free);
 
   /* Agents go first: their sessions hold calls that hold the bridge. */
   if (self->mcp_server != NULL)
@@ -656,6 +662,32 @@ start_agent_endpoint (ChpEngine *self)
     }
 }
 
+/* Tools and tests learn the bridge's port from a file beside the agent socket — 0600, in the
+ * 0700 folder the endpoint made and checked — not from a log line meant for people. A reader
+ * still connects to find out whether the app that wrote it is alive: a crash leaves it behind. */
+static void
+write_port_file (ChpEngine *self)
+{
+  const char *socket_path = chp_engine_get_agent_socket_path (self);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *text = NULL;
+
+  if (socket_path == NULL)
+    return;
+
+  dir = g_path_get_dirname (socket_path);
+  path = g_build_filename (dir, CHP_ENGINE_PORT_FILE, NULL);
+  text = g_strdup_printf ("%u\n", chp_bridge_get_port (self->bridge));
+  if (!g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0600, &error))
+    {
+      g_message ("Could not write %s: %s", path, error->message);
+      return;
+    }
+  self->port_file = g_steal_pointer (&path);
+}
+
 static void
 attempts_loaded_cb (GObject      *source,
                     GAsyncResult *result,
@@ -720,6 +752,7 @@ state_loaded_cb (GObject      *source,
   apply_floor_rules (self);
 
   start_agent_endpoint (self);
+  write_port_file (self);
   g_task_return_boolean (task, TRUE);
 }
 

@@ -19,6 +19,9 @@
 
 G_BEGIN_DECLS
 
+/* Beside the agent socket: the bridge's port, in decimal and a newline (mode 0600). */
+#define CHP_ENGINE_PORT_FILE "bridge-port"
+
 #define CHP_TYPE_ENGINE (chp_engine_get_type ())
 
 G_DECLARE_FINAL_TYPE (ChpEngine, chp_engine, CHP, ENGINE, GObject)

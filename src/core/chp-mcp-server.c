@@ -261,7 +261,7 @@ session_closed_cb (ChpMcpSession *session,
   g_signal_handlers_disconnect_by_func (session, session_closed_cb, self);
   chp_agent_session_list_remove (self->sessions, id);
   g_ptr_array_remove (self->live, session);
-  g_message ("agents: %s left", id);
+  g_debug ("agents: %s left", id);
 }
 
 /* Reads /proc/<pid>/stat: the parent's pid (field 4) and the start time (field 22, in clock
@@ -380,7 +380,7 @@ incoming_cb (GSocketService    *service,
   session = chp_mcp_session_new (G_IO_STREAM (connection), self->tools, agent);
   g_signal_connect (session, "closed", G_CALLBACK (session_closed_cb), self);
   g_ptr_array_add (self->live, g_object_ref (session));
-  g_message ("agents: %s connected (agent process %s)", id, process != NULL ? process : "unknown");
+  g_debug ("agents: %s connected (agent process %s)", id, process != NULL ? process : "unknown");
   chp_agent_session_list_add (self->sessions, agent);
   chp_mcp_session_start (session);
 
