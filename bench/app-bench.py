@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """app-bench.py: the real app's start time and idle memory, with the window open and closed.
 
 Usage: bench/app-bench.py APP [--runs N]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chaperone-bench.c: what the bridge costs over the bare transport it is built on, measured in
  * one process: round trips, a 16 MiB message, pairing wall time and the engine's memory.
  * It prints figures and never asserts; bench/run-bench.sh runs it. */

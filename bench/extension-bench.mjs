@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: GPL-3.0-or-later
 // extension-bench.mjs: what an agent's calls cost through the real path — the C core engine
 // (tests/chaperone-test-engine) → WebSocket → the extension's service worker → the page and back —
 // in real Chromium, set beside what Playwright/CDP pay for the same page in the same run.

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: GPL-3.0-or-later
 // mcp-bench.mjs: what an agent pays, through MCP, for the same work on the same pages — Chaperone
 // (chaperone-mcp → the core → the extension in the person's browser) beside two other browser MCP
 // servers, Playwright MCP and Chrome DevTools MCP, each driven by the same client code (the

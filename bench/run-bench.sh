@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # run-bench.sh: build and run the core benchmark, time the real app's start and measure its memory with
 # the window open and closed (bench/app-bench.py), then
 # run the extension benchmark (bench/extension-bench.mjs: real Chromium, the real extension and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* ui-bench.c: the Activity page over a log of 100,000 rows (in a temporary store): how long until
  * the first rows are painted, and how long frames take while the log is scrolled, measured with
  * the window's own frame clock. Figures, not assertions; needs a display (xvfb-run works). */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Makes both floors' built-in tables from src/core/floor-rules.json, so that the app's
 chp-url-floor.c and the extension's floor.js cannot disagree about which site is blind.
 
@@ -33,6 +34,7 @@ C_HEAD = """\
 """
 
 JS_HEAD = """\
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The URL floor's built-in tables, made by build-aux/gen-floor-rules.py from
 // src/core/floor-rules.json, the data chp-url-floor.c is built from too. Do not edit: edit the
 // data and run `python3 build-aux/gen-floor-rules.py --js extension/lib/floor-rules.js

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs what Chaperone needs on Debian 12, and nothing when it is all there already.
 #   install-deps.sh          build and run
 #   install-deps.sh --test   also what the test suite needs (Xvfb, AT-SPI, clang, Chromium, Node modules)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Set up and start Chaperone from this checkout: install what is missing, build, run.
 set -euo pipefail
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Reads meson's testlog.json and prints one line per build, or the plain total line
 ("N passed, N failed") that CI reads at the end of a run, or (--failures) why each failed test
 failed: a run's log is long and only its end may be read, so the reasons are repeated there."""

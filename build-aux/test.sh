@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Set up and run the whole test suite: install what is missing, build with warnings as errors,
 # run every test under a virtual display and a private D-Bus session, run the same suite again
 # under AddressSanitizer and UndefinedBehaviorSanitizer, and give the fuzzers a short run.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Checks the generated D-Bus service file: the [D-BUS Service] group, Name equal to the app id and
 to the file's own name, and Exec running the installed binary with --gapplication-service.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The service worker: wires the bridge client (the link to the Chaperone app), the capability router,
 // the toolbar badge and the popup's messages. Every listener is registered synchronously at top level
 // (MV3 only wakes a worker for listeners that exist when it starts); the async set-up runs behind

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chaperone-native-host.c: relays Chrome native messaging (length-prefixed JSON on stdio) to the
  * loopback bridge, sending the Origin the browser vouched for in argv[1] and nothing else. */
 #include "config.h"

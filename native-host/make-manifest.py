@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Writes the native-messaging manifest: the template with the host's directory and the one
 origin Chrome may start it for, the extension's own, derived from the development key in
 extension/manifest.json the way Chrome derives an id (the first 32 hex digits of SHA-256 over

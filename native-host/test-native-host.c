@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-native-host.c: the built chaperone-native-host driven as Chrome drives it — framed JSON on
  * its stdin and stdout — against a real engine, and against a scripted WebSocket server for what
  * the engine never does on purpose (oversized frames, HTTP refusals, exact bytes, close codes). */

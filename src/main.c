@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* main.c: the chaperone executable: set up translations, then hand over to ChpApplication. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chaperone-test-engine.c: the real core (bridge, store, identity) without GTK, driven by JSON
  * lines on stdin and reporting JSON lines on stdout, so that the Node tests and benchmarks
  * exercise the C bridge exactly as the app runs it. Approvals here stand in for the person

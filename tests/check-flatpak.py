@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Checks the Flatpak manifest against the build: the same app id and command as meson, a meson
 module built from this checkout, and only the sandbox holes the app needs (each one is explained
 in flatpak/README.md). A hole that would let the app out of its sandbox fails the test.
@@ -66,7 +67,8 @@ def main():
     if os.path.realpath(root) != os.path.realpath(source_root):
         fail(f"the module builds {root}, not this checkout {source_root}")
     with open(os.path.join(root, "meson.build"), encoding="utf-8") as f:
-        if not re.match(r"\s*project\('chaperone'", f.read()):
+        # Comments (the licence line) may come before project().
+        if not re.match(r"(\s*#[^\n]*\n)*\s*project\('chaperone'", f.read()):
             fail("the module's directory is not the chaperone meson project")
     for opt in module.get("config-opts", []):
         if not opt.startswith("-D"):

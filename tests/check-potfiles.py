@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Fails when a file with translatable strings is missing from po/POTFILES.in, or when
 POTFILES.in names a file that does not exist: either way a string would go untranslated."""
 import os

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-test-client.c: synchronous helpers over the main loop, so tests read top to bottom. */
 #include "config.h"
 

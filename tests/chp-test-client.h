@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-test-client.h: a browser extension played in C, for GTest and the benchmarks. It signs
  * with its own P-256 key exactly as the extension does (P1363, JWK), over real WebSockets. */
 #pragma once

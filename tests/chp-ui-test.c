@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-ui-test.c: what the UI tests share (see chp-ui-test.h). */
 #include "config.h"
 

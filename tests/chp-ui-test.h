@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-ui-test.h: what the UI tests share — the application they all open windows in, finding
  * widgets and text on screen, and sizing a window the way a person's narrow screen would. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-agent-sessions.c: the model the Agents page shows: sessions come and go as list changes,
  * change in place as properties, and the person's Pause / Resume / Disconnect set the state
  * before anyone handles the request. A pause holds for the agent — every session with its name

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-autostart.c: "Start at login" writes exactly the entry a session needs, under the
  * person's XDG_CONFIG_HOME, reads back what is there, and copes with files it did not write. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-bridge.c: the real bridge on 127.0.0.1 with a C client playing the extension: pairing,
  * the Host/Origin gate, authentication, calls both ways, resume, revoke, and bad input.
  * The Node suite (tests/js/bridge.test.mjs) covers the same ground from WebCrypto. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-chunk.c: reassembly, and every way a sender can get chunking wrong. */
 #include "config.h"
 

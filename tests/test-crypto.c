@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-crypto.c: the shared vectors (the JSON files in tests/vectors), checked against GnuTLS exactly as
  * tests/js/vectors.test.mjs checks them against WebCrypto. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-frame.c: the envelope parser refuses what it must, with the typed error it must. */
 #include "config.h"
 

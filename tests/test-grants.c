@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-grants.c: the app's mirror of grants and handoffs. Their strings come from web pages
  * through the extension and end up on the person's screen, so malformed ones are refused whole,
  * and a grant whose time is up disappears even if the browser never says so. */

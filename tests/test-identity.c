@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-identity.c: the engine key is made once, kept private, and refused when exposed. */
 #include "config.h"
 

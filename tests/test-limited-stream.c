@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-limited-stream.c: the byte budget under libsoup counts what the reader is handed, not
  * what the stream read ahead, and the read-ahead never stalls or spins a pollable reader. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-mcp-session.c: the agent endpoint over a real Unix socket, as an MCP client sees it:
  * JSON-RPC framing and errors, initialize, the folder and socket checks, and the person's
  * Pause / Resume / Disconnect reaching the agent. Independent of which tools exist. */

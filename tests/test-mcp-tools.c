@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-mcp-tools.c: the agent's tools. How results read (the untrusted wrapper, the character
  * budget, snapshot lines, pages, queries and diffs) as pure functions; the tools table as an
  * MCP client sees it; argument checks; and the tools on a real engine, with no browser and with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-object-list.c: the base of the core's lists. What the pages see of a list is its
  * items-changed signals: one per change, at the right place, with the item already gone from
  * (or already in) the list when a handler looks. */

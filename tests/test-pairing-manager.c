@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-pairing-manager.c: pairing limits and lockout, and why the commitment matters: without it
  * a man in the middle grinds its nonce until the six digits match; with it, it cannot. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-redact.c: the app's redaction pass. Each row is page text an agent could be handed,
  * with what the agent must see instead: a secret that comes through is a leak, and ordinary
  * text that gets masked is a page the agent can no longer read. Every row is also redacted a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-safety-settings.c: the person's floor entries and result cap as the store keeps them:
  * read back whole or not at all, changes announced only when the person makes them. */
 #include "config.h"

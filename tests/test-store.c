@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-store.c: a real SQLite file on disk: migrations, durability across reopen, the audit bound,
  * and what happens to files that are not ours (moved aside, never deleted). */
 #include "config.h"

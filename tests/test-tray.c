@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-tray.c: the tray icon as a desktop's tray host sees it, over a private session bus with a
  * stub StatusNotifierWatcher: registration (also when the watcher comes late or restarts), the
  * item's properties per state, the menu, clicks — and that no click anywhere resumes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-ui-needs.c: the Needs you cards for held acts, plans and paused agents, under a display and
  * with a real engine and a browser played by the C test client: a hold.changed event makes a card
  * with the hold's fields (a credential only by its length), Approve and Decline are the browser's

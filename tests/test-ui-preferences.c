@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-ui-preferences.c: the Preferences window under a display: each row shows its GSettings key
  * and writes it back when the person changes it (memory backend); the floor's lists and the result
  * cap show and change the engine's safety settings, never GSettings; Start at Login writes and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-ui-screenshots.c: renders every page of the main window, light and dark, 360 px and
  * 1200 px wide, to PNG files in $CHAPERONE_SCREENSHOT_DIR, with the models holding one of each
  * kind of item. A render that is blank (one colour) or shows the wrong page fails. */

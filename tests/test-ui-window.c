@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-ui-window.c: the main window under a real display (Xvfb in the test run): each page's
  * empty state, items appearing as the engine's models change, the badge, Stop all / Resume and
  * its shortcut, the view switcher at 360 px and 1200 px, and Clear asking first. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-url-floor.c: the URL floor. Each row of tests/vectors/floor.json is a URL a page or a
  * hostile agent could present, with the level and reason a person would expect; a row that
  * passes the wrong way is a bank page an agent can read, or an ordinary site it cannot. */

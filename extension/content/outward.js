@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Chaperone's outward-act classifier: says, from the page alone, whether a click would send,
 // pay, publish (outward), destroy (delete) or change (write) something with the person's login.
 // A classic script like snapshot-core.js (injected before it by executeScript({files}), which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Chaperone page agent: what runs inside a granted page, in the extension's ISOLATED world.
 // Injected (after snapshot-core.js, outward.js and page-ui.js) with chrome.scripting.executeScript
 // ({files}); the worker then calls globalThis.__chaperonePage.run(op, args). A classic script:

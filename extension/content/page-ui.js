@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Chaperone's own UI inside a granted page: the pill ("Agent · step N") and the handoff banner.
 // Injected by chrome.scripting.executeScript({files}) after snapshot-core.js and outward.js, before
 // page-agent.js, into the extension's ISOLATED world; page-agent.js calls globalThis.ChaperonePageUi.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Chaperone page snapshot: the pure parts (no DOM, no chrome.*), shared by page-agent.js and the
 // Node tests. A classic script on purpose: chrome.scripting.executeScript({files}) injects classic
 // scripts only, so there is no import/export; it publishes one global. Plain `import` of this file

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What the toolbar button says about the extension: one state from the connection, the stop flag
 // and waiting handoffs, shown as badge text, colour and a translated title (and the popup's status).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The worker's link to the Chaperone app (docs/protocol.md): pairing on /pairing, the authenticated
 // connection on /extension, the envelope both ways with chunking, heartbeat and resume, and
 // reconnecting with back-off. The WebSocket constructor, storage and timers are injected, so the

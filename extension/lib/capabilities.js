@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The handlers behind every engine method: how each one's params are checked, what it targets, and
 // what it does once the router has checked stop, grant, scope and target. The scope each method
 // needs is in scopes.js (METHODS), the one table; this file must cover exactly its methods.

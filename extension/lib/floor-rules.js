@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The URL floor's built-in tables, made by build-aux/gen-floor-rules.py from
 // src/core/floor-rules.json, the data chp-url-floor.c is built from too. Do not edit: edit the
 // data and run `python3 build-aux/gen-floor-rules.py --js extension/lib/floor-rules.js

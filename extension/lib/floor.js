@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The URL floor (DESIGN §8), the extension's half of src/core/chp-url-floor.c: which pages an agent
 // may never see (blind), may read but not act in (hands-only), or may use within its grant (ok).
 // Pure: no chrome.* and no I/O, so Node tests run the same rows as tests/test-url-floor.c.

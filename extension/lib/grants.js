@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The grants the person made in the popup, kept in chrome.storage.session so a killed service worker
 // comes back with them. Only createFromPopup makes a grant, and only the popup path calls it: nothing
 // the engine can send creates or widens one. Grants end by expiry (timer + chrome.alarms + a check at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Handoffs: steps only the person can do in the browser (scan a QR code, type an MFA code, solve a
 // CAPTCHA). The agent asks and gets an id at once; the person answers on the page banner or in the
 // app; a handoff dies with its grant. State lives in chrome.storage.session so a killed worker

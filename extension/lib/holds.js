@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Holds: a click that would send, delete or write (content/outward.js says which) is not made; the
 // page answers what it would have done, and the person approves or declines it in the app. The
 // approval is about one exact thing, the page's `canonical` string, which stays in the worker:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Fills extension pages with their translated strings: a data-i18n attribute names the message for
 // the text; data-i18n-title, data-i18n-aria-label and data-i18n-placeholder name those attributes.
 

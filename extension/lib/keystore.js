@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The extension's identity (DESIGN §2): installationId in chrome.storage.local, the device key pair
 // in IndexedDB with a non-extractable private key, and the pinned engine in the `pairing` record.
 // Storage is injected, so the same code runs in the worker and, with in-memory stores, in Node.

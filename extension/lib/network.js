@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Per-tab network activity, for settling after an action (browser.node.action). The page agent
 // waits until the DOM has been quiet for a short window AND no request the tab started since the
 // action began is still in flight; a content script cannot see a request start (Resource Timing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Runs one page-agent operation in one exact document, by one of two roads:
 //
 //  - The page's own port. Once the agent is installed in a document it opens a long-lived

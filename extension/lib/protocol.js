@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Pure protocol computations (DESIGN §2–4, docs/protocol.md), done the way the extension does them:
 // WebCrypto only, P1363 signatures, base64url without padding. The extension's service worker, the
 // Node test client, the vector generator and the vector tests all import this one file, so they agree

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Redaction (DESIGN §8), the extension's half of src/core/chp-redact.c: masks secrets in
 // page-derived text and JSON before a result leaves the extension; the app then redacts again.
 // Every secret becomes `[redacted <name> len=N]` (<name>: the kind — jwt, bearer, … — or the

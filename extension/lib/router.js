@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The capability router: every request from the engine passes here, and every check happens in one
 // fixed order — stopped → known method → params → live grant for the tab → scope → target — before
 // a handler in capabilities.js runs. It also owns what the person does outside the engine's reach:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What a grant can allow: scope names, the presets a person picks from, the durations on offer, and
 // the one table that says which scope each engine method needs. Pure data and pure functions, so
 // the popup, the router and Node tests all read the same table.

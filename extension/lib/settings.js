@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The extension's own settings (only the bridge port for now), kept in chrome.storage.local.
 // The storage area is passed in, so the options page, the worker and Node tests share this code.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The person's Stop: one flag for the whole browser. stop() sets it synchronously, before anything
 // is awaited, so a call that starts after stop() returned is refused even while the flag is still
 // on its way to chrome.storage.session. Only the person resumes (popup, or the app's Resume).

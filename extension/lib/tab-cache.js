@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The worker's own list of open tabs, kept from Chromium's tab events (as CDP clients keep theirs
 // from target events), so browser.tabs does not ask chrome.tabs.query on every call: that round trip
 // costs about 1 ms, most of the call. It only says which tabs exist and their window, index, URL,

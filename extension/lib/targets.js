@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The target check: is the frame a call names still the one the person granted? Pure — the caller
 // fetches the frame's current state with chrome.webNavigation.getFrame and passes it in — so every
 // answer (target_denied, origin_changed, stale_document) is decided in one place and tested in Node.

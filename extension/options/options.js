@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The options page: edits the bridge port (the worker reconnects when it changes), shows the
 // pairing with an Unpair button, and the version.
 

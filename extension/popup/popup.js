@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The popup: shows the worker's state, runs pairing (the code to compare), and lets the person
 // create and revoke grants and stop the agent. Everything it asks goes to the worker, which checks
 // it again; page titles and URLs are only ever set as text.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-agent-session-list.c: a short list (a person runs a handful of agents) in connection order,
  * with lookups by id. A session's own properties change in place; the list only changes when a
  * session comes or goes.

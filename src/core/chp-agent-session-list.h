@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-agent-session-list.h: the agents connected now (and those that just left), as a GListModel
  * of ChpAgentSession. The agent server (issue 5) feeds it; the Agents page shows it. It also
  * holds the agents' pauses: a pause is the agent's, so it holds its other sessions and the ones

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-agent-session.c: the person's Pause, Resume and Disconnect change the state here first,
  * synchronously, so that whatever serves the agent refuses its next call even before it has
  * handled the "requested" signal. What a pause holds for beyond this one connection (the agent,

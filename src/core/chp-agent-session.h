@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-agent-session.h: one connected agent (an MCP client) as the person sees it: who, since
  * when, how busy, what it is doing, and whether it may go on. */
 #pragma once

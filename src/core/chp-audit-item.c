@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-audit-item.c: a holder that a list view can bind before its row is read. */
 #include "config.h"
 

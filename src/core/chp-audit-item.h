@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-audit-item.h: one row of the activity log as a list item. It may be a placeholder whose
  * row is still being read; it fills in place (notify::loaded) when the row arrives. */
 #pragma once

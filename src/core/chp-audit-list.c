@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-audit-list.c: the listing is pinned to a snapshot: position N is the N-th matching row,
  * newest first, among rows with an id up to top_id. Ids only grow and the log only loses its
  * oldest rows, so pages read later at an offset still land on the rows they were meant for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-audit-list.h: the activity log as a GListModel of ChpAuditItem, newest first, read from
  * the store a page at a time as a list view asks for rows, so that a long log costs only what
  * is on screen. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-autostart.c: writes, reads back and removes $XDG_CONFIG_HOME/autostart/<app id>.desktop, the
  * file an XDG session reads to start Chaperone at login. The file is the truth: no setting mirrors
  * it, so a person who deletes it by hand sees the switch off the next time. */

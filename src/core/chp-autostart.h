@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-autostart.h: "Start at login", as an XDG autostart entry that starts Chaperone hidden. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-bridge-pairing.c: the /pairing socket, commit then reveal (DESIGN §3). The browser commits
  * to its nonce before it sees ours, so a man in the middle gets one guess at the six digits per
  * attempt instead of grinding nonces until the codes match. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-bridge-private.h: shared by the parts of ChpBridge (chp-bridge.c, chp-bridge-pairing.c). */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-bridge.c: the SoupServer on 127.0.0.1, the Host/Origin gate, the signed-challenge
  * handshake on /extension, the logical sessions and the engine's method table. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-bridge.h: the loopback WebSocket bridge to browser extensions (DESIGN §3–5). */
 #pragma once
 

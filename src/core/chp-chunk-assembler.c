@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-chunk-assembler.c: every chunk is checked against its transfer (order, size, total,
  * budget) so a broken or hostile sender costs at most 16 MiB and 30 s, never a crash. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-chunk-assembler.h: reassemble chunked messages with the limits of DESIGN §5. */
 #pragma once
 

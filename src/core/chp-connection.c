@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-connection.c: frames in and out of one authenticated socket. It knows nothing of
  * devices or sessions: it parses, reassembles, answers pings and reports what came in. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-connection.h: one authenticated WebSocket to a browser: framing, chunking,
  * ping/pong with round-trip time, and the ids of requests in flight either way. */
 #pragma once

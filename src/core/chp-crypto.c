@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-crypto.c: base64url, SHA-256, signed texts and P1363 verification over GnuTLS. */
 #include "config.h"
 

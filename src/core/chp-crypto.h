@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-crypto.h: the small cryptographic vocabulary of the protocol (DESIGN §2–3): base64url,
  * SHA-256, signed texts, P-256 keys as JWK coordinates and P1363 signatures. */
 #pragma once

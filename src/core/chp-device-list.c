@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-device-list.c: a small ordered list (a person pairs a handful of browsers) with lookups by id. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-device-list.h: the paired, non-revoked browsers, as a GListModel of ChpDevice. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-device.c: properties for the UI to bind to; no I/O happens here. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-device.h: a paired browser as the rest of the app sees it: what was stored, and whether it
  * is online now and how fast it answers. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-engine.c: start-up order matters: the store must be open and the devices, revocations
  * and pairing history loaded before the bridge accepts a single connection. */
 #include "config.h"

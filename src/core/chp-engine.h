@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-engine.h: the core assembled: identity, store, devices, pairing and bridge, started in
  * order. The app and the test harness both start exactly this. */
 #pragma once

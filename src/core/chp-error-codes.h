@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The protocol's error codes, in one place: DESIGN §5. The JavaScript half
  * (extension/lib/protocol-errors.js) is checked equal to this list by
  * tests/js/error-table.test.mjs, so keep one code per line in this form. */

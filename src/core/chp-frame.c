@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-frame.c: parse a frame strictly (types, sizes, nesting) so that nothing past it has to guess. */
 #include "config.h"
 

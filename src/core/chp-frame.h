@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-frame.h: one protocol frame, parsed and checked (DESIGN §5), and the builders for each kind. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-grant-list.c: the extension is the source of truth for grants: it sends its whole list on
  * every change, and this mirror replaces that device's part wholesale. A grant whose time is up
  * leaves the mirror on its own, so an offline browser's expired grant never looks alive. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-grant-list.h: every live grant of every paired browser, as a GListModel of ChpGrant. */
 #pragma once
 

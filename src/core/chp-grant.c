@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-grant.c: a grant arrives from a paired extension, but its strings come from web pages (tab
  * titles, URLs) and reach the person's screen: each is bounded and checked here, once, so no
  * widget has to wonder. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-grant.h: one grant as the extension reported it: which tabs and frames an agent may touch,
  * with which scopes, until when. The person created it in the browser; the app only mirrors it
  * and can revoke it. */

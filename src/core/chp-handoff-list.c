@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-handoff-list.c: only waiting handoffs are listed; a handoff that ends (done, cancelled,
  * expired) gets its new state first, so whoever holds it sees how it ended, and then leaves. */
 #include "config.h"

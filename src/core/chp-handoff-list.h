@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-handoff-list.h: the handoffs waiting for the person, as a GListModel of ChpHandoff. */
 #pragma once
 

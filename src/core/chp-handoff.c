@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-handoff.c: like a grant, a handoff carries page-derived text (title, URL) and the agent's
  * message to the person's screen; everything is bounded and checked on arrival. The reason and
  * state are closed sets, so the UI can word them itself instead of showing what it was sent. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-handoff.h: a step only the person can do in the browser (scan a QR code, enter an MFA code,
  * solve a CAPTCHA, confirm on a device, sign in), as the extension reported it. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-hold-list.c: only held holds are listed. One that ends (done, declined, changed, expired,
  * failed) gets its new state first, so whoever holds it — a card, an agent's browser_wait — sees
  * how it ended, and then leaves the list. */

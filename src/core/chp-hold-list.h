@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-hold-list.h: the holds waiting for the person, as a GListModel of ChpHold. */
 #pragma once
 

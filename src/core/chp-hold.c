@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-hold.c: a hold as the extension reported it. Everything in it came from a page (the control's
  * label, the site, the field values) or from the agent (the values it typed), and goes to the
  * person's screen: each string is bounded and single-line, and the closed sets (kind, reason,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-hold.h: an act the extension held instead of doing (DESIGN §8): an outward act (send, pay,
  * post…), a delete, or a write no approved plan covers. Only the person releases it, in the app. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-identity.c: load or make the engine key (PKCS#8 PEM, 0600 in a 0700 folder) and sign with it. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-identity.h: the engine's long-lived ECDSA P-256 identity (DESIGN §2). */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-json-reader.c: the one strict JSON reader — the bridge's frames, the agents' lines and
  * the two relays' first messages all go through it. GLib and json-glib only, so the relays can
  * link it without the core. */

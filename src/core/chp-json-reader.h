@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-json-reader.h: a strict RFC 8259 reader that builds json-glib nodes. */
 #pragma once
 

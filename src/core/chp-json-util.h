@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-json-util.h: what json-glib 1.6 lacks. */
 #pragma once
 

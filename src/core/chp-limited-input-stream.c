@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-limited-input-stream.c: counts what the socket delivers and turns the byte past the budget
  * into G_IO_ERROR_MESSAGE_TOO_LARGE, which libsoup treats as a dead connection. The owner moves
  * the budget on (after the handshake, after each whole message), so a peer can make us hold at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-limited-input-stream.h: an input stream that fails once more bytes arrive than allowed.
  * It sits under libsoup on every bridge socket, because libsoup 3.2 bounds each WebSocket frame
  * but not a message split over many continuation frames; it also reads ahead, so that libsoup's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-limited-io-stream.c: GSimpleIOStream would close the two streams but leave the socket
  * open, and a peer waiting for the TCP close after a WebSocket close would wait in vain. */
 #include "config.h"

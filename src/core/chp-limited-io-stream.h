@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-limited-io-stream.h: a socket connection seen through a ChpLimitedInputStream; closing it
  * closes the socket. */
 #pragma once

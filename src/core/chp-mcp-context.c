@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-mcp-context.c: one agent session's memory between tool calls — what the tools need to
  * answer the next call well (the last snapshot of each frame, for `diff`), never what the
  * person must decide. Bounded: a session that snapshots many frames forgets the oldest. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-mcp-context.h: what one agent session keeps between its tool calls. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-mcp-format.c: the words an agent reads. Page-derived text is made safe to quote (valid
  * UTF-8, no control characters, no way to close the wrapper it sits in), every result fits the
  * character budget, and a snapshot is cut into pages so that the first one stays small while

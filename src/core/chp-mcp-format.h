@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-mcp-format.h: how tool results read to an agent — the untrusted-content wrapper, the
  * character budget, and the snapshot as compact lines, paged, filtered and diffed. Pure
  * functions of their arguments, so every rule here is unit-tested without a browser. */

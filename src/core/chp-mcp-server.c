@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-mcp-server.c: the agent endpoint. The socket's folder and mode keep other accounts out,
  * and SO_PEERCRED checks each connection again, because the socket is the whole of the agents'
  * authentication: whoever connects drives the person's browser within the grants. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-mcp-server.h: the agent endpoint — a Unix socket only this user can reach, one MCP
  * session per connection. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-mcp-session.c: one agent's MCP connection (2025-06-18): JSON-RPC 2.0 read a bounded line
  * at a time, answered through an ordered write queue, tool calls run through ChpMcpTools with
  * their own cancellables, and the person's Pause / Resume / Disconnect acted on at once.

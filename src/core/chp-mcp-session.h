@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-mcp-session.h: one agent's MCP connection — JSON-RPC 2.0, one message per line. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-mcp-tools.c: the agent's tools (DESIGN §7). One table: each tool a name, a schema its
  * arguments are checked against before anything happens, honest annotations, and a handler
  * that reaches a browser only through chp_engine_agent_call_async() — the engine's one door,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-mcp-tools.h: the agent's tools — one table, each tool a schema, honest annotations and a
  * handler that reaches a browser only through chp_engine_agent_call_async(). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-object-list.c: the GListModel half of every short list in the core, so that each list says
  * only what its items are and when they come and go. Every change goes through here and says
  * so at once with items-changed; a subclass that must change an item's state before it leaves

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-object-list.h: the base of the core's short lists (devices, grants, holds, plans…): a
  * GListModel over an array of GObjects of one type, which only its subclass changes. */
 #pragma once

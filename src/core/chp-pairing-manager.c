@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-pairing-manager.c: counts attempts (kept in the store so a restart does not reset a
  * lockout) and decides whether a new pairing may start. */
 #include "config.h"

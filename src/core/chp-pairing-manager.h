@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-pairing-manager.h: pairing limits and lockout (DESIGN §3.6), and the list of requests that
  * wait for a person, as a GListModel of ChpPairingRequest. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-pairing-request.c: holds what the pairing window shows and carries the person's decision
  * back to the bridge through the "decided" signal. */
 #include "config.h"

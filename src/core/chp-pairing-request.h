@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-pairing-request.h: one browser asking to pair, as the person sees it in the pairing window. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-plan-list.c: a plan leaves the list the moment it stops being live, with its final state
  * set first, so a card or an agent's browser_wait holding it sees how it ended. Ending is what
  * matters for safety: after Stop, an hour, or its last step, nothing a plan approved goes on. */

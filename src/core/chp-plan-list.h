@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-plan-list.h: the live plans (waiting for the person, or approved with steps left), as a
  * GListModel of ChpPlan. It alone moves a plan on, and ends each after its lifetime. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-plan.c: a plan is the agent's words (its summaries) checked for shape, never for truth: the
  * person reads them on the card and decides. What a plan can cover is fixed here, not by the
  * agent: only "create" and "edit" steps exist, and a step covers one write on its own site. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-protocol-error.c: protocol error codes <-> strings, from the one table in chp-error-codes.h. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-protocol-error.h: the GError domain for protocol errors, mapped both ways to their wire codes. */
 #pragma once
 

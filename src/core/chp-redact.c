@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-redact.c: the app's own pass over page-derived results before an agent sees them
  * (DESIGN §8). The extension redacts first; this pass catches what it missed, so it errs towards
  * masking: a masked word costs the agent a little, a leaked cookie costs the person an account.

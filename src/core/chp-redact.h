@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-redact.h: masks secrets in page-derived text and JSON before an agent sees them
  * (DESIGN §8): a secret becomes `[redacted <name> len=N]`. Pure: no I/O, no GTK. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-safety-settings.c: the person's floor entries and result cap as a model the Preferences
  * window edits and the engine applies. GSettings would let any process of the user rewrite
  * them behind the person's back; the engine keeps these in the 0600 store instead, writes each

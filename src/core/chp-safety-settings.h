@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-safety-settings.h: what the person set that decides how much agents may see — their URL
  * floor entries and the longest result — kept in the 0600 store, not in GSettings. */
 #pragma once

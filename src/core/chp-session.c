@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-session.c: the engine's calls to one device. At most eight are on the wire at once and the
  * rest wait in order; a call sent before the socket dropped fails `device_offline` and is never
  * re-sent (a click must not happen twice), while one not yet sent waits for the device to resume. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-session.h: a device's logical session: it outlives a socket so that a reconnecting browser
  * (an MV3 service worker that was stopped, say) resumes it, and it owns the engine's calls. */
 #pragma once

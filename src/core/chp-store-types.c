@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-store-types.c: copy and free the store's plain records. */
 #include "config.h"
 

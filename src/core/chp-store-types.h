@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-store-types.h: plain records that cross between the main thread and the database thread. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-store.c: one database thread owns the SQLite connection; requests arrive on a GAsyncQueue,
  * each runs in its own transaction and its result returns to the caller's main context via GTask. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-store.h: the SQLite store, owned by one database thread (DESIGN §9). */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-url-floor.c: classifies a URL as blind, hands-only or ok for agents (DESIGN §8), the same
  * way whether it is a tab's URL the extension reported or a URL an agent wants to open.
  *

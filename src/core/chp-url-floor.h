@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-url-floor.h: the URL floor (DESIGN §8): which pages an agent may never see (blind), may
  * read but not act in (hands-only), or may use within its grant (ok). Pure: no I/O, no GTK. */
 #pragma once

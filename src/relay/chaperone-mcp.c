@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chaperone-mcp.c: the stdio relay an MCP client launches. It connects to Chaperone's agent
  * socket, starting the app by D-Bus activation when it is not running, and then copies bytes
  * both ways without reading them (DESIGN §7; docs/relay.md). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-a11y.c: GTK 4.8 names a text button after its raw label and its child label together
  * ("_Revoke Revoke"), libadwaita's dialog buttons included. The names matter twice: screen
  * readers read them, and the end-to-end tests press buttons by name, as a person would. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-a11y.h: accessible names that GTK 4.8 gets wrong on its own. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-activity-page.c: a GtkColumnView over ChpAuditList, which reads the store a page at a time:
  * the view asks only for the rows it shows, so a log of 100,000 rows scrolls like one of 100.
  * Filters and the search become the list's query; Clear asks first. */

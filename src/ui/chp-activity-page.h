@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-activity-page.h: the Activity page: the audit log, filtered and searched, read a page at
  * a time as the person scrolls. */
 #pragma once

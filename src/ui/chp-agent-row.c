@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-agent-row.c: the buttons are widget actions, not app.* or win.* ones: an agent on the
  * session bus must not be able to resume itself (or another agent). */
 #include "config.h"

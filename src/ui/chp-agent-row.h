@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-agent-row.h: one connected agent on the Agents page: who, since when, what it does now,
  * and Pause / Resume / Disconnect. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-agents-page.c: binds the engine's agent sessions; issue 5 fills them from MCP connections. */
 #include "config.h"
 

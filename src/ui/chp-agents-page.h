@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-agents-page.h: the Agents page: the agents connected now, with Pause, Resume and
  * Disconnect. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-application.c: one instance per session; it owns the engine, starts it once the options and
  * settings are known, opens a pairing window for every browser that waits for a person, tells the
  * person about everything that needs them, and keeps running without a window when asked to. */

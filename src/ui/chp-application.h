@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-application.h: the single-instance app: options, settings, the engine and its windows. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-attention-row.c: Chaperone paused an agent that went round in circles (the same act again
  * and again, or failure after failure on one tab); the person looks and lets it go on, or
  * disconnects it. The card stands for the agent, not one connection: Resume lifts the pause from

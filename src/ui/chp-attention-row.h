@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-attention-row.h: an agent Chaperone's loop guard paused, as a card in Needs you: why, and
  * Resume / Disconnect — one card per agent, whatever the number of its sessions. */
 #pragma once

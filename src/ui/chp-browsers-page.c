@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-browsers-page.c: binds the engine's device list; each card acts on its own browser. */
 #include "config.h"
 

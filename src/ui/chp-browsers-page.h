@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-browsers-page.h: the Browsers page: every paired browser, or how to pair one. */
 #pragma once
 

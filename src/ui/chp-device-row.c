@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-device-row.c: shows a ChpDevice as it changes (online, round trip, a rotated key, a new
  * name, its grants) and lets the person rename it, resume it or revoke it once they confirm. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-device-row.h: one paired browser on the Browsers page, as a card. */
 #pragma once
 

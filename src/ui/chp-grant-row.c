@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-grant-row.c: the person made the grant in the browser; here they see it next to the others
  * and can end it early. Scopes are shown in plain words, never as their wire names. */
 #include "config.h"

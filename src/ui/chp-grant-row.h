@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-grant-row.h: one grant as a card: the task, its tabs, what an agent may do there (as
  * chips in plain words), until when. */
 #pragma once

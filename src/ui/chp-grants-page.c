@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-grants-page.c: the grant mirror is one list for every browser; here each browser gets its
  * own group, whose list is the mirror filtered to that browser, so a grant moves, appears and
  * goes with the mirror and nothing is copied. */

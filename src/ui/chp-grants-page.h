@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-grants-page.h: the Grants page: every live grant, grouped by browser. */
 #pragma once
 

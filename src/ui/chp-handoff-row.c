@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-handoff-row.c: the person finishes a step in the browser (a QR code, an MFA code...) and
  * says so here or in the page's banner; either way the extension is told and the agent learns it.
  * The buttons are widget actions: nothing on the session bus can press them. */

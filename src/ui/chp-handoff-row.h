@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-handoff-row.h: one handoff waiting for the person, as a card in Needs you: what to do,
  * where, for whom, and the buttons. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-hold-row.c: the person decides on an act the browser held instead of doing. Everything the
  * card quotes (the control's label, the site, the field values) came from a page or an agent: it
  * goes into plain labels, bounded, never markup, and a credential field shows only its length.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-hold-row.h: one act a browser held (a send, a delete, a change made with the person's
  * login), as a card in Needs you: what, where, with which values, and Approve / Decline. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-needs-page.c: the engine's lists of waiting things (pairing requests, handoffs, held acts,
  * waiting plans, agents the loop guard paused) flattened into one list of cards, oldest kind
  * first. Nothing here decides: each card's buttons are its own widget actions, and Pair stays in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-needs-page.h: the Needs you page: one card for everything that waits for the person. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-pairing-card.c: the card only shows and opens. Pair and Reject live in one place, the
  * pairing window beside the code, so a person never approves from a list at a glance. */
 #include "config.h"

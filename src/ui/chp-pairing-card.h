@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-pairing-card.h: a browser asking to pair, as a card in Needs you. The decision itself
  * stays in the pairing window, which the card opens. */
 #pragma once

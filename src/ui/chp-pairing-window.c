@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-pairing-window.c: the only place where a person lets a browser pair. It shows the code the
  * browser shows too, counts down to the request's expiry, and then says in plain words how the
  * attempt ended before closing itself. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-pairing-window.h: one browser asking to pair: the code to compare, and Pair / Reject. */
 #pragma once
 

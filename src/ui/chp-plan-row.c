@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-plan-row.c: the person reads an agent's plan and approves it once, or declines it. The
  * summaries are the agent's words: plain labels, bounded, never markup. What a plan can cover is
  * the core's to decide (creates and edits only); the card says what it never covers. The buttons

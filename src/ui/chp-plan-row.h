@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-plan-row.h: an agent's plan of creates and edits, waiting for the person's one approval, as
  * a card in Needs you. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-preferences-window.c: Preferences. Rows are bound to what the app reads, so the window
  * always shows what is in force: GSettings keys for comfort settings; the engine's
  * ChpSafetySettings (kept in the 0600 store) for the floor's lists and the result cap, which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-preferences-window.h: Preferences, each row bound to a GSettings key, to the engine's
  * safety settings (kept in its store) or, for Start at Login, to the autostart entry on disk. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-tray.c: the tray icon — an org.kde.StatusNotifierItem with a com.canonical.dbusmenu menu,
  * exported with GDBus and registered with whichever StatusNotifierWatcher the desktop runs.
  *

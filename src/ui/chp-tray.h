@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-tray.h: Chaperone's tray icon, a StatusNotifierItem with a com.canonical.dbusmenu menu,
  * served over GDBus; without a tray host on the desktop it waits quietly for one. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-window.c: the main window. It hands the engine to its pages, which bind to the engine's
  * models; the window itself changes nothing but the stopped flag, through Stop all and Resume,
  * which are widget actions (app.* and win.* are on the session bus, and an agent must never

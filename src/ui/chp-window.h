@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-window.h: the main window: Needs you, Browsers, Grants, Agents and Activity, the header's
  * Stop all / Resume, the pairing lock, and start-up errors. */
 #pragma once

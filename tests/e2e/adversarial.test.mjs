@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Issue 6, end to end: a hostile agent against the adversarial corpus (tests/fixtures/adversarial/,
 // listed in its index.json). The official MCP TypeScript SDK client — an agent no one here wrote —
 // drives the real relay (chaperone-mcp) into the core engine harness (chaperone-test-engine),

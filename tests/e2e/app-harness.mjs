@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Shared by the end-to-end suites: the real app under the virtual display with private XDG
 // folders, and the accessibility tree through which a test presses its buttons as a person would.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // End to end with the real app: Chaperone starts under a virtual display, a browser (the Node
 // test client, signing with WebCrypto as the extension does) asks to pair, a person compares the
 // code and presses Pair through the accessibility tree, then requests flow both ways, and the

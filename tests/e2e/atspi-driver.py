@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Drives Chaperone's windows the way a person (or a screen reader) does: through the
 accessibility tree. Approvals are widget actions that nothing on D-Bus can reach except this
 tree, which is exactly what a person's own assistive technology uses.

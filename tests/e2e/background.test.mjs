@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Running in the background, with the real app under the virtual display: `--background` (what
 // Start at Login runs) starts with the bridge open and no window; launching Chaperone again
 // brings the window; closing it leaves the app and its bridge running while "Run in background"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Real Chromium with the real, unpacked extension, driven by Playwright the way a person uses it:
 // the options page to set the port, the popup's own buttons to pair and to grant. Shared by the
 // end-to-end suites and the extension benchmark.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Shared by the desktop-integration suites (background.test.mjs, notifications.test.mjs): the
 // real app started with chosen arguments and settings, which of its windows are on screen (through
 // the accessibility tree), a second launch, and a stand-in notification server.

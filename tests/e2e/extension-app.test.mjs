@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The real extension in real Chromium against the real app: the person pairs from the popup and
 // presses Pair in the app after comparing the same six digits, grants a tab in the popup and sees
 // it in the app, revokes it from the app, stops and resumes the agent in the popup,

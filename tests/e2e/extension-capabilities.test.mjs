@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Every capability of the extension, end to end: real Chromium with the real extension, the real
 // C core engine (tests/chaperone-test-engine, no GTK) and the fixture sites. Each agent request is
 // made the way the app makes it — `call(deviceId, method, params)` routed by the engine to the

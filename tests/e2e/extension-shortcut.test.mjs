@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Stop shortcut, end to end: the real extension in HEADED Chromium under the test's X display,
 // paired with the core engine (tests/chaperone-test-engine), a granted tab whose page swallows every
 // key in the capture phase on window and document — registered before anything of Chaperone's is in

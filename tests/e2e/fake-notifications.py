@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """A stand-in for the desktop's notification server (org.freedesktop.Notifications), for the
 end-to-end tests: it owns the name on the test's private session bus, prints every Notify and
 CloseNotification as one JSON line on stdout, and on a line "invoke ID ACTION" on stdin emits

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The app is not running when the agent starts: the relay starts it by D-Bus activation, and the
 // MCP client's connect succeeds once the app listens; with no way to start it, the client hears
 // an error at once instead of hanging. Each case has a private session bus of its own (no test can

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The agent interface without GTK: the official MCP TypeScript SDK launches the real relay,
 // which reaches the core engine harness (`chaperone-test-engine --agent-socket`), the app's core.
 // No browser: what an agent sees before anything is paired, the schemas, the protocol errors, two

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Shared by the agent-interface end-to-end suites (mcp-*.test.mjs) and bench/mcp-bench.mjs: a real
 // MCP client — the official TypeScript SDK, which no one here wrote — launching the real relay
 // (`chaperone-mcp`, $CHAPERONE_MCP) over stdio, the way Claude Code and other MCP clients do; the

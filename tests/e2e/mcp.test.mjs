@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The agent interface end to end: the official MCP TypeScript SDK (a client no one here wrote)
 // launches the real relay, chaperone-mcp, which reaches the real app under Xvfb; the real extension
 // in real Chromium is paired with it (Pair pressed in the app through AT-SPI) and tabs are granted

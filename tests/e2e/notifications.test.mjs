@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Notifications with the real app and a stand-in notification server: each new Needs-you item (a
 // browser asking to pair, a handoff) is announced; the notification offers only "show me", never
 // Pair or Done (notification actions are reachable over D-Bus); clicking it brings the main

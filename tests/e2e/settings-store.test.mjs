@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What decides how much agents see — the pages they never see or may only read, the longest
 // result — is the person's, in the app's own 0600 store: another program of the user rewriting
 // GSettings (`gsettings set`) changes nothing, and an older version's GSettings values are carried

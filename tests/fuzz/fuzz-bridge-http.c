@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz-bridge-http.c: libFuzzer target for the bridge's header phase: a raw client on the
  * bridge's loopback port that sends arbitrary bytes before (and instead of) a WebSocket upgrade.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz-chunk.c: libFuzzer target for ChpChunkAssembler, the code that holds up to 16 MiB per
  * connection on behalf of a peer that may lie about every number in a chunk.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz-common.h: what every libFuzzer target here does the same way. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz-frame.c: libFuzzer target for chp_frame_parse(), the first code that touches every byte a
  * browser (or any local process that got past the Origin gate) sends.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz-mcp-session.c: libFuzzer target for the agent endpoint's reader, ChpMcpSession, fed the
  * input exactly as an agent's bytes reach it: through a stream, split into lines by the session
  * itself, each line read by the strict JSON reader and dispatched as JSON-RPC 2.0.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz-pairing.c: libFuzzer target for the /pairing socket (chp-bridge-pairing.c): the messages a
  * browser, or any local process that passed the bridge's gate, sends before it is paired.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """make-seeds.py: writes the seed corpora under corpus/ (run once; the outputs are committed).
 
 Seeds are small, meaningful frames: every frame type of docs/protocol.md §6-7, valid and at the

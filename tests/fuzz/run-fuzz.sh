@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # run-fuzz.sh: a short libFuzzer session for `meson test --suite fuzz`.
 # Usage: run-fuzz.sh <fuzz-exe> <seed-dir> <dict> <artifact-dir> <seconds> <crash-prefix>
 #   [libFuzzer flags…]

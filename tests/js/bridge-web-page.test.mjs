@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A web page attacks the bridge, from real Chromium on a real web origin, as a stranger's site
 // would: WebSockets to the two doors and to every path under them. None may open; the engine reads
 // out nothing (no engineId), opens no pairing window and counts no bad attempt; a browser still

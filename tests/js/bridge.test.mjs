@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Protocol tests against the real engine through the `chaperone-test-engine` harness
 // (CHAPERONE_TEST_ENGINE): the test client plays the extension, the harness plays the person and
 // the agent. Each test runs its own engine on an ephemeral port with a fresh data directory.

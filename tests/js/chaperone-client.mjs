@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A test client that plays the Chaperone extension on the wire exactly as the real extension does
 // (DESIGN §2–5, notes/protocol-decisions.md): WebCrypto P-256 with a non-extractable private key,
 // P1363 signatures, commit-then-reveal pairing, signed auth, the request/event/ping envelope and

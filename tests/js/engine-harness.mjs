@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Runs the engine test harness (`chaperone-test-engine`, see notes/protocol-decisions.md) as a
 // child process for one test: its own process group and data directory, JSON lines both ways,
 // a time limit on every wait, and a check at the end that it did not die on its own.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Keeps the JavaScript error table (extension/lib/protocol-errors.js) and the C X-macro table
 // (src/core/chp-error-codes.h) identical, so the extension and the engine never disagree on a code.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The extension's bridge client (extension/lib/bridge-client.js) against the real engine through the
 // `chaperone-test-engine` harness: the worker's own code, given Node's `ws` as its WebSocket and
 // in-memory storage, pairs, authenticates, serves and calls, chunks, reconnects and resumes. A small

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The chrome.* fake the router tests stand on must itself behave like Chromium where it matters.
 
 import assert from 'node:assert/strict';

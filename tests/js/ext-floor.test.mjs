@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The URL floor in the extension (extension/lib/floor.js) against tests/vectors/floor.json, the rows
 // the app's tests/test-url-floor.c runs too: a row that passes the wrong way is a bank page an agent
 // can read, or an ordinary site it cannot. The two floors must answer every row alike, and both are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The grant store: what the popup may create, how grants end, what survives a killed worker, and
 // that nothing the engine can send creates or widens a grant.
 

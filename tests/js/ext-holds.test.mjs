@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Holds (extension/lib/holds.js and the router's hold methods): a click the page holds becomes a
 // hold the person approves or declines; approval reruns it with the canonical string on the same
 // document only; a grant that ends expires what it held.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Every string the extension shows comes from _locales: each key its code and pages use exists in
 // English, French and Simplified Chinese, with a non-empty message and the same placeholders.
 

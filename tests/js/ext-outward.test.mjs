@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The outward-act classifier (extension/content/outward.js): a table of labelled controls in
 // English, French, Chinese (and some German and Spanish) with the kind each must get, the form
 // rules, the word table's own hygiene, and describe() on a real DOM in Chromium (skipped, with the

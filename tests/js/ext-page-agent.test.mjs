@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The page agent (extension/content/page-agent.js) for real, in Chromium, on the fixture sites.
 // No extension is needed for this: the two classic scripts are added to the page as they would be
 // by chrome.scripting.executeScript (here in the page's main world, so page script and agent share

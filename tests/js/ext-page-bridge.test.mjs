@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The road page ops take (extension/lib/page-bridge.js): the page agent's own port, bound to the
 // documentId Chrome names for it, with executeScript when no port is open for that document.
 // The page side of the port runs in real Chromium in the e2e tests (extension-*.test.mjs).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Chaperone's pill and handoff banner (extension/content/page-ui.js) against a hostile page, in real
 // Chromium: the page removes, hides, moves, shrinks or covers them, and tries to get a person's
 // click on them while they are transparent, shrunk or under a fake overlay (clickjacking). As in

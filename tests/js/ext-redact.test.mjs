@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Redaction in the extension (extension/lib/redact.js) against tests/vectors/redact.json, the rows
 // the app's tests/test-redact.c runs too: a secret that comes through is a leak, and ordinary text
 // that gets masked is a page the agent can no longer read. Every row is also redacted a second

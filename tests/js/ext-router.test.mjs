@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The router end to end over a fake chrome.*: the order of the checks, Stop (set before anything is
 // awaited), Resume only by the person, refs and captures, steps and the pill, handoffs, and the
 // handlers' results.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Scope names, presets, durations and the method table: the data every grant and every check uses.
 
 import assert from 'node:assert/strict';

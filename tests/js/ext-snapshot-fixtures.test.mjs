@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The fixture web server the extension's browser tests use (tests/fixtures/serve.mjs), and the
 // page agent's strings (in the extension's _locales, with an English fallback in the agent).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Stop shortcut: the manifest's chrome.commands entry (Ctrl+Shift+E by default, described from
 // _locales), the worker's handler (it stops as the popup's Stop does: the flag set before anything
 // is awaited, the app told, with source "shortcut"), and the pill naming the key the browser has

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The worker's tab list (extension/lib/tab-cache.js): primed by one chrome.tabs.query, then kept
 // from the tab events; an event during the priming query is not lost; events it cannot follow make
 // it ask again. And browser.tabs on top of it answers as it did when it asked on every call.

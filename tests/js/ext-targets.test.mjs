@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The target check: every answer it can give, and that it never accepts another frame or document.
 
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A small hand-written fake of the chrome.* surface the router uses (storage.session, tabs, windows,
 // webNavigation, scripting, cookies, alarms, runtime). It sits below the unit under test only: the
 // router, grant store and page bridge run for real on top of it. Imported by the ext-router,

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Writes tests/vectors/{pairing,auth,encoding}.json, the vectors that the C tests and the JS tests
 // must both pass. Run by hand (`node tests/js/make-vectors.mjs`) and commit the output: every input
 // is derived from a fixed label, so a rerun changes only the signatures (ECDSA is randomized, which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Checks every shared vector in tests/vectors/*.json with WebCrypto, the way the extension computes:
 // private keys imported non-extractable, every expected value recomputed, every signature verified,
 // and each key signing afresh so the keys themselves are proven to be pairs.

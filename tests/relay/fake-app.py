@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """A stand-in for Chaperone that test-relay.py lets a private dbus-daemon activate.
 
 Like the real app it first owns its bus name, then listens on the agent socket

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """TAP tests for chaperone-mcp, the stdio relay (docs/relay.md).
 
     python3 tests/relay/test-relay.py build/src/relay/chaperone-mcp
