@@ -464,10 +464,14 @@ engineTest('reconnect: a dropped socket is redialled and the session resumes', a
   await bridge.start();
   const { result } = await pairApproved(engine, bridge);
   const first = await connected(bridge);
+  // The engine's report of this first connection may still be on its way (its stdout is read
+  // as it comes): taken for the reconnection's, it said resumed:false on a loaded machine.
+  await engine.waitFor({ event: 'device-online', deviceId: result.deviceId, resumed: false });
   const offline = engine.mark();
   sockets.at(-1).terminate(); // the network drops without a close frame
-  await engine.waitFor({ event: 'device-offline', deviceId: result.deviceId }, { after: offline });
-  const online = await engine.waitFor({ event: 'device-online', deviceId: result.deviceId }, { after: offline });
+  const gone = await engine.waitFor({ event: 'device-offline', deviceId: result.deviceId }, { after: offline });
+  const online = await engine.waitFor({ event: 'device-online', deviceId: result.deviceId },
+                                      { after: engine.events.indexOf(gone) + 1 });
   assert.equal(online.resumed, true);
   const second = await connected(bridge);
   assert.equal(second.session.sessionId, first.session.sessionId);
