@@ -150,9 +150,8 @@ engine_start (void)
 static void
 engine_stop (Engine *e)
 {
-  g_clear_object (&e->engine);
   /* Let the sockets' close handshakes and the store thread's last replies run. */
-  chp_test_spin (50);
+  chp_test_finalize_object (g_steal_pointer (&e->engine));
   rm_rf (e->dir);
   g_free (e->dir);
   g_clear_error (&e->error);
@@ -533,13 +532,19 @@ bare_new (void)
   return bare;
 }
 
+static gboolean
+ws_closed (gpointer ws)
+{
+  return soup_websocket_connection_get_state (ws) == SOUP_WEBSOCKET_STATE_CLOSED;
+}
+
 static void
 bare_free (Bare *bare)
 {
   g_signal_handlers_disconnect_by_data (bare->client_ws, bare);
   g_signal_handlers_disconnect_by_data (bare->server_ws, bare);
   soup_websocket_connection_close (bare->client_ws, SOUP_WEBSOCKET_CLOSE_NORMAL, NULL);
-  chp_test_spin (50);
+  chp_test_spin_until (ws_closed, bare->client_ws, 5000);
   g_clear_object (&bare->client_ws);
   g_clear_object (&bare->server_ws);
   g_clear_object (&bare->session);

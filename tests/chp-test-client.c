@@ -11,38 +11,81 @@
 #include <string.h>
 
 static gboolean
-timeout_flag_cb (gpointer data)
+wake_cb (gpointer data)
 {
-  *(gboolean *) data = TRUE;
+  *(guint *) data = 0;
   return G_SOURCE_REMOVE;
 }
 
-void
-chp_test_spin (guint ms)
+/**
+ * chp_test_spin_step:
+ * @deadline_us: a g_get_monotonic_time() value
+ *
+ * One iteration of the default main context: it runs what is due, or blocks until something is —
+ * but never past @deadline_us, and never more than 50 ms, so that a condition another thread or
+ * process changes (a file descriptor closed, a child gone) is looked at again soon. The one way
+ * the tests wait: chp_test_spin_until() and chp_test_until() are loops around it.
+ *
+ * Returns: %FALSE once @deadline_us has passed (then nothing was run)
+ */
+gboolean
+chp_test_spin_step (gint64 deadline_us)
 {
-  gboolean done = FALSE;
-  guint id = g_timeout_add (ms, timeout_flag_cb, &done);
+  gint64 left_us = deadline_us - g_get_monotonic_time ();
+  guint id;
 
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
-  (void) id;
+  if (left_us <= 0)
+    return FALSE;
+
+  id = g_timeout_add (CLAMP (left_us / 1000, 1, 50), wake_cb, &id);
+  g_main_context_iteration (NULL, TRUE);
+  if (id != 0)
+    g_source_remove (id);
+
+  return TRUE;
 }
 
+/* Runs what the main loop has ready now (idles, queued signals) and returns without waiting for
+ * anything to come: for code that finishes on the loop and needs nothing from outside it. */
+void
+chp_test_spin_pending (void)
+{
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+/* Spins the main loop until done (data) or @timeout_ms have passed; returns done (data). */
 gboolean
 chp_test_spin_until (gboolean (*done) (gpointer),
                      gpointer  data,
                      guint     timeout_ms)
 {
-  gboolean expired = FALSE;
-  guint id = g_timeout_add (timeout_ms, timeout_flag_cb, &expired);
+  gint64 deadline_us = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
 
-  while (!done (data) && !expired)
-    g_main_context_iteration (NULL, TRUE);
+  while (!done (data))
+    if (!chp_test_spin_step (deadline_us))
+      return done (data);
 
-  if (!expired)
-    g_source_remove (id);
+  return TRUE;
+}
 
-  return done (data);
+/**
+ * chp_test_finalize_object:
+ * @object: (transfer full): a GObject the caller holds the last reference of
+ *
+ * Drops that reference and spins the main loop until @object is finalized: what it started
+ * (a socket closing, a task returning) may hold it until the loop has run. Fails the test when
+ * something still holds it after CHP_TEST_WAIT_MS.
+ */
+void
+chp_test_finalize_object (gpointer object)
+{
+  gpointer alive = object;
+
+  g_assert_true (G_IS_OBJECT (object));
+  g_object_add_weak_pointer (object, &alive);
+  g_object_unref (object);
+  chp_test_until (alive == NULL);
 }
 
 static void

@@ -103,9 +103,32 @@ ChpEngine     *chp_test_engine_start      (const char     *tmp_template,
                                            char          **dir_out,
                                            guint          *port_out);
 
-void           chp_test_spin              (guint           ms);
+/* Waiting. A test waits for the event it needs — a message, a state, an object finalized —
+ * never for a fixed time. CHP_TEST_WAIT_MS bounds a wait for something that should come at once:
+ * generous (a loaded machine, the sanitizer build), and never a reason for a wait to end early. */
+#define CHP_TEST_WAIT_MS 10000
+
+gboolean       chp_test_spin_step         (gint64          deadline_us);
+void           chp_test_spin_pending      (void);
 gboolean       chp_test_spin_until        (gboolean      (*done) (gpointer),
                                            gpointer        data,
                                            guint           timeout_ms);
+
+/* Spins the main loop until @cond holds; a test failure naming @cond after @timeout_ms. */
+#define chp_test_until_within(cond, timeout_ms)                                                 \
+  G_STMT_START {                                                                                \
+    gint64 chp_deadline_us_ = g_get_monotonic_time () + (gint64) (timeout_ms) * 1000;           \
+    while (!(cond))                                                                             \
+      if (!chp_test_spin_step (chp_deadline_us_))                                               \
+        {                                                                                       \
+          if (!(cond))                                                                          \
+            g_assertion_message_expr (G_LOG_DOMAIN, __FILE__, __LINE__, G_STRFUNC,              \
+                                      "within " #timeout_ms " ms: " #cond);                     \
+          break;                                                                                \
+        }                                                                                       \
+  } G_STMT_END
+#define chp_test_until(cond) chp_test_until_within (cond, CHP_TEST_WAIT_MS)
+
+void           chp_test_finalize_object   (gpointer        object);
 
 G_END_DECLS

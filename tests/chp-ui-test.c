@@ -108,25 +108,57 @@ chp_ui_test_shows_text (GtkWidget  *widget,
   return strstr (labels, text) != NULL;
 }
 
-/* Shows @window so that the window itself (not its surface) is @width px wide. */
+static void
+after_paint_cb (GdkFrameClock *clock,
+                guint         *painted)
+{
+  (*painted)++;
+}
+
+/**
+ * chp_ui_test_wait_frame:
+ * @widget: a widget in a window that is shown
+ *
+ * Waits until @widget's window has laid out and drawn a frame that began after this call: what
+ * a person would see now, sizes and all.
+ */
+void
+chp_ui_test_wait_frame (GtkWidget *widget)
+{
+  GdkFrameClock *clock;
+  guint painted = 0;
+  gulong id;
+
+  chp_test_until (gtk_widget_get_mapped (widget) && gtk_widget_get_frame_clock (widget) != NULL);
+  clock = gtk_widget_get_frame_clock (widget);
+  id = g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &painted);
+  gtk_widget_queue_draw (widget);
+  chp_test_until (painted > 0);
+  g_signal_handler_disconnect (clock, id);
+}
+
+/* Shows @window so that the window itself (not its surface) is @width px wide, laid out and
+ * drawn at that width. */
 void
 chp_ui_test_show_at (GtkWindow *window,
                      int        width,
                      int        height)
 {
+  GtkWidget *widget = GTK_WIDGET (window);
   int frame;
 
   /* Measured at a comfortable size first: below 360 px the window would be squeezed. */
   gtk_window_set_default_size (window, 800, height);
   gtk_window_present (window);
-  chp_test_spin (300);
+  chp_ui_test_wait_frame (widget);
 
   /* Without a window manager's frame, GTK keeps a resize border inside the surface: widen the
    * surface by it so the window itself is the width asked for. */
   frame = gdk_surface_get_width (gtk_native_get_surface (GTK_NATIVE (window))) -
-          gtk_widget_get_width (GTK_WIDGET (window));
+          gtk_widget_get_width (widget);
   gtk_window_set_default_size (window, width + MAX (frame, 0), height);
-  chp_test_spin (300);
+  chp_test_until (gtk_widget_get_width (widget) == width);
+  chp_ui_test_wait_frame (widget);
 }
 
 static void

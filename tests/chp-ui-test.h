@@ -17,6 +17,7 @@ GtkWidget      *chp_ui_test_find_type    (GtkWidget   *widget,
 char           *chp_ui_test_all_text     (GtkWidget   *widget);
 gboolean        chp_ui_test_shows_text   (GtkWidget   *widget,
                                           const char  *text);
+void            chp_ui_test_wait_frame   (GtkWidget   *widget);
 void            chp_ui_test_show_at      (GtkWindow   *window,
                                           int          width,
                                           int          height);

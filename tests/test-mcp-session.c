@@ -122,9 +122,8 @@ fixture_teardown (Fixture       *fixture,
 {
   chp_mcp_server_close (fixture->server);
   /* Closing sessions finish their sockets on the main loop. */
-  chp_test_spin (50);
-  g_assert_finalize_object (fixture->server);
-  g_assert_finalize_object (fixture->sessions);
+  chp_test_finalize_object (g_steal_pointer (&fixture->server));
+  chp_test_finalize_object (g_steal_pointer (&fixture->sessions));
   g_clear_object (&fixture->tools);
   g_clear_object (&fixture->engine);
   rm_rf (fixture->dir);
@@ -912,7 +911,7 @@ test_socket_replaced_not_removed (Fixture       *fixture,
   }
   chp_mcp_server_close (second);
   g_assert_false (g_file_test (fixture->path, G_FILE_TEST_EXISTS));
-  chp_test_spin (20);
+  chp_test_finalize_object (g_steal_pointer (&second));
 }
 
 /* The child process: as another user, connect, send a ping, and say what came back. */
@@ -1458,8 +1457,7 @@ test_pause_holds_for_loop_guard (Fixture       *fixture,
 
   g_clear_pointer (&again, client_free);
   chp_mcp_server_close (server);
-  chp_test_spin (50);
-  g_assert_finalize_object (server);
+  chp_test_finalize_object (server);
 }
 
 /* ---- Sessions alone ------------------------------------------------------------------- */
@@ -1485,6 +1483,20 @@ static gboolean
 count_set (gpointer data)
 {
   return *(guint *) data > 0;
+}
+
+/* Reads what @socket has without blocking into @buf (@got so far); TRUE once a whole line is in. */
+static gboolean
+answer_line (GSocket *socket,
+             char    *buf,
+             gsize    size,
+             gsize   *got)
+{
+  gssize n = g_socket_receive_with_blocking (socket, buf + *got, size - 1 - *got, FALSE, NULL, NULL);
+
+  if (n > 0)
+    *got += n;
+  return strchr (buf, '\n') != NULL;
 }
 
 /* A session over a socket pair: it reports closed once, and is freed once let go. */
@@ -1523,16 +1535,7 @@ test_session_alone (void)
   g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (peer)), ping,
                              sizeof ping - 1, NULL, NULL, &error);
   g_assert_no_error (error);
-  while (strchr (answer, '\n') == NULL)
-    {
-      gssize n;
-
-      g_main_context_iteration (NULL, FALSE);
-      n = g_socket_receive_with_blocking (g_socket_connection_get_socket (peer), answer + got,
-                                          sizeof answer - 1 - got, FALSE, NULL, NULL);
-      if (n > 0)
-        got += n;
-    }
+  chp_test_until (answer_line (g_socket_connection_get_socket (peer), answer, sizeof answer, &got));
   g_assert_cmpstr (answer, ==, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
 
   /* The peer hangs up: closed, once; the agent is over. */
@@ -1541,8 +1544,7 @@ test_session_alone (void)
   chp_mcp_session_close (session);
   g_assert_cmpuint (closed, ==, 1);
   g_assert_cmpint (chp_agent_session_get_state (agent), ==, CHP_AGENT_SESSION_DISCONNECTED);
-  chp_test_spin (20);
-  g_assert_finalize_object (session);
+  chp_test_finalize_object (session);
 
   g_clear_object (&tools);
   g_clear_object (&engine);

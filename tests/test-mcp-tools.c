@@ -2038,22 +2038,21 @@ test_browser_handoff (Env           *env,
               cancellable, &call);
   request = browser_request (client, "browser.handoff.status");
   browser_answer (client, request, "{\"handoffId\":\"H1-x_y\",\"state\":\"waiting\"}");
-  chp_test_spin (100);
+  /* Its progress says the status was read and the wait began; it has not answered. */
+  chp_test_until (call.progress->len >= 1);
   g_assert_false (call.done);
-  started = g_get_monotonic_time ();
   g_cancellable_cancel (cancellable);
+  /* call_wait gives up long before the wait's own 40 s: an answer is the cancel's. */
   call_wait (&call);
   g_assert_error (call.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-  g_assert_cmpint (g_get_monotonic_time () - started, <, G_USEC_PER_SEC);
   g_clear_pointer (&request, json_object_unref);
 
   /* The person presses Done on the page while the agent waits: the wait answers at once. */
   call_start (env->tools, env->context, "browser_wait", "{\"id\":\"b1:h-H1-x_y\"}", NULL, &call);
   request = browser_request (client, "browser.handoff.status");
   browser_answer (client, request, "{\"handoffId\":\"H1-x_y\",\"state\":\"waiting\"}");
-  chp_test_spin (100);
+  chp_test_until (call.progress->len >= 1);
   g_assert_false (call.done);
-  g_assert_cmpuint (call.progress->len, >=, 1);
   browser_event (client, "handoff.changed",
                  "{\"handoffId\":\"H1-x_y\",\"tabId\":7,\"url\":\"https://shop.example/cart\","
                  "\"title\":\"Cart\","
@@ -2085,7 +2084,8 @@ test_browser_handoff (Env           *env,
   call_start (env->tools, env->context, "browser_wait", "{\"id\":\"b1:h-H1-x_y\"}", NULL, &call);
   request = browser_request (client, "browser.handoff.status");
   browser_answer (client, request, "{\"handoffId\":\"H1-x_y\",\"state\":\"waiting\"}");
-  chp_test_spin (100);
+  chp_test_until (call.progress->len >= 1);
+  g_assert_false (call.done);
   chp_engine_stop_all (env->engine, "app");
   call_wait (&call);
   g_assert_true (result_is_error (call.result));
@@ -2273,7 +2273,7 @@ test_browser_safety (Env           *env,
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (request, "params"),
                                                   "holdId"), ==, "K1");
   browser_answer (client, request, held);
-  chp_test_spin (50);
+  chp_test_until (call.progress->len >= 1);
   g_assert_false (call.done);
   g_clear_pointer (&request, json_object_unref);
 
@@ -2293,8 +2293,16 @@ test_browser_safety (Env           *env,
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (chp_engine_get_holds (env->engine))),
                     ==, 0);
   browser_event (client, "hold.changed", done);
-  chp_test_spin (50);
   g_clear_pointer (&request, json_object_unref);
+  /* An answer sent after that event is read after it: once the tabs are in, so is the event,
+   * and it changed nothing. */
+  call_start (env->tools, env->context, "browser_tabs", NULL, NULL, &call);
+  request = browser_request (client, "browser.tabs");
+  browser_answer (client, request, answer);
+  call_wait (&call);
+  g_clear_pointer (&request, json_object_unref);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (chp_engine_get_holds (env->engine))),
+                    ==, 0);
 
   /* Plans: deletes cannot be planned; a good plan waits for the person. */
   call_run (env->tools, env->context, "browser_plan",
@@ -2312,7 +2320,7 @@ test_browser_safety (Env           *env,
   g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "state"), ==,
                    "waiting");
   call_start (env->tools, env->context, "browser_wait", "{\"id\":\"plan-1\"}", NULL, &call);
-  chp_test_spin (50);
+  chp_test_until (call.progress->len >= 1);
   g_assert_false (call.done);
   g_assert_true (chp_engine_decide_plan (env->engine, "plan-1", TRUE));
   call_wait (&call);

@@ -734,16 +734,7 @@ test_audit_list_model (void)
 
       chp_store_add_audit_async (store, entry, NULL, NULL, NULL);
     }
-  {
-    gboolean done = FALSE;
-
-    for (guint tries = 0; tries < 100 && !done; tries++)
-      {
-        chp_test_spin (20);
-        done = changes->len >= 2;
-      }
-    g_assert_true (done);
-  }
+  chp_test_until (changes->len >= 2);
   g_assert_cmpuint (changes->len, ==, 2);
   g_assert_cmpuint (g_array_index (changes, Change, 0).position, ==, 0);
   g_assert_cmpuint (g_array_index (changes, Change, 0).added, ==, 4);

@@ -4,6 +4,7 @@
  * item's properties per state, the menu, clicks — and that no click anywhere resumes. */
 #include "config.h"
 
+#include "chp-test-client.h"
 #include "chp-tray.h"
 
 #include <gio/gio.h>
@@ -15,33 +16,29 @@
 
 /* Waiting */
 
-static gboolean
-set_flag_cb (gpointer data)
+static void
+round_trip_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      data)
 {
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result,
+                                                             NULL);
+
   *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
 }
 
-#define WAIT_FOR(cond)                                                         \
-  G_STMT_START {                                                               \
-    gboolean timed_out_ = FALSE;                                               \
-    guint timeout_id_ = g_timeout_add_seconds (10, set_flag_cb, &timed_out_);  \
-    while (!(cond) && !timed_out_)                                             \
-      g_main_context_iteration (NULL, TRUE);                                   \
-    if (timed_out_)                                                            \
-      g_error ("timed out waiting for %s", #cond);                             \
-    g_source_remove (timeout_id_);                                             \
-  } G_STMT_END
-
-/* Long enough for the tray to have asked the bus about the watcher and heard back. */
+/* Once this returns, whatever @connection asked the bus before it has been answered and the
+ * answers handed to whoever asked: the bus answers a connection in order, and GDBus passes
+ * replies on in order. (How a test knows the tray has heard whether a watcher exists.) */
 static void
-spin (guint ms)
+bus_round_trip (GDBusConnection *connection)
 {
   gboolean done = FALSE;
 
-  g_timeout_add (ms, set_flag_cb, &done);
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
+  g_dbus_connection_call (connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", "GetId", NULL, NULL, G_DBUS_CALL_FLAGS_NONE,
+                          -1, NULL, round_trip_cb, &done);
+  chp_test_until (done);
 }
 
 static GDBusConnection *
@@ -182,7 +179,7 @@ watcher_start (GTestDBus *bus)
                                                     G_BUS_NAME_OWNER_FLAGS_NONE,
                                                     watcher_acquired_cb, watcher_lost_cb,
                                                     watcher, NULL);
-  WAIT_FOR (watcher->owned);
+  chp_test_until (watcher->owned);
 
   return watcher;
 }
@@ -304,7 +301,7 @@ fixture_tear_down (Fixture       *f,
     g_assert_finalize_object (f->tray);
 
   /* Let the bus traffic of unwatching and unexporting finish before the connections close. */
-  spin (50);
+  bus_round_trip (f->tray_bus);
 
   watcher_stop (f->watcher);
   close_connection (f->host_bus);
@@ -340,7 +337,7 @@ host_call (Fixture             *f,
   g_dbus_connection_call (f->host_bus, g_dbus_connection_get_unique_name (f->tray_bus),
                           path, iface, method, parameters, reply_type,
                           G_DBUS_CALL_FLAGS_NONE, -1, NULL, store_result_cb, &result);
-  WAIT_FOR (result != NULL);
+  chp_test_until (result != NULL);
   reply = g_dbus_connection_call_finish (f->host_bus, result, error);
   g_object_unref (result);
 
@@ -537,7 +534,7 @@ test_registers (Fixture       *f,
   make_tray (f);
   g_assert_false (chp_tray_is_registered (f->tray));
 
-  WAIT_FOR (chp_tray_is_registered (f->tray));
+  chp_test_until (chp_tray_is_registered (f->tray));
   g_assert_cmpuint (f->n_registered_notifies, ==, 1);
 
   /* Registered by object path from the tray's own connection: the watcher pairs the two. */
@@ -557,21 +554,21 @@ test_watcher_later (Fixture       *f,
     return;
 
   make_tray (f);
-  spin (200);
+  bus_round_trip (f->tray_bus);
   g_assert_false (chp_tray_is_registered (f->tray));
 
   /* A tray extension switched on after the app started */
   first = f->watcher = watcher_start (f->bus);
-  WAIT_FOR (chp_tray_is_registered (f->tray));
+  chp_test_until (chp_tray_is_registered (f->tray));
   g_assert_cmpuint (first->services->len, ==, 1);
 
   /* The shell restarts: the icon is gone, then registers with the new watcher. */
   watcher_stop (first);
   f->watcher = NULL;
-  WAIT_FOR (!chp_tray_is_registered (f->tray));
+  chp_test_until (!chp_tray_is_registered (f->tray));
 
   f->watcher = watcher_start (f->bus);
-  WAIT_FOR (chp_tray_is_registered (f->tray));
+  chp_test_until (chp_tray_is_registered (f->tray));
   g_assert_cmpuint (f->watcher->services->len, ==, 1);
   g_assert_cmpstr (g_ptr_array_index (f->watcher->services, 0), ==, "/StatusNotifierItem");
   g_assert_cmpuint (f->n_registered_notifies, ==, 3);
@@ -588,7 +585,7 @@ test_no_watcher (Fixture       *f,
     return;
 
   make_tray (f);
-  spin (300);
+  bus_round_trip (f->tray_bus);
   g_assert_false (chp_tray_is_registered (f->tray));
   g_assert_cmpuint (f->n_registered_notifies, ==, 0);
 
@@ -634,7 +631,7 @@ test_properties (Fixture       *f,
 
   f->watcher = watcher_start (f->bus);
   make_tray (f);
-  WAIT_FOR (chp_tray_is_registered (f->tray));
+  chp_test_until (chp_tray_is_registered (f->tray));
   subscription = subscribe_host (f);
   chp_tray_set_needs_count (f->tray, 2);
 
@@ -671,7 +668,7 @@ test_properties (Fixture       *f,
 
       /* The host hears about it, and reads back what the person will see. */
       new_status = g_strdup_printf ("NewStatus ('%s',)", expected[i].status);
-      WAIT_FOR (host_heard (f, new_status) && host_heard (f, "NewIcon") &&
+      chp_test_until (host_heard (f, new_status) && host_heard (f, "NewIcon") &&
                 host_heard (f, "NewToolTip"));
 
       status = get_item_string (f, "Status");
@@ -730,7 +727,7 @@ test_menu_layout (Fixture       *f,
 
   f->watcher = watcher_start (f->bus);
   make_tray (f);
-  WAIT_FOR (chp_tray_is_registered (f->tray));
+  chp_test_until (chp_tray_is_registered (f->tray));
   subscription = subscribe_host (f);
   path = menu_path (f);
 
@@ -755,7 +752,7 @@ test_menu_layout (Fixture       *f,
   chp_tray_set_needs_count (f->tray, 4);
   updated = g_strdup_printf ("ItemsPropertiesUpdated ([(%d, {'label': <'Needs you (4)'>})]",
                              needs_id);
-  WAIT_FOR (host_heard (f, updated));
+  chp_test_until (host_heard (f, updated));
   reply = host_call (f, path, MENU_IFACE, "GetGroupProperties",
                      g_variant_new ("(@ai^as)",
                                     g_variant_new_fixed_array (G_VARIANT_TYPE_INT32, &needs_id, 1,
@@ -784,7 +781,7 @@ test_menu_layout (Fixture       *f,
 
   /* Stopping changes the layout, and the host is told to fetch it again. */
   chp_tray_set_state (f->tray, CHP_TRAY_STATE_STOPPED);
-  WAIT_FOR (host_heard (f, "LayoutUpdated"));
+  chp_test_until (host_heard (f, "LayoutUpdated"));
   stopped_menu = get_menu (f, &stopped_revision);
   stopped_labels = menu_labels (stopped_menu);
   g_assert_cmpuint (stopped_revision, >, revision);
@@ -859,7 +856,7 @@ test_menu_events (Fixture       *f,
 
   f->watcher = watcher_start (f->bus);
   make_tray (f);
-  WAIT_FOR (chp_tray_is_registered (f->tray));
+  chp_test_until (chp_tray_is_registered (f->tray));
   hooks = add_any_signal_hooks (f);
   chp_tray_set_state (f->tray, CHP_TRAY_STATE_WORKING);
   chp_tray_set_needs_count (f->tray, 1);
@@ -942,7 +939,7 @@ test_stopped_never_resumes (Fixture       *f,
 
   f->watcher = watcher_start (f->bus);
   make_tray (f);
-  WAIT_FOR (chp_tray_is_registered (f->tray));
+  chp_test_until (chp_tray_is_registered (f->tray));
   hooks = add_any_signal_hooks (f);
 
   running_menu = get_menu (f, &revision);

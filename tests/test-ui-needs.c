@@ -37,7 +37,7 @@ fixture_setup (Fixture       *f,
   chp_window_set_engine (f->window, f->engine);
   gtk_window_set_default_size (GTK_WINDOW (f->window), 800, 700);
   gtk_window_present (GTK_WINDOW (f->window));
-  chp_test_spin (200);
+  chp_ui_test_wait_frame (GTK_WIDGET (f->window));
 }
 
 static void
@@ -45,8 +45,9 @@ fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
   g_clear_pointer (&f->client, chp_test_client_free);
+  g_object_add_weak_pointer (G_OBJECT (f->window), (gpointer *) &f->window);
   gtk_window_destroy (GTK_WINDOW (f->window));
-  chp_test_spin (50);
+  chp_test_until (f->window == NULL);
   g_clear_object (&f->engine);
   g_free (f->dir);
 }
@@ -116,6 +117,8 @@ device_online (gpointer data)
   return chp_device_get_online (data);
 }
 
+static void browser_settled (Fixture *f);
+
 static void
 browser_connect (Fixture *f)
 {
@@ -134,7 +137,7 @@ browser_connect (Fixture *f)
   g_assert_true (chp_test_client_connect (f->client, NULL));
   device = chp_device_list_lookup (chp_engine_get_devices (f->engine), f->client->device_id);
   g_assert_true (chp_test_spin_until (device_online, device, 5000));
-  chp_test_spin (100);
+  browser_settled (f);
 }
 
 static void
@@ -188,6 +191,24 @@ browser_refuse (Fixture    *f,
   chp_test_client_send (f->client, text);
 }
 
+/* The engine asks a new connection for its info and its grants, and the client answers them as
+ * they come: a call of our own, sent after them and answered after them, is done once the
+ * engine has read theirs. */
+static void
+browser_settled (Fixture *f)
+{
+  g_autoptr(JsonObject) request = NULL;
+  ChpTestCall call = { 0 };
+
+  chp_test_call_start (chp_engine_get_bridge (f->engine), f->client->device_id, "browser.tabs",
+                       NULL, 5000, &call);
+  request = browser_request (f, "browser.tabs");
+  browser_answer (f, request, "{\"tabs\":[]}");
+  g_assert_true (chp_test_spin_until (chp_test_call_done, &call, 5000));
+  g_assert_no_error (call.error);
+  chp_test_call_clear (&call);
+}
+
 typedef struct
 {
   Fixture *f;
@@ -239,12 +260,10 @@ test_hold_approve (Fixture       *f,
   browser_event (f, "hold.changed",
                  HOLD ("K0", "held", "outward",
                        ",{\"name\":\"PIN\",\"secret\":true,\"length\":7,\"value\":\"hunter2\"}"));
-  chp_test_spin (300);
-  g_assert_cmpuint (count_type (f, CHP_TYPE_HOLD_ROW), ==, 0);
-  g_assert_false (any_label_has ("hunter2"));
-
+  /* Events are read in order: once the next hold's card shows, K0 was read, and it made none. */
   browser_event (f, "hold.changed", HOLD ("K1", "held", "outward", ""));
   wait_for_cards (f, CHP_TYPE_HOLD_ROW, 1);
+  g_assert_false (any_label_has ("hunter2"));
   g_assert_cmpstr (chp_window_get_visible_page (f->window), ==, "needs-you");
   row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_HOLD_ROW);
   text = chp_ui_test_all_text (row);
@@ -291,9 +310,7 @@ test_hold_decline (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (request, "params"),
                                                   "outcome"), ==, "decline");
   browser_refuse (f, request, "busy", "The tab is busy");
-  for (guint i = 0; i < 100 && !gtk_widget_get_sensitive (button_for (row, "hold.decline")); i++)
-    chp_test_spin (20);
-  g_assert_true (gtk_widget_get_sensitive (button_for (row, "hold.decline")));
+  chp_test_until (gtk_widget_get_sensitive (button_for (row, "hold.decline")));
   g_assert_true (gtk_widget_get_sensitive (button_for (row, "hold.approve")));
   g_assert_true (chp_ui_test_shows_text (row, "Nothing was done"));
 
@@ -378,8 +395,7 @@ test_plan (Fixture       *f,
   /* The last step ends the approved plan: the Agents page stops showing it. */
   g_assert_cmpint (chp_plan_list_use_step (chp_engine_get_plans (f->engine),
                                            chp_plan_get_id (plan), "shop.example"), ==, 2);
-  chp_test_spin (50);
-  g_assert_false (chp_ui_test_shows_text (agent_row, "Plan:"));
+  chp_test_until (!chp_ui_test_shows_text (agent_row, "Plan:"));
 }
 
 static void
@@ -411,16 +427,13 @@ test_attention (Fixture       *f,
 
   chp_agent_session_list_add (chp_engine_get_agent_sessions (f->engine), session);
   chp_agent_session_list_add (chp_engine_get_agent_sessions (f->engine), other);
-  chp_test_spin (50);
-  g_assert_cmpuint (count_type (f, CHP_TYPE_ATTENTION_ROW), ==, 0);
 
-  /* The person's own Pause needs nothing from them. */
+  /* The person's own Pause needs nothing from them: with it, and with the two sessions simply
+   * there, the one card that shows is the loop guard's, which came last. */
   chp_agent_session_request_pause (other);
-  chp_test_spin (50);
-  g_assert_cmpuint (count_type (f, CHP_TYPE_ATTENTION_ROW), ==, 0);
-
   chp_agent_session_pause_for (session, "repeated");
   wait_for_cards (f, CHP_TYPE_ATTENTION_ROW, 1);
+  g_assert_cmpint (chp_agent_session_get_state (other), ==, CHP_AGENT_SESSION_PAUSED);
   g_assert_cmpstr (chp_window_get_visible_page (f->window), ==, "needs-you");
   row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_ATTENTION_ROW);
   g_assert_true (chp_ui_test_shows_text (row, "Test Agent was paused"));
@@ -453,6 +466,8 @@ test_attention_one_per_agent (Fixture       *f,
                                                             g_get_real_time () / 1000);
   g_autoptr(ChpAgentSession) second = chp_agent_session_new ("a2", "Test Agent 1.1",
                                                              g_get_real_time () / 1000);
+  g_autoptr(ChpAgentSession) third = chp_agent_session_new ("a3", "Other Agent",
+                                                            g_get_real_time () / 1000);
   g_autoptr(GPtrArray) rows = g_ptr_array_new ();
   GtkWidget *row = NULL;
 
@@ -462,9 +477,11 @@ test_attention_one_per_agent (Fixture       *f,
   chp_agent_session_pause_for (first, "failing");
   chp_agent_session_list_add (sessions, second);
   g_assert_cmpint (chp_agent_session_get_state (second), ==, CHP_AGENT_SESSION_PAUSED);
-  wait_for_cards (f, CHP_TYPE_ATTENTION_ROW, 1);
-  chp_test_spin (50);
-  g_assert_cmpuint (count_type (f, CHP_TYPE_ATTENTION_ROW), ==, 1);
+  /* One card, not one a session: a third agent's pause, which came after, shows as the
+   * second card. */
+  chp_agent_session_list_add (sessions, third);
+  chp_agent_session_pause_for (third, "repeated");
+  wait_for_cards (f, CHP_TYPE_ATTENTION_ROW, 2);
 
   chp_ui_test_find_all (GTK_WIDGET (f->window), CHP_TYPE_AGENT_ROW, rows);
   for (guint i = 0; i < rows->len; i++)
@@ -474,11 +491,19 @@ test_attention_one_per_agent (Fixture       *f,
   g_assert_true (chp_ui_test_shows_text (row, "Paused with another session of this agent"));
   g_assert_true (chp_ui_test_shows_text (row, "Its last three actions on a tab failed."));
 
-  row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_ATTENTION_ROW);
+  g_ptr_array_set_size (rows, 0);
+  chp_ui_test_find_all (needs_page (f), CHP_TYPE_ATTENTION_ROW, rows);
+  row = NULL;
+  for (guint i = 0; i < rows->len; i++)
+    if (!chp_ui_test_shows_text (g_ptr_array_index (rows, i), "Other Agent"))
+      row = g_ptr_array_index (rows, i);
+  g_assert_nonnull (row);
   g_assert_true (gtk_widget_activate_action (row, "attention.disconnect", NULL));
   g_assert_cmpint (chp_agent_session_get_state (first), ==, CHP_AGENT_SESSION_DISCONNECTED);
   g_assert_cmpint (chp_agent_session_get_state (second), ==, CHP_AGENT_SESSION_DISCONNECTED);
-  wait_for_cards (f, CHP_TYPE_ATTENTION_ROW, 0);
+  wait_for_cards (f, CHP_TYPE_ATTENTION_ROW, 1);
+  g_assert_true (chp_ui_test_shows_text (chp_ui_test_find_type (needs_page (f), CHP_TYPE_ATTENTION_ROW),
+                                         "Other Agent was paused"));
 }
 
 /* All kinds at once, in the page's order, in a 360 px window. */

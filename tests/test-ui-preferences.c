@@ -8,6 +8,7 @@
 #include "chp-autostart.h"
 #include "chp-preferences-window.h"
 #include "chp-safety-settings.h"
+#include "chp-test-client.h"
 
 #include <glib/gstdio.h>
 
@@ -20,13 +21,6 @@ typedef struct
   char *data_dir;
   ChpPreferencesWindow *window;
 } Fixture;
-
-static void
-iterate (void)
-{
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-}
 
 static void
 fixture_set_up (Fixture       *fixture,
@@ -60,8 +54,7 @@ open_window (Fixture *fixture)
                                                 fixture->data_dir);
   g_object_ref_sink (fixture->window);
   gtk_window_present (GTK_WINDOW (fixture->window));
-  iterate ();
-  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (fixture->window)));
+  chp_test_until (gtk_widget_get_mapped (GTK_WIDGET (fixture->window)));
 }
 
 static void
@@ -71,8 +64,7 @@ fixture_tear_down (Fixture       *fixture,
   if (fixture->window != NULL)
     {
       gtk_window_destroy (GTK_WINDOW (fixture->window));
-      iterate ();
-      g_assert_finalize_object (fixture->window);
+      chp_test_finalize_object (g_steal_pointer (&fixture->window));
     }
 
   if (fixture->data_dir != NULL)
@@ -223,13 +215,13 @@ test_run_in_background (Fixture       *fixture,
 
   /* The person flips the switch (as a click or Space does). */
   gtk_widget_activate (GTK_WIDGET (toggle));
-  iterate ();
+  chp_test_spin_pending ();
   g_assert_false (gtk_switch_get_active (toggle));
   g_assert_false (g_settings_get_boolean (fixture->settings, "run-in-background"));
 
   /* Changed elsewhere (gsettings set), the switch follows. */
   g_settings_set_boolean (fixture->settings, "run-in-background", TRUE);
-  iterate ();
+  chp_test_spin_pending ();
   g_assert_true (gtk_switch_get_active (toggle));
 }
 
@@ -248,16 +240,16 @@ test_bridge_port (Fixture       *fixture,
   g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 64333);
 
   gtk_spin_button_set_value (spin, 50123);
-  iterate ();
+  chp_test_spin_pending ();
   g_assert_cmpuint (get_port (fixture->settings), ==, 50123);
 
   set_port (fixture->settings, 40000);
-  iterate ();
+  chp_test_spin_pending ();
   g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 40000);
 
   /* Privileged ports are out of reach: the spin stops at 1024. */
   gtk_spin_button_set_value (spin, 80);
-  iterate ();
+  chp_test_spin_pending ();
   g_assert_cmpuint (get_port (fixture->settings), ==, 1024);
 }
 
@@ -307,20 +299,20 @@ test_default_grant (Fixture       *fixture,
   for (gsize i = 0; i < G_N_ELEMENTS (choices); i++)
     {
       adw_combo_row_set_selected (row, (choices[i].selected + 1) % 4);
-      iterate ();
+      chp_test_spin_pending ();
       adw_combo_row_set_selected (row, choices[i].selected);
-      iterate ();
+      chp_test_spin_pending ();
       g_assert_cmpuint (g_settings_get_uint (fixture->settings, "default-grant-minutes"), ==,
                         choices[i].minutes);
 
       g_settings_set_uint (fixture->settings, "default-grant-minutes", choices[(i + 2) % 4].minutes);
-      iterate ();
+      chp_test_spin_pending ();
       g_assert_cmpuint (adw_combo_row_get_selected (row), ==, choices[(i + 2) % 4].selected);
     }
 
   /* Another value (set outside) shows as the nearest choice and is kept as it is. */
   g_settings_set_uint (fixture->settings, "default-grant-minutes", 90);
-  iterate ();
+  chp_test_spin_pending ();
   g_assert_cmpuint (adw_combo_row_get_selected (row), ==, 2);
   g_assert_cmpuint (g_settings_get_uint (fixture->settings, "default-grant-minutes"), ==, 90);
 }
@@ -340,19 +332,19 @@ test_audit_rows (Fixture       *fixture,
   g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 10000);
 
   gtk_spin_button_set_value (spin, 250000);
-  iterate ();
+  chp_test_spin_pending ();
   g_assert_cmpuint (g_settings_get_uint (fixture->settings, "audit-max-rows"), ==, 250000);
 
   g_settings_set_uint (fixture->settings, "audit-max-rows", 2000);
-  iterate ();
+  chp_test_spin_pending ();
   g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 2000);
 
   /* The bounds of the key are the bounds of the row. */
   gtk_spin_button_set_value (spin, 10);
-  iterate ();
+  chp_test_spin_pending ();
   g_assert_cmpuint (g_settings_get_uint (fixture->settings, "audit-max-rows"), ==, 1000);
   gtk_spin_button_set_value (spin, 5e6);
-  iterate ();
+  chp_test_spin_pending ();
   g_assert_cmpuint (g_settings_get_uint (fixture->settings, "audit-max-rows"), ==, 1000000);
 }
 
@@ -370,17 +362,17 @@ test_result_chars (Fixture       *fixture,
 
   g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 8000);
   gtk_spin_button_set_value (spin, 20000);
-  iterate ();
+  chp_test_spin_pending ();
   g_assert_cmpuint (chp_safety_settings_get_result_max_chars (fixture->safety), ==, 20000);
 
   /* Below the floor an agent could not read even one snapshot page: the row will not go there. */
   gtk_spin_button_set_value (spin, 10);
-  iterate ();
+  chp_test_spin_pending ();
   g_assert_cmpuint (chp_safety_settings_get_result_max_chars (fixture->safety), ==, 1000);
 
   /* Another process of the user rewriting the old GSettings key changes nothing. */
   g_settings_set_uint (fixture->settings, "agent-result-max-chars", 100000);
-  iterate ();
+  chp_test_spin_pending ();
   g_assert_cmpuint (chp_safety_settings_get_result_max_chars (fixture->safety), ==, 1000);
   g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 1000);
 }
@@ -403,13 +395,13 @@ test_start_at_login (Fixture       *fixture,
   g_assert_false (gtk_switch_get_active (toggle));
 
   gtk_widget_activate (GTK_WIDGET (toggle));
-  iterate ();
+  chp_test_spin_pending ();
   g_assert_true (gtk_switch_get_active (toggle));
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
   g_assert_true (chp_autostart_is_enabled ());
 
   gtk_widget_activate (GTK_WIDGET (toggle));
-  iterate ();
+  chp_test_spin_pending ();
   g_assert_false (gtk_switch_get_active (toggle));
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 }
@@ -452,7 +444,7 @@ test_start_at_login_fails (Fixture       *fixture,
   g_assert_false (gtk_switch_get_active (toggle));
 
   gtk_widget_activate (GTK_WIDGET (toggle));
-  iterate ();
+  chp_test_spin_pending ();
   g_assert_false (gtk_switch_get_active (toggle));
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_DIR));
 
@@ -516,7 +508,7 @@ test_floor_lists (Fixture       *fixture,
   /* A URL typed with Enter: saved as the floor reads it, the host alone, and listed. */
   gtk_editable_set_text (GTK_EDITABLE (blind), "  HTTPS://Mail.Example.COM/inbox?x=1 ");
   g_signal_emit_by_name (blind, "entry-activated");
-  iterate ();
+  chp_test_spin_pending ();
   assert_strv (fixture->safety, "floor-blind", "mail.example.com");
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (blind)), ==, "");
   g_assert_nonnull (find_row (GTK_WIDGET (fixture->window), "mail.example.com"));
@@ -524,27 +516,27 @@ test_floor_lists (Fixture       *fixture,
   /* The same again is not a second entry. */
   gtk_editable_set_text (GTK_EDITABLE (blind), "mail.example.com");
   g_signal_emit_by_name (blind, "entry-activated");
-  iterate ();
+  chp_test_spin_pending ();
   assert_strv (fixture->safety, "floor-blind", "mail.example.com");
 
   /* Not a host pattern: refused, shown as an error, nothing saved; typing again clears it. */
   gtk_editable_set_text (GTK_EDITABLE (blind), "http://");
   g_signal_emit_by_name (blind, "entry-activated");
-  iterate ();
+  chp_test_spin_pending ();
   assert_strv (fixture->safety, "floor-blind", "mail.example.com");
   g_assert_true (gtk_widget_has_css_class (blind, "error"));
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (blind)), ==, "http://");
   gtk_editable_set_text (GTK_EDITABLE (blind), "*.*.example");
   g_assert_false (gtk_widget_has_css_class (blind, "error"));
   g_signal_emit_by_name (blind, "entry-activated");
-  iterate ();
+  chp_test_spin_pending ();
   g_assert_true (gtk_widget_has_css_class (blind, "error"));
   assert_strv (fixture->safety, "floor-blind", "mail.example.com");
 
   /* Read-only sites, added with the row's Add button. */
   gtk_editable_set_text (GTK_EDITABLE (hands_only), "*.Corp.Example");
   g_signal_emit_by_name (find_icon_button (hands_only, "list-add-symbolic"), "clicked");
-  iterate ();
+  chp_test_spin_pending ();
   assert_strv (fixture->safety, "floor-hands-only", "*.corp.example");
   assert_strv (fixture->safety, "floor-blind", "mail.example.com");
 
@@ -552,7 +544,7 @@ test_floor_lists (Fixture       *fixture,
   row = find_row (GTK_WIDGET (fixture->window), "mail.example.com");
   g_assert_nonnull (row);
   g_signal_emit_by_name (find_icon_button (row, "user-trash-symbolic"), "clicked");
-  iterate ();
+  chp_test_spin_pending ();
   assert_strv (fixture->safety, "floor-blind", "");
   g_assert_null (find_row (GTK_WIDGET (fixture->window), "mail.example.com"));
 
@@ -560,10 +552,10 @@ test_floor_lists (Fixture       *fixture,
    * nothing: the lists are the store's. */
   gtk_editable_set_text (GTK_EDITABLE (blind), "mail.example.com");
   g_signal_emit_by_name (blind, "entry-activated");
-  iterate ();
+  chp_test_spin_pending ();
   g_settings_set_strv (fixture->settings, "floor-blind", outside);
   g_settings_set_strv (fixture->settings, "floor-hands-only", outside);
-  iterate ();
+  chp_test_spin_pending ();
   assert_strv (fixture->safety, "floor-blind", "mail.example.com");
   assert_strv (fixture->safety, "floor-hands-only", "*.corp.example");
   g_assert_null (find_row (GTK_WIDGET (fixture->window), "bank.example"));
@@ -571,7 +563,7 @@ test_floor_lists (Fixture       *fixture,
 
   /* Changed in the model (another Preferences window): the list follows. */
   chp_safety_settings_remove_floor_entry (fixture->safety, "floor-hands-only", "*.corp.example");
-  iterate ();
+  chp_test_spin_pending ();
   g_assert_null (find_row (GTK_WIDGET (fixture->window), "*.corp.example"));
 }
 

@@ -6,6 +6,7 @@
 
 #include <adwaita.h>
 
+#include "chp-activity-page.h"
 #include "chp-test-client.h"
 #include "chp-ui-test.h"
 #include "chp-window.h"
@@ -135,6 +136,21 @@ count_colours (GdkTexture *texture)
   return g_hash_table_size (colours);
 }
 
+/* What @paintable draws at that size now, or %NULL; @previous (a %NULL from the last try) is
+ * dropped. */
+static GskRenderNode *
+node_of (GdkPaintable  *paintable,
+         int            width,
+         int            height,
+         GskRenderNode *previous)
+{
+  g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new ();
+
+  g_clear_pointer (&previous, gsk_render_node_unref);
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  return gtk_snapshot_to_node (snapshot);
+}
+
 static void
 shoot (ChpWindow  *window,
        const char *dir,
@@ -144,24 +160,16 @@ shoot (ChpWindow  *window,
   g_autoptr(GskRenderNode) node = NULL;
   g_autoptr(GdkTexture) texture = NULL;
   g_autofree char *path = g_build_filename (dir, name, NULL);
-  int width = gtk_widget_get_width (GTK_WIDGET (window));
-  int height = gtk_widget_get_height (GTK_WIDGET (window));
+  int width;
+  int height;
   guint colours;
 
-  /* Right after a resize the window may not have drawn yet: give it a few frames. */
-  for (guint tries = 0; tries < 20; tries++)
-    {
-      g_autoptr(GtkSnapshot) attempt = gtk_snapshot_new ();
-
-      width = gtk_widget_get_width (GTK_WIDGET (window));
-      height = gtk_widget_get_height (GTK_WIDGET (window));
-      gdk_paintable_snapshot (paintable, attempt, width, height);
-      node = gtk_snapshot_to_node (attempt);
-      if (node != NULL)
-        break;
-      chp_test_spin (100);
-    }
-  g_assert_nonnull (node);
+  /* A frame laid out after the page was shown, then what the window drew: its paintable has
+   * contents once the window has drawn since the paintable was made. */
+  chp_ui_test_wait_frame (GTK_WIDGET (window));
+  width = gtk_widget_get_width (GTK_WIDGET (window));
+  height = gtk_widget_get_height (GTK_WIDGET (window));
+  chp_test_until ((node = node_of (paintable, width, height, node)) != NULL);
   texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
                                          &GRAPHENE_RECT_INIT (0, 0, width, height));
   g_assert_nonnull (texture);
@@ -196,6 +204,15 @@ test_every_page (void)
   chp_window_set_engine (window, engine);
   gtk_window_set_default_size (GTK_WINDOW (window), 800, 720);
   gtk_window_present (GTK_WINDOW (window));
+  /* The Activity page shows all 60 rows populate() wrote, not a part of them. */
+  {
+    ChpActivityPage *activity = CHP_ACTIVITY_PAGE (chp_ui_test_find_type (GTK_WIDGET (window),
+                                                                          CHP_TYPE_ACTIVITY_PAGE));
+    ChpAuditList *list = chp_activity_page_get_audit_list (activity);
+
+    chp_test_until (g_list_model_get_n_items (G_LIST_MODEL (list)) >= 60 &&
+                    !chp_audit_list_get_loading (list));
+  }
 
   for (guint scheme = 0; scheme < 2; scheme++)
     {
@@ -203,16 +220,7 @@ test_every_page (void)
                                                              : ADW_COLOR_SCHEME_FORCE_DARK);
       for (guint w = 0; w < G_N_ELEMENTS (widths); w++)
         {
-          int frame;
-
-          gtk_window_set_default_size (GTK_WINDOW (window), 800, 720);
-          chp_test_spin (300);
-          /* Without a window manager's frame, GTK keeps a resize border inside the surface:
-           * widen the surface by it so the window itself is the width asked for. */
-          frame = gdk_surface_get_width (gtk_native_get_surface (GTK_NATIVE (window))) -
-                  gtk_widget_get_width (GTK_WIDGET (window));
-          gtk_window_set_default_size (GTK_WINDOW (window), widths[w] + MAX (frame, 0), 720);
-          chp_test_spin (300);
+          chp_ui_test_show_at (GTK_WINDOW (window), widths[w], 720);
           g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), ==, widths[w]);
 
           for (guint p = 0; p < G_N_ELEMENTS (page_names); p++)
@@ -221,7 +229,6 @@ test_every_page (void)
                                                        scheme == 0 ? "light" : "dark", widths[w]);
 
               chp_window_show_page (window, page_names[p]);
-              chp_test_spin (250);
               /* The page asked for, not the start-up error page or the spinner. */
               g_assert_true (chp_window_get_engine (window) == engine);
               g_assert_cmpstr (chp_window_get_visible_page (window), ==, page_names[p]);
@@ -231,8 +238,9 @@ test_every_page (void)
     }
 
   adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+  g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
   gtk_window_destroy (GTK_WINDOW (window));
-  chp_test_spin (50);
+  chp_test_until (window == NULL);
 }
 
 static GLogWriterOutput
