@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Makes both floors' built-in tables from src/core/floor-rules.json, so that the app's
+"""Makes both floors' built-in tables from src/core/policy/floor-rules.json, so that the app's
 chp-url-floor.c and the extension's floor.js cannot disagree about which site is blind.
 
   gen-floor-rules.py --c OUT.h DATA.json        the C header (meson, at build time)
@@ -28,7 +28,7 @@ CODE_POINT = re.compile(r"^U\+([0-9A-F]{4,6})$")
 
 C_HEAD = """\
 /* chp-url-floor-rules.h: the URL floor's built-in tables, made by build-aux/gen-floor-rules.py
- * from src/core/floor-rules.json (do not edit: edit the data). Included once, by
+ * from src/core/policy/floor-rules.json (do not edit: edit the data). Included once, by
  * chp-url-floor.c, after its BuiltinRule type. */
 
 """
@@ -36,9 +36,9 @@ C_HEAD = """\
 JS_HEAD = """\
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The URL floor's built-in tables, made by build-aux/gen-floor-rules.py from
-// src/core/floor-rules.json, the data chp-url-floor.c is built from too. Do not edit: edit the
+// src/core/policy/floor-rules.json, the data chp-url-floor.c is built from too. Do not edit: edit the
 // data and run `python3 build-aux/gen-floor-rules.py --js extension/lib/floor-rules.js
-// src/core/floor-rules.json` (the floor-rules-js test fails until this file is remade).
+// src/core/policy/floor-rules.json` (the floor-rules-js test fails until this file is remade).
 
 // Hosts match themselves and their subdomains; a path matches itself and everything under it.
 // Within a level the first rule that matches gives the reason.

@@ -11,6 +11,7 @@
 #include <locale.h>
 #include <stdio.h>
 
+#include "chp-agent-endpoint.h"
 #include "chp-engine.h"
 #include "chp-frame.h"
 #include "chp-json-util.h"
@@ -19,6 +20,8 @@
 typedef struct
 {
   ChpEngine *engine;
+  ChpAgentEndpoint *agents;  /* only with --agent-socket */
+  const char *agent_socket;
   GMainLoop *loop;
   GDataInputStream *input;
   GHashTable *calls; /* tag -> GCancellable */
@@ -731,6 +734,19 @@ started_cb (GObject      *source,
       return;
     }
 
+  /* As the application does: the agent endpoint is composed on the started engine. */
+  if (self->agent_socket != NULL)
+    {
+      g_autoptr(GError) agents_error = NULL;
+
+      self->agents = chp_agent_endpoint_new (self->engine);
+      if (!chp_agent_endpoint_listen (self->agents, self->agent_socket, &agents_error))
+        {
+          g_message ("agents: no endpoint: %s", agents_error->message);
+          g_clear_object (&self->agents);
+        }
+    }
+
   bridge = chp_engine_get_bridge (self->engine);
   if (self->heartbeat_ms > 0)
     chp_bridge_set_heartbeat_interval (bridge, self->heartbeat_ms);
@@ -753,8 +769,8 @@ started_cb (GObject      *source,
   json_builder_set_member_name (b, "port");
   json_builder_add_int_value (b, chp_bridge_get_port (bridge));
   add_string (b, "engineId", chp_identity_get_engine_id (chp_engine_get_identity (self->engine)));
-  if (chp_engine_get_agent_socket_path (self->engine) != NULL)
-    add_string (b, "agentSocket", chp_engine_get_agent_socket_path (self->engine));
+  if (self->agents != NULL)
+    add_string (b, "agentSocket", chp_agent_endpoint_get_path (self->agents));
   /* A Stop kept from before a restart is in force before the first browser connects. */
   json_builder_set_member_name (b, "stopped");
   json_builder_add_boolean_value (b, chp_engine_get_stopped (self->engine));
@@ -796,7 +812,7 @@ main (int   argc,
   self.loop = g_main_loop_new (NULL, FALSE);
   self.engine = chp_engine_new (data_dir);
   /* No endpoint unless asked: parallel tests must not fight over the user's real socket. */
-  chp_engine_set_agent_socket_path (self.engine, agent_socket != NULL ? agent_socket : "");
+  self.agent_socket = agent_socket;
   self.calls = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self.heartbeat_ms = heartbeat_ms;
   stdin_stream = g_unix_input_stream_new (0, FALSE);
@@ -807,6 +823,9 @@ main (int   argc,
 
   g_clear_object (&self.input);
   g_clear_pointer (&self.calls, g_hash_table_unref);
+  if (self.agents != NULL)
+    chp_agent_endpoint_close (self.agents);
+  g_clear_object (&self.agents);
   g_clear_object (&self.engine);
   g_clear_pointer (&self.loop, g_main_loop_unref);
 

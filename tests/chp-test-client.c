@@ -127,7 +127,6 @@ chp_test_engine_start (const char  *tmp_template,
   g_assert_no_error (error);
   engine = chp_engine_new (*dir_out);
   /* No agent endpoint: tests must not make, or fight over, the user's real agent socket. */
-  chp_engine_set_agent_socket_path (engine, "");
   chp_engine_start_async (engine, 0, NULL, engine_started_cb, &started);
   g_assert_true (chp_test_spin_until (flag_set, &started, 10000));
   *port_out = chp_bridge_get_port (chp_engine_get_bridge (engine));

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "chp-agent-endpoint.h"
 #include "chp-crypto.h"
 #include "chp-engine.h"
 #include "chp-frame.h"
@@ -381,16 +382,19 @@ test_port_file (void)
   g_autofree char *dir = g_dir_make_tmp ("chp-port-XXXXXX", &error);
   g_autofree char *runtime = g_build_filename (dir, "run", "chaperone", NULL);
   g_autofree char *socket_path = g_build_filename (runtime, "agent.sock", NULL);
-  g_autofree char *port_path = g_build_filename (runtime, CHP_ENGINE_PORT_FILE, NULL);
+  g_autofree char *port_path = g_build_filename (runtime, CHP_AGENT_ENDPOINT_PORT_FILE, NULL);
   g_autofree char *text = NULL;
   g_autofree char *expected = NULL;
   ChpEngine *engine = chp_engine_new (dir);
+  g_autoptr(ChpAgentEndpoint) agents = NULL;
   gboolean started = FALSE;
   GStatBuf st;
 
-  chp_engine_set_agent_socket_path (engine, socket_path);
   chp_engine_start_async (engine, 0, NULL, started_cb, &started);
   g_assert_true (chp_test_spin_until (flag_set, &started, 10000));
+  agents = chp_agent_endpoint_new (engine);
+  g_assert_true (chp_agent_endpoint_listen (agents, socket_path, &error));
+  g_assert_no_error (error);
 
   g_assert_true (g_file_get_contents (port_path, &text, NULL, NULL));
   expected = g_strdup_printf ("%u\n", chp_bridge_get_port (chp_engine_get_bridge (engine)));
@@ -398,8 +402,10 @@ test_port_file (void)
   g_assert_cmpint (g_stat (port_path, &st), ==, 0);
   g_assert_cmpint (st.st_mode & 0777, ==, 0600);
 
-  g_object_run_dispose (G_OBJECT (engine));
+  chp_agent_endpoint_close (agents);
   g_assert_false (g_file_test (port_path, G_FILE_TEST_EXISTS));
+  g_clear_object (&agents);
+  g_object_run_dispose (G_OBJECT (engine));
   g_object_unref (engine);
 }
 

@@ -83,7 +83,7 @@ test_vector (gconstpointer data)
                 json_object_get_string_member (v, "reason"));
 }
 
-/* Every rule of src/core/floor-rules.json answers its own level and reason, for its host and a
+/* Every rule of src/core/policy/floor-rules.json answers its own level and reason, for its host and a
  * subdomain of it: no rule is shadowed by an earlier one, and none was mistyped out of reach. */
 static void
 test_builtin_rules (void)

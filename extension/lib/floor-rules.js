@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The URL floor's built-in tables, made by build-aux/gen-floor-rules.py from
-// src/core/floor-rules.json, the data chp-url-floor.c is built from too. Do not edit: edit the
+// src/core/policy/floor-rules.json, the data chp-url-floor.c is built from too. Do not edit: edit the
 // data and run `python3 build-aux/gen-floor-rules.py --js extension/lib/floor-rules.js
-// src/core/floor-rules.json` (the floor-rules-js test fails until this file is remade).
+// src/core/policy/floor-rules.json` (the floor-rules-js test fails until this file is remade).
 
 // Hosts match themselves and their subdomains; a path matches itself and everything under it.
 // Within a level the first rule that matches gives the reason.

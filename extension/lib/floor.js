@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The URL floor (DESIGN §8), the extension's half of src/core/chp-url-floor.c: which pages an agent
+// The URL floor (DESIGN §8), the extension's half of src/core/policy/chp-url-floor.c: which pages an agent
 // may never see (blind), may read but not act in (hands-only), or may use within its grant (ok).
 // Pure: no chrome.* and no I/O, so Node tests run the same rows as tests/test-url-floor.c.
 //
@@ -25,7 +25,7 @@ export const MAX_URL = 65536;
 
 const MAX_PATTERN = 1024;
 
-// The built-in tables come from src/core/floor-rules.json, which chp-url-floor.c is built from too
+// The built-in tables come from src/core/policy/floor-rules.json, which chp-url-floor.c is built from too
 // (floor-rules.js is made from it by build-aux/gen-floor-rules.py): one list for both floors.
 const BROWSER_SCHEMES_SET = new Set(BROWSER_SCHEMES);
 const CONFUSABLES_MAP = new Map(CONFUSABLES);

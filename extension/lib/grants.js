@@ -15,7 +15,7 @@ export const GRANTS_KEY = 'grants';
 export const TOMBSTONES_KEY = 'grantTombstones';
 export const ALARM_PREFIX = 'chaperone-grant:';
 
-// Bounds that match what the app accepts (src/core/chp-grant.c): a longer string would make the app
+// Bounds that match what the app accepts (src/core/model/chp-grant.c): a longer string would make the app
 // refuse the whole list, so they are cut here, where the strings are made.
 const MAX_TABS = 16;
 const MAX_TARGETS = 64;

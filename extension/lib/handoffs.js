@@ -12,7 +12,7 @@ export const HANDOFF_REASONS = Object.freeze(['qr', 'mfa', 'captcha', 'device', 
 export const HANDOFF_STATES = Object.freeze(['waiting', 'done', 'cancelled', 'expired']);
 // Characters (code points, not UTF-16 units) of the agent's message to the person: the agent tool
 // allows 250, and 250 code points are at most 1,000 bytes of UTF-8, within the app's 1,024-byte
-// field limit (src/core/chp-handoff.c) whatever the script.
+// field limit (src/core/model/chp-handoff.c) whatever the script.
 export const MAX_MESSAGE_CHARS = 250;
 
 /** The length the person sees: code points, so a CJK or emoji message counts as it reads. */

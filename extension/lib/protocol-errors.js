@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The protocol's error codes (DESIGN §5): the JavaScript half of the one error table.
-// The C half is src/core/chp-error-codes.h; tests/js/error-table.test.mjs keeps the two equal,
+// The C half is src/wire/chp-error-codes.h; tests/js/error-table.test.mjs keeps the two equal,
 // in the same order, so a code added on one side only fails the build instead of a user's call.
 
 export const ERROR_CODES = Object.freeze([

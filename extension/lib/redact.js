@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Redaction (DESIGN §8), the extension's half of src/core/chp-redact.c: masks secrets in
+// Redaction (DESIGN §8), the extension's half of src/core/policy/chp-redact.c: masks secrets in
 // page-derived text and JSON before a result leaves the extension; the app then redacts again.
 // Every secret becomes `[redacted <name> len=N]` (<name>: the kind — jwt, bearer, … — or the
 // parameter, header or member name it was found under; N: its length in characters). Markers

@@ -8,6 +8,8 @@
 
 #include "chp-application.h"
 
+#include "chp-agent-endpoint.h"
+
 #include "chp-hold-row.h"
 #include "chp-needs-page.h"
 #include "chp-pairing-window.h"
@@ -37,6 +39,7 @@ struct _ChpApplication
   int bridge_port;          /* -1: take it from the settings */
 
   ChpEngine *engine;
+  ChpAgentEndpoint *agents;  /* the MCP endpoint composed on the running engine */
   GCancellable *start_cancellable;
   EngineState engine_state;
   char *start_error;
@@ -595,6 +598,11 @@ stop_engine (ChpApplication *self)
 
       g_clear_object (&self->needs);
 
+      /* Agents first: their sessions hold calls that hold the bridge. */
+      if (self->agents != NULL)
+        chp_agent_endpoint_close (self->agents);
+      g_clear_object (&self->agents);
+
       /* Windows and rows may still hold references, but the bridge and the database must close
        * now, not whenever the last widget goes. The engine's dispose may run twice. */
       g_object_run_dispose (G_OBJECT (self->engine));
@@ -608,6 +616,18 @@ stop_engine (ChpApplication *self)
 
   self->engine_state = ENGINE_STOPPED;
   update_tray (self);
+}
+
+/* The browsers matter more than the agents: an endpoint that cannot be made (someone else's
+ * runtime folder, a loose mode) is said in the log and leaves the bridge running. */
+static void
+start_agent_endpoint (ChpApplication *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  self->agents = chp_agent_endpoint_new (self->engine);
+  if (!chp_agent_endpoint_listen (self->agents, NULL, &error))
+    g_message ("agents: no endpoint: %s", error->message);
 }
 
 static void
@@ -642,6 +662,7 @@ engine_started_cb (GObject      *source,
 
   self->engine_state = ENGINE_RUNNING;
   g_clear_object (&self->start_cancellable);
+  start_agent_endpoint (self);
   import_legacy_safety_settings (self);
 
   pairing = chp_engine_get_pairing (engine);
@@ -859,11 +880,22 @@ show_needs_you_activated (GSimpleAction *action,
 
 /* Only harmless actions live here: app.* actions are exported on the session bus
  * (org.gtk.Actions), so anything that pairs, approves or revokes is a widget action instead. */
+static void
+start_engine_activated (GSimpleAction *action,
+                        GVariant      *parameter,
+                        gpointer       user_data)
+{
+  chp_application_start_engine (user_data);
+}
+
 static const GActionEntry app_entries[] = {
   { "quit", quit_activated, NULL, NULL, NULL },
   { "about", about_activated, NULL, NULL, NULL },
   { "preferences", preferences_activated, NULL, NULL, NULL },
   { "show-needs-you", show_needs_you_activated, "s", NULL, NULL },
+  /* The window's Try Again. Safe for any program of the user to trigger (it is exported): it
+   * only starts an engine that is not running, which launching the app does anyway. */
+  { "start-engine", start_engine_activated, NULL, NULL, NULL },
 };
 
 static int

@@ -12,7 +12,6 @@
 #include "chp-a11y.h"
 #include "chp-activity-page.h"
 #include "chp-agents-page.h"
-#include "chp-application.h"
 #include "chp-browsers-page.h"
 #include "chp-grants-page.h"
 #include "chp-needs-page.h"
@@ -453,10 +452,9 @@ retry_action (GtkWidget  *widget,
               const char *action_name,
               GVariant   *parameter)
 {
-  GtkApplication *application = gtk_window_get_application (GTK_WINDOW (widget));
-
-  if (CHP_IS_APPLICATION (application))
-    chp_application_start_engine (CHP_APPLICATION (application));
+  /* The application owns the engine; the window asks it through its action and does not know
+   * its type (the application builds windows, so a call back into it would be a cycle). */
+  gtk_widget_activate_action (widget, "app.start-engine", NULL);
 }
 
 static void

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Keeps the JavaScript error table (extension/lib/protocol-errors.js) and the C X-macro table
-// (src/core/chp-error-codes.h) identical, so the extension and the engine never disagree on a code.
+// (src/wire/chp-error-codes.h) identical, so the extension and the engine never disagree on a code.
 
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -8,7 +8,7 @@ import { test } from 'node:test';
 
 import { ERROR_CODES, isErrorCode } from '../../extension/lib/protocol-errors.js';
 
-const C_TABLE = new URL('../../src/core/chp-error-codes.h', import.meta.url);
+const C_TABLE = new URL('../../src/wire/chp-error-codes.h', import.meta.url);
 
 // Anchored at the start of a line so an example inside a comment (" * CHP_ERROR_CODE (...)")
 // is not taken for an entry.

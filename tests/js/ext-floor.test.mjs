@@ -2,7 +2,7 @@
 // The URL floor in the extension (extension/lib/floor.js) against tests/vectors/floor.json, the rows
 // the app's tests/test-url-floor.c runs too: a row that passes the wrong way is a bank page an agent
 // can read, or an ordinary site it cannot. The two floors must answer every row alike, and both are
-// built from one table, src/core/floor-rules.json.
+// built from one table, src/core/policy/floor-rules.json.
 
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -15,7 +15,7 @@ import { BANK_WORDS, BROWSER_SCHEMES, BUILTIN_RULES, CONFUSABLES } from '../../e
 
 const load = async (path) => JSON.parse(await readFile(new URL(path, import.meta.url), 'utf8'));
 const FILE = await load('../vectors/floor.json');
-const DATA = await load('../../src/core/floor-rules.json');
+const DATA = await load('../../src/core/policy/floor-rules.json');
 
 // The person's entries and the bridge port every row is checked with.
 const PERSON_BLIND = FILE.person.blind;

@@ -20,9 +20,6 @@
 
 G_BEGIN_DECLS
 
-/* Beside the agent socket: the bridge's port, in decimal and a newline (mode 0600). */
-#define CHP_ENGINE_PORT_FILE "bridge-port"
-
 #define CHP_TYPE_ENGINE (chp_engine_get_type ())
 
 G_DECLARE_FINAL_TYPE (ChpEngine, chp_engine, CHP, ENGINE, GObject)
@@ -31,9 +28,6 @@ char              *chp_engine_default_data_dir (void);
 
 ChpEngine         *chp_engine_new              (const char          *data_dir);
 const char        *chp_engine_get_data_dir     (ChpEngine           *self);
-void               chp_engine_set_agent_socket_path (ChpEngine      *self,
-                                                     const char     *path);
-const char        *chp_engine_get_agent_socket_path (ChpEngine      *self);
 void               chp_engine_set_result_max_chars  (ChpEngine      *self,
                                                      guint           max_chars);
 void               chp_engine_start_async      (ChpEngine           *self,

@@ -6,7 +6,6 @@
 #define G_LOG_DOMAIN "chaperone-engine"
 
 #include "chp-engine.h"
-#include "chp-mcp-server.h"
 
 #include "chp-json-util.h"
 #include "chp-protocol-error.h"
@@ -36,10 +35,6 @@ struct _ChpEngine
   gboolean stopped;
   GPtrArray *agent_calls;  /* AgentCall: the agents' calls on their way to a browser */
 
-  char *agent_socket_path;  /* NULL: the default; "" for no agent endpoint */
-  char *port_file;          /* bridge-port beside the agent socket, once written */
-  ChpMcpTools *mcp_tools;
-  ChpMcpServer *mcp_server;
   guint default_grant_minutes;
   guint audit_max_rows;
 };
@@ -68,9 +63,6 @@ G_DEFINE_FINAL_TYPE (ChpEngine, chp_engine, G_TYPE_OBJECT)
 static void safety_floor_cb            (ChpSafetySettings *safety,
                                         GParamSpec        *pspec,
                                         gpointer           user_data);
-static void safety_result_max_chars_cb (ChpSafetySettings *safety,
-                                        GParamSpec        *pspec,
-                                        gpointer           user_data);
 static void safety_changed_cb          (ChpSafetySettings *safety,
                                         const char        *key,
                                         gpointer           user_data);
@@ -89,16 +81,8 @@ chp_engine_dispose (GObject *object)
 {
   ChpEngine *self = CHP_ENGINE (object);
 
-  if (self->port_file != NULL)
-    g_unlink (self->port_file);
-  g_clear_pointer (&self->port_file, g_free);
-
-  /* Agents go first: their sessions hold calls that hold the bridge. */
-  if (self->mcp_server != NULL)
-    chp_mcp_server_close (self->mcp_server);
-  g_clear_object (&self->mcp_server);
-  g_clear_object (&self->mcp_tools);
-
+  /* Agents went first: whoever composed an agent endpoint on this engine closed it, since its
+   * sessions hold calls that hold the bridge (chp_agent_endpoint_close()). */
   /* Calls in flight hold the bridge: stop it now, not when the last of them finishes. */
   if (self->bridge != NULL)
     g_object_run_dispose (G_OBJECT (self->bridge));
@@ -128,7 +112,6 @@ chp_engine_finalize (GObject *object)
   ChpEngine *self = CHP_ENGINE (object);
 
   g_clear_pointer (&self->data_dir, g_free);
-  g_clear_pointer (&self->agent_socket_path, g_free);
   /* Every call holds the engine through its task: none can be left by now. */
   g_assert (self->agent_calls->len == 0);
   g_clear_pointer (&self->agent_calls, g_ptr_array_unref);
@@ -302,8 +285,6 @@ chp_engine_new (const char *data_dir)
   self->floor = chp_url_floor_new ();
   self->agent_sessions = chp_agent_session_list_new ();
   self->safety = chp_safety_settings_new ();
-  g_signal_connect (self->safety, "notify::result-max-chars",
-                    G_CALLBACK (safety_result_max_chars_cb), self);
   g_signal_connect (self->safety, "notify::floor-blind", G_CALLBACK (safety_floor_cb), self);
   g_signal_connect (self->safety, "notify::floor-hands-only", G_CALLBACK (safety_floor_cb), self);
   g_signal_connect (self->safety, "changed", G_CALLBACK (safety_changed_cb), self);
@@ -311,33 +292,6 @@ chp_engine_new (const char *data_dir)
                            self, G_CONNECT_DEFAULT);
 
   return self;
-}
-
-/**
- * chp_engine_set_agent_socket_path:
- * @path: (nullable): where agents connect; %NULL for $XDG_RUNTIME_DIR/chaperone/agent.sock,
- *   "" for no agent endpoint
- *
- * Before chp_engine_start_async().
- */
-void
-chp_engine_set_agent_socket_path (ChpEngine  *self,
-                                  const char *path)
-{
-  g_return_if_fail (CHP_IS_ENGINE (self));
-  g_return_if_fail (self->bridge == NULL);
-
-  g_free (self->agent_socket_path);
-  self->agent_socket_path = g_strdup (path);
-}
-
-/* Returns: (nullable): the agent socket's path once it listens */
-const char *
-chp_engine_get_agent_socket_path (ChpEngine *self)
-{
-  g_return_val_if_fail (CHP_IS_ENGINE (self), NULL);
-
-  return self->mcp_server != NULL ? chp_mcp_server_get_path (self->mcp_server) : NULL;
 }
 
 /* How many characters of text an agent's tool result may carry; 0 for the default. The
@@ -639,56 +593,6 @@ device_connected_cb (ChpBridge  *bridge,
                          extension_grants_cb, info_query_new (user_data, device_id));
 }
 
-/* The browsers matter more than the agents: an endpoint that cannot be made (someone else's
- * runtime folder, a loose mode) is said in the log and leaves the bridge running. */
-static void
-start_agent_endpoint (ChpEngine *self)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *path = NULL;
-
-  if (g_strcmp0 (self->agent_socket_path, "") == 0)
-    return;
-  path = self->agent_socket_path != NULL ? g_strdup (self->agent_socket_path)
-                                         : chp_mcp_server_default_path ();
-
-  self->mcp_tools = chp_mcp_tools_new (self);
-  chp_mcp_tools_set_result_max_chars (self->mcp_tools,
-                                      chp_safety_settings_get_result_max_chars (self->safety));
-  self->mcp_server = chp_mcp_server_new (self->mcp_tools, self->agent_sessions);
-  if (!chp_mcp_server_listen (self->mcp_server, path, &error))
-    {
-      g_message ("agents: no endpoint at %s: %s", path, error->message);
-      g_clear_object (&self->mcp_server);
-    }
-}
-
-/* Tools and tests learn the bridge's port from a file beside the agent socket — 0600, in the
- * 0700 folder the endpoint made and checked — not from a log line meant for people. A reader
- * still connects to find out whether the app that wrote it is alive: a crash leaves it behind. */
-static void
-write_port_file (ChpEngine *self)
-{
-  const char *socket_path = chp_engine_get_agent_socket_path (self);
-  g_autoptr(GError) error = NULL;
-  g_autofree char *dir = NULL;
-  g_autofree char *path = NULL;
-  g_autofree char *text = NULL;
-
-  if (socket_path == NULL)
-    return;
-
-  dir = g_path_get_dirname (socket_path);
-  path = g_build_filename (dir, CHP_ENGINE_PORT_FILE, NULL);
-  text = g_strdup_printf ("%u\n", chp_bridge_get_port (self->bridge));
-  if (!g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0600, &error))
-    {
-      g_message ("Could not write %s: %s", path, error->message);
-      return;
-    }
-  self->port_file = g_steal_pointer (&path);
-}
-
 static void
 attempts_loaded_cb (GObject      *source,
                     GAsyncResult *result,
@@ -752,8 +656,6 @@ state_loaded_cb (GObject      *source,
   chp_url_floor_set_bridge_port (self->floor, chp_bridge_get_port (self->bridge));
   apply_floor_rules (self);
 
-  start_agent_endpoint (self);
-  write_port_file (self);
   g_task_return_boolean (task, TRUE);
 }
 
@@ -974,18 +876,6 @@ safety_floor_cb (ChpSafetySettings *safety,
                  gpointer           user_data)
 {
   apply_floor_rules (user_data);
-}
-
-static void
-safety_result_max_chars_cb (ChpSafetySettings *safety,
-                            GParamSpec        *pspec,
-                            gpointer           user_data)
-{
-  ChpEngine *self = user_data;
-
-  if (self->mcp_tools != NULL)
-    chp_mcp_tools_set_result_max_chars (self->mcp_tools,
-                                        chp_safety_settings_get_result_max_chars (safety));
 }
 
 /* The person changed one: stored durably, and a line in Activity says so, so a change nobody

@@ -1,42 +1,18 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-crypto.h: the small cryptographic vocabulary of the protocol (DESIGN §2–3): base64url,
- * SHA-256, signed texts, P-256 keys as JWK coordinates and P1363 signatures. */
+/* chp-crypto.h: the small cryptographic vocabulary of the protocol (DESIGN §2–3): SHA-256,
+ * signed texts, P-256 keys as JWK coordinates and P1363 signatures; base64url is chp-b64url.h. */
 #pragma once
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "chp-b64url.h"
+
 G_BEGIN_DECLS
-
-#define CHP_CRYPTO_ERROR (chp_crypto_error_quark ())
-
-typedef enum
-{
-  CHP_CRYPTO_ERROR_ENCODING,
-  CHP_CRYPTO_ERROR_BAD_KEY,
-  CHP_CRYPTO_ERROR_BAD_SIGNATURE,
-  CHP_CRYPTO_ERROR_FIELD,
-  CHP_CRYPTO_ERROR_FAILED,
-} ChpCryptoError;
 
 #define CHP_P256_COORD_LEN 32
 #define CHP_P1363_SIG_LEN  64
 
-GQuark   chp_crypto_error_quark  (void);
-
-char    *chp_b64url_encode       (const guint8  *data,
-                                  gsize          len);
-gsize    chp_b64url_encoded_len  (gsize          len);
-char    *chp_b64url_encode_to    (const guint8  *data,
-                                  gsize          len,
-                                  char          *out);
-gboolean chp_b64url_decode_to    (const char    *text,
-                                  gsize          text_len,
-                                  guint8        *out,
-                                  gsize          out_len,
-                                  GError       **error);
-GBytes  *chp_b64url_decode       (const char    *text,
-                                  GError       **error);
 char    *chp_random_b64url       (gsize          n_bytes);
 
 void     chp_sha256              (const void    *data,

@@ -5,7 +5,7 @@
 #include "chp-frame.h"
 #include "chp-json-reader.h"
 
-#include "chp-crypto.h"
+#include "chp-b64url.h"
 #include "chp-protocol-error.h"
 
 #include <errno.h>

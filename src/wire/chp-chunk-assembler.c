@@ -5,7 +5,7 @@
 
 #include "chp-chunk-assembler.h"
 
-#include "chp-crypto.h"
+#include "chp-b64url.h"
 #include "chp-protocol-error.h"
 
 #include <string.h>

@@ -17,7 +17,7 @@
  *   blind       not_web            any other scheme that is not http(s) (file:, data:, …);
  *                                  blob:/filesystem: take the level of the URL inside them
  *   blind       chaperone          localhost, *.localhost, 127/8, 0.0.0.0, ::1 on the bridge port
- *   blind       extension_store    BUILTIN_RULES (src/core/floor-rules.json)
+ *   blind       extension_store    BUILTIN_RULES (src/core/policy/floor-rules.json)
  *   blind       password_manager   BUILTIN_RULES
  *   blind       sign_in            identity providers' sign-in hosts (BUILTIN_RULES)
  *   blind       bank               a label containing "bank" or "banque" (BANK_WORDS; also
@@ -62,7 +62,7 @@ typedef struct
 } BuiltinRule;
 
 /* The built-in tables — BUILTIN_RULES, BROWSER_SCHEMES, BANK_WORDS and CONFUSABLES — come from
- * src/core/floor-rules.json, which the extension's floor-rules.js is made from too: one list of
+ * src/core/policy/floor-rules.json, which the extension's floor-rules.js is made from too: one list of
  * blind and hands-only sites for both floors. Kept short on purpose: each entry is a place where
  * an agent's reading or acting could cost the person their accounts or money. */
 #include "chp-url-floor-rules.h"
