@@ -21,7 +21,6 @@
  * client that has sent nothing in 5 s is not waiting for an answer anyway. */
 #define PEEK_MAX_BYTES            (1024 * 1024)
 #define PEEK_TIMEOUT_MS           5000
-/* json-glib's parser recurses; an id sits at depth 1. */
 /* JSON-RPC's "server error" range; the app has no code of its own for "not there". */
 #define JSONRPC_SERVER_ERROR      (-32000)
 
@@ -84,7 +83,8 @@ error_reply_for (const GByteArray *line,
   JsonNode *id, *method;
   GType id_type;
 
-  /* The core's strict reader: bounded depth, one value, nothing json-glib's parser tolerates. */
+  /* The wire layer's strict reader: bounded depth, one value, nothing json-glib's parser
+   * tolerates. */
   root = chp_json_read ((const char *) line->data, line->len, NULL);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     return NULL;
