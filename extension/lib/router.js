@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The capability router: every request from the engine passes here, and every check happens in one
 // fixed order — stopped → known method → params → live grant for the tab → scope → target — before
-// a handler in capabilities.js runs. It also owns what the person does outside the engine's reach:
+// a handler in capabilities/ runs. It also owns what the person does outside the engine's reach:
 // grants from the popup, Stop from the page or popup, and handoff answers from the page banner.
 
 import { ChaperoneError, METHODS, isStopExempt, methodNames } from './scopes.js';
-import { HANDLERS, parseRef } from './capabilities.js';
+import { HANDLERS } from './capabilities/index.js';
+import { parseRef } from './capabilities/common.js';
 import { GrantStore, clipText } from './grants.js';
 import { HandoffStore } from './handoffs.js';
 import { HoldStore } from './holds.js';
