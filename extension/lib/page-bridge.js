@@ -15,9 +15,13 @@
 import { ChaperoneError } from './scopes.js';
 import { isErrorCode } from './protocol-errors.js';
 
-// page-ui.js (the pill and the banner) before page-agent.js, which calls it.
+// The one list of the page agent's files, in the order they must run: the snapshot core and the
+// outward classifier, then page-ui.js (the pill and the banner), all three used by the agent;
+// then the agent's parts, page-common.js first (the others build on it), and page-agent.js last,
+// which installs what they left as globalThis.__chaperonePage. The tests read this list too.
 export const PAGE_FILES = Object.freeze(['content/snapshot-core.js', 'content/outward.js', 'content/page-ui.js',
-  'content/page-agent.js']);
+  'content/page-common.js', 'content/page-read.js', 'content/page-settle.js', 'content/page-holds.js',
+  'content/page-act.js', 'content/page-agent.js']);
 
 /** The runtime port a page agent opens to the worker (page-agent.js connectPort). */
 export const PAGE_PORT = 'chaperone.page';

@@ -1,20 +1,23 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The capability router: every request from the engine passes here, and every check happens in one
 // fixed order — stopped → known method → params → live grant for the tab → scope → target — before
-// a handler in capabilities.js runs. It also owns what the person does outside the engine's reach:
-// grants from the popup, Stop from the page or popup, and handoff answers from the page banner.
+// a handler in capabilities/ runs. It also owns what the person does outside the engine's reach:
+// grants from the popup, Stop from the page or popup, and handoff answers from the page banner
+// (those messages are answered in router-messages.js).
 
 import { ChaperoneError, METHODS, isStopExempt, methodNames } from './scopes.js';
-import { HANDLERS, parseRef } from './capabilities.js';
-import { GrantStore, clipText } from './grants.js';
+import { HANDLERS } from './capabilities/index.js';
+import { parseRef } from './capabilities/common.js';
+import { GrantStore } from './grants.js';
 import { HandoffStore } from './handoffs.js';
 import { HoldStore } from './holds.js';
 import { floorLevel, pageLevel, parseFloorRules } from './floor.js';
 import { redactValue } from './redact.js';
 import { NetworkWatch } from './network.js';
 import { PageBridge } from './page-bridge.js';
+import { pageMessage, popupMessage } from './router-messages.js';
 import { StopState, stopShortcut } from './stop.js';
-import { checkTarget, isExtensionUrl, unreachableReason, webOrigin } from './targets.js';
+import { checkTarget, webOrigin } from './targets.js';
 
 export { ChaperoneError };
 
@@ -59,13 +62,6 @@ function redactResult(v) {
     out.hold.signature = v.hold.signature;
   }
   return out;
-}
-
-/** A page/popup reply: {ok:true, ...} or {ok:false, error:{code, message}} (never page data). */
-function failure(e) {
-  if (e instanceof ChaperoneError) return { ok: false, error: { code: e.code, message: e.message } };
-  console.error('popup request failed', e);
-  return { ok: false, error: { code: 'internal', message: 'Something went wrong' } };
 }
 
 export class Router {
@@ -560,125 +556,16 @@ export class Router {
     this.grants.handleTabRemoved(tabId);
   }
 
-  // ---- messages from our own pages and content scripts --------------------------------------------
+  // ---- messages from our own pages and content scripts (router-messages.js) ---------------------
 
-  /**
-   * From a content script (chrome.runtime.onMessage, type 'page.*'). page.stop is honoured from any
-   * tab — stopping only takes power away — and takes effect before this returns. page.handoff
-   * counts only from the handoff's own tab, top frame. Returns a promise of the reply.
-   */
+  /** A content script's message (type 'page.*'): Stop from the pill or Esc, the banner's answer. */
   onPageMessage(message, sender = {}) {
-    const ownId = this.chrome.runtime?.id;
-    if (ownId && sender.id && sender.id !== ownId) return Promise.resolve(failure(new ChaperoneError('unauthorized', 'Not ours')));
-    const type = message?.type;
-    if (type === 'page.stop') {
-      this.stop(message.source === 'esc' ? 'esc' : 'pill');
-      return Promise.resolve({ ok: true, stopped: true });
-    }
-    if (type === 'page.handoff') return this._pageHandoff(message, sender).catch(failure);
-    return Promise.resolve(failure(new ChaperoneError('unknown_method', 'Unknown page message')));
+    return pageMessage(this, message, sender);
   }
 
-  async _pageHandoff(message, sender) {
-    await this.load();
-    const h = this.handoffs.get(message.handoffId);
-    const tabId = sender.tab?.id;
-    if (!h || tabId !== h.tabId || (sender.frameId ?? 0) !== 0) {
-      throw new ChaperoneError('target_denied', 'That banner does not belong to this tab');
-    }
-    if (message.outcome !== 'done' && message.outcome !== 'cancelled') {
-      throw new ChaperoneError('invalid_params', 'outcome is done or cancelled');
-    }
-    const after = this.handoffs.resolve(h.handoffId, message.outcome, 'page');
-    return { ok: true, handoffId: after.handoffId, state: after.state };
-  }
-
-  /**
-   * From the popup (the worker checks the sender is an extension page). Returns a promise of
-   * {ok:true, ...} or {ok:false, error:{code, message}}. popup.stop / popup.resume act before this
-   * returns. popup.createGrant is the only path in the extension that creates a grant.
-   */
+  /** The popup's message (type 'popup.*'): grants, Stop and Resume, what it shows. */
   onPopupMessage(message) {
-    const type = message?.type;
-    if (type === 'popup.stop') {
-      this.stop('popup');
-      return Promise.resolve({ ok: true, ...this.state() });
-    }
-    if (type === 'popup.resume') {
-      // Resume waits for load(): it must also clear a stop that so far is only in storage.
-      return this.load().then(() => {
-        this.resume('popup');
-        return { ok: true, ...this.state() };
-      }).catch(failure);
-    }
-    return this._popup(message).catch(failure);
-  }
-
-  async _popup(message) {
-    await this.load();
-    switch (message?.type) {
-      case 'popup.createGrant': {
-        const grant = await this.grants.createFromPopup(message);
-        for (const t of grant.targets) {
-          this._steps.delete(t.tabId);
-          this._plans.delete(t.tabId);
-        }
-        this._save();
-        return { ok: true, grant };
-      }
-      case 'popup.revokeGrant': {
-        const gone = typeof message.grantId === 'string' ? this.grants.revoke(message.grantId) : null;
-        if (!gone) throw new ChaperoneError('invalid_params', 'No live grant has that id');
-        return { ok: true, grantId: gone.grantId };
-      }
-      case 'popup.grants':
-        return { ok: true, grants: this.grants.list() };
-      case 'popup.state':
-        return {
-          ok: true, ...this.state(), grants: this.grants.list(),
-          handoffsWaiting: this.handoffs.waitingCount(),
-          handoffs: this.handoffs.list().filter((h) => h.state === 'waiting'),
-        };
-      case 'popup.tabs':
-        return { ok: true, tabs: await this._popupTabs(message.windowId) };
-      default:
-        throw new ChaperoneError('unknown_method', 'Unknown popup message');
-    }
-  }
-
-  /** The tabs of a window as the popup offers them: web pages can be granted, with their frames. */
-  async _popupTabs(windowId) {
-    const query = Number.isSafeInteger(windowId) ? { windowId } : { lastFocusedWindow: true };
-    const tabs = (await this.chrome.tabs.query(query)) ?? [];
-    const granted = new Map();
-    for (const g of this.grants.list()) for (const t of g.targets) granted.set(t.tabId, g.grantId);
-    const out = [];
-    for (const tab of tabs) {
-      // Extension pages (this popup opened as a tab, options, other extensions) are never offered.
-      if (isExtensionUrl(tab.url)) continue;
-      const reason = unreachableReason(tab.url);
-      const entry = {
-        tabId: tab.id, windowId: tab.windowId, title: clipText(tab.title ?? '', 1024),
-        url: tab.url ?? '', origin: webOrigin(tab.url), active: !!tab.active,
-        grantable: reason === null && !granted.has(tab.id), frames: [],
-      };
-      if (reason) entry.reason = reason;
-      if (granted.has(tab.id)) entry.grantId = granted.get(tab.id);
-      if (reason === null) {
-        let frames = [];
-        try {
-          frames = (await this.chrome.webNavigation.getAllFrames({ tabId: tab.id })) ?? [];
-        } catch {
-          frames = [];
-        }
-        for (const f of frames) {
-          if (f.frameId === 0 || unreachableReason(f.url) !== null) continue;
-          entry.frames.push({ frameId: f.frameId, parentFrameId: f.parentFrameId, url: f.url, origin: webOrigin(f.url) });
-        }
-      }
-      out.push(entry);
-    }
-    return out;
+    return popupMessage(this, message);
   }
 
   /** Resolves when every change so far (grants, stop, handoffs, captures, steps, plans) is in storage. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The page agent (extension/content/page-agent.js) for real, in Chromium, on the fixture sites.
-// No extension is needed for this: the two classic scripts are added to the page as they would be
+// No extension is needed for this: the classic scripts are added to the page as they would be
 // by chrome.scripting.executeScript (here in the page's main world, so page script and agent share
 // a world — the closed-shadow-root checks hold all the more in the real ISOLATED world).
 // chrome.runtime is absent unless a test stubs it to watch page.stop / page.handoff messages.
@@ -10,16 +10,16 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 
+import { PAGE_FILES } from '../../extension/lib/page-bridge.js';
 import { startFixtureServer } from '../fixtures/serve.mjs';
 import { browserWhyNot, launchPlainChromium, until } from '../e2e/browser-harness.mjs';
 
 const skip = browserWhyNot() ?? false;
 if (skip) console.log(`# skipping ext-page-agent tests: ${skip}`);
 
-const CORE = await readFile(new URL('../../extension/content/snapshot-core.js', import.meta.url), 'utf8');
-const OUTWARD = await readFile(new URL('../../extension/content/outward.js', import.meta.url), 'utf8');
-const UI = await readFile(new URL('../../extension/content/page-ui.js', import.meta.url), 'utf8');
-const AGENT = await readFile(new URL('../../extension/content/page-agent.js', import.meta.url), 'utf8');
+// The files executeScript({files}) injects, in its order: the worker's own list.
+const FILES = await Promise.all(PAGE_FILES.map((f) =>
+  readFile(new URL(`../../extension/${f}`, import.meta.url), 'utf8')));
 
 let server;
 let browser;
@@ -44,10 +44,7 @@ after(async () => {
  * dirty the layout the first capture then pays for).
  */
 async function inject(target) {
-  await target.evaluate(CORE);
-  await target.evaluate(OUTWARD);
-  await target.evaluate(UI);
-  await target.evaluate(AGENT);
+  for (const source of FILES) await target.evaluate(source);
 }
 
 /** Stubs chrome.runtime.sendMessage so a test can see what the page would tell the worker. */

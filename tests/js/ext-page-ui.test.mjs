@@ -11,14 +11,16 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 
+import { PAGE_FILES } from '../../extension/lib/page-bridge.js';
 import { startFixtureServer } from '../fixtures/serve.mjs';
 import { browserWhyNot, launchPlainChromium, until } from '../e2e/browser-harness.mjs';
 
 const skip = browserWhyNot() ?? false;
 if (skip) console.log(`# skipping ext-page-ui tests: ${skip}`);
 
-const FILES = await Promise.all(['snapshot-core.js', 'outward.js', 'page-ui.js', 'page-agent.js'].map((f) =>
-  readFile(new URL(`../../extension/content/${f}`, import.meta.url), 'utf8')));
+// The files executeScript({files}) injects, in its order: the worker's own list.
+const FILES = await Promise.all(PAGE_FILES.map((f) =>
+  readFile(new URL(`../../extension/${f}`, import.meta.url), 'utf8')));
 
 let server;
 let browser;

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { HANDLERS } from '../../extension/lib/capabilities.js';
+import { HANDLERS } from '../../extension/lib/capabilities/index.js';
 import {
   ALL_SCOPES, ChaperoneError, DEFAULT_DURATION_MIN, DURATIONS_MIN, DURATION_LABEL_KEYS, EXTRAS, METHODS,
   MAX_DURATION_MIN, PRESETS, PRESET_LABEL_KEYS, SCOPE_LABEL_KEYS, durationMs, expandScopes,

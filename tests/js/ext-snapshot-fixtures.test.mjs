@@ -9,6 +9,7 @@ import { request } from 'node:http';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
+import { PAGE_FILES } from '../../extension/lib/page-bridge.js';
 import { resolveSitePath, startFixtureServer } from '../fixtures/serve.mjs';
 
 /** A raw GET that sends the path exactly as given (fetch would normalise "../"). */
@@ -103,9 +104,10 @@ test('CLI mode prints both origins and serves until stopped', async () => {
 });
 
 test('page strings: every page_ key used exists in en, fr and zh_CN; English fallback matches', async () => {
-  // The pill and the banner (page-ui.js) hold the page's strings; the agent is read too, in case.
-  const agent = (await Promise.all(['page-ui.js', 'page-agent.js'].map((f) =>
-    readFile(new URL(`../../extension/content/${f}`, import.meta.url), 'utf8')))).join('\n');
+  // The pill and the banner (page-ui.js) hold the page's strings; the agent's files (page-*.js)
+  // are read too, in case.
+  const agent = (await Promise.all(PAGE_FILES.filter((f) => f.startsWith('content/page-')).map((f) =>
+    readFile(new URL(`../../extension/${f}`, import.meta.url), 'utf8')))).join('\n');
   const messages = {};
   for (const locale of ['en', 'fr', 'zh_CN']) {
     const all = JSON.parse(await readFile(new URL(`../../extension/_locales/${locale}/messages.json`, import.meta.url), 'utf8'));

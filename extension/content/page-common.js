@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The page agent's shared part: its errors, its state in this document (captures and refs), the
+// DOM facts that reading and acting both need, the sign-in floor, ref resolution, and the page's
+// own port. The first of the agent's files (lib/page-bridge.js PAGE_FILES has the order): it opens
+// globalThis.ChaperonePageParts, where each part leaves what the others use, and page-agent.js,
+// the last, installs the whole. A classic script, in the extension's ISOLATED world, like the rest.
+
+(function () {
+  'use strict';
+
+  if (globalThis.__chaperonePage) return;   // installed already: the first install wins
+
+  class PageError extends Error {
+    constructor(code, message, data) {
+      super(message);
+      this.code = code;
+      if (data !== undefined) this.data = data;   // plain, fixed facts — never page content
+    }
+  }
+
+  const fail = (code, message, data) => { throw new PageError(code, message, data); };
+
+  const core = () => globalThis.ChaperoneSnapshotCore;
+  const ui = () => globalThis.ChaperonePageUi;
+
+  // ---- state ---------------------------------------------------------------------------------
+
+  // Chaperone's own pill and banner hosts (page-ui.js): never scanned, never given a ref, and
+  // their changes are not the page's.
+  const owns = (el) => {
+    const u = ui();
+    return !!u && u.owns(el);
+  };
+  const state = {
+    captures: new Map(),               // captureId → capture, oldest first
+    lastCaptureId: null,
+    refOf: new WeakMap(),              // element → its ref in this document (identity re-use)
+    nextRef: 0,
+    localSeq: 0,
+  };
+
+  // The page's own port to the worker, once open (page-agent.js connect()), and per op id the
+  // settle wait's hook for the {net} messages on it (page-settle.js).
+  const pagePort = { port: null, hooks: null };
+
+  // ---- DOM helpers ---------------------------------------------------------------------------
+
+  /** An element-like description for snapshot-core, with text computed only on demand. */
+  class Desc {
+    constructor(el) {
+      this.el = el;
+      this.tag = el.localName;
+    }
+
+    attr(name) {
+      return this.el.getAttribute(name);
+    }
+
+    get text() {
+      // textContent, capped before collapsing so a huge card-link stays cheap.
+      const t = this.el.textContent || '';
+      return t.length > 2000 ? t.slice(0, 2000) : t;
+    }
+
+    get labelText() {
+      const labels = this.el.labels;
+      if (!labels || !labels.length) return '';
+      let out = '';
+      for (const l of labels) out += ' ' + labelTextOf(l, this.el);
+      return out;
+    }
+
+    get labelledByText() {
+      const ids = this.el.getAttribute('aria-labelledby');
+      if (!ids) return '';
+      const root = this.el.getRootNode();
+      let out = '';
+      for (const id of ids.split(/\s+/)) {
+        const ref = id && root.getElementById ? root.getElementById(id) : null;
+        if (ref && ref !== this.el) out += ' ' + (ref.textContent || '').slice(0, 2000);
+      }
+      return out;
+    }
+  }
+
+  /** A label's text without the text of the control it wraps (a select's options, say). */
+  function labelTextOf(label, control) {
+    if (!label.contains(control)) return (label.textContent || '').slice(0, 2000);
+    let out = '';
+    const w = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
+    for (let n = w.nextNode(); n && out.length < 2000; n = w.nextNode()) {
+      if (!control.contains(n)) out += n.data;
+    }
+    return out;
+  }
+
+  /** True when `a` contains `b`, crossing shadow-root boundaries. */
+  function composedContains(a, b) {
+    for (let n = b; n; n = n.parentNode || (n.nodeType === 11 ? n.host : null)) {
+      if (n === a) return true;
+    }
+    return false;
+  }
+
+  function deepActiveElement() {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a;
+  }
+
+  function isVisibleStyle(el) {
+    if (typeof el.checkVisibility === 'function') {
+      return el.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true });
+    }
+    return true;
+  }
+
+  /** Rendered: visible by style and with a box (a 0×0 control is not there for a person). */
+  function isRendered(el, rect) {
+    if (!isVisibleStyle(el)) return false;
+    const r = rect || el.getBoundingClientRect();
+    return r.width > 0 || r.height > 0;
+  }
+
+  // ---- the sign-in floor ---------------------------------------------------------------------
+  //
+  // A page that shows a password field is a sign-in page, and sign-in pages are blind (DESIGN §8,
+  // floor.js pageLevel(): reason "sign_in"): no snapshot, inspect or act runs here for an agent,
+  // whatever its URL, so neither the password nor anything around it (the username, the page's
+  // text, refs to press "Sign in" with) ever leaves the page. The app refuses such a snapshot too,
+  // but only after the page has answered; this check is the one that keeps the content home.
+  // The pill and the handoff banner still work: "sign in yourself" is shown on exactly this page.
+
+  /** A password input a person can see: rendered (style, box), as the snapshot's auth signal. */
+  function shownPassword(el) {
+    return el.localName === 'input' && el.type === 'password' && el.isConnected && isRendered(el);
+  }
+
+  /**
+   * One selector query and a style/box check on its matches only (a page has few password
+   * inputs; ~0.1 ms on a 10,000-element page). Light DOM: open shadow roots have no cheap index,
+   * so they are checked by opContext (page-read.js) on the walk it makes anyway.
+   */
+  function docShowsPassword(doc) {
+    for (const el of doc.querySelectorAll('input[type=password]')) if (shownPassword(el)) return true;
+    return false;
+  }
+
+  /** This document, or — from a same-origin child frame — the top one, shows a password field. */
+  function showsPassword() {
+    if (docShowsPassword(document)) return true;
+    let top = null;
+    try {
+      top = window.top !== window ? window.top.document : null;
+    } catch (_) {
+      top = null;   // a cross-origin top document is not ours to read (the worker checks its URL)
+    }
+    return !!top && docShowsPassword(top);
+  }
+
+  function refuseSignIn() {
+    fail('refused_floor', 'This page shows a password field: agents do not read or act on sign-in pages; ask the person (handoff)',
+      { level: 'blind', reason: 'sign_in' });
+  }
+
+  /** Open modals: <dialog> shown with showModal(), and visible [aria-modal=true]. */
+  function openModals() {
+    const out = [];
+    for (const el of document.querySelectorAll('dialog[open], [aria-modal="true"]')) {
+      if (el.localName === 'dialog' && el.getAttribute('aria-modal') !== 'true') {
+        let modal = false;
+        try { modal = el.matches(':modal'); } catch (_) { modal = false; }
+        if (!modal) continue;
+      }
+      if (!isRendered(el)) continue;
+      out.push(el);
+    }
+    return out;
+  }
+
+  function isDisabled(el) {
+    if (el.getAttribute('aria-disabled') === 'true') return true;
+    try { return el.matches(':disabled'); } catch (_) { return false; }
+  }
+
+  // ---- ref resolution ------------------------------------------------------------------------
+
+  function resolve(args) {
+    let ref = args.ref;
+    if (typeof ref !== 'string' || !ref) fail('invalid_params', 'ref must be a non-empty string');
+    let captureId = typeof args.captureId === 'string' && args.captureId ? args.captureId : null;
+    const colon = ref.lastIndexOf(':');
+    if (colon >= 0) {
+      if (!captureId) captureId = ref.slice(0, colon);
+      ref = ref.slice(colon + 1);
+    }
+    const cap = state.captures.get(captureId || state.lastCaptureId);
+    if (!cap) fail('stale_node', 'that capture is gone from this page; take a new context snapshot');
+    const weak = cap.refs.get(ref);
+    const el = weak ? weak.deref() : undefined;
+    if (!el) fail('stale_node', `no node ${ref} in that capture; take a new context snapshot`);
+    if (!el.isConnected || el.ownerDocument !== document) {
+      fail('stale_node', `node ${ref} is no longer in the page; take a new context snapshot`);
+    }
+    return { el, ref, cap };
+  }
+
+  // ---- plan steps ----------------------------------------------------------------------------
+
+  const PLAN_MAX_STEPS = 20;         // a plan the app approves has at most 20 steps (browser_plan)
+
+  /**
+   * {step, of} of a plan when both are whole numbers with 1 ≤ step ≤ of ≤ 20, else {} — the
+   * worker checks them too; a page op never trusts its arguments to render or report.
+   */
+  function planStep(v) {
+    if (!v || typeof v !== 'object') return {};
+    const { step, of } = v;
+    if (!Number.isSafeInteger(step) || !Number.isSafeInteger(of)) return {};
+    if (step < 1 || step > of || of > PLAN_MAX_STEPS) return {};
+    return { step, of };
+  }
+
+  globalThis.ChaperonePageParts = { PageError, fail, core, ui, owns, state, pagePort, Desc,
+    labelTextOf, composedContains, deepActiveElement, isVisibleStyle, isRendered, shownPassword,
+    showsPassword, refuseSignIn, openModals, isDisabled, resolve, planStep };
+})();

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What a held act is: a click that would send, delete or write (outward.js judges the control) or a
+// form submission that leaves unasked is not made; the person sees a card of what it would send and
+// approves exactly that (the canonical string). page-act.js decides when to hold; this says what.
+
+(function () {
+  'use strict';
+
+  if (globalThis.__chaperonePage) return;   // installed already: the first install wins
+  const P = globalThis.ChaperonePageParts;
+  if (!P) return;                           // page-common.js did not run: nothing installs
+
+  const { fail, core, Desc, labelTextOf } = P;
+
+  // ---- holds: a click that would send, delete or write waits for the person ----------------
+
+  const HOLD_FIELDS_MAX = 30;
+  const HOLD_NAME_MAX = 80;
+  const HOLD_VALUE_MAX = 200;
+  const HOLD_CONTROL_MAX = 160;
+  const CANONICAL_MAX = 16384;
+
+  const outwardLib = () => {
+    const O = globalThis.ChaperoneOutward;
+    if (!O || typeof O.classify !== 'function') fail('internal', 'outward.js is not loaded in this page');
+    return O;
+  };
+  const squash = (s) => String(s ?? '').replace(/\s+/g, ' ').trim();
+  const cut = (s, max) => (s.length > max ? s.slice(0, max) : s);
+
+  function formOf(el) {
+    if (!el) return null;
+    if (el.form instanceof HTMLFormElement) return el.form;
+    const btn = el.closest ? el.closest('button, input') : null;
+    if (btn && btn.form instanceof HTMLFormElement) return btn.form;
+    return el.closest ? el.closest('form') : null;
+  }
+
+  /** What the form would send, as the hold card shows it: ≤ 30 fields, secrets by length only. */
+  function holdFields(form) {
+    const C = core();
+    const out = [];
+    if (!form) return out;
+    for (const f of Array.from(form.elements || [])) {
+      if (out.length >= HOLD_FIELDS_MAX) break;
+      const tag = f.localName;
+      if (tag !== 'input' && tag !== 'textarea' && tag !== 'select') continue;
+      const type = (f.getAttribute('type') || '').trim().toLowerCase();
+      if (tag === 'input' && ['submit', 'button', 'reset', 'image'].includes(type)) continue;
+      if ((type === 'checkbox' || type === 'radio') && !f.checked) continue;
+      let label = '';
+      for (const l of f.labels || []) label += ' ' + labelTextOf(l, f);
+      const name = cut(squash(label) || squash(f.getAttribute('aria-label')) || squash(f.getAttribute('name')), HOLD_NAME_MAX);
+      const value = type === 'file' ? Array.from(f.files || [], (x) => x.name).join(', ') : String(f.value ?? '');
+      if (C.isCredentialField(new Desc(f))) out.push({ name, secret: true, length: value.length });
+      else out.push({ name, value: cut(value, HOLD_VALUE_MAX) });
+    }
+    return out;
+  }
+
+  function methodAttr(v) {
+    const m = String(v ?? '').trim().toLowerCase();
+    return m === 'post' || m === 'dialog' ? m : 'get';
+  }
+
+  /** A form submission's method and absolute action (the submitter's overrides first). */
+  function submission(form, submitter) {
+    const fm = submitter && submitter.getAttribute('formmethod');
+    const method = methodAttr(fm !== null && fm !== undefined ? fm : form.getAttribute('method'));
+    const fa = submitter ? squash(submitter.getAttribute('formaction')) : '';
+    const raw = fa || squash(form.getAttribute('action'));
+    let action = document.URL;
+    if (raw) {
+      try {
+        action = new URL(raw, document.baseURI).href;
+      } catch {
+        action = raw;
+      }
+    }
+    return { method, action };
+  }
+
+  function sameOrigin(url) {
+    try {
+      const o = new URL(url).origin;
+      return o !== 'null' && o === location.origin;
+    } catch {
+      return false;
+    }
+  }
+
+  function pageUrl() {
+    const u = location.href;
+    const hash = u.indexOf('#');
+    return hash >= 0 ? u.slice(0, hash) : u;
+  }
+
+  /** The held answer: the card's fields and the canonical string the approval is about. */
+  function holdOf(cls, desc, form) {
+    const control = cut(squash(desc.label || desc.text || desc.value || desc.title || desc.name), HOLD_CONTROL_MAX);
+    const fields = holdFields(form);
+    const canonical = cut(JSON.stringify({
+      url: pageUrl(), kind: cls.kind, control, formMethod: desc.formMethod || '',
+      formAction: desc.formAction || '', fields,
+    }), CANONICAL_MAX);
+    return { kind: cls.kind, reason: cls.reason, word: cls.word ?? null, control, site: location.origin, fields, canonical };
+  }
+
+  /** The hold the target of a click would get (kind 'none': nothing to hold). */
+  function classifyTarget(el) {
+    const O = outwardLib();
+    const desc = O.describe(el);
+    const cls = O.classify(desc);
+    return { desc, cls, form: formOf(el) };
+  }
+
+  /** The hold a form submission the classifier missed gets (reason 'form-submit'). */
+  function submitHold(form, submitter) {
+    const O = outwardLib();
+    const desc = submitter ? O.describe(submitter) : O.describe(form);
+    const { method, action } = submission(form, submitter);
+    desc.formMethod = method;
+    desc.formAction = action;
+    return holdOf({ kind: 'outward', reason: 'form-submit', word: null }, desc, form);
+  }
+
+  /** The hold for a form navigation seen by the navigate event (form.submit(): no submit event). */
+  function navigateHold(form, formData, dest) {
+    const C = core();
+    if (form) {
+      const h = submitHold(form, null);
+      return h;
+    }
+    const fields = [];
+    if (formData) {
+      for (const [k, v] of formData.entries()) {
+        if (fields.length >= HOLD_FIELDS_MAX) break;
+        const name = cut(String(k), HOLD_NAME_MAX);
+        const value = typeof v === 'string' ? v : (v && v.name) || '';
+        if (C.credentialName(String(k))) fields.push({ name, secret: true, length: value.length });
+        else fields.push({ name, value: cut(value, HOLD_VALUE_MAX) });
+      }
+    }
+    const canonical = cut(JSON.stringify({ url: pageUrl(), kind: 'outward', control: '',
+      formMethod: formData ? 'post' : 'get', formAction: dest, fields }), CANONICAL_MAX);
+    return { kind: 'outward', reason: 'form-submit', word: null, control: '', site: location.origin, fields, canonical };
+  }
+
+  /** True when a submission must not go without the person: POST/dialog, or to another origin. */
+  function mustHoldSubmit(form, submitter) {
+    const { method, action } = submission(form, submitter);
+    return method === 'post' || method === 'dialog' || !sameOrigin(action);
+  }
+
+  function controlFor(el) {
+    return el.closest ? el.closest('button, input') || el : el;
+  }
+
+  Object.assign(P, { classifyTarget, holdOf, submitHold, navigateHold, mustHoldSubmit, sameOrigin,
+    submission, controlFor });
+})();

@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The page agent's reading: the `context` op (the snapshot: one walk of the document and its open
+// shadow roots, refs that keep their names from one capture to the next, forms, headings, frames,
+// the text, the signs of a sign-in) and the `inspect` op (one node in detail). Nothing here
+// changes the page. The agent tools browser_snapshot and browser_inspect end here.
+
+(function () {
+  'use strict';
+
+  if (globalThis.__chaperonePage) return;   // installed already: the first install wins
+  const P = globalThis.ChaperonePageParts;
+  if (!P) return;                           // page-common.js did not run: nothing installs
+
+  const { core, owns, state, Desc, composedContains, deepActiveElement, isVisibleStyle, isRendered,
+    shownPassword, refuseSignIn, openModals, isDisabled, resolve } = P;
+
+  const KEEP_CAPTURES = 4;             // per document (this isolated world lives as long as it)
+  const MAX_TEXT = 20480;
+  const MAX_NODES = 2000;           // every actionable node of a 10,000-element page; the app pages them
+  const MAX_SCAN = 10000;
+  const MAX_HEADINGS = 100;
+  const MAX_FORMS = 20;
+  const MAX_FIELDS_PER_FORM = 50;
+  const MAX_FIELDS = 200;
+  const MAX_IFRAMES = 50;
+  const WHOLE_TEXT_LIMIT = 512 * 1024;   // characters of textContent
+  const HEADING_TEXT_MAX = 200;
+
+  function inViewport(rect) {
+    return rect.bottom > 0 && rect.right > 0 && rect.top < innerHeight && rect.left < innerWidth;
+  }
+
+  /** The ancestor chain used in stable keys: up to 4 ancestors, tag#id, '/' at shadow roots. */
+  function pathOf(el) {
+    const parts = [];
+    let n = el.parentNode;
+    while (n && parts.length < 4) {
+      if (n.nodeType === 11) {
+        parts.push('/');
+        n = n.host;
+        continue;
+      }
+      if (n.nodeType !== 1) break;
+      const id = n.getAttribute('id');
+      parts.push(id ? `${n.localName}#${id}` : n.localName);
+      n = n.parentNode;
+    }
+    return parts.reverse().join('>');
+  }
+
+  /** The state of a node: what is set, plus checked/expanded when the control has them. */
+  function stateOf(el, role, active) {
+    const s = {};
+    const tag = el.localName;
+    if (isDisabled(el)) s.disabled = true;
+    if (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
+      s.checked = el.indeterminate ? 'mixed' : el.checked;
+    } else if (el.hasAttribute('aria-checked')) {
+      const v = el.getAttribute('aria-checked');
+      s.checked = v === 'mixed' ? 'mixed' : v === 'true';
+    } else if (role === 'checkbox' || role === 'radio' || role === 'switch') {
+      s.checked = false;
+    }
+    if (el.hasAttribute('aria-expanded')) s.expanded = el.getAttribute('aria-expanded') === 'true';
+    else if (tag === 'summary' && el.parentElement && el.parentElement.localName === 'details') {
+      s.expanded = el.parentElement.open;
+    }
+    if (tag === 'option' ? el.selected : el.getAttribute('aria-selected') === 'true') s.selected = true;
+    if (el === active) s.focused = true;
+    if (el.required || el.getAttribute('aria-required') === 'true') s.required = true;
+    if (el.readOnly === true || el.getAttribute('aria-readonly') === 'true') s.readonly = true;
+    return s;
+  }
+
+  function hrefOf(el) {
+    if ((el.localName === 'a' || el.localName === 'area') && el.hasAttribute('href')) return el.href;
+    return undefined;
+  }
+
+  /** Role, name, state … of one element: the facts a node line is made of. */
+  function infoOf(el, ctx) {
+    const C = core();
+    const d = new Desc(el);
+    const role = C.roleOf(d);
+    const name = C.nameOf(d, role);
+    return {
+      el, tag: el.localName, role, name,
+      state: stateOf(el, role, ctx.active),
+      href: hrefOf(el),
+      inModal: ctx.modals.length > 0 && ctx.modals.some((m) => composedContains(m, el)),
+    };
+  }
+
+  const FIELD_SKIP = new Set(['hidden', 'submit', 'button', 'reset', 'image']);
+
+  function isField(el) {
+    const tag = el.localName;
+    if (tag === 'select' || tag === 'textarea') return true;
+    return tag === 'input' && !FIELD_SKIP.has((el.getAttribute('type') || 'text').toLowerCase());
+  }
+
+  /** filled/valueLength, never the value itself. */
+  function fillOf(el) {
+    if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
+      return { filled: el.checked, valueLength: 0 };
+    }
+    if (el.localName === 'input' && el.type === 'file') {
+      const n = el.files ? el.files.length : 0;
+      return { filled: n > 0, valueLength: 0 };
+    }
+    const v = typeof el.value === 'string' ? el.value : '';
+    return { filled: v.length > 0, valueLength: v.length };
+  }
+
+  function clampInt(v, dflt, lo, hi) {
+    const n = Number.isFinite(v) ? Math.floor(v) : dflt;
+    return Math.min(hi, Math.max(lo, n));
+  }
+
+  // ---- the walk ------------------------------------------------------------------------------
+
+  const SKIP_SUBTREE = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'math']);
+  const HEADING_LEVEL = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
+  const HEADING = 1;
+  const FORM = 2;
+  const FRAME = 3;
+  const CONTROL = 4;
+  const TAG_KIND = Object.assign(Object.create(null), {
+    h1: HEADING, h2: HEADING, h3: HEADING, h4: HEADING, h5: HEADING, h6: HEADING,
+    form: FORM, iframe: FRAME, frame: FRAME,
+    a: CONTROL, area: CONTROL, button: CONTROL, input: CONTROL, select: CONTROL,
+    textarea: CONTROL, summary: CONTROL,
+  });
+
+  /**
+   * Walks the document and its open shadow roots (depth first, shadow content where its host
+   * is) with TreeWalkers, visiting at most maxScan elements. Collects only candidates; the costly
+   * facts (layout, names) are computed afterwards for the few that are kept.
+   */
+  function scan(maxScan) {
+    const C = core();
+    const out = {
+      scanned: 0, shadowRoots: 0, truncated: false,
+      actionable: [], headings: [], forms: [], fields: [], iframes: [],
+    };
+    const visit = (el) => {
+      const tag = el.localName;
+      const kind = TAG_KIND[tag];
+      if (kind === HEADING) out.headings.push(el);
+      else if (kind === FORM) out.forms.push(el);
+      else if (kind === FRAME) out.iframes.push(el);
+      else if (kind === CONTROL) {
+        if (isField(el)) out.fields.push(el);
+        if (C.isActionable(new Desc(el))) out.actionable.push(el);
+        return;
+      }
+      // Cheap pre-test: most elements are plain containers with no attribute that could make
+      // them actionable, and a Desc + six getAttribute calls each would dominate the scan.
+      if (!el.hasAttributes()) return;
+      if (el.hasAttribute('role') || el.hasAttribute('tabindex') || el.hasAttribute('onclick')
+        || el.hasAttribute('contenteditable')) {
+        if (kind !== HEADING && el.getAttribute('role') === 'heading') out.headings.push(el);
+        if (C.isActionable(new Desc(el))) out.actionable.push(el);
+      }
+    };
+    const walkRoot = (root) => {
+      const w = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+      let el = w.firstChild();
+      while (el) {
+        if (out.scanned >= maxScan) {
+          out.truncated = true;
+          return;
+        }
+        let descend = false;
+        if (!owns(el)) {
+          out.scanned += 1;
+          visit(el);
+          descend = !SKIP_SUBTREE.has(el.localName);
+          const sr = el.shadowRoot;        // open roots only: closed ones are the page's secret
+          if (sr && descend) {
+            out.shadowRoots += 1;
+            walkRoot(sr);
+            if (out.truncated) return;
+          }
+        }
+        if (descend && w.firstChild()) {
+          el = w.currentNode;
+          continue;
+        }
+        let next = w.nextSibling();
+        while (!next) {
+          if (!w.parentNode()) return;
+          next = w.nextSibling();
+        }
+        el = next;
+      }
+    };
+    walkRoot(document);
+    return out;
+  }
+
+  const TEXT_SKIP = new Set(['script', 'style', 'noscript', 'template', 'head', 'title', 'iframe',
+    'object', 'embed', 'textarea', 'select', 'input']);
+  const TEXT_BLOCK = new Set(['div', 'p', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'h1', 'h2', 'h3',
+    'h4', 'h5', 'h6', 'section', 'article', 'header', 'footer', 'nav', 'main', 'aside', 'table',
+    'tr', 'form', 'fieldset', 'pre', 'blockquote', 'figure', 'figcaption', 'details', 'summary',
+    'address', 'br', 'hr', 'dialog']);
+
+  /**
+   * The page's rendered text. innerText is what a person sees: no hidden text, no field values,
+   * nothing from shadow roots (so never Chaperone's own pill or banner). It costs in proportion to
+   * the page (~5–10 ms per 60 KB here), so on a huge page only about `budget` UTF-16 units are
+   * rendered: subtrees that fit in what is left are taken whole with innerText, and only the one
+   * straddling the limit is descended into. (Per-call overhead makes that slower than one
+   * innerText on ordinary pages, hence the threshold.)  → { text, cut }
+   */
+  function pageText(budget) {
+    const root = document.body || document.documentElement;
+    if (!root) return { text: '', cut: false };
+    if (root.textContent.length <= WHOLE_TEXT_LIMIT) return { text: root.innerText || '', cut: false };
+    let out = '';
+    const visit = (el) => {
+      for (let n = el.firstChild; n && out.length < budget; n = n.nextSibling) {
+        if (n.nodeType === 3) {
+          out += n.data;
+          continue;
+        }
+        if (n.nodeType !== 1 || owns(n) || TEXT_SKIP.has(n.localName)) continue;
+        if (!isVisibleStyle(n)) continue;    // innerText of a hidden element is its raw text
+        const sep = TEXT_BLOCK.has(n.localName) ? '\n' : '';
+        if (n.textContent.length <= budget - out.length) out += sep + n.innerText + sep;
+        else {
+          out += sep;
+          visit(n);
+          out += sep;
+        }
+      }
+    };
+    visit(root);
+    return { text: out, cut: true };
+  }
+
+  const CAPTCHA_CLASSES = ['g-recaptcha', 'h-captcha', 'cf-turnstile'];
+  const CAPTCHA_FRAME = /recaptcha|hcaptcha|turnstile|challenges\.cloudflare\.com|arkoselabs|funcaptcha/i;
+  const QR = /(^|[^a-z])qr($|[^a-z])|qrcode|qr[-_ ]?code/i;
+
+  function hasCaptcha(iframes) {
+    if (CAPTCHA_CLASSES.some((c) => document.getElementsByClassName(c).length > 0)) return true;
+    if (iframes.some((f) => CAPTCHA_FRAME.test(f.getAttribute('src') || '') || /captcha/i.test(f.title))) return true;
+    return !!document.querySelector('[data-sitekey]');
+  }
+
+  function hasQr() {
+    // Live collections are cheap to walk; only a bounded number of images is looked at.
+    const looks = (el) => ['alt', 'src', 'class', 'id', 'title', 'aria-label', 'name']
+      .some((a) => {
+        const v = el.getAttribute(a);
+        return v !== null && QR.test(a === 'src' ? v.slice(0, 300) : v);
+      });
+    let n = 0;
+    for (const tag of ['img', 'canvas', 'svg']) {
+      for (const el of document.getElementsByTagName(tag)) {
+        if (++n > 500) return false;
+        if (looks(el)) return true;
+      }
+    }
+    return false;
+  }
+
+  const SIGN_IN = /\b(sign|log) ?in\b|\bconnexion\b|se connecter|登录|登入/i;
+
+  function rememberCapture(cap) {
+    state.captures.delete(cap.captureId);
+    state.captures.set(cap.captureId, cap);
+    while (state.captures.size > KEEP_CAPTURES) {
+      state.captures.delete(state.captures.keys().next().value);
+    }
+    state.lastCaptureId = cap.captureId;
+  }
+
+  // ---- op: context ---------------------------------------------------------------------------
+
+  function opContext(args) {
+    const C = core();
+    const maxText = clampInt(args.maxTextBytes, MAX_TEXT, 0, MAX_TEXT);
+    const maxNodes = clampInt(args.maxNodes, MAX_NODES, 0, MAX_NODES);
+    const maxScan = clampInt(args.maxScan, MAX_SCAN, 1, MAX_SCAN);
+    const captureId = typeof args.captureId === 'string' && args.captureId
+      ? args.captureId : `p${++state.localSeq}`;
+
+    const found = scan(maxScan);
+    // The walk went through open shadow roots too: a password field there is as good as any.
+    // Checked before anything is computed from the page, so a refusal carries nothing of it.
+    if (found.fields.some(shownPassword)) refuseSignIn();
+    const ctx = { active: deepActiveElement(), modals: openModals() };
+    let truncated = found.truncated;
+
+    // Visible nodes first: in the viewport, then rendered elsewhere, then not rendered. Layout
+    // queries cost ~10 µs each, so boxes are measured only when there is something to rank.
+    const mustRank = found.actionable.length > maxNodes;
+    const ranked = found.actionable.map((el, order) => {
+      let rendered = isVisibleStyle(el);
+      let rank = rendered ? 1 : 2;
+      if (rendered && mustRank) {
+        const rect = el.getBoundingClientRect();
+        rendered = rect.width > 0 || rect.height > 0;
+        rank = rendered ? (inViewport(rect) ? 0 : 1) : 2;
+      }
+      return { el, order, rendered, rank };
+    });
+    let kept = ranked;
+    if (mustRank) {
+      truncated = true;
+      kept = ranked.slice().sort((a, b) => a.rank - b.rank || a.order - b.order).slice(0, maxNodes)
+        .sort((a, b) => a.order - b.order);
+    }
+    const renderedSet = new Set(ranked.filter((r) => r.rendered).map((r) => r.el));
+
+    // Everything that gets a ref, each element once: nodes, fields, forms.
+    const items = [];
+    const indexOf = new Map();
+    const want = (el) => {
+      let i = indexOf.get(el);
+      if (i === undefined) {
+        i = items.length;
+        indexOf.set(el, i);
+        items.push(infoOf(el, ctx));
+      }
+      return i;
+    };
+    const nodeIdx = kept.map((r) => want(r.el));
+    for (const r of kept) if (!r.rendered) items[indexOf.get(r.el)].state.hidden = true;
+
+    // Forms and their fields (orphans grouped under a form without a ref).
+    const byForm = new Map();
+    let fieldCount = 0;
+    for (const f of found.fields) {
+      const form = f.form || null;
+      if (!byForm.has(form)) {
+        if (byForm.size >= MAX_FORMS + 1) { truncated = true; continue; }
+        byForm.set(form, []);
+      }
+      const list = byForm.get(form);
+      if (list.length >= MAX_FIELDS_PER_FORM || fieldCount >= MAX_FIELDS) { truncated = true; continue; }
+      list.push(f);
+      fieldCount += 1;
+    }
+    const formList = [];
+    for (const form of found.forms) {
+      if (formList.length >= MAX_FORMS) { truncated = true; break; }
+      formList.push({ form, fields: byForm.get(form) || [] });
+    }
+    if (byForm.has(null)) formList.push({ form: null, fields: byForm.get(null) });
+    const formIdx = formList.map((f) => ({
+      form: f.form ? want(f.form) : -1,
+      fields: f.fields.map((el) => want(el)),
+    }));
+
+    // Refs: identity, then stable key against the previous capture, then fresh.
+    const prev = state.lastCaptureId ? state.captures.get(state.lastCaptureId) : null;
+    const keys = C.dedupeKeys(items.map((it) => C.stableKey({ ...it, path: pathOf(it.el) })));
+    const refs = C.assignRefs(prev ? prev.entries : [], items.map((it, i) => ({
+      key: keys[i], knownRef: state.refOf.get(it.el) || null,
+    })), {
+      alloc: () => `e${++state.nextRef}`,
+      canReuse: (p) => {
+        const old = p.el.deref();
+        return !old || !old.isConnected;
+      },
+    });
+    items.forEach((it, i) => state.refOf.set(it.el, refs[i]));
+
+    const nodes = nodeIdx.map((i) => C.nodeLine(refs[i], items[i]));
+    const forms = formList.map((f, k) => {
+      const fi = formIdx[k];
+      const out = {};
+      if (f.form) {
+        out.ref = refs[fi.form];
+        out.name = f.form.getAttribute('name') || f.form.getAttribute('id') || items[fi.form].name || '';
+        out.action = f.form.getAttribute('action') !== null ? f.form.action : '';
+        out.method = f.form.method || 'get';
+      } else {
+        Object.assign(out, { name: '', action: '', method: '' });
+      }
+      out.fields = fi.fields.map((i) => {
+        const el = items[i].el;
+        const d = new Desc(el);
+        return {
+          ref: refs[i],
+          name: el.getAttribute('name') || el.getAttribute('id') || '',
+          type: el.localName === 'input' ? (el.type || 'text') : el.type || el.localName,
+          label: items[i].name,
+          required: !!el.required,
+          credential: C.isCredentialField(d),
+          ...fillOf(el),
+        };
+      });
+      return out;
+    });
+
+    const headings = [];
+    for (const h of found.headings) {
+      if (headings.length >= MAX_HEADINGS) { truncated = true; break; }
+      if (!isRendered(h)) continue;
+      const level = HEADING_LEVEL[h.localName]
+        || clampInt(parseInt(h.getAttribute('aria-level') || '2', 10), 2, 1, 9);
+      const text = C.clip(C.collapse(new Desc(h).text), HEADING_TEXT_MAX);
+      if (text) headings.push({ level, text });
+    }
+
+    const iframes = found.iframes.slice(0, MAX_IFRAMES).map((f, index) => {
+      let src = f.getAttribute('src') !== null ? f.src : (f.hasAttribute('srcdoc') ? 'about:srcdoc' : 'about:blank');
+      let origin = 'null';
+      try { origin = new URL(src).origin; } catch (_) { src = String(src); }
+      return { index, name: f.getAttribute('name') || '', title: f.getAttribute('title') || '', src: C.clip(src, C.ATTR_MAX), origin };
+    });
+    if (found.iframes.length > MAX_IFRAMES) truncated = true;
+
+    // Auth signals: what would make the agent hand the page to the person.
+    const renderedField = (el) => renderedSet.has(el) || isRendered(el);
+    let passwordField = false;
+    let otpField = false;
+    const passwordForms = new Set();
+    for (const f of found.fields) {
+      const d = new Desc(f);
+      const isPw = f.localName === 'input' && f.type === 'password';
+      if (!isPw && !C.isOtpField(d)) continue;
+      if (isPw ? !shownPassword(f) : !renderedField(f)) continue;   // the same test as the refusal
+      if (isPw) { passwordField = true; passwordForms.add(f.form); } else otpField = true;
+    }
+    let signInForm = [...passwordForms].some((f) => f !== null);
+    if (!signInForm) {
+      for (const el of found.actionable) {
+        if (!el.form || !(el.localName === 'button' || el.localName === 'input')) continue;
+        const d = new Desc(el);
+        if (SIGN_IN.test(C.nameOf(d))) { signInForm = true; break; }
+      }
+    }
+    const auth = {
+      passwordField, otpField, signInForm,
+      captcha: hasCaptcha(found.iframes),
+      qr: hasQr(),
+    };
+
+    const raw = pageText(maxText * 2);
+    // What was typed into a credential editable is page text too: snapshot-core masks it.
+    const editables = found.actionable.filter((el) => el.hasAttribute('contenteditable'))
+      .map((el) => Object.assign(new Desc(el), { renderedText: () => el.innerText }));
+    const excerpt = C.textExcerpt(C.maskEditables(raw.text, editables), maxText, raw.cut);
+
+    const value = {
+      url: location.href,
+      title: C.clip(document.title || '', 1000),
+      lang: (document.documentElement && document.documentElement.lang) || '',
+      text: excerpt.text,
+      textTruncated: excerpt.truncated,
+      headings, forms, nodes,
+      scanned: found.scanned,
+      nodeCount: found.actionable.length,
+      truncated,
+      iframes,
+      shadowRoots: found.shadowRoots,
+      auth,
+      diff: null,
+    };
+    if (args.diff && prev) value.diff = C.diffNodes(prev.nodes, nodes, prev.text, excerpt.text);
+
+    const refMap = new Map();
+    const entries = items.map((it, i) => {
+      const w = new WeakRef(it.el);
+      refMap.set(refs[i], w);
+      return { ref: refs[i], key: keys[i], el: w };
+    });
+    rememberCapture({ captureId, refs: refMap, entries, nodes, text: excerpt.text, url: location.href });
+    return value;
+  }
+
+  function inspectAttributes(el) {
+    const C = core();
+    const out = {};
+    const plain = ['id', 'name', 'type', 'role', 'href', 'title', 'placeholder', 'alt', 'autocomplete'];
+    for (const n of plain) {
+      const v = el.getAttribute(n);
+      if (v !== null) out[n] = C.clip(n === 'href' ? hrefOf(el) || v : v, C.ATTR_MAX);
+    }
+    for (const a of el.attributes) {
+      if (a.name.startsWith('aria-')) out[a.name] = C.clip(a.value, C.ATTR_MAX);
+    }
+    return out;
+  }
+
+  // ---- op: inspect ---------------------------------------------------------------------------
+
+  function opInspect(args) {
+    const C = core();
+    const { el, ref } = resolve(args);
+    const ctx = { active: deepActiveElement(), modals: openModals() };
+    const info = infoOf(el, ctx);
+    const r = el.getBoundingClientRect();
+    return {
+      ref, tag: info.tag, role: info.role, name: info.name,
+      attributes: inspectAttributes(el),
+      visible: isRendered(el, r),
+      inViewport: inViewport(r),
+      inModal: info.inModal,
+      state: info.state,
+      bounds: { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) },
+      credential: C.isCredentialField(new Desc(el)),
+    };
+  }
+
+  Object.assign(P, { opContext, opInspect });
+})();

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Loading another page of the granted site in a granted tab, and waiting until it commits. Mirrors
+// the agent tool browser_navigate (src/core/agent/tools/chp-tool-navigate.c).
+
+import { ChaperoneError } from '../scopes.js';
+import { webOrigin } from '../targets.js';
+import { bad, obj, tabId } from './common.js';
+
+export const NAVIGATE_TIMEOUT_MS = 15000;
+const MAX_URL_CHARS = 8192;
+
+/** Waits for the tab's main frame to commit (or change its URL within the document). */
+function waitForCommit(chrome, tabId, { signal, timeoutMs }) {
+  const nav = chrome.webNavigation;
+  let cleanup = () => {};
+  const promise = new Promise((resolve, reject) => {
+    const mine = (d) => d && d.tabId === tabId && d.frameId === 0 && d.documentLifecycle !== 'prerender';
+    const onCommitted = (d) => { if (mine(d)) done(resolve, { url: d.url, documentId: d.documentId }); };
+    const onSameDoc = (d) => { if (mine(d)) done(resolve, { url: d.url, documentId: d.documentId }); };
+    const onError = (d) => {
+      if (mine(d)) done(reject, new ChaperoneError('stale_document', 'The navigation failed; the tab shows an error page'));
+    };
+    const onAbort = () => done(reject, signal.reason instanceof ChaperoneError
+      ? signal.reason : new ChaperoneError('cancelled', 'The call was cancelled'));
+    const timer = setTimeout(() => done(reject, new ChaperoneError('timeout', 'The page did not commit in time')), timeoutMs);
+    timer?.unref?.();
+    function done(fn, v) {
+      cleanup();
+      fn(v);
+    }
+    cleanup = () => {
+      clearTimeout(timer);
+      nav.onCommitted.removeListener(onCommitted);
+      nav.onReferenceFragmentUpdated?.removeListener(onSameDoc);
+      nav.onHistoryStateUpdated?.removeListener(onSameDoc);
+      nav.onErrorOccurred?.removeListener(onError);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    nav.onCommitted.addListener(onCommitted);
+    nav.onReferenceFragmentUpdated?.addListener(onSameDoc);
+    nav.onHistoryStateUpdated?.addListener(onSameDoc);
+    nav.onErrorOccurred?.addListener(onError);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  return { promise, cancel: () => cleanup() };
+}
+
+export const HANDLERS = Object.freeze({
+  'browser.navigate': {
+    params(p) {
+      const o = obj(p);
+      if (typeof o.url !== 'string' || o.url.length === 0 || o.url.length > MAX_URL_CHARS) {
+        throw bad('url is not a URL');
+      }
+      try {
+        new URL(o.url);
+      } catch {
+        throw bad('url is not an absolute URL');
+      }
+      return { tabId: tabId(o.tabId), url: o.url };
+    },
+    target: (p) => ({ tabId: p.tabId, frameId: 0 }),
+    async run({ chrome, params, signal, tabId: tab, target }) {
+      if (webOrigin(params.url) !== target.origin) {
+        throw new ChaperoneError('target_denied', 'Navigation stays within the granted site', { tabId: tab });
+      }
+      const wait = waitForCommit(chrome, tab, { signal, timeoutMs: NAVIGATE_TIMEOUT_MS });
+      try {
+        await chrome.tabs.update(tab, { url: params.url });
+      } catch {
+        wait.cancel();
+        throw new ChaperoneError('stale_document', 'The tab is gone');
+      }
+      const committed = await wait.promise;
+      // A server redirect can land elsewhere: the grant does not follow it.
+      if (webOrigin(committed.url) !== target.origin) {
+        throw new ChaperoneError('origin_changed', 'The page redirected to another site', { tabId: tab });
+      }
+      return { tabId: tab, url: committed.url, documentId: committed.documentId ?? null };
+    },
+  },
+});

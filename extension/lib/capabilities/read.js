@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Reading a granted page: the snapshot (browser.context), one node's details (browser.node.inspect)
+// and the names of the site's cookies. Mirrors the agent tools browser_snapshot and browser_inspect
+// (src/core/agent/tools/chp-tool-read.c); no agent tool reads cookies yet.
+
+import { ChaperoneError } from '../scopes.js';
+import { frameReadability, webOrigin } from '../targets.js';
+import { bad, frameId, obj, optString, parseRef, tabId } from './common.js';
+
+export const CONTEXT_LIMITS = Object.freeze({ maxTextBytes: 20480, maxNodes: 2000, maxScan: 10000 });
+
+/** Refs in a page result get the capture's prefix, so a ref names its capture on the wire. */
+export function prefixRefs(value, captureId, previousCaptureId) {
+  const fix = (r) => (typeof r === 'string' && r.length > 0 ? `${captureId}:${r}` : r);
+  const fixNode = (n) => (n && typeof n === 'object' ? { ...n, ref: fix(n.ref) } : n);
+  const out = { ...value };
+  if (Array.isArray(value.nodes)) out.nodes = value.nodes.map(fixNode);
+  if (Array.isArray(value.forms)) {
+    out.forms = value.forms.map((f) => {
+      if (!f || typeof f !== 'object') return f;
+      const form = { ...f, fields: Array.isArray(f.fields) ? f.fields.map(fixNode) : f.fields };
+      if (f.ref !== undefined) form.ref = fix(f.ref);
+      return form;
+    });
+  }
+  if (value.diff && typeof value.diff === 'object') {
+    const d = value.diff;
+    // Removed nodes were named by the previous capture: give them the name the agent saw.
+    const old = previousCaptureId ?? captureId;
+    out.diff = {
+      ...d,
+      added: Array.isArray(d.added) ? d.added.map(fixNode) : d.added,
+      changed: Array.isArray(d.changed) ? d.changed.map(fixNode) : d.changed,
+      removed: Array.isArray(d.removed)
+        ? d.removed.map((r) => (typeof r === 'string' ? `${old}:${r}` : r)) : d.removed,
+    };
+  }
+  return out;
+}
+
+/**
+ * The child frames of `parentFrameId` as webNavigation knows them, each matched (by URL, then by
+ * a unique origin) with the page's own <iframe> entry. Only readable frames show their URL.
+ */
+export function mergeFrames(navFrames, pageIframes, grant, tabId, parentFrameId) {
+  const children = (navFrames ?? []).filter((f) => f.parentFrameId === parentFrameId && f.frameId !== parentFrameId);
+  const iframes = Array.isArray(pageIframes) ? [...pageIframes] : [];
+  const used = new Set();
+  const out = children.map((f) => {
+    const { readable, reason } = frameReadability(grant, tabId, f);
+    const origin = reason === 'extension' || reason === 'not_web' ? null : webOrigin(f.url);
+    let match = iframes.findIndex((i, k) => !used.has(k) && i && i.src === f.url);
+    if (match < 0 && origin) {
+      const same = iframes.map((i, k) => [i, k]).filter(([i, k]) => !used.has(k) && i && i.origin === origin);
+      if (same.length === 1) match = same[0][1];
+    }
+    const entry = { frameId: f.frameId, parentFrameId: f.parentFrameId, documentId: f.documentId ?? null,
+      origin, url: readable ? f.url : null, readable };
+    if (reason) entry.reason = reason;
+    if (match >= 0) {
+      used.add(match);
+      const i = iframes[match];
+      Object.assign(entry, { index: i.index, name: i.name, title: i.title });
+    }
+    return entry;
+  });
+  // <iframe>s webNavigation does not know (not loaded yet, sandboxed to about:blank…): listed, unreachable.
+  iframes.forEach((i, k) => {
+    if (used.has(k) || !i) return;
+    out.push({ frameId: null, parentFrameId, documentId: null, origin: i.origin ?? null, url: null,
+      readable: false, reason: 'not_granted', index: i.index, name: i.name, title: i.title });
+  });
+  return out;
+}
+
+function cookieView(c) {
+  const view = {
+    name: c.name, domain: c.domain, path: c.path, secure: !!c.secure, httpOnly: !!c.httpOnly,
+    sameSite: c.sameSite ?? 'unspecified', session: !!c.session,
+    valueLength: typeof c.value === 'string' ? c.value.length : 0,
+  };
+  if (!c.session && typeof c.expirationDate === 'number') view.expirationDate = c.expirationDate;
+  return view;
+}
+
+export const HANDLERS = Object.freeze({
+  'browser.context': {
+    params(p) {
+      const o = obj(p);
+      if (o.diff !== undefined && typeof o.diff !== 'boolean') throw bad('diff is not a boolean');
+      return {
+        tabId: tabId(o.tabId), frameId: frameId(o.frameId),
+        documentId: optString(o.documentId, 'documentId', 128), diff: o.diff === true,
+      };
+    },
+    target: (p) => ({ tabId: p.tabId, frameId: p.frameId, documentId: p.documentId }),
+    async run({ router, chrome, params, signal, tabId: tab, frameId: frame, documentId, grant }) {
+      const captureId = router.newCaptureId();
+      const where = { tabId: tab, frameId: frame, documentId };
+      const value = await router.page.run(where, 'context',
+        { captureId, ...CONTEXT_LIMITS, diff: params.diff }, { signal });
+      if (!value || typeof value !== 'object') throw new ChaperoneError('internal', 'The page answered nothing');
+      const previous = router.lastCaptureOf(tab, frame, documentId);
+      router.recordCapture(captureId, { tabId: tab, frameId: frame, documentId, grantId: grant.grantId });
+      let navFrames = [];
+      try {
+        navFrames = (await chrome.webNavigation.getAllFrames({ tabId: tab })) ?? [];
+      } catch {
+        navFrames = [];
+      }
+      return {
+        ...prefixRefs(value, captureId, previous?.captureId),
+        captureId, tabId: tab, frameId: frame, documentId,
+        frames: mergeFrames(navFrames, value.iframes, grant, tab, frame),
+      };
+    },
+  },
+
+  'browser.node.inspect': {
+    params: (p) => ({ ref: obj(p).ref, ...parseRef(obj(p).ref) }),
+    target: 'capture',
+    async run({ router, params, signal, tabId: tab, frameId: frame, documentId }) {
+      const value = await router.page.run({ tabId: tab, frameId: frame, documentId }, 'inspect',
+        { captureId: params.captureId, ref: params.pageRef }, { signal });
+      return value && typeof value === 'object' ? { ...value, ref: params.ref } : value;
+    },
+  },
+
+  'browser.cookies': {
+    params: (p) => ({ tabId: tabId(obj(p).tabId) }),
+    target: (p) => ({ tabId: p.tabId, frameId: 0 }),
+    async run({ chrome, tabId: tab, frame }) {
+      const query = { url: frame.url };
+      // An incognito tab has its own cookie store; find the one holding this tab.
+      try {
+        const stores = (await chrome.cookies.getAllCookieStores?.()) ?? [];
+        const store = stores.find((s) => Array.isArray(s.tabIds) && s.tabIds.includes(tab));
+        if (store) query.storeId = store.id;
+      } catch {
+        // The default store is the right one for a normal tab.
+      }
+      const cookies = (await chrome.cookies.getAll(query)) ?? [];
+      return { cookies: cookies.map(cookieView) };
+    },
+  },
+});
