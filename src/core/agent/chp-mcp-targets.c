@@ -215,6 +215,13 @@ chp_tool_document_key (gint64 document)
   return g_strdup_printf ("document:%" G_GINT64_FORMAT, document);
 }
 
+/* The documents the agent has seen: the next one is this plus one. */
+gint64
+chp_tool_document_count (ChpMcpContext *context)
+{
+  return GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (context), DOCUMENT_COUNTER_KEY));
+}
+
 gint64
 chp_tool_next_document (ChpMcpContext *context)
 {

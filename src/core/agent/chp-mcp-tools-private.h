@@ -38,6 +38,9 @@ struct _ChpMcpTools
   GHashTable *aliases;      /* device id → "bN" */
   GHashTable *devices;      /* "bN" → device id */
   guint next_alias;
+  GQueue replies;           /* browsers' answers waiting for their turn (chp-mcp-reply.c) */
+  gboolean reply_busy;      /* one of them is with its worker or its tool */
+  gboolean reply_in_thread; /* FALSE only for the benchmark's "before" */
 };
 
 typedef struct _ToolCall ToolCall;
@@ -111,6 +114,23 @@ call_of (GTask *task)
 {
   return g_task_get_task_data (task);
 }
+
+/* How a tool formats a browser's answer off the main thread (chp-mcp-reply.c). */
+typedef struct
+{
+  /* On the main thread, when the answer's turn comes: what the formatting needs of the app's
+   * state (the agent's memory, the call's names), copied or referenced, in data that the main
+   * thread then leaves alone until the tool has the answer. */
+  gpointer (*prepare) (ToolCall *call);
+  /* In a worker thread, on the redacted answer: reads @answer and @data, fills @data, and
+   * touches nothing else. */
+  void     (*format)  (gpointer  data,
+                       JsonNode *answer);
+  GDestroyNotify free;
+  /* Nothing the tool keeps or answers shares a value with the answer (format copied what it
+   * keeps with chp_tool_json_copy_deep()): the answer is then let go in a worker too. */
+  gboolean       unshared;
+} ReplyFormat;
 
 /* chp-mcp-schemas.c: what each tool takes and gives (JSON Schema) */
 JsonObject    *chp_tool_tabs_input           (void);
@@ -197,6 +217,7 @@ gboolean       chp_tool_floor_allows         (GTask           *task,
 char          *chp_tool_frame_key            (ToolCall        *call,
                                               gint64           frame_id);
 char          *chp_tool_document_key         (gint64           document);
+gint64         chp_tool_document_count       (ChpMcpContext   *context);
 gint64         chp_tool_next_document        (ChpMcpContext   *context);
 void           chp_tool_remember_object      (ChpMcpContext   *context,
                                               const char      *key,
@@ -209,19 +230,40 @@ gboolean       chp_tool_resolve_ref          (GTask           *task,
 const char    *chp_tool_document_origin      (ToolCall        *call);
 gboolean       chp_tool_is_plain_id          (const char      *id);
 
-/* chp-mcp-reply.c: a request to the call's browser, and its answer */
+/* chp-mcp-reply.c: a request to a browser, and its answer, redacted and formatted off the
+ * main thread */
+void           chp_tool_agent_call           (ChpMcpTools     *self,
+                                              ChpEngine       *engine,
+                                              const char      *device_id,
+                                              const char      *method,
+                                              JsonNode        *params,
+                                              guint            timeout_ms,
+                                              GCancellable    *cancellable,
+                                              const ReplyFormat *format,
+                                              ToolCall        *call,
+                                              GAsyncReadyCallback callback,
+                                              gpointer         user_data);
+JsonNode      *chp_tool_reply_finish         (GAsyncResult    *result,
+                                              GError         **error);
+gpointer       chp_tool_reply_get_data       (GAsyncResult    *result);
+JsonNode      *chp_tool_json_copy_deep       (JsonNode        *node);
 void           chp_tool_browser_call         (GTask           *task,
                                               const char      *method,
                                               JsonNode        *params,
                                               guint            timeout_ms,
                                               GAsyncReadyCallback callback);
+void           chp_tool_browser_call_format  (GTask           *task,
+                                              const char      *method,
+                                              JsonNode        *params,
+                                              guint            timeout_ms,
+                                              const ReplyFormat *format,
+                                              GAsyncReadyCallback callback);
 JsonObject    *chp_tool_browser_answer       (GTask           *task,
                                               GObject         *source,
                                               GAsyncResult    *result,
                                               const char      *what);
-JsonNode      *chp_tool_agent_call_finish    (ChpEngine       *engine,
-                                              GAsyncResult    *result,
-                                              GError         **error);
+void           chp_mcp_tools_set_reply_in_thread (ChpMcpTools *self,
+                                                  gboolean     in_thread);
 void           chp_tool_copy_typed           (JsonObject      *to,
                                               JsonObject      *from,
                                               const char      *member,
@@ -238,14 +280,22 @@ void           chp_tool_wait                 (ToolCall        *call);
 void           chp_tool_plan                 (ToolCall        *call);
 void           chp_tool_stop                 (ToolCall        *call);
 
-/* tools/chp-tool-read.c, for browser_act's diff */
-ChpMcpSnapshot *chp_tool_remember_snapshot   (ToolCall        *call,
-                                              JsonObject      *answer,
+/* tools/chp-tool-read.c, for browser_act's diff: a capture formatted off the main thread and
+ * kept as the agent's latest snapshot */
+typedef struct _SnapshotJob SnapshotJob;
+
+SnapshotJob   *chp_tool_snapshot_job_new     (ToolCall        *call,
                                               gint64           frame,
                                               gboolean         diff,
                                               guint            page,
                                               const char      *query,
-                                              guint            max_chars,
+                                              guint            max_chars);
+void           chp_tool_snapshot_job_free    (gpointer         data);
+void           chp_tool_snapshot_format      (gpointer         data,
+                                              JsonNode        *answer);
+ChpMcpSnapshot *chp_tool_remember_snapshot   (ToolCall        *call,
+                                              JsonObject      *answer,
+                                              SnapshotJob     *job,
                                               gint64          *out_document);
 gboolean       chp_tool_capture_has_password (JsonObject      *answer);
 

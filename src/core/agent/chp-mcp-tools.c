@@ -55,6 +55,8 @@ chp_mcp_tools_finalize (GObject *object)
   g_clear_pointer (&self->inputs, g_ptr_array_unref);
   g_clear_pointer (&self->aliases, g_hash_table_unref);
   g_clear_pointer (&self->devices, g_hash_table_unref);
+  /* Each answer waiting holds a reference on us. */
+  g_assert (g_queue_is_empty (&self->replies));
 
   G_OBJECT_CLASS (chp_mcp_tools_parent_class)->finalize (object);
 }
@@ -289,6 +291,8 @@ chp_mcp_tools_init (ChpMcpTools *self)
   self->inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
   self->aliases = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->devices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_queue_init (&self->replies);
+  self->reply_in_thread = TRUE;
 
   for (guint i = 0; i < G_N_ELEMENTS (tools); i++)
     {

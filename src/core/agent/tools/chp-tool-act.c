@@ -152,6 +152,23 @@ act_diff_wanted (ToolCall   *call,
                     chp_mcp_json_string (call->document, "documentId", "")) == 0;
 }
 
+/* The page read again after an act is formatted as a diff of the frame the ref was from, in the
+ * worker like any snapshot (chp-tool-read.c). */
+static gpointer
+act_diff_prepare (ToolCall *call)
+{
+  gint64 frame = chp_mcp_json_int (call->document, "frameId", 0);
+
+  return chp_tool_snapshot_job_new (call, frame, TRUE, 1, NULL, ACT_DIFF_MAX_CHARS);
+}
+
+static const ReplyFormat act_diff_reply = {
+  .prepare = act_diff_prepare,
+  .format = chp_tool_snapshot_format,
+  .free = chp_tool_snapshot_job_free,
+  .unshared = TRUE,
+};
+
 /* The page read again after an act. The act is done whatever happens here: a page that cannot
  * be read now (gone, blind, the agent paused) leaves the act's result as it was, with the hint. */
 static void
@@ -163,7 +180,7 @@ act_diff_cb (GObject      *source,
   ToolCall *call = call_of (task);
   g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) node = chp_tool_agent_call_finish (CHP_ENGINE (source), result, &error);
+  g_autoptr(JsonNode) node = chp_tool_reply_finish (result, &error);
   g_autoptr(GString) text = g_string_new (call->act_text);
   g_autoptr(ChpMcpSnapshot) snapshot = NULL;
   JsonObject *structured = g_steal_pointer (&call->act_structured);
@@ -171,7 +188,6 @@ act_diff_cb (GObject      *source,
                        ? json_node_get_object (node) : NULL;
   const char *capture_id = answer != NULL ? chp_mcp_json_string (answer, "captureId", "") : "";
   const char *url = answer != NULL ? chp_mcp_json_string (answer, "url", "") : "";
-  gint64 frame = chp_mcp_json_int (call->document, "frameId", 0);
   gint64 document;
 
   /* The floor again on what the browser read: the act may have brought up a sign-in form,
@@ -186,7 +202,7 @@ act_diff_cb (GObject      *source,
       return;
     }
 
-  snapshot = chp_tool_remember_snapshot (call, answer, frame, TRUE, 1, NULL, ACT_DIFF_MAX_CHARS,
+  snapshot = chp_tool_remember_snapshot (call, answer, chp_tool_reply_get_data (result),
                                          &document);
   g_string_append (text, "\n\n");
   g_string_append (text, snapshot->text);
@@ -270,10 +286,11 @@ acted_cb (GObject      *source,
 
       call->act_text = g_strdup (text->str);
       call->act_structured = structured;
-      chp_tool_browser_call (task, "browser.context",
-                             chp_tool_params_new ("tabId", chp_tool_int_node (call->tab_id),
-                                                  "frameId", chp_tool_int_node (frame), NULL),
-                             CONTEXT_TIMEOUT_MS, act_diff_cb);
+      chp_tool_browser_call_format (task, "browser.context",
+                                    chp_tool_params_new ("tabId", chp_tool_int_node (call->tab_id),
+                                                         "frameId", chp_tool_int_node (frame),
+                                                         NULL),
+                                    CONTEXT_TIMEOUT_MS, &act_diff_reply, act_diff_cb);
       return;
     }
 

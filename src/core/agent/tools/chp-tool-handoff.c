@@ -438,7 +438,7 @@ wait_status_cb (GObject      *source,
   g_autoptr(GTask) task = user_data;
   ToolCall *call = call_of (task);
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) node = chp_tool_agent_call_finish (CHP_ENGINE (source), result, &error);
+  g_autoptr(JsonNode) node = chp_tool_reply_finish (result, &error);
   JsonObject *status = NULL;
   const char *state = NULL;
 
@@ -508,6 +508,7 @@ wait_browser (ToolCall   *call,
 {
   GTask *task = call->task;
   const WaitKind *kind = call->wait_kind;
+  g_autoptr(JsonNode) params = NULL;
 
   if (!chp_tool_is_plain_id (raw_id))
     {
@@ -517,14 +518,13 @@ wait_browser (ToolCall   *call,
       return;
     }
   call->handoff_id = g_strdup (raw_id);
+  params = chp_tool_params_new (kind->id_member, chp_tool_string_node (call->handoff_id), NULL);
 
   call->changed_handler = g_signal_connect (engine, kind->signal, kind->changed_cb, task);
   wait_listen (task, engine);
-  chp_engine_agent_call_async (engine, call->device_id, kind->status_method,
-                               chp_tool_params_new (kind->id_member,
-                                                    chp_tool_string_node (call->handoff_id), NULL),
-                               STATUS_TIMEOUT_MS, g_task_get_cancellable (task), wait_status_cb,
-                               g_object_ref (task));
+  chp_tool_agent_call (call->self, engine, call->device_id, kind->status_method, params,
+                       STATUS_TIMEOUT_MS, g_task_get_cancellable (task), NULL, NULL,
+                       wait_status_cb, g_object_ref (task));
 }
 
 static const char * const handoff_states[] = { "waiting", "done", "cancelled", "expired", NULL };

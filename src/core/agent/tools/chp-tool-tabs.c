@@ -252,7 +252,7 @@ tabs_answered_cb (GObject      *source,
   ToolCall *call = call_of (task);
 
   target->task = NULL;
-  target->answer = chp_tool_agent_call_finish (CHP_ENGINE (source), result, &target->error);
+  target->answer = chp_tool_reply_finish (result, &target->error);
   if (--call->pending == 0)
     tabs_finish (task);
 }
@@ -336,8 +336,8 @@ chp_tool_tabs (ToolCall *call)
       g_autoptr(JsonNode) params = chp_tool_params_new (NULL);
 
       target->task = g_object_ref (task);
-      chp_engine_agent_call_async (engine, target->device_id, "browser.tabs", params,
-                                   TABS_TIMEOUT_MS, g_task_get_cancellable (task),
-                                   tabs_answered_cb, target);
+      chp_tool_agent_call (call->self, engine, target->device_id, "browser.tabs", params,
+                           TABS_TIMEOUT_MS, g_task_get_cancellable (task), NULL, NULL,
+                           tabs_answered_cb, target);
     }
 }
