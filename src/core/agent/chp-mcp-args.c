@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-mcp-args.c: an agent's arguments, checked before anything happens: against
- * the tool's input schema (what it states, nothing less), then what a schema cannot say. A
- * failure is an invalid_params error of the call, naming the argument. */
+/* chp-mcp-args.c: an agent's arguments, checked before anything happens: against the tool's input
+ * schema (what it states, nothing less), then what a schema cannot say. A failure is an
+ * invalid_params error of the call, naming the argument. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-mcp-tools"

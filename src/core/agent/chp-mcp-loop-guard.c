@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-mcp-loop-guard.c: an agent that repeats itself is paused, as the person's Pause would
- * pause it, before the repetition does harm; only the person resumes it. */
+/* chp-mcp-loop-guard.c: an agent that repeats itself is paused, as the person's Pause would pause
+ * it, before the repetition does harm; only the person resumes it. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-mcp-tools"

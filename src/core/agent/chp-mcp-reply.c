@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-mcp-reply.c: a request to the call's browser through the engine's one door, and the
- * browser's answer on its way to the tool: redacted again before an agent can see any of it and,
- * when the tool asks, formatted, both in a worker thread, so that an answer of 16 MiB never
- * stalls the window. The answers reach their tools on the main thread, one at a time, in the
- * order they came, as when all of it ran there. */
+/* chp-mcp-reply.c: a request to the call's browser through the engine's one door, and the browser's
+ * answer on its way to the tool: redacted again before an agent can see any of it and, when the
+ * tool asks, formatted, both in a worker thread, so that an answer of 16 MiB never stalls the
+ * window. The answers reach their tools on the main thread, one at a time, in the order they came,
+ * as when all of it ran there. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-mcp-tools"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-mcp-schemas.c: what each tool takes and gives: the input schema an agent's
- * arguments are checked against (chp-mcp-args.c), and the output schema clients check
- * structuredContent against. Both go into tools/list, which every conversation pays for: they say
- * what they must in few words. */
+/* chp-mcp-schemas.c: what each tool takes and gives: the input schema an agent's arguments are
+ * checked against (chp-mcp-args.c), and the output schema clients check structuredContent against.
+ * Both go into tools/list, which every conversation pays for: they say what they must in few
+ * words. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-mcp-tools"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-mcp-session-calls.c: tools/call: each call with its own cancellable and progress,
- * answered once (not at all when the client cancelled it), and answered paused when the person
- * paused the agent during it. */
+/* chp-mcp-session-calls.c: tools/call: each call with its own cancellable and progress, answered
+ * once (not at all when the client cancelled it), and answered paused when the person paused the
+ * agent during it. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-mcp"

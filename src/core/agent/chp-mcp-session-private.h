@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-mcp-session-private.h: the inside of ChpMcpSession, shared by its files: the session's
- * state, a call in flight and its progress, and what each file offers the others. */
+/* chp-mcp-session-private.h: the inside of ChpMcpSession, shared by its files: the session's state,
+ * a call in flight and its progress, and what each file offers the others. */
 #pragma once
 
 #include "chp-mcp-session.h"

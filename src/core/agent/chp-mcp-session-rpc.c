@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-mcp-session-rpc.c: JSON-RPC 2.0 as MCP speaks it: a line checked into one request
- * or notification and dispatched, and MCP's own methods (initialize, ping, tools/list,
+/* chp-mcp-session-rpc.c: JSON-RPC 2.0 as MCP speaks it: a line checked into one request or
+ * notification and dispatched, and MCP's own methods (initialize, ping, tools/list,
  * logging/setLevel, notifications/cancelled). */
 #include "config.h"
 

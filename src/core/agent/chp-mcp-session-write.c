@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-mcp-session-write.c: the session's ordered write queue: one JSON-RPC message per
- * line, sent in the order written; a client that does not read its answers is closed. */
+/* chp-mcp-session-write.c: the session's ordered write queue: one JSON-RPC message per line, sent
+ * in the order written; a client that does not read its answers is closed. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-mcp"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-mcp-snapshot-lines.c: a snapshot as a stream of lines: one per element
- * (chp_mcp_format_node_line(), which browser_inspect shows too), the page's title, frames,
- * headings and text, in the order its pages take them; or, for a diff, what was added, changed
- * and removed, and the text that is new. */
+ * (chp_mcp_format_node_line(), which browser_inspect shows too), the page's title, frames, headings
+ * and text, in the order its pages take them; or, for a diff, what was added, changed and removed,
+ * and the text that is new. */
 #include "config.h"
 
 #include "chp-mcp-format-private.h"

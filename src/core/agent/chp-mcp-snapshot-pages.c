@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-mcp-snapshot-pages.c: the stream of lines cut into pages within the budget, a
- * section's label repeated where a page starts in it, and our words above and below a page. */
+/* chp-mcp-snapshot-pages.c: the stream of lines cut into pages within the budget, a section's label
+ * repeated where a page starts in it, and our words above and below a page. */
 #include "config.h"
 
 #include "chp-mcp-format-private.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-mcp-snapshot.c: one page of a snapshot as an agent reads it: its text in the
- * untrusted wrapper, its structuredContent with the page's words marked, and the memory a later
- * diff compares with. */
+/* chp-mcp-snapshot.c: one page of a snapshot as an agent reads it: its text in the untrusted
+ * wrapper, its structuredContent with the page's words marked, and the memory a later diff compares
+ * with. */
 #include "config.h"
 
 #include "chp-mcp-format-private.h"

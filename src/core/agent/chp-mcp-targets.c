@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-mcp-targets.c: what a tool call is about: the agent's names for browsers and
- * tabs, the documents it has snapshotted and the refs in them, and the app's own check of the URL
- * floor before anything is sent. */
+/* chp-mcp-targets.c: what a tool call is about: the agent's names for browsers and tabs, the
+ * documents it has snapshotted and the refs in them, and the app's own check of the URL floor
+ * before anything is sent. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-mcp-tools"

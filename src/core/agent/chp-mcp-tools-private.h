@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-mcp-tools-private.h: the inside of ChpMcpTools, shared by the files that make it: the
- * table's entry, one call on its way, and what every tool family (tools/) uses to answer. */
+/* chp-mcp-tools-private.h: the inside of ChpMcpTools, shared by the files that make it: the table's
+ * entry, one call on its way, and what every tool family (tools/) uses to answer. */
 #pragma once
 
 #include "chp-mcp-tools.h"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-mcp-untrusted.c: the untrusted-content wrapper (DESIGN §7): page-derived text
- * between two tags that carry the result's fresh marker, disarmed so that no look-alike of our
- * tags survives inside; the same marking for structuredContent's strings; and a cut to the
- * budget that never leaves the wrapper open. */
+/* chp-mcp-untrusted.c: the untrusted-content wrapper (DESIGN §7): page-derived text between two
+ * tags that carry the result's fresh marker, disarmed so that no look-alike of our tags survives
+ * inside; the same marking for structuredContent's strings; and a cut to the budget that never
+ * leaves the wrapper open. */
 #include "config.h"
 
 #include "chp-mcp-format-private.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-tool-act.c: browser_act: a click, focus, scroll or fill on an element from
- * a snapshot; a click the browser holds for the person; the step of an approved plan it uses; and
- * what changed on the page after it. */
+/* chp-tool-act.c: browser_act: a click, focus, scroll or fill on an element from a snapshot; a
+ * click the browser holds for the person; the step of an approved plan it uses; and what changed on
+ * the page after it. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-mcp-tools"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-tool-handoff.c: browser_handoff and browser_wait: a step handed to the
- * person, and the wait for their decision on a handoff, a held act or a plan. */
+/* chp-tool-handoff.c: browser_handoff and browser_wait: a step handed to the person, and the wait
+ * for their decision on a handoff, a held act or a plan. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-mcp-tools"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-tool-navigate.c: browser_navigate: a URL loaded in a granted tab, within
- * the site it was granted for. */
+/* chp-tool-navigate.c: browser_navigate: a URL loaded in a granted tab, within the site it was
+ * granted for. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-mcp-tools"

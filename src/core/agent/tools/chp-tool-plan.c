@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-tool-plan.c: browser_plan: a list of creates and edits the person approves
- * once, so that its writes need no card each. */
+/* chp-tool-plan.c: browser_plan: a list of creates and edits the person approves once, so that its
+ * writes need no card each. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-mcp-tools"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-tool-read.c: browser_snapshot and browser_inspect: a granted tab read as
- * compact lines, paged, filtered and diffed, and one element of it described. The agent's memory
- * of its snapshots is what gives its refs and diffs their meaning. */
+/* chp-tool-read.c: browser_snapshot and browser_inspect: a granted tab read as compact lines,
+ * paged, filtered and diffed, and one element of it described. The agent's memory of its snapshots
+ * is what gives its refs and diffs their meaning. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-mcp-tools"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-tool-stop.c: browser_stop: the person's own Stop, pressed by an agent; only
- * the person resumes. */
+/* chp-tool-stop.c: browser_stop: the person's own Stop, pressed by an agent; only the person
+ * resumes. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-mcp-tools"

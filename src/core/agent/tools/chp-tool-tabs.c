@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-tool-tabs.c: browser_tabs: the tabs the person granted, asked of every
- * connected browser at once, in our words with the page's own in the untrusted wrapper. */
+/* chp-tool-tabs.c: browser_tabs: the tabs the person granted, asked of every connected browser at
+ * once, in our words with the page's own in the untrusted wrapper. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-mcp-tools"
