@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chaperone-bench.c: what the bridge costs over the bare transport it is built on, measured in
- * one process: round trips, a 16 MiB message, pairing wall time and the engine's memory.
+ * one process: round trips, a 16 MiB message, pairing wall time and the engine's memory; and
+ * how long a 16 MiB snapshot stalls the main loop in the agent's tools (chp-bench-agent.c).
  * It prints figures and never asserts; bench/run-bench.sh runs it. */
 #include "config.h"
 
@@ -13,6 +14,7 @@
 #include <glib/gstdio.h>
 #include <libsoup/soup.h>
 
+#include "chp-bench-agent.h"
 #include "chp-chunk-assembler.h"
 #include "chp-crypto.h"
 #include "chp-engine.h"
@@ -31,6 +33,7 @@
 static int n_rtt = 10000;
 static int n_big = 5;
 static int n_pairings = 20;
+static int n_agent = 3;
 static int n_warmup = 200;
 
 static gint64
@@ -592,6 +595,8 @@ typedef struct
 
   double pair_median_ms, pair_p99_ms, pair_min_ms, pair_max_ms;
   guint  pairings, pair_failures;
+
+  ChpBenchAgent agent;
 } Results;
 
 static void
@@ -864,12 +869,25 @@ print_results (const Results *r)
       printf ("%-46s %11.1f ms   (min %.1f, max %.1f)\n", "pairing, p99", r->pair_p99_ms,
               r->pair_min_ms, r->pair_max_ms);
     }
+  if (n_agent > 0)
+    {
+      const ChpBenchAgent *a = &r->agent;
+
+      printf ("\n%.1f MiB snapshot (%u elements), median of %d: longest main-loop stall, and "
+              "call to result\n", a->answer_bytes / 1048576.0, a->nodes, a->repeats);
+      printf ("%-46s %11.1f ms %11.1f ms\n", "  the engine's call alone (bridge: parse)",
+              a->engine_stall_ms, a->engine_total_ms);
+      printf ("%-46s %11.1f ms %11.1f ms\n", "  browser_snapshot, formatted on main thread",
+              a->main_stall_ms, a->main_total_ms);
+      printf ("%-46s %11.1f ms %11.1f ms\n\n", "  browser_snapshot, formatted in a worker",
+              a->worker_stall_ms, a->worker_total_ms);
+    }
   printf ("%-46s %11.1f ms\n", "first engine start (makes the key)", r->start_ms);
   printf ("%-46s %8ld KiB   (%ld -> %ld KiB)\n", "VmRSS added by starting the engine (core)",
           r->rss_after_kib - r->rss_before_kib, r->rss_before_kib, r->rss_after_kib);
-  if (r->rtt_failures || r->big_failures || r->pair_failures)
-    printf ("\nfailures: %u round trips, %u big echoes, %u pairings\n", r->rtt_failures,
-            r->big_failures, r->pair_failures);
+  if (r->rtt_failures || r->big_failures || r->pair_failures || r->agent.failures)
+    printf ("\nfailures: %u round trips, %u big echoes, %u pairings, %u snapshots\n",
+            r->rtt_failures, r->big_failures, r->pair_failures, r->agent.failures);
 
   /* One line for scripts, the last of the output. */
   g_string_append_printf (json, "\"rtt_us\":{\"n\":%d,", n_rtt);
@@ -899,6 +917,17 @@ print_results (const Results *r)
   json_num (json, "min", r->pair_min_ms, 2);
   json_num (json, "max", r->pair_max_ms, 2);
   g_string_append_printf (json, "\"failures\":%u", r->pair_failures);
+  json_end_object (json);
+
+  g_string_append_printf (json, "\"agent_snapshot_ms\":{\"bytes\":%" G_GSIZE_FORMAT
+                          ",\"repeats\":%d,", r->agent.answer_bytes, n_agent);
+  json_num (json, "engine_stall", r->agent.engine_stall_ms, 1);
+  json_num (json, "engine_total", r->agent.engine_total_ms, 1);
+  json_num (json, "main_thread_stall", r->agent.main_stall_ms, 1);
+  json_num (json, "main_thread_total", r->agent.main_total_ms, 1);
+  json_num (json, "worker_stall", r->agent.worker_stall_ms, 1);
+  json_num (json, "worker_total", r->agent.worker_total_ms, 1);
+  g_string_append_printf (json, "\"failures\":%u", r->agent.failures);
   json_end_object (json);
 
   g_string_append (json, "\"engine\":{");
@@ -947,6 +976,8 @@ main (int   argc,
     { "round-trips", 'n', 0, G_OPTION_ARG_INT, &n_rtt, "Small round trips to time (10000)", "N" },
     { "big-repeats", 'b', 0, G_OPTION_ARG_INT, &n_big, "16 MiB echoes to time (5)", "N" },
     { "pairings", 'p', 0, G_OPTION_ARG_INT, &n_pairings, "Pairings to time (20)", "N" },
+    { "agent-repeats", 'a', 0, G_OPTION_ARG_INT, &n_agent,
+      "16 MiB snapshots through the agent's tools, each way (3)", "N" },
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "A few of each, to check the bench runs", NULL },
     { NULL }
   };
@@ -963,17 +994,22 @@ main (int   argc,
       n_warmup = 20;
       n_big = 1;
       n_pairings = 3;
+      n_agent = 1;
     }
   /* A figure not measured stays NaN and is printed as null. */
   r.rtt_median_us = r.rtt_p99_us = r.bare_median_us = r.bare_p99_us = NAN;
   r.rtt_block_ms = r.audit_drain_ms = NAN;
   r.big_ms = r.bare_big_ms = r.big_mibs = r.bare_big_mibs = NAN;
   r.pair_median_ms = r.pair_p99_ms = r.pair_min_ms = r.pair_max_ms = NAN;
+  r.agent.engine_stall_ms = r.agent.engine_total_ms = NAN;
+  r.agent.main_stall_ms = r.agent.main_total_ms = NAN;
+  r.agent.worker_stall_ms = r.agent.worker_total_ms = NAN;
 
   /* 0 skips a measurement (handy under a profiler). */
   n_rtt = MAX (n_rtt, 0);
   n_big = MAX (n_big, 0);
   n_pairings = MAX (n_pairings, 0);
+  n_agent = MAX (n_agent, 0);
 
   /* GLib's standard writer sends debug output to stdout; the table goes there alone. */
   g_log_set_writer_func (log_to_stderr, NULL, NULL);
@@ -993,6 +1029,13 @@ main (int   argc,
     {
       g_printerr ("bench: %d pairings...\n", n_pairings);
       measure_pairing (&r);
+    }
+
+  if (n_agent > 0)
+    {
+      g_printerr ("bench: %d snapshots of 16 MiB through the agent's tools, each way...\n",
+                  n_agent);
+      chp_bench_agent_measure (n_agent, &r.agent);
     }
 
   print_results (&r);

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* chp-mcp-args.c: an agent's arguments, checked before anything happens: against the tool's input
+ * schema (what it states, nothing less), then what a schema cannot say. A failure is an
+ * invalid_params error of the call, naming the argument. */
+#include "config.h"
+
+#define G_LOG_DOMAIN "chaperone-mcp-tools"
+
+#include "chp-mcp-tools-private.h"
+
+#include <stdarg.h>
+
+static gboolean
+invalid (GError    **error,
+         const char *format,
+         ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+invalid (GError    **error,
+         const char *format,
+         ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  g_set_error_literal (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INVALID_PARAMS, message);
+  return FALSE;
+}
+
+gboolean
+chp_tool_node_is_integer (JsonNode *node,
+                          gint64   *out)
+{
+  GType type;
+
+  if (!JSON_NODE_HOLDS_VALUE (node))
+    return FALSE;
+  type = json_node_get_value_type (node);
+  if (type == G_TYPE_INT64)
+    {
+      *out = json_node_get_int (node);
+      return TRUE;
+    }
+  /* JSON has numbers, not integers: 2.0 is the integer 2 (as JSON Schema says). */
+  if (type == G_TYPE_DOUBLE)
+    {
+      double d = json_node_get_double (node);
+
+      if (d == (double) (gint64) d && d > -9007199254740992.0 && d < 9007199254740992.0)
+        {
+          *out = (gint64) d;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Checks one argument against its property schema: what the schema states, nothing less. */
+static gboolean check_members (const char  *where,
+                               JsonObject  *schema,
+                               JsonObject  *args,
+                               GError     **error);
+
+static gboolean
+check_value (const char  *name,
+             JsonObject  *schema,
+             JsonNode    *value,
+             GError     **error)
+{
+  const char *type = chp_mcp_json_string (schema, "type", NULL);
+
+  if (g_strcmp0 (type, "string") == 0)
+    {
+      const char *s;
+      glong length;
+      JsonArray *values;
+
+      if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_STRING)
+        return invalid (error, "%s must be a string", name);
+      s = json_node_get_string (value);
+      length = g_utf8_strlen (s, -1);
+      if (json_object_has_member (schema, "minLength") &&
+          length < json_object_get_int_member (schema, "minLength"))
+        return invalid (error, "%s must have at least %" G_GINT64_FORMAT " character(s)", name,
+                        json_object_get_int_member (schema, "minLength"));
+      if (json_object_has_member (schema, "maxLength") &&
+          length > json_object_get_int_member (schema, "maxLength"))
+        return invalid (error, "%s must have at most %" G_GINT64_FORMAT " characters", name,
+                        json_object_get_int_member (schema, "maxLength"));
+      if (json_object_has_member (schema, "pattern") &&
+          !g_regex_match_simple (json_object_get_string_member (schema, "pattern"), s, 0, 0))
+        return invalid (error, "%s does not have the right form (%s)", name,
+                        json_object_get_string_member (schema, "pattern"));
+      if ((values = chp_json_get_array (schema, "enum")) != NULL)
+        {
+          g_autoptr(GString) allowed = g_string_new (NULL);
+
+          for (guint i = 0; i < json_array_get_length (values); i++)
+            {
+              if (g_strcmp0 (json_array_get_string_element (values, i), s) == 0)
+                return TRUE;
+              g_string_append_printf (allowed, "%s%s", i > 0 ? ", " : "",
+                                      json_array_get_string_element (values, i));
+            }
+          return invalid (error, "%s must be one of %s", name, allowed->str);
+        }
+      return TRUE;
+    }
+
+  if (g_strcmp0 (type, "integer") == 0)
+    {
+      gint64 n;
+
+      if (!chp_tool_node_is_integer (value, &n))
+        return invalid (error, "%s must be an integer", name);
+      if (json_object_has_member (schema, "minimum") &&
+          n < json_object_get_int_member (schema, "minimum"))
+        return invalid (error, "%s must be at least %" G_GINT64_FORMAT, name,
+                        json_object_get_int_member (schema, "minimum"));
+      return TRUE;
+    }
+
+  if (g_strcmp0 (type, "boolean") == 0)
+    {
+      if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_BOOLEAN)
+        return invalid (error, "%s must be true or false", name);
+      return TRUE;
+    }
+
+  if (g_strcmp0 (type, "array") == 0)
+    {
+      JsonArray *array;
+      guint length;
+
+      if (!JSON_NODE_HOLDS_ARRAY (value))
+        return invalid (error, "%s must be a list", name);
+      array = json_node_get_array (value);
+      length = json_array_get_length (array);
+      if (json_object_has_member (schema, "minItems") &&
+          length < json_object_get_int_member (schema, "minItems"))
+        return invalid (error, "%s must have at least %" G_GINT64_FORMAT " item(s)", name,
+                        json_object_get_int_member (schema, "minItems"));
+      if (json_object_has_member (schema, "maxItems") &&
+          length > json_object_get_int_member (schema, "maxItems"))
+        return invalid (error, "%s must have at most %" G_GINT64_FORMAT " items", name,
+                        json_object_get_int_member (schema, "maxItems"));
+      for (guint i = 0; i < length; i++)
+        {
+          g_autofree char *item = g_strdup_printf ("%s[%u]", name, i);
+
+          if (!check_value (item, json_object_get_object_member (schema, "items"),
+                            json_array_get_element (array, i), error))
+            return FALSE;
+        }
+      return TRUE;
+    }
+
+  if (g_strcmp0 (type, "object") == 0)
+    {
+      if (!JSON_NODE_HOLDS_OBJECT (value))
+        return invalid (error, "%s must be an object", name);
+      return check_members (name, schema, json_node_get_object (value), error);
+    }
+
+  g_assert_not_reached ();
+  return FALSE;
+}
+
+/* @where: the tool, or the argument whose members these are */
+static gboolean
+check_members (const char  *where,
+               JsonObject  *schema,
+               JsonObject  *args,
+               GError     **error)
+{
+  JsonObject *properties = json_object_get_object_member (schema, "properties");
+  JsonArray *required = chp_json_get_array (schema, "required");
+  g_autoptr(GList) names = json_object_get_members (args);
+
+  for (GList *l = names; l != NULL; l = l->next)
+    {
+      JsonObject *property;
+
+      if (!json_object_has_member (properties, l->data))
+        {
+          g_autofree char *shown = chp_mcp_format_line (l->data, 40);
+
+          return invalid (error, "%s takes no argument \"%s\"", where, shown);
+        }
+      property = json_object_get_object_member (properties, l->data);
+      if (!check_value (l->data, property, json_object_get_member (args, l->data), error))
+        return FALSE;
+    }
+
+  for (guint i = 0; required != NULL && i < json_array_get_length (required); i++)
+    if (!json_object_has_member (args, json_array_get_string_element (required, i)))
+      return invalid (error, "%s is required", json_array_get_string_element (required, i));
+
+  return TRUE;
+}
+
+gboolean
+chp_tool_check_arguments (const ToolSpec  *spec,
+                          JsonObject      *schema,
+                          JsonObject      *args,
+                          GError         **error)
+{
+  return check_members (spec->name, schema, args, error);
+}
+
+/* What the schema cannot say: checks that need two arguments, or a parser. */
+gboolean
+chp_tool_check_semantics (const ToolSpec  *spec,
+                          JsonObject      *args,
+                          GError         **error)
+{
+  if (g_str_equal (spec->name, "browser_act"))
+    {
+      gboolean fill = g_strcmp0 (json_object_get_string_member (args, "action"), "fill") == 0;
+
+      if (fill && !json_object_has_member (args, "value"))
+        return invalid (error, "value is required when action is fill");
+      if (!fill && json_object_has_member (args, "value"))
+        return invalid (error, "value is for fill only");
+    }
+  else if (g_str_equal (spec->name, "browser_navigate"))
+    {
+      const char *url = json_object_get_string_member (args, "url");
+      g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
+
+      if (uri == NULL || g_uri_get_host (uri) == NULL || *g_uri_get_host (uri) == '\0' ||
+          (g_strcmp0 (g_uri_get_scheme (uri), "http") != 0 &&
+           g_strcmp0 (g_uri_get_scheme (uri), "https") != 0))
+        return invalid (error, "url must be an absolute http or https URL");
+    }
+  else if (g_str_equal (spec->name, "browser_wait"))
+    {
+      const char *id = json_object_get_string_member (args, "id");
+
+      if (!g_str_has_prefix (id, "plan-") && chp_tool_wait_kind_of (id) == NULL)
+        return invalid (error, "id must come from browser_handoff, a held browser_act or "
+                        "browser_plan");
+    }
+
+  return TRUE;
+}
+
+gint64
+chp_tool_int_argument (JsonObject *args,
+                       const char *name,
+                       gint64      fallback)
+{
+  JsonNode *node = json_object_get_member (args, name);
+  gint64 value;
+
+  return node != NULL && chp_tool_node_is_integer (node, &value) ? value : fallback;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* chp-mcp-loop-guard.c: an agent that repeats itself is paused, as the person's Pause would pause
+ * it, before the repetition does harm; only the person resumes it. */
+#include "config.h"
+
+#define G_LOG_DOMAIN "chaperone-mcp-tools"
+
+#include "chp-mcp-tools-private.h"
+
+/* Where the guard keeps what it saw, in the agent's context. */
+#define LOOP_KEY               "loop-guard"
+
+/* Acts only: reading the same page twice harms nobody, doing the same thing twice may. */
+static gboolean
+is_guarded (ToolCall *call)
+{
+  return g_str_equal (call->spec->name, "browser_act") ||
+         g_str_equal (call->spec->name, "browser_navigate");
+}
+
+static JsonObject *
+loop_memory (ToolCall *call)
+{
+  JsonNode *node = chp_mcp_context_recall (call->context, LOOP_KEY);
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_autoptr(JsonNode) fresh = json_node_new (JSON_NODE_OBJECT);
+
+      json_node_take_object (fresh, json_object_new ());
+      chp_mcp_context_remember (call->context, LOOP_KEY, fresh);
+      node = chp_mcp_context_recall (call->context, LOOP_KEY);
+    }
+  return json_node_get_object (node);
+}
+
+/* Pauses the agent's session as the person's Pause would, and asks the person about it. */
+static void
+loop_pause (ToolCall   *call,
+            const char *why)
+{
+  g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
+  ChpAgentSession *agent;
+
+  /* What tripped the guard is forgotten: after the person's Resume the agent starts afresh. */
+  chp_mcp_context_forget (call->context, LOOP_KEY);
+  if (engine == NULL)
+    return;
+  agent = chp_agent_session_list_lookup (chp_engine_get_agent_sessions (engine),
+                                         chp_mcp_context_get_session_id (call->context));
+  if (agent != NULL)
+    chp_agent_session_pause_for (agent, why);
+}
+
+/* Before an act: the same act on the same target LOOP_REPEATS times in a row is not sent. */
+gboolean
+chp_tool_loop_guard_enter (ToolCall *call)
+{
+  JsonObject *memory;
+  const char *value;
+  g_autofree char *key = NULL;
+  gint64 repeats;
+
+  if (!is_guarded (call))
+    return TRUE;
+
+  value = chp_mcp_json_string (call->args, "value", "");
+  /* The value is hashed, not kept: an agent's fill may be a secret. */
+  key = g_strdup_printf ("%s|%s|%s|%s|%s|%u", call->spec->name,
+                         chp_mcp_json_string (call->args, "tab", ""),
+                         chp_mcp_json_string (call->args, "ref", ""),
+                         chp_mcp_json_string (call->args, "url", ""),
+                         chp_mcp_json_string (call->args, "action", ""), g_str_hash (value));
+  memory = loop_memory (call);
+  repeats = g_strcmp0 (chp_mcp_json_string (memory, "key", NULL), key) == 0
+            ? chp_mcp_json_int (memory, "repeats", 0) + 1 : 1;
+  json_object_set_string_member (memory, "key", key);
+  json_object_set_int_member (memory, "repeats", repeats);
+  if (repeats < LOOP_REPEATS)
+    return TRUE;
+
+  loop_pause (call, "repeated");
+  chp_tool_return_error (call->task, "paused",
+                         "Paused by Chaperone: this is the third time in a row you asked for "
+                         "exactly this act on this target. It was not done. The person must resume "
+                         "you in the Chaperone app; meanwhile every call answers paused. When "
+                         "resumed, try another way or ask the person.", NULL);
+  return FALSE;
+}
+
+/* After an act: LOOP_FAILURES failures in a row on one tab pause the agent. Returns TRUE when
+ * this failure did, and the answer must say so instead. */
+gboolean
+chp_tool_loop_guard_failed (ToolCall   *call,
+                            const char *code)
+{
+  static const char * const not_failures[] = { "paused", "stopped", "cancelled", NULL };
+  const char *tab = chp_mcp_json_string (call->args, "tab", "");
+  JsonObject *memory;
+  gint64 failures;
+
+  if (!is_guarded (call) || g_strv_contains (not_failures, code != NULL ? code : ""))
+    return FALSE;
+
+  memory = loop_memory (call);
+  if (code == NULL)
+    {
+      json_object_set_int_member (memory, "failures", 0);
+      return FALSE;
+    }
+  failures = g_strcmp0 (chp_mcp_json_string (memory, "failedTab", NULL), tab) == 0
+             ? chp_mcp_json_int (memory, "failures", 0) + 1 : 1;
+  json_object_set_string_member (memory, "failedTab", tab);
+  json_object_set_int_member (memory, "failures", failures);
+  if (failures < LOOP_FAILURES)
+    return FALSE;
+
+  loop_pause (call, "failing");
+  return TRUE;
+}

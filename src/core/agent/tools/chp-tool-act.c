@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* chp-tool-act.c: browser_act: a click, focus, scroll or fill on an element from a snapshot; a
+ * click the browser holds for the person; the step of an approved plan it uses; and what changed on
+ * the page after it. */
+#include "config.h"
+
+#define G_LOG_DOMAIN "chaperone-mcp-tools"
+
+#include "chp-mcp-tools-private.h"
+
+/* After an act that changed the page, its result shows what changed (a diff against the agent's
+ * previous snapshot) within this many characters; browser_snapshot with diff gives the rest. */
+#define ACT_DIFF_MAX_CHARS    4000
+/* ...and when it does not show them, what to do instead. */
+#define ACT_SNAPSHOT_HINT \
+  " To see the page now, browser_snapshot with diff true lists only what changed."
+
+static const char *
+hold_words (const char *kind)
+{
+  if (g_strcmp0 (kind, "outward") == 0)
+    return "would send something from the person's account (a message, a post, a payment, an "
+           "order or a form to another site)";
+  if (g_strcmp0 (kind, "delete") == 0)
+    return "would delete something";
+  return "would change data with the person's login, and no plan they approved covers it";
+}
+
+/* The browser held the click instead of doing it. Nothing was sent; the agent learns the hold's
+ * id, and what the person will see. The control and the site are the page's words. */
+static void
+act_held (GTask      *task,
+          JsonObject *answer)
+{
+  ToolCall *call = call_of (task);
+  JsonNode *node = json_object_get_member (answer, "hold");
+  g_autoptr(ChpHold) hold = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) text = NULL;
+  g_autoptr(GString) page = NULL;
+  g_autofree char *tab = NULL;
+  g_autofree char *id = NULL;
+  JsonObject *structured;
+  JsonNode *shown;
+
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+    hold = chp_hold_new_from_json (call->device_id, json_node_get_object (node), &error);
+  if (hold == NULL || !chp_tool_is_plain_id (chp_hold_get_id (hold)))
+    {
+      chp_tool_return_error (task, "internal", "The browser held the act but its hold is malformed",
+                             NULL);
+      return;
+    }
+
+  tab = chp_tool_tab_name (call);
+  id = g_strdup_printf ("%s:k-%s", call->alias, chp_hold_get_id (hold));
+  chp_tool_progress (call, 0, "Held: waiting for the person…");
+
+  shown = chp_hold_to_json (hold);
+  structured = json_object_ref (json_node_get_object (shown));
+  json_node_unref (shown);
+  json_object_set_boolean_member (structured, "ok", FALSE);
+  json_object_set_boolean_member (structured, "held", TRUE);
+  json_object_set_string_member (structured, "holdId", id);
+  json_object_set_string_member (structured, "id", id);
+  json_object_set_string_member (structured, "tab", tab);
+  json_object_set_string_member (structured, "ref", call->ref);
+
+  text = g_string_new (NULL);
+  g_string_append_printf (text, "Held, not done: this click on %s %s. Nothing was sent. The person "
+                          "decides in the Chaperone app; if they approve, it runs once, exactly "
+                          "as held, provided the page has not changed. Call browser_wait with id "
+                          "%s for the outcome. Do not click it again.\n", call->ref,
+                          hold_words (chp_hold_get_kind (hold)), id);
+  page = g_string_new (NULL);
+  g_string_append_printf (page, "control: %s\nsite: %s", chp_hold_get_control (hold),
+                          chp_hold_get_site (hold));
+  chp_mcp_format_add_untrusted (text, call->marker, chp_tool_document_origin (call), page->str);
+  chp_mcp_format_mark_member (structured, "control", call->marker, NULL);
+  chp_mcp_format_mark_member (structured, "site", call->marker, NULL);
+  chp_mcp_format_mark_member (structured, "fields", call->marker, NULL);
+  chp_tool_return_ok (task, text->str, structured, NULL);
+}
+
+/* The browser used the plan's allowance for this write: one step of it is spent. */
+static void
+plan_step_used (ToolCall   *call,
+                JsonObject *answer,
+                JsonObject *structured,
+                GString    *text)
+{
+  g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
+  JsonNode *node = json_object_get_member (answer, "plan");
+  JsonObject *used;
+  ChpPlan *plan;
+  g_autoptr(ChpPlan) held = NULL;
+  gint step;
+
+  if (engine == NULL || node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return;
+  used = json_node_get_object (node);
+  plan = chp_plan_list_lookup (chp_engine_get_plans (engine),
+                               chp_mcp_json_string (used, "planId", ""));
+  if (plan == NULL)
+    return;
+
+  held = g_object_ref (plan);
+  step = chp_plan_list_use_step (chp_engine_get_plans (engine), chp_plan_get_id (plan),
+                                 chp_mcp_json_string (used, "site", ""));
+  if (step == 0)
+    return;
+
+  json_object_set_int_member (structured, "planStep", step);
+  g_string_append_printf (text, " This was step %d of %u of your approved plan %s.", step,
+                          chp_plan_get_n_steps (held), chp_plan_get_id (held));
+  {
+    g_autofree char *current = g_strdup_printf ("Plan step %d of %u", step,
+                                                chp_plan_get_n_steps (held));
+    ChpAgentSession *agent =
+      chp_agent_session_list_lookup (chp_engine_get_agent_sessions (engine),
+                                     chp_mcp_context_get_session_id (call->context));
+
+    if (agent != NULL)
+      chp_agent_session_set_current_step (agent, current);
+  }
+}
+
+/* Whether an act's result should show the page's diff: the page changed (elements or text),
+ * did not start leaving, and the agent has a snapshot of this very document to compare with.
+ * Never after a fill: a page that echoes what is typed (a preview, a strength meter quoting it)
+ * would say the value back, and a fill's result never does. */
+static gboolean
+act_diff_wanted (ToolCall   *call,
+                 const char *action,
+                 JsonObject *changes)
+{
+  g_autofree char *key = NULL;
+  JsonObject *previous;
+
+  if (changes == NULL || call->document == NULL || chp_mcp_json_bool (changes, "navigating") ||
+      g_strcmp0 (action, "fill") == 0)
+    return FALSE;
+  if (chp_mcp_json_int (changes, "added", 0) == 0 &&
+      chp_mcp_json_int (changes, "removed", 0) == 0 &&
+      !chp_mcp_json_bool (changes, "textChanged"))
+    return FALSE;
+
+  key = chp_tool_frame_key (call, chp_mcp_json_int (call->document, "frameId", 0));
+  previous = chp_tool_recall_object (call->context, key);
+  return previous != NULL &&
+         g_strcmp0 (chp_mcp_json_string (previous, "documentId", NULL),
+                    chp_mcp_json_string (call->document, "documentId", "")) == 0;
+}
+
+/* The page read again after an act is formatted as a diff of the frame the ref was from, in the
+ * worker like any snapshot (chp-tool-read.c). */
+static gpointer
+act_diff_prepare (ToolCall *call)
+{
+  gint64 frame = chp_mcp_json_int (call->document, "frameId", 0);
+
+  return chp_tool_snapshot_job_new (call, frame, TRUE, 1, NULL, ACT_DIFF_MAX_CHARS);
+}
+
+static const ReplyFormat act_diff_reply = {
+  .prepare = act_diff_prepare,
+  .format = chp_tool_snapshot_format,
+  .free = chp_tool_snapshot_job_free,
+  .unshared = TRUE,
+};
+
+/* The page read again after an act. The act is done whatever happens here: a page that cannot
+ * be read now (gone, blind, the agent paused) leaves the act's result as it was, with the hint. */
+static void
+act_diff_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ToolCall *call = call_of (task);
+  g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = chp_tool_reply_finish (result, &error);
+  g_autoptr(GString) text = g_string_new (call->act_text);
+  g_autoptr(ChpMcpSnapshot) snapshot = NULL;
+  JsonObject *structured = g_steal_pointer (&call->act_structured);
+  JsonObject *answer = node != NULL && JSON_NODE_HOLDS_OBJECT (node)
+                       ? json_node_get_object (node) : NULL;
+  const char *capture_id = answer != NULL ? chp_mcp_json_string (answer, "captureId", "") : "";
+  const char *url = answer != NULL ? chp_mcp_json_string (answer, "url", "") : "";
+  gint64 document;
+
+  /* The floor again on what the browser read: the act may have brought up a sign-in form,
+   * which makes any page blind (whatever its URL). */
+  if (answer == NULL || *capture_id == '\0' || engine == NULL ||
+      chp_tool_capture_has_password (answer) ||
+      (*url != '\0' && chp_tool_floor_level (chp_engine_get_floor (engine), url, FALSE, NULL) ==
+                       CHP_FLOOR_BLIND))
+    {
+      g_string_append (text, ACT_SNAPSHOT_HINT);
+      chp_tool_return_ok (task, text->str, structured, NULL);
+      return;
+    }
+
+  snapshot = chp_tool_remember_snapshot (call, answer, chp_tool_reply_get_data (result),
+                                         &document);
+  g_string_append (text, "\n\n");
+  g_string_append (text, snapshot->text);
+  json_object_set_object_member (structured, "page",
+                                 json_object_ref (json_node_get_object (snapshot->structured)));
+  chp_tool_return_ok (task, text->str, structured, NULL);
+}
+
+static void
+acted_cb (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ToolCall *call = call_of (task);
+  g_autoptr(JsonObject) answer = chp_tool_browser_answer (task, source, result, "The action");
+  g_autoptr(GString) text = NULL;
+  g_autofree char *tab = NULL;
+  const char *action = json_object_get_string_member (call->args, "action");
+  JsonObject *structured;
+  JsonObject *changes = NULL;
+  static const struct
+  {
+    const char *action;
+    const char *done;
+  } words[] = {
+    { "click", "Clicked" }, { "focus", "Focused" }, { "scroll", "Scrolled to" }, { "fill",
+                                                                                  "Filled" },
+  };
+  const char *done = "Acted on";
+
+  if (answer == NULL)
+    return;
+
+  if (chp_mcp_json_bool (answer, "held"))
+    {
+      act_held (task, answer);
+      return;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    if (g_str_equal (words[i].action, action))
+      done = words[i].done;
+
+  tab = chp_tool_tab_name (call);
+  structured = json_object_new ();
+  json_object_set_boolean_member (structured, "ok",
+                                  !json_object_has_member (answer, "done") ||
+                                  chp_mcp_json_bool (answer, "done"));
+  json_object_set_string_member (structured, "tab", tab);
+  json_object_set_string_member (structured, "ref", call->ref);
+  json_object_set_string_member (structured, "action", action);
+  chp_tool_copy_typed (structured, answer, "changes", JSON_TYPE_OBJECT);
+  /* Counts and yes/no today; a string the browser adds there would be the page's. */
+  chp_mcp_format_mark_member (structured, "changes", call->marker, NULL);
+
+  /* What changed, in numbers and yes/no, with the value an agent filled never said back; the
+   * page's own words come after, from the diff (act_diff_wanted), in their wrapper. */
+  text = g_string_new (NULL);
+  g_string_append_printf (text, "%s %s on tab %s.", done, call->ref, tab);
+  if (json_object_has_member (structured, "changes"))
+    {
+      changes = json_object_get_object_member (structured, "changes");
+      g_string_append_printf (text, " What changed: %" G_GINT64_FORMAT " element(s) added, %"
+                              G_GINT64_FORMAT " removed; the URL %s; the title %s; the text %s.",
+                              chp_mcp_json_int (changes, "added", 0),
+                              chp_mcp_json_int (changes, "removed", 0),
+                              chp_mcp_json_bool (changes, "urlChanged")
+                              ? "changed" : "did not change",
+                              chp_mcp_json_bool (changes, "titleChanged")
+                              ? "changed" : "did not change",
+                              chp_mcp_json_bool (changes, "textChanged")
+                              ? "changed" : "did not change");
+    }
+  plan_step_used (call, answer, structured, text);
+
+  /* The page changed in place: read it again, and the result shows what changed. */
+  if (act_diff_wanted (call, action, changes))
+    {
+      gint64 frame = chp_mcp_json_int (call->document, "frameId", 0);
+
+      call->act_text = g_strdup (text->str);
+      call->act_structured = structured;
+      chp_tool_browser_call_format (task, "browser.context",
+                                    chp_tool_params_new ("tabId", chp_tool_int_node (call->tab_id),
+                                                         "frameId", chp_tool_int_node (frame),
+                                                         NULL),
+                                    CONTEXT_TIMEOUT_MS, &act_diff_reply, act_diff_cb);
+      return;
+    }
+
+  g_string_append (text, ACT_SNAPSHOT_HINT);
+  chp_tool_return_ok (task, text->str, structured, NULL);
+}
+
+/* What a plan the person approved lets this agent's next write do: its sites with steps left,
+ * and the step it would be. The extension uses it only for a write it judged from the page
+ * (never a send, a payment or a delete) on one of those sites. */
+static JsonNode *
+plan_allowance (ToolCall *call)
+{
+  g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
+  g_auto(GStrv) sites = NULL;
+  ChpPlan *plan;
+  JsonObject *allow;
+  JsonArray *array;
+  JsonNode *node;
+
+  if (engine == NULL)
+    return NULL;
+  plan = chp_plan_list_covering (chp_engine_get_plans (engine),
+                                 chp_mcp_context_get_session_id (call->context));
+  if (plan == NULL)
+    return NULL;
+
+  sites = chp_plan_sites_left (plan);
+  array = json_array_new ();
+  for (guint i = 0; sites[i] != NULL; i++)
+    json_array_add_string_element (array, sites[i]);
+  allow = json_object_new ();
+  json_object_set_string_member (allow, "planId", chp_plan_get_id (plan));
+  json_object_set_array_member (allow, "sites", array);
+  json_object_set_int_member (allow, "step", chp_plan_get_n_used (plan) + 1);
+  json_object_set_int_member (allow, "of", chp_plan_get_n_steps (plan));
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (node, allow);
+  return node;
+}
+
+void
+chp_tool_act (ToolCall *call)
+{
+  GTask *task = call->task;
+  g_autofree char *wire_ref = NULL;
+  const char *action = json_object_get_string_member (call->args, "action");
+  JsonNode *params;
+  JsonNode *allow;
+
+  if (!chp_tool_resolve_tab (task, json_object_get_string_member (call->args, "tab")) ||
+      !chp_tool_floor_allows (task, NULL, TRUE, FALSE) ||
+      !chp_tool_resolve_ref (task, json_object_get_string_member (call->args, "ref"), &wire_ref))
+    return;
+
+  if (g_str_equal (action, "fill"))
+    params = chp_tool_params_new ("ref", chp_tool_string_node (wire_ref),
+                                  "action", chp_tool_string_node ("setValue"),
+                                  "value", chp_tool_string_node (
+                                    json_object_get_string_member (call->args, "value")),
+                                  NULL);
+  else
+    params = chp_tool_params_new ("ref", chp_tool_string_node (wire_ref),
+                                  "action", chp_tool_string_node (action), NULL);
+
+  allow = g_str_equal (action, "click") ? plan_allowance (call) : NULL;
+  if (allow != NULL)
+    json_object_set_member (json_node_get_object (params), "allow", allow);
+
+  chp_tool_browser_call (task, "browser.node.action", params, NODE_TIMEOUT_MS, acted_cb);
+}
