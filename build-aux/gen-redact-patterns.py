@@ -15,6 +15,7 @@ two engines would read differently from the other (see the data's description) i
 import json
 import re
 import sys
+import unicodedata
 
 NAME_WORD = re.compile(r"^[a-z0-9]+$")      # what the name splitter leaves: lowercase ASCII words
 MARKER_NAME = re.compile(r"^[a-z0-9_]+$")   # a marker's name, as it will be written
@@ -91,7 +92,8 @@ def load(path):
     check_words(names["metaWords"]["words"], NAME_WORD, "names.metaWords")
 
     for shape in data["keyShapes"]["shapes"]:
-        if set(shape) - {"prefix", "minBody", "exactBody", "bodyChars", "needsDigit", "name", "why"}:
+        known = {"prefix", "minBody", "exactBody", "bodyChars", "needsDigit", "name", "why"}
+        if set(shape) - known:
             raise DataError(f"unknown member in {shape}")
         if not KEY_PREFIX.match(shape["prefix"]):
             raise DataError(f"{shape['prefix']!r}: a prefix is ASCII letters, digits and _.-")
@@ -201,13 +203,18 @@ def listing(items, indent="  ", width=100):
     return lines
 
 
+def width(s):
+    """Columns @s takes in an editor: a Han character takes two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+
+
 def noted(line, text, comment):
     """@line, and what its escaped literal says in a @comment when @text is not plain ASCII: after
     the line when that fits in 100 columns, else on a line of its own before it."""
     if all(ord(c) < 0x80 for c in text):
         return [line]
     note = comment.format(text)
-    if len(line) + len(note) <= 100:
+    if width(line) + width(note) <= 100:
         return [line + note]
     return [comment.format(text + ":"), line]
 

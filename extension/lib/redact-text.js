@@ -29,7 +29,7 @@ const isBlank = (c) => c === ' ' || c === '\t';
 
 const KEY_SHAPE_STARTS = new Set(KEY_SHAPES.map((shape) => shape.prefix[0]));
 // A scheme's first letter in either ASCII case: a quick "no" for most words.
-const AUTH_SCHEME_STARTS = new Set(AUTH_SCHEMES.flatMap((scheme) => [scheme[0], scheme[0].toUpperCase()]));
+const AUTH_SCHEME_STARTS = new Set(AUTH_SCHEMES.flatMap((s) => [s[0], s[0].toUpperCase()]));
 
 class Scan {
   constructor(s) {

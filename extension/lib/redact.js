@@ -18,8 +18,8 @@
 //   redact-marker.js   the marker (chp-redact-marker.c)
 //   redact-json.js     the JSON walk (chp-redact-json.c)
 //   redact-chars.js    character classes and UTF-8 lengths, as GLib reads them
-//   redact-patterns.js the word lists and key shapes, made from src/core/policy/redact-patterns.json
-//                      by build-aux/gen-redact-patterns.py, as the C's chp-redact-patterns.h is
+//   redact-patterns.js the word lists and key shapes, made by build-aux/gen-redact-patterns.py
+//                      from src/core/policy/redact-patterns.json, as the C's chp-redact-patterns.h
 
 export { isMarker } from './redact-marker.js';
 export { isSecretName } from './redact-names.js';

@@ -55,8 +55,9 @@ test('the rows: three kinds, each name once', () => {
   assert.equal(new Set(names).size, names.length, 'row names are unique');
 });
 
-test('redact-patterns.js holds what redact-patterns.json says (the meson test compares the text too)', async () => {
-  const data = JSON.parse(await readFile(new URL('../../src/core/policy/redact-patterns.json', import.meta.url), 'utf8'));
+test('redact-patterns.js holds what redact-patterns.json says (the meson test compares the text)', async () => {
+  const DATA_URL = new URL('../../src/core/policy/redact-patterns.json', import.meta.url);
+  const data = JSON.parse(await readFile(DATA_URL, 'utf8'));
   const { names } = data;
   assert.deepEqual(PATTERNS.SECRET_SUBSTRINGS, names.substrings.words);
   assert.deepEqual(PATTERNS.SECRET_WORDS, names.words.words);
