@@ -27,7 +27,8 @@ LAYERS = {
                'src/core/policy', 'src/core/base', 'src/wire', 'src/platform'],
 }
 # Headers made at build time, and where they belong.
-GENERATED = {'config.h': None, 'chp-url-floor-rules.h': 'src/core/policy'}
+GENERATED = {'config.h': None, 'chp-url-floor-rules.h': 'src/core/policy',
+             'chp-redact-patterns.h': 'src/core/policy'}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

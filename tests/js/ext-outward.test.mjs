@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The outward-act classifier (extension/content/outward.js): a table of labelled controls in
-// English, French, Chinese (and some German and Spanish) with the kind each must get, the form
-// rules, the word table's own hygiene, and describe() on a real DOM in Chromium (skipped, with the
+// The outward-act classifier (extension/content/outward.js): the labelled controls of
+// tests/vectors/outward.json in English, French, Chinese (and some German and Spanish) with the
+// kind each must get, the form rules, the word table's own hygiene (the table is made from
+// src/core/policy/outward-words.json), and describe() on a real DOM in Chromium (skipped, with the
 // reason printed, when Chromium or playwright-core is missing).
 
 import assert from 'node:assert/strict';
@@ -26,13 +27,8 @@ function desc(fields) {
   };
 }
 
-// Control shapes, as describe() reports them.
+// Control shapes, as describe() reports them, for the tests below the rows.
 const button = (text) => desc({ tag: 'button', type: 'button', role: 'button', text, label: text });
-const link = (text, href = '/x') => desc({ tag: 'a', role: 'link', text, label: text, href: PAGE + href });
-const icon = (title) => desc({ tag: 'button', type: 'button', role: 'button', title, label: title });
-const iconOnlyTitle = (title) => desc({ tag: 'div', role: 'button', title });   // no name computed
-const aria = (label, text = '') => desc({ tag: 'div', role: 'button', label, text });
-const menuitem = (text) => desc({ tag: 'li', role: 'menuitem', text, label: text });
 const submitInput = (value, form = {}) => desc({
   tag: 'input', type: 'submit', role: 'button', value, label: value, isSubmit: true,
   formMethod: 'get', formAction: PAGE + '/search', ...form,
@@ -42,151 +38,13 @@ const submitButton = (text, form = {}) => desc({
   formMethod: 'post', formAction: PAGE + '/form', ...form,
 });
 
-// [language, what it is, desc, expected kind, expected reason (checked when given)]
-const ROWS = [];
-const row = (lang, what, d, kind, reason) => ROWS.push({ lang, what, d, kind, reason });
-const many = (lang, make, kind, labels) => {
-  for (const l of labels) row(lang, `${make.name} "${l}"`, make(l), kind, kind === 'none' ? 'none' : 'label');
-};
-
-// ---- English ----
-many('en', button, 'outward', ['Send', 'SEND', 'send', 'Send message', 'Send now', 'Post', 'Publish',
-  'Tweet', 'Reply', 'Reply all', 'Forward', 'Comment', 'Message', 'Submit', 'Confirm', 'Pay',
-  'Pay now', 'Pay $42.00', 'Buy', 'Buy now', 'Buy it now', 'Purchase', 'Complete purchase',
-  'Confirm purchase', 'Order', 'Place order', 'Place your order', 'Order now', 'Checkout',
-  'Check out', 'Proceed to checkout', 'Submit payment', 'Make a payment', 'Transfer',
-  'Transfer funds', 'Donate', 'Donate $10', 'Subscribe', 'Share', 'Invite', 'Invite people',
-  'Retweet', 'Repost', 'Upgrade', 'Top up', 'Withdraw', 'Book now', 'Reserve', 'Place bid',
-  'Apply now', 'Easy Apply', 'Resend code', 'Send to Kindle', 'Send money']);
-many('en', button, 'delete', ['Delete', 'DELETE', 'Remove', 'Erase', 'Destroy', 'Discard draft',
-  'Move to trash', 'Empty trash', 'Close account', 'Deactivate', 'Delete account',
-  'Cancel subscription', 'Cancel order', 'Revoke', 'Uninstall', 'Delete forever', 'Remove from cart',
-  'Clear history', 'Terminate instance']);
-// "post" after a verb that acts on it is the noun: the verb decides.
-many('en', button, 'write', ['Update post', 'Edit posts', 'Save post']);
-many('en', button, 'delete', ['Delete post', 'Remove post']);
-many('en', button, 'write', ['Save', 'Save changes', 'Create', 'Add', 'Add to cart', 'Edit',
-  'Update', 'Rename', 'Archive', 'Move', 'Upload', 'Apply', 'Change', 'Import', 'Follow', 'Like',
-  'Unsubscribe', 'Sign up', 'Mark as read', 'Enable', 'Vote']);
-many('en', icon, 'outward', ['Send', 'Share', 'Post reply']);
-many('en', icon, 'delete', ['Delete', 'Trash']);
-many('en', icon, 'write', ['Edit', 'Save']);
-many('en', iconOnlyTitle, 'outward', ['Send']);
-many('en', aria, 'outward', ['Send message', 'Share via email']);
-row('en', 'LinkedIn-style Message button', aria('Message Alice Smith', 'Message'), 'outward', 'label');
-row('en', 'Message + name only: a phrase, not the verb alone', aria('Message Alice Smith'), 'none', 'none');
-many('en', aria, 'delete', ['Delete conversation']);
-row('en', 'aria-label wins over a bare icon glyph', aria('Send', '➤'), 'outward', 'label');
-row('en', 'menu item Delete', menuitem('Delete'), 'delete', 'label');
-row('en', 'menu item Forward', menuitem('Forward'), 'outward', 'label');
-// Negatives: places, past acts, nouns. A false positive costs a click; these are common enough
-// on every page that holding them would make the agent useless.
-many('en', link, 'none', ['Sender', 'Sent', 'Sent mail', 'Posted by alice', 'Posts', 'Messages',
-  'Inbox', 'Order history', 'Your orders', 'Orders', 'Order status', 'Purchase history',
-  'Payment methods', 'Payments', 'Shared with me', 'Subscriptions', 'Transfers', 'Deleted items',
-  'Drafts', 'Home', 'Settings', 'Help', 'Replies', 'Comments (12)', 'Message settings', 'Cart',
-  'Recently deleted', 'Likes', 'Saved', 'Reservations', 'Sign in', 'Log in']);
-many('en', button, 'none', ['OK', 'Cancel', 'Close', 'Next', 'Continue', 'Back', 'Search',
-  'Accept all cookies', 'Show more', 'Sending…', 'Download', 'Print', 'Copy link',
-  'Expand', 'Filter', 'Sort by price']);
-row('en', 'headline link with a verb (prose)', link('Senate votes to send the bill back to the House tonight'), 'none', 'none');
-row('en', 'long button still a command', button('Send me a copy of this form by email please'), 'outward', 'label');
-row('en', 'text field labelled Confirm password', desc({ tag: 'input', type: 'password', role: 'textbox', label: 'Confirm password' }), 'none', 'none');
-row('en', 'search box labelled Send', desc({ tag: 'input', type: 'search', role: 'searchbox', label: 'Search sent mail' }), 'none', 'none');
-row('en', 'select labelled Pay with', desc({ tag: 'select', role: 'combobox', label: 'Pay with' }), 'none', 'none');
-row('en', 'icon-only button named deleteBtn', desc({ tag: 'button', type: 'button', role: 'button', name: 'deleteBtn' }), 'delete', 'label');
-row('en', 'icon-only button named send_message', desc({ tag: 'button', type: 'button', role: 'button', name: 'send_message' }), 'outward', 'label');
-row('en', 'labelled button: its name is not read', desc({ tag: 'button', type: 'button', role: 'button', text: 'Go', label: 'Go', name: 'delete' }), 'none', 'none');
-row('en', 'link href is not read', link('Read more', '/post/123/delete'), 'none', 'none');
-row('en', 'checkbox Subscribe to newsletter', desc({ tag: 'input', type: 'checkbox', role: 'checkbox', label: 'Subscribe to newsletter' }), 'outward', 'label');
-row('en', 'switch Disable two-factor', desc({ tag: 'button', role: 'switch', label: 'Disable two-factor' }), 'write', 'label');
-row('en', 'outward beats delete', button('Delete and send'), 'outward', 'label');
-row('en', 'delete beats write', button('Save and delete'), 'delete', 'label');
-row('en', 'input[type=button] value', desc({ tag: 'input', type: 'button', role: 'button', value: 'Send' }), 'outward', 'label');
-row('en', 'fullwidth letters', button('Ｓｅｎｄ'), 'outward', 'label');
-row('en', 'zero-width space inside', button('Se\u200bnd'), 'outward', 'label');
-
-// ---- French ----
-many('fr', button, 'outward', ['Envoyer', 'ENVOYER', 'envoyer', 'Envoyer le message', 'Publier',
-  'Payer', 'Payer maintenant', 'Acheter', 'Acheter maintenant', 'Commander', 'Passer la commande',
-  'Valider la commande', 'Répondre', 'REPONDRE', 'Répondre à tous', 'Virement', 'Effectuer un virement',
-  'Faire un don', "S'abonner", 'S’abonner', 'Abonnez-vous', 'Partager', 'Inviter', 'Transférer',
-  'Confirmer', 'Valider', 'Soumettre', 'Réserver', 'Procéder au paiement', 'Commenter']);
-many('fr', button, 'delete', ['Supprimer', 'SUPPRIMER', 'Supprimer le compte', 'Effacer',
-  'Vider la corbeille', 'Fermer le compte', 'Désactiver', 'Desactiver', 'Retirer', 'Résilier',
-  "Annuler l'abonnement", 'Supprimer définitivement']);
-many('fr', button, 'write', ['Enregistrer', 'Sauvegarder', 'Créer', 'Creer', 'Ajouter',
-  'Ajouter au panier', 'Modifier', 'Mettre à jour', 'Mettre a jour', 'Renommer', 'Archiver',
-  'Déplacer', 'Téléverser', 'Appliquer', "S'inscrire", "J'aime"]);
-many('fr', icon, 'outward', ['Envoyer']);
-many('fr', icon, 'delete', ['Supprimer']);
-many('fr', link, 'none', ['Envoyé', 'Messages envoyés', 'Expéditeur', 'Historique des commandes',
-  'Mes commandes', 'Moyens de paiement', 'Publié par Marie', 'Partagés avec moi', 'Éléments supprimés',
-  'Boîte de réception', 'Paramètres', 'Mes abonnements', 'Brouillons']);
-many('fr', button, 'none', ['Annuler', 'Fermer', 'Suivant', 'Rechercher', 'Retour']);
-
-// ---- Chinese ----
-many('zh', button, 'outward', ['发送', '发布', '发表评论', '支付', '付款', '立即付款', '购买',
-  '立即购买', '下单', '结算', '去结算', '回复', '转账', '捐赠', '订阅', '分享', '提交订单', '确认支付',
-  '转发', '私信', '邀请好友', '提交', '确认', '充值', '使用支付宝付款', '发送消息', '评论',
-  '發送', '購買', '轉帳']);
-many('zh', button, 'delete', ['删除', '永久删除', '移除', '注销账号', '清空购物车', '清除记录',
-  '取消订单', '卸载', '解除绑定', '刪除']);
-many('zh', button, 'write', ['保存', '创建', '新建', '添加', '编辑', '修改', '更新', '归档',
-  '重命名', '上传文件', '加入购物车', '关注', '收藏', '应用', '儲存']);
-many('zh', icon, 'outward', ['发送']);
-many('zh', icon, 'delete', ['删除']);
-many('zh', aria, 'write', ['编辑资料']);
-many('zh', link, 'none', ['已发送', '发件人', '发送者', '我的订单', '订单详情', '支付方式', '付款方式',
-  '支付宝', '已删除', '回收站', '设置', '首页', '消息', '发布时间', '发布会直播', '已购买', '购买记录',
-  '我的订阅', '更新时间', '最近更新', '评论区', '收件箱', '草稿箱', '购物车']);
-row('zh', 'headline link (prose)', link('国务院发布关于进一步优化营商环境的若干措施通知'), 'none', 'none');
-row('zh', 'mixed Chinese and Latin', button('点击Send'), 'outward', 'label');
-
-// ---- German, Spanish (cheap extras) ----
-many('de', button, 'outward', ['Senden', 'Absenden', 'Jetzt kaufen', 'Zahlungspflichtig bestellen',
-  'Bezahlen', 'Antworten', 'Teilen', 'Überweisen', 'Spenden', 'Abonnieren', 'Zur Kasse', 'Zahlen']);
-many('de', button, 'delete', ['Löschen', 'LOSCHEN', 'Entfernen', 'Konto löschen', 'Kündigen']);
-many('de', button, 'write', ['Speichern', 'Bearbeiten', 'Hinzufügen', 'Hochladen', 'Umbenennen']);
-many('de', link, 'none', ['Gesendet', 'Bestellungen', 'Zahlungsmethoden', 'Zahlen und Fakten']);
-many('es', button, 'outward', ['Enviar', 'Publicar', 'Pagar', 'Comprar ahora', 'Realizar pedido',
-  'Finalizar compra', 'Responder', 'Compartir', 'Suscribirse', 'Donar']);
-many('es', button, 'delete', ['Eliminar', 'Borrar', 'Vaciar papelera', 'Cerrar cuenta']);
-many('es', button, 'write', ['Guardar', 'Crear', 'Añadir', 'Agregar', 'Editar', 'Subir']);
-many('es', link, 'none', ['Enviados', 'Mis pedidos', 'Métodos de pago']);
-
-// ---- input[type=submit] values and form rules ----
+// The labelled controls of tests/vectors/outward.json: [language, what it is, desc, expected kind,
+// expected reason].
+const VECTORS = JSON.parse(await readFile(new URL('../vectors/outward.json', import.meta.url), 'utf8'));
+const ROWS = VECTORS.vectors.map((v) => ({
+  lang: v.lang, what: v.name, d: { ...VECTORS.control, ...v.control }, kind: v.kind, reason: v.reason,
+}));
 const OTHER = 'https://pay.other.example/charge';
-many('form', (v) => submitInput(v, { formMethod: 'post' }), 'outward', ['Send', 'Envoyer', '发送', 'Pay now']);
-row('form', 'submit value Save, POST', submitInput('Save', { formMethod: 'post' }), 'write', 'label');
-row('form', 'submit value Supprimer, POST', submitInput('Supprimer', { formMethod: 'post' }), 'delete', 'label');
-row('form', 'submit value 保存, POST', submitInput('保存', { formMethod: 'post' }), 'write', 'label');
-row('form', 'submit, no word, POST', submitInput('Go', { formMethod: 'post' }), 'outward', 'form-submit');
-row('form', 'bare submit (no caption), POST', submitInput('', { formMethod: 'post' }), 'outward', 'form-submit');
-row('form', 'submit, no word, POST upper-case', submitInput('Continue', { formMethod: 'POST' }), 'outward', 'form-submit');
-row('form', 'submit, no word, dialog', submitButton('OK', { formMethod: 'dialog' }), 'outward', 'form-submit');
-row('form', 'submit Delete, dialog', submitButton('Delete', { formMethod: 'dialog' }), 'delete', 'label');
-row('form', 'submit Search, GET', submitInput('Search'), 'none', 'none');
-row('form', 'bare submit (no caption), GET', submitInput(''), 'none', 'none');
-row('form', 'submit 搜索, GET', submitInput('搜索'), 'none', 'none');
-row('form', 'submit Rechercher, GET', submitInput('Rechercher'), 'none', 'none');
-row('form', 'submit Go, unknown method = GET', submitInput('Go', { formMethod: 'put' }), 'none', 'none');
-row('form', 'submit Send, GET (the word decides)', submitInput('Send'), 'outward', 'label');
-row('form', 'submit Save, GET', submitInput('Save'), 'write', 'label');
-row('form', 'Search, GET to another origin', submitInput('Search', { formAction: 'https://search.other.example/q' }), 'outward', 'form-elsewhere');
-row('form', 'Save, POST to another origin', submitButton('Save', { formAction: OTHER }), 'outward', 'form-elsewhere');
-row('form', 'Delete, POST to another origin', submitButton('Delete', { formAction: OTHER }), 'outward', 'form-elsewhere');
-row('form', 'Continue, POST to another origin', submitButton('Continue', { formAction: OTHER }), 'outward', 'form-elsewhere');
-row('form', 'same host, other port = elsewhere', submitButton('Save', { formAction: 'https://shop.example:8443/x' }), 'outward', 'form-elsewhere');
-row('form', 'same host, http = elsewhere', submitButton('Save', { formAction: 'http://shop.example/x' }), 'outward', 'form-elsewhere');
-row('form', 'subdomain = elsewhere', submitButton('Save', { formAction: 'https://api.shop.example/x' }), 'outward', 'form-elsewhere');
-row('form', 'javascript: action', submitButton('Go', { formMethod: 'get', formAction: 'javascript:void 0' }), 'outward', 'form-elsewhere');
-row('form', 'unparseable action', submitButton('Go', { formMethod: 'get', formAction: 'http://[bad' }), 'outward', 'form-elsewhere');
-row('form', 'same origin, explicit default port', submitButton('Go', { formMethod: 'get', formAction: 'https://shop.example:443/s' }), 'none', 'none');
-row('form', 'formaction override to elsewhere on a GET button', submitInput('Go', { formAction: OTHER }), 'outward', 'form-elsewhere');
-row('form', 'formmethod override to post', submitInput('Go', { formMethod: 'post' }), 'outward', 'form-submit');
-row('form', 'not a submit: button type=button in a POST form', desc({ tag: 'button', type: 'button', role: 'button', text: 'Preview', label: 'Preview', formMethod: '', formAction: '' }), 'none', 'none');
-row('form', 'submit with a long name is still a command', submitButton('I have read the terms and I want to go on with this'), 'outward', 'form-submit');
 
 // ---------------------------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 
+import * as PATTERNS from '../../extension/lib/redact-patterns.js';
 import { isMarker, isSecretName, redactText, redactValue } from '../../extension/lib/redact.js';
 
 const VECTORS = JSON.parse(await readFile(new URL('../vectors/redact.json', import.meta.url), 'utf8')).vectors;
@@ -52,6 +53,29 @@ test('the rows: three kinds, each name once', () => {
   assert.deepEqual([...kinds].sort(), ['json', 'name', 'text']);
   const names = VECTORS.map((v) => v.name);
   assert.equal(new Set(names).size, names.length, 'row names are unique');
+});
+
+test('redact-patterns.js holds what redact-patterns.json says (the meson test compares the text)', async () => {
+  const DATA_URL = new URL('../../src/core/policy/redact-patterns.json', import.meta.url);
+  const data = JSON.parse(await readFile(DATA_URL, 'utf8'));
+  const { names } = data;
+  assert.deepEqual(PATTERNS.SECRET_SUBSTRINGS, names.substrings.words);
+  assert.deepEqual(PATTERNS.SECRET_WORDS, names.words.words);
+  assert.deepEqual(PATTERNS.SECRET_WORD_SUFFIXES, names.words.suffixes);
+  assert.deepEqual(PATTERNS.SECRET_PAIRS, names.pairs.pairs);
+  assert.deepEqual(PATTERNS.NOT_SECRET_WORDS, names.notSecretWords.words);
+  assert.deepEqual(PATTERNS.META_WORDS, names.metaWords.words);
+  assert.deepEqual(PATTERNS.KEY_SHAPES, data.keyShapes.shapes.map((s) => ({
+    prefix: s.prefix, minBody: s.minBody ?? s.exactBody, exactBody: s.exactBody ?? 0,
+    upperDigits: s.bodyChars === 'A-Z0-9', needsDigit: s.needsDigit === true, name: s.name,
+  })));
+  assert.deepEqual(PATTERNS.AUTH_SCHEMES, data.authSchemes.schemes);
+  assert.deepEqual(PATTERNS.LINE_HEADERS, data.lineHeaders.names);
+  assert.deepEqual(PATTERNS.PHRASES, ['code', 'key'].flatMap((kind) =>
+    data.phrases[kind].phrases.map(([text, name]) => ({ text, name, kind }))));
+  assert.deepEqual(PATTERNS.CONNECTOR_WORDS, data.connectors.words);
+  assert.deepEqual(PATTERNS.CODE_LEADS, data.codeBeforePhrase.leads);
+  assert.deepEqual(PATTERNS.CODE_ENDS, data.codeBeforePhrase.ends);
 });
 
 test('a lone surrogate is repaired, as the C repairs invalid UTF-8', () => {
