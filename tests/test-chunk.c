@@ -273,6 +273,84 @@ test_kept_buffer (void)
   g_assert_cmpuint (chp_chunk_assembler_get_spare_bytes (assembler), ==, 0);
 }
 
+/* What one frame did to an assembler, to compare two assemblers. */
+static char *
+outcome (ChpChunkAssembler *assembler,
+         GString           *whole,
+         const GError      *error)
+{
+  g_autofree char *digest = whole ? g_compute_checksum_for_data (G_CHECKSUM_SHA256,
+                                                                 (const guint8 *) whole->str,
+                                                                 whole->len)
+                                  : NULL;
+
+  return g_strdup_printf ("whole %s (%" G_GSIZE_FORMAT " bytes); error %s %d %s; "
+                          "%u open, %" G_GSIZE_FORMAT " pending",
+                          digest ? digest : "none", whole ? whole->len : 0,
+                          error ? g_quark_to_string (error->domain) : "none",
+                          error ? error->code : 0, error ? error->message : "",
+                          chp_chunk_assembler_get_n_transfers (assembler),
+                          chp_chunk_assembler_get_pending_bytes (assembler));
+}
+
+/* A chunk decoded by itself (on the bridge's worker thread) and then added is the same, to the
+ * assembler and to the sender, as one decoded in place: the same whole message, the same errors
+ * with the same messages in the same order of checks, the same transfers left open. */
+static void
+test_decoded_like_in_place (void)
+{
+  g_autofree char *message = big_message (700000);
+  g_autoptr(GPtrArray) frames = chp_chunk_split (message, 700000, "d1");
+  g_autoptr(ChpChunkAssembler) in_place = chp_chunk_assembler_new ();
+  g_autoptr(ChpChunkAssembler) decoded = chp_chunk_assembler_new ();
+  const char *script[] = {
+    /* Whole, then a gap, a duplicate, a start that is not 0. */
+    frames->pdata[0], frames->pdata[1], frames->pdata[2],
+    frames->pdata[0], frames->pdata[2],
+    frames->pdata[0], frames->pdata[0],
+    frames->pdata[1],
+    /* A total that does not match the size; a slice of the wrong length; not base64url. */
+    "{\"type\":\"chunk\",\"transferId\":\"d3\",\"index\":0,\"total\":5,"
+    "\"originalBytes\":10,\"data\":\"AAAAAAAAAAAAAA\"}",
+    "{\"type\":\"chunk\",\"transferId\":\"d4\",\"index\":0,\"total\":1,"
+    "\"originalBytes\":10,\"data\":\"AAAA\"}",
+    "{\"type\":\"chunk\",\"transferId\":\"d5\",\"index\":0,\"total\":1,"
+    "\"originalBytes\":3,\"data\":\"A*AA\"}",
+    /* Over 16 MiB; a size no slice could have (its own fields disagree). */
+    "{\"type\":\"chunk\",\"transferId\":\"d6\",\"index\":0,\"total\":65,"
+    "\"originalBytes\":16777217,\"data\":\"AA\"}",
+    "{\"type\":\"chunk\",\"transferId\":\"d7\",\"index\":0,\"total\":1,"
+    "\"originalBytes\":16777216,\"data\":\"AA\"}",
+    /* A transfer that changes its size midway. */
+    frames->pdata[0],
+    "{\"type\":\"chunk\",\"transferId\":\"d1\",\"index\":1,\"total\":3,"
+    "\"originalBytes\":700001,\"data\":\"AA\"}",
+    /* And a good one after all that. */
+    frames->pdata[0], frames->pdata[1], frames->pdata[2],
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (script); i++)
+    {
+      g_autoptr(ChpFrame) frame = parse (script[i]);
+      g_autoptr(GBytes) slice = chp_chunk_decode (frame);
+      g_autoptr(GError) error_a = NULL;
+      g_autoptr(GError) error_b = NULL;
+      GString *whole_a = chp_chunk_assembler_add_string (in_place, frame, 1000, &error_a);
+      GString *whole_b = chp_chunk_assembler_add_decoded (decoded, frame, slice, 1000, &error_b);
+      g_autofree char *a = outcome (in_place, whole_a, error_a);
+      g_autofree char *b = outcome (decoded, whole_b, error_b);
+
+      g_test_message ("step %u: %s", i, a);
+      g_assert_cmpstr (a, ==, b);
+      if (i == 2 || i == G_N_ELEMENTS (script) - 1)
+        g_assert_cmpmem (whole_b->str, whole_b->len, message, 700000);
+      if (whole_a != NULL)
+        g_string_free (whole_a, TRUE);
+      if (whole_b != NULL)
+        g_string_free (whole_b, TRUE);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -284,6 +362,7 @@ main (int   argc,
   g_test_add_func ("/chaperone/chunk/gap-duplicate-total", test_gap_duplicate_total);
   g_test_add_func ("/chaperone/chunk/budget-expiry", test_budget_and_expiry);
   g_test_add_func ("/chaperone/chunk/kept-buffer", test_kept_buffer);
+  g_test_add_func ("/chaperone/chunk/decoded-like-in-place", test_decoded_like_in_place);
 
   return g_test_run ();
 }

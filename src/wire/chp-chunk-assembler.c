@@ -152,28 +152,43 @@ slice_len_for (gint64 original_bytes,
   return original_bytes - (total - 1) * (gint64) CHP_CHUNK_SIZE;
 }
 
-/**
- * chp_chunk_assembler_add_string:
- *
- * chp_chunk_assembler_add() for a caller that hands the buffer back: the whole message is a
- * string the caller may change (chp_frame_parse_in_place()) and then give to
- * chp_chunk_assembler_recycle(), so that the next large message reuses its pages.
- *
- * Returns: (transfer full) (nullable): the whole message once its last chunk arrives;
- *   %NULL without an error while more are expected. On error the transfer is dropped.
- */
-GString *
-chp_chunk_assembler_add_string (ChpChunkAssembler  *self,
-                                const ChpFrame     *chunk,
-                                gint64              now_ms,
-                                GError            **error)
+/* Appends @chunk's slice to @bytes: @slice if the caller decoded it already (%NULL when it did
+ * not decode), else decoded here. */
+static gboolean
+append_slice (GString        *bytes,
+              const ChpFrame *chunk,
+              gboolean        predecoded,
+              GBytes         *slice,
+              gsize           expected)
+{
+  gsize old_len = bytes->len;
+
+  if (predecoded)
+    {
+      if (slice == NULL || g_bytes_get_size (slice) != expected)
+        return FALSE;
+
+      g_string_append_len (bytes, g_bytes_get_data (slice, NULL), expected);
+      return TRUE;
+    }
+
+  /* Decoded straight into the message's buffer: a 16 MiB transfer is copied once, not twice. */
+  g_string_set_size (bytes, old_len + expected);
+  return chp_b64url_decode_to (chunk->chunk_data, strlen (chunk->chunk_data),
+                               (guint8 *) bytes->str + old_len, expected, NULL);
+}
+
+static GString *
+add (ChpChunkAssembler  *self,
+     const ChpFrame     *chunk,
+     gboolean            predecoded,
+     GBytes             *slice,
+     gint64              now_ms,
+     GError            **error)
 {
   Transfer *transfer;
   gint64 expected_total;
-  gsize expected, old_len;
-
-  g_return_val_if_fail (self != NULL, NULL);
-  g_return_val_if_fail (chunk != NULL && chunk->type == CHP_FRAME_CHUNK, NULL);
+  gsize expected;
 
   transfer = g_hash_table_lookup (self->transfers, chunk->transfer_id);
 
@@ -250,12 +265,8 @@ chp_chunk_assembler_add_string (ChpChunkAssembler  *self,
       return NULL;
     }
 
-  /* Decoded straight into the message's buffer: a 16 MiB transfer is copied once, not twice. */
   expected = slice_len_for (transfer->original_bytes, transfer->total, chunk->index);
-  old_len = transfer->bytes->len;
-  g_string_set_size (transfer->bytes, old_len + expected);
-  if (!chp_b64url_decode_to (chunk->chunk_data, strlen (chunk->chunk_data),
-                             (guint8 *) transfer->bytes->str + old_len, expected, NULL))
+  if (!append_slice (transfer->bytes, chunk, predecoded, slice, expected))
     {
       g_set_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INVALID_PARAMS,
                    "Chunk %" G_GINT64_FORMAT " of transfer %s has the wrong size or encoding",
@@ -278,6 +289,87 @@ chp_chunk_assembler_add_string (ChpChunkAssembler  *self,
     }
 
   return NULL;
+}
+
+/**
+ * chp_chunk_assembler_add_string:
+ *
+ * chp_chunk_assembler_add() for a caller that hands the buffer back: the whole message is a
+ * string the caller may change (chp_frame_parse_in_place()) and then give to
+ * chp_chunk_assembler_recycle(), so that the next large message reuses its pages.
+ *
+ * Returns: (transfer full) (nullable): the whole message once its last chunk arrives;
+ *   %NULL without an error while more are expected. On error the transfer is dropped.
+ */
+GString *
+chp_chunk_assembler_add_string (ChpChunkAssembler  *self,
+                                const ChpFrame     *chunk,
+                                gint64              now_ms,
+                                GError            **error)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (chunk != NULL && chunk->type == CHP_FRAME_CHUNK, NULL);
+
+  return add (self, chunk, FALSE, NULL, now_ms, error);
+}
+
+/**
+ * chp_chunk_decode:
+ * @chunk: a chunk frame
+ *
+ * Decodes @chunk's slice by itself, to the size its own index, total and originalBytes call
+ * for. It reads nothing but @chunk, so a worker thread may run it (base64url is most of what a
+ * chunk costs); chp_chunk_assembler_add_decoded() then checks the chunk against its transfer
+ * exactly as chp_chunk_assembler_add_string() does. A chunk whose fields disagree with its
+ * transfer fails there, before its slice counts, so the slice's size here is only a bound.
+ *
+ * Returns: (transfer full) (nullable): the slice, or %NULL when the data is not base64url of
+ *   that size
+ */
+GBytes *
+chp_chunk_decode (const ChpFrame *chunk)
+{
+  gsize expected;
+  guint8 *slice;
+
+  g_return_val_if_fail (chunk != NULL && chunk->type == CHP_FRAME_CHUNK, NULL);
+
+  /* Fields that disagree can make this wrap around; nothing over a slice is ever allocated. */
+  expected = slice_len_for (chunk->original_bytes, chunk->total, chunk->index);
+  if (expected > CHP_CHUNK_SIZE)
+    return NULL;
+
+  slice = g_malloc (MAX (expected, 1));
+  if (!chp_b64url_decode_to (chunk->chunk_data, strlen (chunk->chunk_data), slice, expected, NULL))
+    {
+      g_free (slice);
+      return NULL;
+    }
+
+  return g_bytes_new_take (slice, expected);
+}
+
+/**
+ * chp_chunk_assembler_add_decoded:
+ * @slice: (nullable): chp_chunk_decode() of @chunk
+ *
+ * chp_chunk_assembler_add_string() for a chunk whose slice was decoded already: the same checks
+ * in the same order, the same errors (a %NULL @slice is the one for data of the wrong size or
+ * encoding), and the slice copied into the message's buffer.
+ *
+ * Returns: (transfer full) (nullable): as chp_chunk_assembler_add_string()
+ */
+GString *
+chp_chunk_assembler_add_decoded (ChpChunkAssembler  *self,
+                                 const ChpFrame     *chunk,
+                                 GBytes             *slice,
+                                 gint64              now_ms,
+                                 GError            **error)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (chunk != NULL && chunk->type == CHP_FRAME_CHUNK, NULL);
+
+  return add (self, chunk, TRUE, slice, now_ms, error);
 }
 
 /**

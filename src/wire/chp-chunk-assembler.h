@@ -31,6 +31,12 @@ GString           *chp_chunk_assembler_add_string (ChpChunkAssembler *self,
                                                    const ChpFrame    *chunk,
                                                    gint64             now_ms,
                                                    GError           **error);
+GString           *chp_chunk_assembler_add_decoded (ChpChunkAssembler *self,
+                                                    const ChpFrame    *chunk,
+                                                    GBytes            *slice,
+                                                    gint64             now_ms,
+                                                    GError           **error);
+GBytes            *chp_chunk_decode              (const ChpFrame    *chunk);
 GString           *chp_chunk_assembler_take_buffer (ChpChunkAssembler *self,
                                                     gsize              size);
 void               chp_chunk_assembler_recycle   (ChpChunkAssembler *self,

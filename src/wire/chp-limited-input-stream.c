@@ -8,7 +8,12 @@
  * READ_AHEAD_SIZE from the socket at once and serves those small reads from memory. What counts
  * against the budget is what is handed to the reader, never what was read ahead: a byte sitting
  * in the buffer when the owner moves the budget on belongs to the next allowance, as it would
- * had it still been in the kernel's buffer. */
+ * had it still been in the kernel's buffer.
+ *
+ * The owner may also pause the stream while it is behind with what it was already handed: then a
+ * reader that does not block is told to wait, and the stream's sources stop watching the socket,
+ * so libsoup stops reading and TCP holds the peer back, as it did when the owner handled each
+ * message before libsoup read the next. */
 #include "config.h"
 
 #include "chp-limited-input-stream.h"
@@ -31,6 +36,9 @@ struct _ChpLimitedInputStream
   guint8 *buffer;
   gsize   start;
   gsize   end;
+
+  gboolean paused;
+  GSList  *sources;   /* the ReadAheadSources alive, to stop and wake when paused and resumed */
 };
 
 static void pollable_iface_init (GPollableInputStreamInterface *iface);
@@ -141,6 +149,14 @@ read_internal (ChpLimitedInputStream  *self,
   if (count == 0)
     return 0;
 
+  /* As if nothing had arrived: what did waits in the buffer or the socket for the resume. */
+  if (self->paused && !blocking)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK,
+                           "The reader is paused");
+      return -1;
+    }
+
   if (buffered (self) == 0)
     {
       if (count >= READ_AHEAD_SIZE && out != NULL)
@@ -215,33 +231,44 @@ chp_limited_input_stream_is_readable (GPollableInputStream *stream)
 {
   ChpLimitedInputStream *self = CHP_LIMITED_INPUT_STREAM (stream);
 
-  return buffered (self) > 0 ||
-         g_pollable_input_stream_is_readable (G_POLLABLE_INPUT_STREAM (base_stream (self)));
+  return !self->paused &&
+         (buffered (self) > 0 ||
+          g_pollable_input_stream_is_readable (G_POLLABLE_INPUT_STREAM (base_stream (self))));
 }
 
 /* The stream's source: ready while the buffer holds bytes, else when the socket's source (a
  * child) is. A one-shot timeout child, as GConverterInputStream uses, would not do: libsoup may
  * keep its source attached, and a source made while the buffer held bytes would then fire on
  * every iteration after it drained, and one made while it was empty would sleep on a socket
- * with nothing more to say while the buffer still held a frame. */
+ * with nothing more to say while the buffer still held a frame. While the stream is paused the
+ * source has no socket child and is never ready; the resume gives it one back and wakes it. */
 typedef struct
 {
   GSource                source;
   ChpLimitedInputStream *stream;
+  GSource               *socket_source;  /* the child watching the socket; NULL while paused */
 } ReadAheadSource;
+
+static gboolean
+read_ahead_source_ready (GSource *source)
+{
+  ChpLimitedInputStream *stream = ((ReadAheadSource *) source)->stream;
+
+  return !stream->paused && buffered (stream) > 0;
+}
 
 static gboolean
 read_ahead_source_prepare (GSource *source,
                            int     *timeout)
 {
   *timeout = -1;
-  return buffered (((ReadAheadSource *) source)->stream) > 0;
+  return read_ahead_source_ready (source);
 }
 
 static gboolean
 read_ahead_source_check (GSource *source)
 {
-  return buffered (((ReadAheadSource *) source)->stream) > 0;
+  return read_ahead_source_ready (source);
 }
 
 static gboolean
@@ -252,6 +279,9 @@ read_ahead_source_dispatch (GSource     *source,
   /* g_source_set_callback() stores a GSourceFunc; a pollable source's is a GPollableSourceFunc
    * (GLib's own pollable sources do the same). void (*) (void) tells the compiler we know. */
   GPollableSourceFunc func = (GPollableSourceFunc) (void (*) (void)) callback;
+
+  /* The wake-up of a resume (chp_limited_input_stream_set_paused()) is for one dispatch. */
+  g_source_set_ready_time (source, -1);
 
   if (func == NULL)
     {
@@ -266,7 +296,10 @@ read_ahead_source_dispatch (GSource     *source,
 static void
 read_ahead_source_finalize (GSource *source)
 {
-  g_clear_object (&((ReadAheadSource *) source)->stream);
+  ReadAheadSource *self = (ReadAheadSource *) source;
+
+  self->stream->sources = g_slist_remove (self->stream->sources, self);
+  g_clear_object (&self->stream);
 }
 
 /* For g_source_set_closure() and g_source_set_dummy_callback(), which a stream wrapping this
@@ -306,21 +339,32 @@ dummy_cb (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* Children only wake the parent, whose callback sees this stream, not the socket's. */
+static void
+watch_socket (ReadAheadSource *source)
+{
+  g_autoptr(GSource) base_source =
+    g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (base_stream (source->stream)),
+                                           NULL);
+
+  g_source_set_callback (base_source, dummy_cb, NULL, NULL);
+  g_source_add_child_source ((GSource *) source, base_source);
+  source->socket_source = base_source;
+}
+
 static GSource *
 chp_limited_input_stream_create_source (GPollableInputStream *stream,
                                         GCancellable         *cancellable)
 {
   ChpLimitedInputStream *self = CHP_LIMITED_INPUT_STREAM (stream);
   GSource *source = g_source_new (&read_ahead_source_funcs, sizeof (ReadAheadSource));
-  g_autoptr(GSource) base_source =
-    g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (base_stream (self)), NULL);
 
   g_source_set_static_name (source, "ChpLimitedInputStream");
   ((ReadAheadSource *) source)->stream = g_object_ref (self);
+  self->sources = g_slist_prepend (self->sources, source);
 
-  /* Children only wake the parent, whose callback sees this stream, not the socket's. */
-  g_source_set_callback (base_source, dummy_cb, NULL, NULL);
-  g_source_add_child_source (source, base_source);
+  if (!self->paused)
+    watch_socket ((ReadAheadSource *) source);
   if (cancellable != NULL)
     {
       g_autoptr(GSource) cancellable_source = g_cancellable_source_new (cancellable);
@@ -399,4 +443,53 @@ chp_limited_input_stream_set_budget (ChpLimitedInputStream *self,
 
   self->budget = budget;
   self->consumed = 0;
+}
+
+/**
+ * chp_limited_input_stream_set_paused:
+ * @paused: %TRUE to stop reading, %FALSE to go on
+ *
+ * While paused, a read that does not block fails with %G_IO_ERROR_WOULD_BLOCK and no source of
+ * this stream fires, so a pollable reader (libsoup) waits without spinning; bytes keep arriving
+ * only into the socket's buffer, until TCP makes the peer wait. Resuming wakes every source, and
+ * the reader finds what came meanwhile. Blocking reads are not paused. Owner's thread only.
+ */
+void
+chp_limited_input_stream_set_paused (ChpLimitedInputStream *self,
+                                     gboolean               paused)
+{
+  g_return_if_fail (CHP_IS_LIMITED_INPUT_STREAM (self));
+
+  if (self->paused == !!paused)
+    return;
+  self->paused = !!paused;
+
+  for (GSList *l = self->sources; l != NULL; l = l->next)
+    {
+      ReadAheadSource *source = l->data;
+
+      if (g_source_is_destroyed ((GSource *) source))
+        continue;
+
+      if (paused)
+        {
+          if (source->socket_source != NULL)
+            g_source_remove_child_source ((GSource *) source,
+                                          g_steal_pointer (&source->socket_source));
+        }
+      else
+        {
+          if (source->socket_source == NULL)
+            watch_socket (source);
+          g_source_set_ready_time ((GSource *) source, 0);
+        }
+    }
+}
+
+gboolean
+chp_limited_input_stream_get_paused (ChpLimitedInputStream *self)
+{
+  g_return_val_if_fail (CHP_IS_LIMITED_INPUT_STREAM (self), FALSE);
+
+  return self->paused;
 }

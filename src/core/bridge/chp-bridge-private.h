@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-bridge-private.h: shared by the parts of ChpBridge (chp-bridge.c, chp-bridge-pairing.c). */
+/* chp-bridge-private.h: shared by the parts of ChpBridge: chp-bridge.c (lifecycle, listener),
+ * chp-bridge-doors.c, chp-bridge-sessions.c, chp-bridge-calls.c and chp-bridge-pairing.c. */
 #pragma once
 
 #include <libsoup/soup.h>
 
 #include "chp-bridge.h"
+#include "chp-connection.h"
 
 G_BEGIN_DECLS
 
@@ -51,6 +53,18 @@ struct _ChpBridge
 #define CHP_BRIDGE_PREAUTH_BUDGET  (96 * 1024)
 #define CHP_BRIDGE_MESSAGE_BUDGET  (640 * 1024 + 64 * 1024)
 
+enum {
+  SIGNAL_DEVICE_CONNECTED,
+  SIGNAL_DEVICE_DISCONNECTED,
+  SIGNAL_DEVICE_EVENT,
+  N_SIGNALS
+};
+
+extern guint chp_bridge_signals[N_SIGNALS];
+
+typedef struct _ChpBridgePending   ChpBridgePending;    /* chp-bridge-doors.c */
+typedef struct _ChpBridgeHandshake ChpBridgeHandshake;  /* chp-bridge-sessions.c */
+
 gboolean chp_bridge_check_origin   (const char  *origin);
 gboolean chp_bridge_check_upgrade  (ChpBridge         *self,
                                     SoupServerMessage *msg,
@@ -65,5 +79,47 @@ gint64   chp_bridge_now_ms         (void);
 void     chp_bridge_send_json      (SoupWebsocketConnection *ws,
                                     JsonBuilder             *builder);
 JsonBuilder *chp_bridge_begin_message (const char           *type);
+
+/* chp-bridge-doors.c: handlers that chp_bridge_listen() registers; the pending table's entries */
+void     chp_bridge_early_handler_cb (SoupServer              *server,
+                                      SoupServerMessage       *msg,
+                                      const char              *path,
+                                      GHashTable              *query,
+                                      gpointer                 user_data);
+void     chp_bridge_not_found_cb     (SoupServer              *server,
+                                      SoupServerMessage       *msg,
+                                      const char              *path,
+                                      GHashTable              *query,
+                                      gpointer                 user_data);
+void     chp_bridge_pairing_cb       (SoupServer              *server,
+                                      SoupServerMessage       *msg,
+                                      const char              *path,
+                                      SoupWebsocketConnection *ws,
+                                      gpointer                 user_data);
+gboolean chp_bridge_incoming_cb      (GSocketService          *service,
+                                      GSocketConnection       *connection,
+                                      GObject                 *source_object,
+                                      gpointer                 user_data);
+void     chp_bridge_pending_free     (ChpBridgePending        *pending);
+
+/* chp-bridge-sessions.c: the /extension handler and the handshakes' entries */
+void     chp_bridge_extension_cb     (SoupServer              *server,
+                                      SoupServerMessage       *msg,
+                                      const char              *path,
+                                      SoupWebsocketConnection *ws,
+                                      gpointer                 user_data);
+void     chp_bridge_handshake_free   (ChpBridgeHandshake      *handshake);
+
+/* chp-bridge-calls.c: a browser's request to the engine, and the engine's own method */
+void     chp_bridge_connection_request_cb (ChpConnection     *connection,
+                                           const char        *id,
+                                           const char        *method,
+                                           JsonNode          *params,
+                                           gpointer           user_data);
+void     chp_bridge_engine_info_method    (ChpBridge         *self,
+                                           ChpDevice         *device,
+                                           JsonNode          *params,
+                                           GTask             *task,
+                                           gpointer           user_data);
 
 G_END_DECLS

@@ -1,42 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-connection.c: frames in and out of one authenticated socket. It knows nothing of
- * devices or sessions: it parses, reassembles, answers pings and reports what came in. */
+ * devices or sessions: it parses, reassembles, answers pings and reports what came in (in the
+ * order it came: chp-connection-inbox.c). */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-connection"
 
-#include "chp-connection.h"
+#include "chp-connection-private.h"
 
-#include "chp-chunk-assembler.h"
 #include "chp-crypto.h"
-#include "chp-frame.h"
-#include "chp-limited-input-stream.h"
 #include "chp-protocol-error.h"
 
 #include <string.h>
-
-struct _ChpConnection
-{
-  GObject parent_instance;
-
-  SoupWebsocketConnection *ws;
-  ChpLimitedInputStream *limiter;
-  char *connection_id;
-  char *device_id;
-
-  ChpChunkAssembler *assembler;
-  GHashTable *incoming;          /* ids of the peer's requests we have not answered */
-
-  guint heartbeat_ms;
-  guint heartbeat_source;
-  guint expire_source;
-  gint64 ping_sequence;
-  gint64 ping_sent_us;
-  guint missed_pongs;
-  double rtt_ms;
-
-  gboolean closed;
-};
 
 enum {
   PROP_0,
@@ -58,8 +33,8 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (ChpConnection, chp_connection, G_TYPE_OBJECT)
 
-static gint64
-now_ms (void)
+gint64
+chp_connection_now_ms (void)
 {
   return g_get_real_time () / 1000;
 }
@@ -75,8 +50,8 @@ send_chunk_cb (const char *frame,
 static gboolean expire_cb (gpointer user_data);
 
 /* The expiry timer runs while a transfer is open or a large buffer is kept for reuse. */
-static void
-ensure_expire_timer (ChpConnection *self)
+void
+chp_connection_ensure_expire_timer (ChpConnection *self)
 {
   if (self->expire_source == 0 && !self->closed)
     self->expire_source = g_timeout_add_seconds (5, expire_cb, self);
@@ -122,16 +97,16 @@ send_buffer (ChpConnection *self,
              GString       *buffer)
 {
   send_text_len (self, buffer->str, buffer->len);
-  chp_chunk_assembler_recycle (self->assembler, buffer, now_ms ());
+  chp_chunk_assembler_recycle (self->assembler, buffer, chp_connection_now_ms ());
   if (chp_chunk_assembler_get_spare_bytes (self->assembler) > 0)
-    ensure_expire_timer (self);
+    chp_connection_ensure_expire_timer (self);
 }
 
-static void
-send_frame_error (ChpConnection *self,
-                  const GError  *error,
-                  const char    *id,
-                  const char    *transfer_id)
+void
+chp_connection_send_frame_error (ChpConnection *self,
+                                 const GError  *error,
+                                 const char    *id,
+                                 const char    *transfer_id)
 {
   g_autofree char *text = chp_frame_build_error (chp_protocol_error_code_of (error),
                                                  error->message, id, transfer_id);
@@ -140,9 +115,9 @@ send_frame_error (ChpConnection *self,
   send_text (self, text);
 }
 
-static void
-dispatch (ChpConnection  *self,
-          ChpFrame       *frame)
+void
+chp_connection_dispatch (ChpConnection  *self,
+                         ChpFrame       *frame)
 {
   switch (frame->type)
     {
@@ -205,7 +180,8 @@ dispatch (ChpConnection  *self,
 
     case CHP_FRAME_PING:
       {
-        g_autofree char *text = chp_frame_build_pong (frame->sequence, frame->timestamp, now_ms ());
+        g_autofree char *text = chp_frame_build_pong (frame->sequence, frame->timestamp,
+                                                      chp_connection_now_ms ());
 
         send_text (self, text);
       }
@@ -234,7 +210,7 @@ dispatch (ChpConnection  *self,
 
         g_set_error (&error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_UNSUPPORTED,
                      "A \"%s\" frame is not allowed here", frame->type_name);
-        send_frame_error (self, error, NULL, NULL);
+        chp_connection_send_frame_error (self, error, NULL, NULL);
       }
       break;
     }
@@ -245,7 +221,7 @@ expire_cb (gpointer user_data)
 {
   ChpConnection *self = user_data;
 
-  if (chp_chunk_assembler_expire (self->assembler, now_ms ()) > 0)
+  if (chp_chunk_assembler_expire (self->assembler, chp_connection_now_ms ()) > 0)
     g_debug ("Connection %s: dropped an idle chunked transfer", self->connection_id);
 
   if (chp_chunk_assembler_get_n_transfers (self->assembler) == 0 &&
@@ -259,90 +235,19 @@ expire_cb (gpointer user_data)
 }
 
 static void
-handle_chunk (ChpConnection *self,
-              ChpFrame      *chunk)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ChpFrame) inner = NULL;
-  GString *whole;
-
-  whole = chp_chunk_assembler_add_string (self->assembler, chunk, now_ms (), &error);
-  if (error != NULL)
-    {
-      send_frame_error (self, error, NULL, chunk->transfer_id);
-      return;
-    }
-
-  if (whole == NULL)
-    {
-      ensure_expire_timer (self);
-      return;
-    }
-
-  /* The assembler's buffer: nothing else holds it, so the parser may end its strings in place.
-   * The frame keeps copies of its own, so the buffer goes back for the next large message
-   * before anything is dispatched (a handler may answer at once, and reuse it). */
-  inner = chp_frame_parse_in_place (whole->str, whole->len, &error);
-  chp_chunk_assembler_recycle (self->assembler, whole, now_ms ());
-  if (chp_chunk_assembler_get_spare_bytes (self->assembler) > 0)
-    ensure_expire_timer (self);
-  if (inner == NULL)
-    {
-      send_frame_error (self, error, NULL, chunk->transfer_id);
-      return;
-    }
-
-  if (inner->type == CHP_FRAME_CHUNK || inner->type == CHP_FRAME_HANDSHAKE)
-    {
-      g_set_error_literal (&error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INVALID_PARAMS,
-                           "A chunked transfer must carry a request, response or event");
-      send_frame_error (self, error, NULL, chunk->transfer_id);
-      return;
-    }
-
-  dispatch (self, inner);
-}
-
-static void
 message_cb (SoupWebsocketConnection *ws,
             gint                     type,
             GBytes                  *message,
             gpointer                 user_data)
 {
   ChpConnection *self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ChpFrame) frame = NULL;
-  g_autoptr(GObject) guard G_GNUC_UNUSED = g_object_ref (G_OBJECT (self));
-  const char *data;
-  gsize len;
-
-  if (self->limiter != NULL)
-    chp_limited_input_stream_set_budget (self->limiter, CHP_CONNECTION_MESSAGE_BUDGET);
-
-  if (type != SOUP_WEBSOCKET_DATA_TEXT)
-    {
-      g_set_error_literal (&error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INVALID_PARAMS,
-                           "Frames are JSON text, not binary");
-      send_frame_error (self, error, NULL, NULL);
-      return;
-    }
 
   /* A whole message arrived: the next one gets a fresh allowance. */
   if (self->limiter != NULL)
     chp_limited_input_stream_set_budget (self->limiter, CHP_CONNECTION_MESSAGE_BUDGET);
 
-  data = g_bytes_get_data (message, &len);
-  frame = chp_frame_parse (data, len, &error);
-  if (frame == NULL)
-    {
-      send_frame_error (self, error, NULL, NULL);
-      return;
-    }
-
-  if (frame->type == CHP_FRAME_CHUNK)
-    handle_chunk (self, frame);
-  else
-    dispatch (self, frame);
+  /* Handled in the order it arrived, here or on a worker thread (chp-connection-inbox.c). */
+  chp_connection_inbox_push (self, type, message);
 }
 
 static void
@@ -364,9 +269,22 @@ closed_cb (SoupWebsocketConnection *ws,
 
   self->closed = TRUE;
   stop_timers (self);
+  chp_connection_inbox_unpause (self);
+
+  /* What arrived before the close is handled before anyone hears of it, as when each message
+   * was handled as it arrived: the inbox says "closed" once it is empty. */
+  if (chp_connection_inbox_is_empty (self))
+    chp_connection_emit_closed (self);
+  else
+    self->close_pending = TRUE;
+}
+
+void
+chp_connection_emit_closed (ChpConnection *self)
+{
   g_signal_emit (self, signals[SIGNAL_CLOSED], 0,
-                 (guint) soup_websocket_connection_get_close_code (ws),
-                 soup_websocket_connection_get_close_data (ws));
+                 (guint) soup_websocket_connection_get_close_code (self->ws),
+                 soup_websocket_connection_get_close_data (self->ws));
 }
 
 static void
@@ -404,6 +322,7 @@ chp_connection_dispose (GObject *object)
   ChpConnection *self = CHP_CONNECTION (object);
 
   stop_timers (self);
+  chp_connection_inbox_unpause (self);
   if (self->ws != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->ws, self);
@@ -421,6 +340,7 @@ chp_connection_finalize (GObject *object)
 {
   ChpConnection *self = CHP_CONNECTION (object);
 
+  chp_connection_inbox_clear (self);
   g_clear_pointer (&self->assembler, chp_chunk_assembler_free);
   g_clear_pointer (&self->incoming, g_hash_table_unref);
   g_clear_pointer (&self->connection_id, g_free);
@@ -641,7 +561,7 @@ chp_connection_ping (ChpConnection *self)
 
   self->ping_sequence++;
   self->ping_sent_us = g_get_monotonic_time ();
-  text = chp_frame_build_ping (self->ping_sequence, now_ms ());
+  text = chp_frame_build_ping (self->ping_sequence, chp_connection_now_ms ());
   send_text (self, text);
 }
 
@@ -653,6 +573,8 @@ chp_connection_close (ChpConnection *self,
   g_return_if_fail (CHP_IS_CONNECTION (self));
 
   stop_timers (self);
+  /* The peer's answer to the close must be read, whatever waits in the inbox. */
+  chp_connection_inbox_unpause (self);
   if (soup_websocket_connection_get_state (self->ws) == SOUP_WEBSOCKET_STATE_OPEN)
     soup_websocket_connection_close (self->ws, code, reason);
 }
