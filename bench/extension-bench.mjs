@@ -13,6 +13,9 @@
 //   --engine=PATH  the engine harness (default: $CHAPERONE_TEST_ENGINE, else build/tests/chaperone-test-engine)
 //
 // What is measured:
+//   0. in this process, no browser needed: the URL floor on hostile URLs and a 10 MB one, and
+//      redaction of 1 MiB of hard input and of a value with 2^40 shared paths (the unit tests check
+//      their answers and that they end; the time is measured here).
 //   1. browser.context on big.html (10,000 elements), N times, interleaved one for one with
 //      Playwright's `page.locator('body').ariaSnapshot()` of the same tab.
 //   2. browser.node.action {ref, action:'click'} on handoff.html's button, N times, interleaved one
@@ -105,6 +108,44 @@ function header(title) {
 const loadStart = loadavg();
 console.log(`\nChaperone extension benchmark (${opts.quick ? 'quick' : 'full'}: ${N_CONTEXT} captures, ${N_CLICK} clicks)`);
 console.log(`start: ${uptimeLine()}`);
+
+// ---- the extension's own bounded checks, in this process (no browser needed) -------------------
+// What the unit tests used to assert as time bounds (tests/js/ext-floor, ext-redact): the tests
+// now check that these answer right and end; how fast is measured here.
+{
+  const { floorLevel } = await import('../extension/lib/floor.js');
+  const { redactText, redactValue } = await import('../extension/lib/redact.js');
+  const timed = (fn, n) => {
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      fn();
+      out.push(performance.now() - t0);
+    }
+    return out;
+  };
+  const reps = opts.quick ? 3 : 10;
+  header('the extension\'s checks on hostile input (this process)');
+  const hostile = [
+    `https://${'a.'.repeat(30000)}com/`, `https://${'%41'.repeat(20000)}/`,
+    `https://chrome.google.com/${'../'.repeat(20000)}webstore`, `https://bank.example/${'/'.repeat(60000)}`,
+    `https://[${':'.repeat(60000)}]/`, `https://xn--${'a'.repeat(60000)}/`, `https://${'\u0430'.repeat(30000)}/`,
+    `blob:${'blob:'.repeat(13000)}`,
+  ];
+  row('floor: a hostile URL (8 kinds, ~60 KB)', hostile.flatMap((u) => timed(() => floorLevel(u), reps)));
+  const huge = `https://bank.com/${'x'.repeat(10_000_000)}`;
+  row('floor: a 10 MB URL (refused unparsed)', timed(() => floorLevel(huge), reps));
+  const units = ['"password":"', 'Bearer ', 'eyJhbGciOiJIUzI1NiJ9.', '4111 ', 'verification code ', '?code='];
+  row('redact: 1 MiB of one hard unit (6 kinds)', units.flatMap((u) => {
+    const text = u.repeat(Math.ceil((1024 * 1024) / u.length));
+    return timed(() => redactText(text), Math.max(1, reps >> 1));
+  }));
+  const page = 'Hello, world. Sign in with password: hunter22 and token=abc; '.repeat(20000);
+  row('redact: 1.2 MB of page text with 20,000 secrets', timed(() => redactText(page), reps));
+  let shared = { token: 'abc' };
+  for (let i = 0; i < 40; i++) shared = { a: shared, b: shared };
+  row('redact: a value with 2^40 shared paths', timed(() => redactValue(shared), reps));
+}
 
 const whyNot = browserWhyNot()
   ?? (ENGINE_PATH && existsSync(ENGINE_PATH) ? null

@@ -535,12 +535,11 @@ async function rawCdp(sites) {
     pending.set(mid, ok);
     ws.send(JSON.stringify({ id: mid, method, params, ...(sessionId ? { sessionId } : {}) }));
   });
-  let targetId = null;
-  for (let i = 0; i < 100 && !targetId; i++) {
+  const { until } = await import('../tests/lib/until.mjs');
+  const targetId = await until(async () => {
     const { result } = await send('Target.getTargets');
-    targetId = result.targetInfos.find((t) => t.type === 'page' && t.url.includes('mcp-compose'))?.targetId;
-    if (!targetId) await H.sleep(100);
-  }
+    return result.targetInfos.find((t) => t.type === 'page' && t.url.includes('mcp-compose'))?.targetId;
+  }, { timeout: 10000, what: 'the compose page among the CDP targets' });
   const { result: { sessionId } } = await send('Target.attachToTarget', { targetId, flatten: true });
   const times = [];
   for (let i = 0; i < 20 + N.cdp; i++) {

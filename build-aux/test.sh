@@ -43,13 +43,19 @@ ninja -C build
 run_suite "tests" build
 
 if [ "${1:-}" != "--quick" ]; then
-  # The same suites with sanitizers. GTK and fontconfig keep caches for the whole process life,
-  # so leak reports there are not ours; everything else aborts on the first finding.
+  # The same suites with sanitizers, the GTK end-to-end tests included (the app under ASan is
+  # driven through the accessibility tree as in the plain pass). LeakSanitizer is on: every test
+  # process, every engine harness told to quit and every app an end-to-end test stops is checked
+  # for leaks when it exits, and a leak fails its test. tests/lsan-suites.supp names the leaks
+  # that belong to libraries (fontconfig's caches, GLib's g_set_user_dirs), never one of ours.
+  # Everything aborts on the first finding.
   configure build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
     -Dbuildtype=debug
   ninja -C build-asan
-  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    run_suite "tests under ASan+UBSan" build-asan --no-suite data --no-suite fuzz
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+  LSAN_OPTIONS=suppressions=$here/tests/lsan-suites.supp:print_suppressions=0 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    run_suite "tests under ASan+UBSan+LSan" build-asan --no-suite data --no-suite fuzz
 
   # libFuzzer needs clang; a short run on the committed corpus (see tests/fuzz/README.md).
   CC=clang configure build-fuzz -Dwerror=true -Dui=false -Dfuzzing=true -Db_sanitize=address,undefined \

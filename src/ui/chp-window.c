@@ -560,10 +560,52 @@ chp_window_init (ChpWindow *self)
   update_page (self);
 }
 
+/* The keyboard shortcuts window exists only while it is shown. GtkApplication builds it with
+ * every application window and keeps it hidden; GTK 4.8's AT-SPI root answers GetChildAtIndex
+ * past its last shown window with the last toplevel, and a never-shown one has no object path:
+ * a screen reader's walk racing a dialog's close then crashed the app (g_variant_new with a NULL
+ * path). Built on demand and destroyed on close, no hidden toplevel is left to answer with. */
+static gboolean
+shortcuts_close_request_cb (GtkWindow            *shortcuts,
+                            GtkApplicationWindow *window)
+{
+  gtk_application_window_set_help_overlay (window, NULL);
+  return GDK_EVENT_STOP;
+}
+
+static void
+show_shortcuts (GSimpleAction *action,
+                GVariant      *parameter,
+                gpointer       user_data)
+{
+  GtkApplicationWindow *window = user_data;
+  GtkShortcutsWindow *shortcuts = gtk_application_window_get_help_overlay (window);
+
+  if (shortcuts == NULL)
+    {
+      g_autoptr (GtkBuilder) builder =
+        gtk_builder_new_from_resource ("/io/github/chaperone/Chaperone/gtk/help-overlay.ui");
+
+      shortcuts = GTK_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
+      gtk_application_window_set_help_overlay (window, shortcuts);
+      g_signal_connect_object (shortcuts, "close-request", G_CALLBACK (shortcuts_close_request_cb),
+                               window, G_CONNECT_DEFAULT);
+    }
+  gtk_window_present (GTK_WINDOW (shortcuts));
+}
+
 ChpWindow *
 chp_window_new (GtkApplication *application)
 {
+  g_autoptr (GSimpleAction) show = g_simple_action_new ("show-help-overlay", NULL);
+  ChpWindow *self;
+
   g_return_val_if_fail (GTK_IS_APPLICATION (application), NULL);
 
-  return g_object_new (CHP_TYPE_WINDOW, "application", application, NULL);
+  self = g_object_new (CHP_TYPE_WINDOW, "application", application, NULL);
+  gtk_application_window_set_help_overlay (GTK_APPLICATION_WINDOW (self), NULL);
+  g_signal_connect_object (show, "activate", G_CALLBACK (show_shortcuts), self, G_CONNECT_DEFAULT);
+  g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (show));
+
+  return self;
 }

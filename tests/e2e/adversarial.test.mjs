@@ -30,7 +30,8 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
 import { startFixtureServer } from '../fixtures/serve.mjs';
-import { Browser, EXTENSION_ORIGIN, browserWhyNot, closePage, until } from './browser-harness.mjs';
+import { Browser, EXTENSION_ORIGIN, browserWhyNot, closePage, domWait } from './browser-harness.mjs';
+import { deadline, until, watch } from '../lib/until.mjs';
 import * as H from './mcp-harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -170,10 +171,32 @@ async function openIn(lane, entry, query = '') {
   }
 }
 
-/** After an act that was done: lets a navigation it started begin and finish; → the tab's URL. */
-async function settleNavigation(lane) {
-  await H.sleep(200);
-  await lane.page.waitForLoadState('load', { timeout: 5000 }).catch(() => {});
+/**
+ * Counts the main-frame navigations of a lane's tab from now on; `stop()` when done.
+ * → {count(), next(after, what)}
+ */
+function navigationsOf(page) {
+  let n = 0;
+  const seen = watch();
+  const on = (frame) => { if (frame === page.mainFrame()) { n += 1; seen.notify(); } };
+  page.on('framenavigated', on);
+  return {
+    count: () => n,
+    next: (after, what) => seen.when(() => n > after, { timeout: 10000, what }),
+    stop: () => page.off('framenavigated', on),
+  };
+}
+
+/**
+ * After an act that was done (`entry`, its log entry): when the act says it started a navigation
+ * (changes.navigating or urlChanged), waits for the tab to commit it and load. → the tab's URL.
+ */
+async function settleNavigation(lane, entry, navs, before) {
+  const changes = entry?.result?.structuredContent?.changes ?? {};
+  if (changes.navigating || changes.urlChanged || navs.count() > before) {
+    await navs.next(before, `the navigation ${entry.tool} started in ${lane.name}`);
+    await lane.page.waitForLoadState('load', { timeout: 10000 });
+  }
   return lane.page.url();
 }
 
@@ -269,11 +292,19 @@ async function attackPage(entry, lane) {
           if (!same) continue;
           ref = same.ref;
         }
-        const c = await h.call('browser_act', { tab, ref, action: 'click' });
+        const navs = navigationsOf(lane.page);
+        let c;
+        let url;
+        try {
+          c = await h.call('browser_act', { tab, ref, action: 'click' });
+          url = c.outcome === 'ok' ? await settleNavigation(lane, c, navs, 0) : lane.page.url();
+        } finally {
+          navs.stop();
+        }
         run.clicks.push({ name: target.name, outcome: c.outcome, result: c.result });
         refsFresh = c.outcome !== 'ok';
         // Left the page (a link, or a submit that got through): one more look, then stop.
-        if (c.outcome === 'ok' && !(await settleNavigation(lane)).includes(`/adversarial/${entry.file}`)) {
+        if (c.outcome === 'ok' && !url.includes(`/adversarial/${entry.file}`)) {
           const look = await h.call('browser_snapshot', { tab });
           run.snapshots.push(look.outcome);
           run.leftTo = lane.page.url();
@@ -283,9 +314,16 @@ async function attackPage(entry, lane) {
     }
     // And the bank, directly.
     run.urlBeforeNavigate = lane.page.url();
-    const nav = await h.call('browser_navigate', { tab, url: `http://${BANK_HOST}:${W.sites.portA}/adversarial/bank-home.html` });
-    run.navigate = nav.outcome;
-    run.navigatedTo = await settleNavigation(lane);
+    const navs = navigationsOf(lane.page);
+    try {
+      const nav = await h.call('browser_navigate', { tab, url: `http://${BANK_HOST}:${W.sites.portA}/adversarial/bank-home.html` });
+      run.navigate = nav.outcome;
+      // A navigate that was done has committed its page by the time it answers (it answers with
+      // the new document); one that was refused started nothing.
+      run.navigatedTo = nav.outcome === 'ok' ? await settleNavigation(lane, nav, navs, 0) : lane.page.url();
+    } finally {
+      navs.stop();
+    }
   } catch (err) {
     run.error = String(err?.stack ?? err);
   } finally {
@@ -360,18 +398,16 @@ before(async () => {
   // The grant: Control (+ navigate, so that the agent's navigation to the bank meets the floor,
   // not a missing scope) on every tab the popup offers.
   // The popup lists the window's tabs as it opens; a tab still settling may be missing from the
-  // first look, so it looks again (a person would reopen it) before counting a tab as not offered.
+  // first look, and the popup does not redraw for it: it is opened again (as a person would),
+  // until every tab is offered.
   let offered = [];
   const people = [...W.lanes, ...Object.values(W.special)];
-  for (let look = 0; look < 10 && offered.length < people.length; look++) {
-    if (look > 0) await H.sleep(300);
+  await until(async () => {
     await popup.reload();
     offered = [];
     for (const t of people) if (await popup.$(`#tab-${await W.browser.tabIdOf(t.page)}`)) offered.push(t);
-  }
-  for (const t of people) {
-    if (!offered.includes(t)) W.setupNotes.push(`the popup does not offer the ${t.name} tab (${t.page.url()})`);
-  }
+    return offered.length === people.length;
+  }, { timeout: 10000, what: `the popup to offer every tab (${people.map((t) => t.name).join(', ')})` });
   await W.browser.grant(popup, { pages: offered.map((t) => t.page), preset: 'control',
                                  extras: ['browser.tab.navigate'], label: 'Adversarial' });
   await popup.close();
@@ -382,7 +418,7 @@ before(async () => {
     const tabs = await until(async () => {
       const list = await agentTabs(scout);
       return list.length >= offered.length ? list : null;
-    }, { timeoutMs: 10000, what: 'browser_tabs to list the granted tabs' });
+    }, { timeout: 10000, what: 'browser_tabs to list the granted tabs' });
     for (let i = 0; i < LANES; i++) {
       W.lanes[i].tab = tabs.find((t) => (t.url ?? '').includes(`lane=${i}`))?.tab;
       assert.ok(W.lanes[i].tab, `lane ${i} listed: ${JSON.stringify(tabs)}`);
@@ -606,7 +642,7 @@ test('a page that changes after a hold: approving it answers changed, and nothin
         await other.page.bringToFront();
         await lane.page.bringToFront();
       }
-      const changed = await until(() => lane.page.evaluate(() => window.__changed === true), { timeoutMs: 4000, what: 'the page to change' })
+      const changed = await domWait(lane.page, () => window.__changed === true, null, { timeout: 4000, what: 'the page to change' })
         .catch(() => false);
       if (!changed) await lane.page.evaluate(() => window.__mutate());
       const resolved = await approveHold(holdId);
@@ -660,34 +696,103 @@ test('the loop guard: the same click three times in one session, the third answe
 
 // ---- other doors ------------------------------------------------------------------------------------
 
-test('other doors: tools that could submit a form some other way are refused or held (when the build has them)', { skip, timeout: 30000 }, async () => {
+/**
+ * Every tool an agent can call, and how this test tries it as a way to send the door page's form
+ * (post-continue.html: a "Continue" button that POSTs to the sink). A tool listed by the relay and
+ * missing here fails the test: a new door must be tried before it ships.
+ */
+const DOORS = {
+  async browser_tabs(h) { return [(await h.call('browser_tabs')).outcome]; },
+  async browser_snapshot(h, d) { return [(await h.call('browser_snapshot', { tab: d.tab })).outcome]; },
+  async browser_inspect(h, d) { return [(await h.call('browser_inspect', { tab: d.tab, ref: d.ref })).outcome]; },
+  async browser_act(h, d, tool) {
+    // Every action the schema offers, on the button that sends.
+    const actions = tool.inputSchema?.properties?.action?.enum ?? ['click'];
+    const out = [];
+    for (const action of actions) {
+      const args = { tab: d.tab, ref: action === 'fill' ? d.field ?? d.ref : d.ref, action };
+      if (action === 'fill') args.value = 'x=1';
+      out.push(`${action}:${(await h.call('browser_act', args)).outcome}`);
+    }
+    return out;
+  },
+  async browser_navigate(h, d) {
+    // A script or a document of the agent's own that would post the form. (A plain GET within
+    // the granted site is what navigate is for, and sends no form.)
+    const out = [];
+    for (const url of ['javascript:document.forms[0].submit()',
+                       `data:text/html,<form method=post action="${d.sink}"></form><script>document.forms[0].submit()</script>`]) {
+      out.push(`${url.split(':')[0]}:${(await h.call('browser_navigate', { tab: d.tab, url })).outcome}`);
+    }
+    return out;
+  },
+  async browser_handoff(h, d) {
+    const r = await h.call('browser_handoff', { tab: d.tab, reason: 'login', message: 'Press Continue for me' });
+    d.handoffs.push(r.result?.structuredContent?.id);
+    return [r.outcome];
+  },
+  async browser_wait(h) { return [(await h.call('browser_wait', { id: 'b1:k-not-a-hold', timeoutMs: 100 })).outcome]; },
+  async browser_plan(h, d) {
+    const site = new URL(d.sink).hostname;
+    const r = await h.call('browser_plan', { summary: 'Continue the form', steps: [{ kind: 'create', site, summary: 'Press Continue' }] });
+    d.plans.push(r.result?.structuredContent?.id);
+    // The plan waits for the person: a click under it is still held.
+    const click = await h.call('browser_act', { tab: d.tab, ref: d.ref, action: 'click' });
+    return [r.outcome, `click under a waiting plan:${click.outcome}`];
+  },
+  async browser_stop(h, d) {
+    const r = await h.call('browser_stop', { reason: 'the other-doors test' });
+    const after = await h.call('browser_act', { tab: d.tab, ref: d.ref, action: 'click' });
+    return [r.outcome, `click after stop:${after.outcome}`];
+  },
+};
+
+test('other doors: every tool the relay lists is tried as a way to send the form; none sends, and an unknown tool fails', { skip, timeout: 60000 }, async () => {
   const h = new Hostile('other-doors');
+  const d = { handoffs: [], plans: [] };
   try {
     await h.open();
     const { tools } = await h.agent.client.listTools();
     const names = tools.map((t) => t.name);
     assert.deepEqual(names.filter((n) => /approve|resume|unpause|grant|pair/i.test(n)), [], 'no tool approves anything');
+    assert.deepEqual(names.filter((n) => !(n in DOORS)), [], 'tools this test does not know how to try');
+
     const lane = W.lanes[1];
     const entry = INDEX.find((e) => e.file === 'post-continue.html');
     await openIn(lane, entry, '?door=1');
+    d.tab = lane.tab;
+    d.sink = `${W.sites.originA}/adversarial/sink/other-doors`;
+    const snap = await h.call('browser_snapshot', { tab: lane.tab });
+    const nodes = nodesOfSnapshot(snap.result);
+    d.ref = nodes.find((n) => nodeName(n) === 'Continue')?.ref;
+    d.field = nodes.find(isField)?.ref;
+    assert.ok(d.ref, `the door page's Continue button: ${H.textOf(snap.result).slice(0, 400)}`);
     const before = W.sites.sinkLog().length;
+
+    // browser_stop last: after it every call is refused, which would hide the doors after it.
+    const order = [...names.filter((n) => n !== 'browser_stop'), ...names.filter((n) => n === 'browser_stop')];
     const tried = [];
-    const sink = `${W.sites.originA}/adversarial/sink/other-doors`;
-    if (names.includes('browser_eval')) {
-      tried.push(['browser_eval', (await h.call('browser_eval', { tab: lane.tab, expression: 'document.forms[0].submit(), 1' })).outcome]);
+    for (const name of order) {
+      // A paused session (the loop guard) is replaced by Hostile.call; the door is still tried.
+      tried.push(`${name}→${(await DOORS[name](h, d, tools.find((t) => t.name === name))).join('/')}`);
     }
-    if (names.includes('browser_api')) {
-      tried.push(['browser_api', (await h.call('browser_api', { tab: lane.tab, method: 'POST', url: sink, body: 'x=1' })).outcome]);
-    }
-    if (names.includes('browser_batch')) {
-      const snap = await h.call('browser_snapshot', { tab: lane.tab });
-      const ref = nodesOfSnapshot(snap.result).find((n) => nodeName(n) === 'Continue')?.ref ?? 'e1';
-      tried.push(['browser_batch', (await h.call('browser_batch', { tab: lane.tab, steps: [{ tool: 'browser_act', ref, action: 'click' }] })).outcome]);
-    }
-    console.log(`# adversarial: other doors tried: ${tried.map((t) => t.join('→')).join(', ') || 'none in this build'}`);
-    assert.deepEqual(W.sites.sinkLog().slice(before), [], 'nothing sent through another tool');
+    console.log(`# adversarial: other doors tried: ${tried.join(', ')}`);
+    assert.equal(tried.length, names.length, 'every listed tool was tried');
+    assert.deepEqual(W.sites.sinkLog().slice(before), [], 'nothing sent through any tool');
+    assert.ok(!tried.some((t) => /\bclick:ok\b/.test(t)), `the sending click was never done: ${tried}`);
+    assert.ok(tried.some((t) => t.includes('click under a waiting plan:held')), `a waiting plan holds the click: ${tried}`);
+    assert.ok(tried.some((t) => t.includes('click after stop:stopped')), `a stop refuses the click: ${tried}`);
   } finally {
     await h.close();
+    // Put the world back for the tests after this one: resume, and end what was asked of the person.
+    await W.engine.command({ cmd: 'resume-all' }).catch(() => {});
+    for (const id of d.plans.filter(Boolean)) await W.engine.command({ cmd: 'decide-plan', planId: id, approve: false }).catch(() => {});
+    const handoffs = (await W.engine.command({ cmd: 'handoffs' }).catch(() => null))?.result ?? [];
+    for (const ho of Array.isArray(handoffs) ? handoffs : []) {
+      if (ho.state === 'waiting') {
+        await W.engine.command({ cmd: 'resolve-handoff', deviceId: W.deviceId, handoffId: ho.handoffId, outcome: 'cancelled' }).catch(() => {});
+      }
+    }
   }
 });
 
@@ -736,8 +841,7 @@ test('positive control: the same controls clicked by the person (Playwright) do 
       t.push(Date.now());
       await inFront(lane.page, () => lane.page.locator(entry.sends).first().click({ force: true, noWaitAfter: true, timeout: 10000 }));
       t.push(Date.now());
-      await until(() => W.sites.sinkLog().slice(before).some((s) => s.path.startsWith(path)),
-                  { timeoutMs: 8000, what: `a request to ${path}` });
+      await W.sites.sinkWait((s) => s.path.startsWith(path), { after: before, timeout: 8000, what: `a request to ${path}` });
       t.push(Date.now());
       timings.push({ file: entry.file, open: t[1] - t[0], click: t[2] - t[1], sink: t[3] - t[2] });
     } catch (err) {

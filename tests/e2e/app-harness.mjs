@@ -3,7 +3,6 @@
 // folders, and the accessibility tree through which a test presses its buttons as a person would.
 
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -11,32 +10,17 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
+import { deadline } from '../lib/until.mjs';
+
 const here = dirname(fileURLToPath(import.meta.url));
 const driver = join(here, 'atspi-driver.py');
 export const APP = process.env.CHAPERONE_APP ? resolve(process.env.CHAPERONE_APP) : null;
 export const run = promisify(execFile);
 
-// GTK 4.8's AT-SPI code can crash the app when a client walks the accessibility tree while the
-// window changes pages: a child's object path is still NULL (gtkatspicontext.c answers
-// GetChildAtIndex with it). Under AddressSanitizer the app is slow enough that the tests' walks
-// hit that window often; the same tests run in the plain build. (The engine-only end-to-end
-// tests do run under ASan.)
-export function sanitized(path) {
-  try {
-    return readFileSync(path).includes('__asan_init');
-  } catch {
-    return false;
-  }
-}
-
 export function whyNot() {
   if (!APP) return 'CHAPERONE_APP is not set (meson sets it when the UI is built)';
   if (!process.env.DISPLAY) return 'no DISPLAY: run under xvfb-run';
   if (!process.env.DBUS_SESSION_BUS_ADDRESS) return 'no session bus: run under dbus-run-session';
-  if (sanitized(APP)) {
-    return 'the app is built with AddressSanitizer, where a GTK 4.8 AT-SPI race crashes it while ' +
-           'the tests walk the accessibility tree; these run in the plain build';
-  }
   return null;
 }
 
@@ -81,6 +65,9 @@ export async function startApp({ home: givenHome, port: wantedPort = 0 } = {}) {
   const child = spawn(APP, ['--bridge-port', String(wantedPort)],
                       { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const log = [];
+  let exit = null;                       // {code, signal} once it has exited
+  let stopping = false;                  // we asked it to stop: its end is no crash
+  const exited = new Promise((r) => child.once('exit', (code, signal) => { exit = { code, signal }; r(exit); }));
   const port = await new Promise((resolvePort, reject) => {
     const timer = setTimeout(() => reject(new Error(`the app did not listen:\n${log.join('\n')}`)),
                              20000);
@@ -100,14 +87,29 @@ export async function startApp({ home: givenHome, port: wantedPort = 0 } = {}) {
     });
   });
 
+  // Stops the app with SIGTERM (it quits through its main loop) and says how that went: a crash
+  // before it, an unclean end (under LeakSanitizer: a leak report, in the log), or an app that
+  // did not end, fail the test that stops it. Never retried, never swallowed.
   const kill = async () => {
-    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
-    await new Promise((r) => { child.once('exit', r); setTimeout(r, 3000); });
+    const before = exit ? crash() : null;
+    stopping = true;
+    if (before) throw new Error(before);
+    if (!exit) {
+      try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
+      await deadline(exited, { timeout: 15000, what: 'the app to end on SIGTERM' }).catch(() => {});
+    }
     try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+    if (!exit) {
+      await exited;
+      throw new Error(`the app did not end within 15 s of SIGTERM; its last output:\n${log.slice(-100).join('\n')}`);
+    }
+    if (exit.code !== 0) {
+      throw new Error(`the app ended badly on SIGTERM (${exit.signal ?? `exit ${exit.code}`}); its last output:\n${log.slice(-200).join('\n')}`);
+    }
   };
-
-  let exited = false;
-  child.once('exit', () => { exited = true; });
+  const crash = () => (exit && !stopping && (exit.signal || exit.code !== 0)
+    ? `the app died (${exit.signal ?? `exit ${exit.code}`}); its last output:\n${log.slice(-200).join('\n')}`
+    : null);
 
   return {
     port,
@@ -117,10 +119,21 @@ export async function startApp({ home: givenHome, port: wantedPort = 0 } = {}) {
     agentSocket: agentSocketIn(runtimeDir),
     pid: child.pid,
     /** Whether the app's process is still running. */
-    alive: () => !exited && child.exitCode === null && child.signalCode === null,
+    alive: () => exit === null,
+    /** Resolves with {code, signal} when the app's process ends. */
+    exited,
+    /**
+     * Why the app died, with what it printed last (under AddressSanitizer: the stack), or null
+     * while it runs or after a clean exit. A test that sees this fails with it: a crash is never
+     * retried away.
+     */
+    crash,
     async stop() {
-      await kill();
-      if (!givenHome) await rm(home, { recursive: true, force: true });
+      try {
+        await kill();
+      } finally {
+        if (!givenHome) await rm(home, { recursive: true, force: true });
+      }
     },
     /** Stops the app and keeps its data, for a restart with `startApp({home, port})`. */
     stopKeepingData: kill,
@@ -129,13 +142,3 @@ export async function startApp({ home: givenHome, port: wantedPort = 0 } = {}) {
 
 
 export const display = (code) => `${code.slice(0, 3)} ${code.slice(3)}`;
-
-export async function until(get, timeoutMs = 10000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await get();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

@@ -6,12 +6,24 @@ tree, which is exactly what a person's own assistive technology uses.
 
   atspi-driver.py labels                 print every label of the app's windows, one per line
   atspi-driver.py buttons                print every button's accessible name
+  atspi-driver.py windows                print the title of each showing window
+  atspi-driver.py wait-window TITLE      wait until a showing window is titled TITLE
+  atspi-driver.py no-window [TITLE]      wait until no showing window is titled TITLE (or none at all)
   atspi-driver.py wait-label TEXT        wait until a label contains TEXT; print it
   atspi-driver.py press NAME             press the button whose accessible name is NAME
+  atspi-driver.py press-match REGEX      press the first button whose name matches REGEX; print it
+  atspi-driver.py press-all NAME         press every button named NAME, one after another, until
+                                         none is left; print how many were pressed
+  atspi-driver.py page NAME              show the window's page NAME (its page tab in the switcher)
   atspi-driver.py absent NAME            wait until no showing button is named NAME
 
-Exit status 0 on success, 1 on timeout; every wait is bounded (--timeout, seconds)."""
+--pid PID narrows every command to that process's windows (else: the app by its name).
+
+GTK 4.8 sends no AT-SPI event we can wait on for these, so every wait looks again through
+until(), the one polling helper here. Exit status 0 on success, 1 on timeout (saying what was
+awaited); every wait is bounded (--timeout, seconds)."""
 import argparse
+import re
 import sys
 import time
 
@@ -21,26 +33,45 @@ gi.require_version("Atspi", "2.0")
 from gi.repository import Atspi  # noqa: E402
 
 APP_NAMES = ("chaperone", "Chaperone", "io.github.chaperone.Chaperone")
+# Set by --pid: only that process's windows (an app that just quit can still be listed for a
+# moment, and another instance must never be taken for ours).
+ONLY_PID = None
+STEP_S = 0.05
 
 
 def apps():
     desktop = Atspi.get_desktop(0)
     for i in range(desktop.get_child_count()):
-        app = desktop.get_child_at_index(i)
-        if app is not None and app.get_name() in APP_NAMES:
-            yield app
+        try:
+            app = desktop.get_child_at_index(i)
+            if app is None:
+                continue
+            if ONLY_PID is not None:
+                if app.get_process_id() == ONLY_PID:
+                    yield app
+            elif app.get_name() in APP_NAMES:
+                yield app
+        except Exception:
+            continue
 
 
 def windows():
     """The app's windows that are on screen. GTK 4.8 reports SHOWING on plain windows only
     (not on dialogs, nor on anything inside a window), so that is where it is checked."""
     for app in apps():
-        for i in range(app.get_child_count()):
-            window = app.get_child_at_index(i)
-            if window is None:
+        try:
+            n = app.get_child_count()
+        except Exception:
+            continue
+        for i in range(n):
+            try:
+                window = app.get_child_at_index(i)
+                if window is None:
+                    continue
+                if showing(window) or window.get_role() in (Atspi.Role.DIALOG, Atspi.Role.ALERT):
+                    yield window
+            except Exception:
                 continue
-            if showing(window) or window.get_role() in (Atspi.Role.DIALOG, Atspi.Role.ALERT):
-                yield window
 
 
 def walk(node, depth=0):
@@ -97,61 +128,160 @@ def buttons(name):
                 continue
 
 
-def until(predicate, timeout):
+def button_names():
+    for window in windows():
+        for node in walk(window):
+            try:
+                if node.get_role() in (Atspi.Role.PUSH_BUTTON, Atspi.Role.TOGGLE_BUTTON):
+                    yield node.get_name()
+            except Exception:
+                continue
+
+
+def page_tabs(name):
+    for window in windows():
+        for node in walk(window):
+            try:
+                if node.get_role() == Atspi.Role.PAGE_TAB and node.get_name() == name:
+                    yield node
+            except Exception:
+                continue
+
+
+def do_action(node):
+    try:
+        action = node.get_action_iface()
+        return action is not None and action.do_action(0)
+    except Exception:
+        return False
+
+
+class Timeout(Exception):
+    pass
+
+
+def until(predicate, timeout, what):
+    """The one place that waits here: predicate() again and again until it gives something
+    truthy (returned), or Timeout naming `what` after `timeout` seconds."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    looks = 0
+    while True:
         result = predicate()
+        looks += 1
         if result:
             return result
-        time.sleep(0.1)
-    return None
+        if time.monotonic() >= deadline:
+            raise Timeout(f"timed out after {timeout:g} s ({looks} looks) waiting for {what}")
+        time.sleep(STEP_S)
 
 
 def main():
+    global ONLY_PID
     parser = argparse.ArgumentParser()
-    parser.add_argument("command", choices=["labels", "buttons", "wait-label", "press", "absent"])
+    parser.add_argument("command", choices=["labels", "buttons", "windows", "wait-window", "no-window",
+                                            "wait-label", "press", "press-match", "press-all", "page",
+                                            "absent"])
     parser.add_argument("text", nargs="?")
     parser.add_argument("--timeout", type=float, default=15.0)
+    parser.add_argument("--pid", type=int, default=None)
     args = parser.parse_args()
+    ONLY_PID = args.pid
+    try:
+        return run(args)
+    except Timeout as err:
+        print(err, file=sys.stderr)
+        return 1
 
+
+def run(args):
     if args.command == "labels":
         for text in label_texts():
             print(text)
         return 0
 
     if args.command == "buttons":
+        for name in button_names():
+            print(name)
+        return 0
+
+    if args.command == "windows":
         for window in windows():
-            for node in walk(window):
+            try:
+                print(window.get_name() or "(untitled)")
+            except Exception:
+                continue
+        return 0
+
+    if args.command in ("wait-window", "no-window"):
+        def titles():
+            out = []
+            for window in windows():
                 try:
-                    if node.get_role() in (Atspi.Role.PUSH_BUTTON, Atspi.Role.TOGGLE_BUTTON):
-                        print(node.get_name())
+                    out.append(window.get_name() or "(untitled)")
                 except Exception:
                     continue
+            return out
+
+        if args.command == "wait-window":
+            until(lambda: args.text in titles(), args.timeout, f"a showing window titled {args.text!r}")
+        elif args.text:
+            until(lambda: args.text not in titles(), args.timeout, f"no showing window titled {args.text!r}")
+        else:
+            until(lambda: not titles(), args.timeout, "no showing window")
         return 0
 
     if args.command == "wait-label":
         found = until(lambda: next((t for t in label_texts() if args.text in t), None),
-                      args.timeout)
-        if found is None:
-            print(f"no label contains {args.text!r}", file=sys.stderr)
-            return 1
+                      args.timeout, f"a label containing {args.text!r}")
         print(found)
         return 0
 
     if args.command == "press":
-        button = until(lambda: next(buttons(args.text), None), args.timeout)
-        if button is None:
-            print(f"no showing button named {args.text!r}", file=sys.stderr)
-            return 1
-        action = button.get_action_iface()
-        if action is None or not action.do_action(0):
-            print(f"{args.text!r} did not take the action", file=sys.stderr)
-            return 1
+        # Found and pressed in one look: a button found in one walk can be gone by the next.
+        until(lambda: any(do_action(b) for b in buttons(args.text)), args.timeout,
+              f"a showing button named {args.text!r} that takes the press")
+        return 0
+
+    if args.command == "press-match":
+        pattern = re.compile(args.text)
+
+        def press_first():
+            for window in windows():
+                for node in walk(window):
+                    try:
+                        if (node.get_role() in (Atspi.Role.PUSH_BUTTON, Atspi.Role.TOGGLE_BUTTON)
+                                and pattern.search(node.get_name() or "") and do_action(node)):
+                            return node.get_name()
+                    except Exception:
+                        continue
+            return None
+
+        print(until(press_first, args.timeout, f"a showing button matching /{args.text}/"))
+        return 0
+
+    if args.command == "press-all":
+        pressed = 0
+        while True:
+            count = sum(1 for _ in buttons(args.text))
+            if count == 0:
+                break
+            until(lambda: any(do_action(b) for b in buttons(args.text)), args.timeout,
+                  f"a showing button named {args.text!r} that takes the press")
+            pressed += 1
+            until(lambda: sum(1 for _ in buttons(args.text)) < count, args.timeout,
+                  f"one button named {args.text!r} fewer than {count} after a press")
+        print(pressed)
+        return 0
+
+    if args.command == "page":
+        until(lambda: any(do_action(t) for t in page_tabs(args.text)), args.timeout,
+              f"a page tab named {args.text!r} that takes the press")
         return 0
 
     if args.command == "absent":
-        gone = until(lambda: next(buttons(args.text), None) is None, args.timeout)
-        return 0 if gone else 1
+        until(lambda: next(buttons(args.text), None) is None, args.timeout,
+              f"no showing button named {args.text!r}")
+        return 0
 
     return 2
 

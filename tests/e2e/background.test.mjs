@@ -10,8 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { until, whyNot } from './app-harness.mjs';
-import { appEnv, bridgeAccepts, launchAgain, pressIn, startApp, windowsOf } from './desktop-harness.mjs';
+import { whyNot } from './app-harness.mjs';
+import {
+  appEnv, appRoundTrip, bridgeAccepts, launchAgain, pressIn, startApp, waitNoWindow, waitWindow, windowsOf,
+} from './desktop-harness.mjs';
+import { deadline } from '../lib/until.mjs';
 
 test('--background starts with no window; launching again shows it; closing keeps the bridge',
      { skip: whyNot() ?? false, timeout: 120000 }, async () => {
@@ -19,34 +22,36 @@ test('--background starts with no window; launching again shows it; closing keep
   const env = appEnv(home);
   const app = await startApp(env, ['--background', '--bridge-port', '0']);
   try {
-    // Listening, yet nothing on screen, and it stays up with no window to keep it.
+    // Listening, yet nothing on screen, and it stays up with no window to keep it. The app made
+    // up its mind about a window while it handled its command line, before its main loop answers
+    // anything: a round trip through that loop comes after.
     assert.ok(await bridgeAccepts(app.port), 'the bridge accepts connections');
-    await new Promise((r) => setTimeout(r, 1500));
+    await appRoundTrip(env);
     assert.deepEqual(await windowsOf(app.pid), [], 'no window after --background');
     assert.ok(app.alive(), 'the app holds itself with no window');
 
-    // A login start while it already runs changes nothing.
+    // A login start while it already runs changes nothing. The second process ends only once
+    // this one has handled its command line.
     await launchAgain(env, ['--background']);
-    await new Promise((r) => setTimeout(r, 1000));
+    await appRoundTrip(env);
     assert.deepEqual(await windowsOf(app.pid), [], '--background again shows no window');
 
     // Launching Chaperone again (the launcher, the command line) reaches this instance, which
     // shows its window; the second process ends at once.
     await launchAgain(env);
-    const shown = await until(async () => (await windowsOf(app.pid)).length > 0 && windowsOf(app.pid),
-                              15000);
-    assert.ok(shown.includes('Chaperone'), `the main window is shown: ${shown}`);
+    await waitWindow(app.pid, 'Chaperone');
 
-    // The person closes the window: the app and its bridge go on.
+    // The person closes the window: the app and its bridge go on. Its main loop still answers
+    // after the window is gone (a loop that had quit would not).
     await pressIn(app.pid, 'Close');
-    await until(async () => (await windowsOf(app.pid)).length === 0, 15000);
-    await new Promise((r) => setTimeout(r, 1000));
+    await waitNoWindow(app.pid);
+    await appRoundTrip(env);
     assert.ok(app.alive(), 'still running after the window closed');
     assert.ok(await bridgeAccepts(app.port), 'the bridge still accepts connections');
 
     // And the window comes back when asked for, on the same engine.
     await launchAgain(env);
-    await until(async () => (await windowsOf(app.pid)).includes('Chaperone'), 15000);
+    await waitWindow(app.pid, 'Chaperone');
     assert.ok(await bridgeAccepts(app.port));
   } catch (err) {
     console.log(app.log.join('\n'));
@@ -67,10 +72,9 @@ test('with "Run in background" off, closing the window quits',
   const env = appEnv(home, { backend: 'keyfile' });
   const app = await startApp(env, ['--bridge-port', '0']);
   try {
-    await until(async () => (await windowsOf(app.pid)).includes('Chaperone'), 15000);
+    await waitWindow(app.pid, 'Chaperone');
     await pressIn(app.pid, 'Close');
-    const code = await Promise.race([app.exited,
-                                     new Promise((r) => setTimeout(() => r('still running'), 15000))]);
+    const code = await deadline(app.exited, { timeout: 15000, what: 'the app to quit when its window closed' });
     assert.equal(code, 0, 'the app quit cleanly when its window closed');
     assert.equal(await bridgeAccepts(app.port), false, 'the bridge is closed');
   } catch (err) {

@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { deadline, until, watch } from '../lib/until.mjs';
+
 const here = dirname(fileURLToPath(import.meta.url));
 
 export const EXTENSION_DIR = resolve(here, '..', '..', 'extension');
@@ -46,14 +48,27 @@ export function launchPlainChromium() {
 
 const display = (code) => `${code.slice(0, 3)} ${code.slice(3)}`;
 
-async function until(get, { timeoutMs = 10000, what = 'a condition' } = {}) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await get();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/**
+ * Resolves with `fn(arg)`'s value in `page` once it is truthy, looked at again on every DOM
+ * mutation of the page (a MutationObserver there, not a clock); fails after `timeout` ms naming
+ * `what`. The predicate goes in as source text (evaluated by the DevTools protocol, so an
+ * extension page's CSP does not stand in the way): it may use only `arg`, never its closure.
+ */
+export async function domWait(page, fn, arg, { timeout = 10000, what }) {
+  const expression = `new Promise((resolve, reject) => {
+    const fn = (${fn.toString()});
+    const arg = ${JSON.stringify(arg ?? null)};
+    let observer = null;
+    const check = () => {
+      let value;
+      try { value = fn(arg); } catch (err) { observer?.disconnect(); reject(err); return; }
+      if (value) { observer?.disconnect(); resolve(value); }
+    };
+    observer = new MutationObserver(check);
+    observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+    check();
+  })`;
+  return deadline(page.evaluate(expression), { timeout, what });
 }
 
 /** `promise`'s value, or undefined once `ms` have passed (the promise is left to itself). */
@@ -161,7 +176,8 @@ export class Browser {
     const page = await this.extensionPage('options/options.html');
     await page.fill('#port', String(port));
     await page.click('#port-save');
-    await until(async () => (await page.textContent('#port-message'))?.trim(), { what: 'the port to be saved' });
+    await domWait(page, () => document.querySelector('#port-message')?.textContent.trim(), null,
+                  { what: 'the options page to say the port was saved' });
     await page.close();
   }
 
@@ -197,11 +213,11 @@ export class Browser {
    */
   async startPairing(popup) {
     await popup.click('#pair-button');
-    const shown = await until(async () => {
-      const visible = await popup.isVisible('#pair-code');
-      const text = visible ? (await popup.textContent('#pair-code'))?.trim() : '';
-      return /^\d{3} \d{3}$/.test(text ?? '') ? text : null;
-    }, { timeoutMs: 15000, what: 'the popup to show a pairing code' });
+    const shown = await domWait(popup, () => {
+      const el = document.querySelector('#pair-code');
+      const text = el && el.checkVisibility() ? el.textContent.trim() : '';
+      return /^\d{3} \d{3}$/.test(text) ? text : null;
+    }, null, { timeout: 15000, what: 'the popup to show a pairing code' });
     return shown.replace(' ', '');
   }
 
@@ -210,13 +226,17 @@ export class Browser {
     return (await popup.textContent('#status-text'))?.trim() ?? '';
   }
 
-  /** Waits until the worker reports `state` (the bridge client's state name). */
+  /**
+   * Waits until the worker reports `state` (the bridge client's state name). The worker can be
+   * stopped and started under us, and nothing outside it hears its state change: looked at
+   * through until().
+   */
   async waitForState(state, { timeoutMs = 20000 } = {}) {
     return until(async () => {
       const sw = await this.worker();
       const got = await sw.evaluate(() => globalThis.chaperone?.bridge?.state).catch(() => null);
       return got === state ? got : null;
-    }, { timeoutMs, what: `the extension to be ${state}` });
+    }, { timeout: timeoutMs, what: `the extension to be ${state}` });
   }
 
   /**
@@ -236,8 +256,8 @@ export class Browser {
     await popup.selectOption('#grant-duration', String(durationMs));
     await popup.fill('#grant-label', label);
     await popup.click('#grant-create');
-    await until(async () => (await popup.textContent('#active-list'))?.includes(label),
-                { what: `the grant "${label}" to be listed in the popup` });
+    await domWait(popup, (l) => document.querySelector('#active-list')?.textContent.includes(l), label,
+                  { what: `the grant "${label}" to be listed in the popup` });
   }
 
   /**
@@ -293,7 +313,7 @@ export class Browser {
       if (found.armedAt === null || await page.evaluate(() => performance.now()) < found.armedAt) return false;
       point = found.point;
       return true;
-    }, { timeoutMs, what: `[${attribute}="${value}"] to take clicks` });
+    }, { timeout: timeoutMs, what: `[${attribute}="${value}"] to take clicks` });
     await page.mouse.click(point.x, point.y);
     return point;
   }
@@ -346,22 +366,22 @@ export class Browser {
     const cdp = await this.ctx.newCDPSession(page);
     try {
       const ours = new Map(); // versionId → runningStatus
-      let stopped = null;
-      const seenStopped = new Promise((r) => { stopped = r; });
+      const updates = watch();
+      let stoppedSeen = false;
       cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
         for (const v of versions) {
           if (!v.scriptURL.startsWith(EXTENSION_ORIGIN)) continue;
           ours.set(v.versionId, v.runningStatus);
-          if (v.runningStatus === 'stopped') stopped();
+          if (v.runningStatus === 'stopped') stoppedSeen = true;
         }
+        updates.notify();
       });
       await cdp.send('ServiceWorker.enable');
-      await until(() => ours.size > 0, { timeoutMs, what: 'the extension\'s service worker to be listed' });
+      await updates.when(() => ours.size > 0, { timeout: timeoutMs, what: 'the extension\'s service worker to be listed' });
+      stoppedSeen = false;
+      const stopped = updates.when(() => stoppedSeen, { timeout: timeoutMs, what: 'Chrome to report the service worker stopped' });
       for (const versionId of ours.keys()) await cdp.send('ServiceWorker.stopWorker', { versionId });
-      let timer;
-      await Promise.race([seenStopped, new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error('the service worker did not stop')), timeoutMs);
-      })]).finally(() => clearTimeout(timer));
+      await stopped;
     } finally {
       await cdp.detach().catch(() => {});
       await page.close().catch(() => {});
@@ -374,4 +394,4 @@ export class Browser {
   }
 }
 
-export { display, until };
+export { display };

@@ -10,100 +10,59 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 import { APP, run } from './app-harness.mjs';
+import { deadline } from '../lib/until.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-// The accessibility tree of one process, read through the driver's helpers but guarded at every
-// step: an app that just quit (a second launch, the previous test's) can still be listed for a
-// moment, and any call on it fails. Narrowed to a pid so that nothing else can be taken for ours.
-//   windows PID          print the titles of its showing windows
-//   labels PID           print the text of every label in them
-//   press PID NAME       press its button named NAME; exit 1 if there is none
-const TREE_SCRIPT = `
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("driver", sys.argv[1])
-driver = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(driver)
-Atspi = driver.Atspi
-command, pid = sys.argv[2], int(sys.argv[3])
-
-def windows():
-    desktop = Atspi.get_desktop(0)
-    for i in range(desktop.get_child_count()):
-        try:
-            app = desktop.get_child_at_index(i)
-            if app is None or app.get_process_id() != pid:
-                continue
-            for j in range(app.get_child_count()):
-                window = app.get_child_at_index(j)
-                if window is not None and (driver.showing(window) or
-                        window.get_role() in (Atspi.Role.DIALOG, Atspi.Role.ALERT)):
-                    yield window
-        except Exception:
-            continue
-
-if command == "windows":
-    for window in windows():
-        try:
-            print(window.get_name() or "(untitled)")
-        except Exception:
-            pass
-    sys.exit(0)
-
-if command == "labels":
-    for window in windows():
-        for node in driver.walk(window):
-            try:
-                if node.get_role() == Atspi.Role.LABEL:
-                    text = node.get_name() or ""
-                    if not text and node.get_text_iface() is not None:
-                        iface = node.get_text_iface()
-                        text = iface.get_text(0, iface.get_character_count())
-                    if text:
-                        print(text)
-            except Exception:
-                continue
-    sys.exit(0)
-
-for window in windows():
-    for node in driver.walk(window):
-        try:
-            if (node.get_role() == Atspi.Role.PUSH_BUTTON and node.get_name() == sys.argv[4]
-                    and node.get_action_iface().do_action(0)):
-                sys.exit(0)
-        except Exception:
-            continue
-sys.exit(1)
-`;
-
-async function tree(...args) {
-  const { stdout } = await run('/usr/bin/python3', ['-c', TREE_SCRIPT, join(here, 'atspi-driver.py'),
+// The accessibility tree of one process, through atspi-driver.py narrowed to its pid: an app that
+// just quit (a second launch, the previous test's) can still be listed for a moment, and nothing
+// else can be taken for ours. Every wait is the driver's own (its one until()).
+async function tree(pid, ...args) {
+  const { stdout } = await run('/usr/bin/python3', [join(here, 'atspi-driver.py'), '--pid', String(pid),
                                                     ...args.map(String)], { timeout: 30000 });
   return stdout;
 }
 
-/** The titles of the showing windows of process @pid. */
+/** The titles of the showing windows of process @pid, now. */
 export async function windowsOf(pid) {
-  return (await tree('windows', pid)).split('\n').filter(Boolean);
+  return (await tree(pid, 'windows')).split('\n').filter(Boolean);
+}
+
+/** Waits until process @pid shows a window titled @title. */
+export async function waitWindow(pid, title, timeoutS = 15) {
+  await tree(pid, 'wait-window', title, '--timeout', timeoutS);
+}
+
+/** Waits until process @pid shows no window titled @title (no window at all without one). */
+export async function waitNoWindow(pid, title, timeoutS = 15) {
+  await tree(pid, 'no-window', ...(title ? [title] : []), '--timeout', timeoutS);
 }
 
 /** The text of every label in the showing windows of process @pid. */
 export async function labelsOf(pid) {
-  return (await tree('labels', pid)).split('\n').filter(Boolean);
+  return (await tree(pid, 'labels')).split('\n').filter(Boolean);
+}
+
+/** Waits until a label of process @pid contains @text. */
+export async function waitLabel(pid, text, timeoutS = 15) {
+  return (await tree(pid, 'wait-label', text, '--timeout', timeoutS)).trim();
 }
 
 /** Presses the button named @name in a window of process @pid, as a person would. */
-export async function pressIn(pid, name, timeoutMs = 15000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await tree('press', pid, name);
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`no button named ${name} in ${pid}: ${err.message}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
+export async function pressIn(pid, name, timeoutS = 15) {
+  await tree(pid, 'press', name, '--timeout', timeoutS);
+}
+
+/**
+ * A round trip through the app's own main loop (org.gtk.Actions.List on its D-Bus path, which
+ * GApplication answers there): once it returns, everything the app was sent before has been
+ * handled, and its main loop is still running.
+ */
+export async function appRoundTrip(env) {
+  const { stdout } = await run('gdbus', ['call', '--session', '--dest', 'io.github.chaperone.Chaperone',
+                                         '--object-path', '/io/github/chaperone/Chaperone',
+                                         '--method', 'org.gtk.Actions.List'], { env, timeout: 10000 });
+  return stdout;
 }
 
 export function appEnv(home, { backend = 'memory' } = {}) {
@@ -146,6 +105,8 @@ export async function startApp(env, args) {
     exited.then(() => reject(new Error(`the app exited:\n${log.join('\n')}`)));
   });
   let gone = false;
+  let how = null;
+  child.once('exit', (code, signal) => { how = { code, signal }; });
   exited.then(() => { gone = true; });
   return {
     pid: child.pid,
@@ -153,10 +114,22 @@ export async function startApp(env, args) {
     log,
     exited,
     alive: () => !gone,
+    /**
+     * Stops it with SIGTERM (it quits through its main loop). An end that was not clean — a crash
+     * before, or under LeakSanitizer a leak report at exit — fails the test that stops it.
+     */
     async stop() {
-      try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+      const already = gone;
+      if (!gone) {
+        try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
+        await deadline(exited, { timeout: 15000, what: 'the app to end on SIGTERM' }).catch(() => {});
+      }
       try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+      await exited;
+      if (how && (how.signal || how.code !== 0)) {
+        throw new Error(`the app ${already ? 'died' : 'ended badly on SIGTERM'} (${how.signal ?? `exit ${how.code}`}); `
+          + `its last output:\n${log.slice(-200).join('\n')}`);
+      }
     },
   };
 }

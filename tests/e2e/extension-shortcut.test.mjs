@@ -15,7 +15,8 @@ import { after, before, describe, test } from 'node:test';
 
 import { startFixtureServer } from '../fixtures/serve.mjs';
 import { ENGINE_PATH, TestEngine } from '../js/engine-harness.mjs';
-import { Browser, EXTENSION_ORIGIN, browserWhyNot, until } from './browser-harness.mjs';
+import { Browser, EXTENSION_ORIGIN, browserWhyNot } from './browser-harness.mjs';
+import { until } from '../lib/until.mjs';
 
 function whyNot() {
   if (!process.env.DISPLAY) return 'no X display (build-aux/test.sh runs the suite under xvfb-run)';

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """A stand-in for the desktop's notification server (org.freedesktop.Notifications), for the
-end-to-end tests: it owns the name on the test's private session bus, prints every Notify and
-CloseNotification as one JSON line on stdout, and on a line "invoke ID ACTION" on stdin emits
+end-to-end tests: it owns the name on the test's private session bus, prints every Notify (once
+its reply is sent) and CloseNotification as one JSON line on stdout, and on a line "invoke ID ACTION" on stdin emits
 ActionInvoked as a person's click on the notification would.
 
   fake-notifications.py     prints {"ready": true} once it owns the name"""
@@ -48,9 +48,12 @@ def on_call(connection, sender, path, iface, method, params, invocation):
         else:
             state["next"] += 1
             nid = state["next"]
+        invocation.return_value(GLib.Variant("(u)", (nid,)))
+        # Printed once the reply is on its way to the app, so a test that reads this line can
+        # count on the app's having the id (the bus keeps the order of what follows).
+        connection.flush_sync(None)
         emit({"method": "Notify", "id": nid, "app": app, "summary": summary, "body": body,
               "actions": actions, "replaces": replaces})
-        invocation.return_value(GLib.Variant("(u)", (nid,)))
     elif method == "CloseNotification":
         (nid,) = params.unpack()
         emit({"method": "CloseNotification", "id": nid})

@@ -13,6 +13,8 @@ import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
+import { deadline, watch } from '../lib/until.mjs';
+
 export const RELAY = process.env.CHAPERONE_MCP ? resolve(process.env.CHAPERONE_MCP) : null;
 
 let sdk = null;
@@ -79,11 +81,25 @@ export async function connectAgent({ name = 'mcp-e2e', version = '1.0.0', runtim
     if (errChunks.length > 200) errChunks.splice(0, errChunks.length - 200);
   });
   const client = new Client({ name, version }, { capabilities: {} });
+  // Every message the SDK writes to the relay, as it is written: `sent()` waits on one.
+  const written = [];
+  const writes = watch();
+  const send = transport.send.bind(transport);
+  transport.send = async (message, ...rest) => {
+    await send(message, ...rest);
+    written.push(message);
+    writes.notify();
+  };
   const agent = {
     client,
     transport,
     name,
     stderr: () => errChunks.join(''),
+    /** Resolves with the first message written to the relay from now on that `match`es. */
+    sent(match, what, timeout = 10000) {
+      const from = written.length;
+      return writes.when(() => written.slice(from).find(match), { timeout, what });
+    },
     get pid() { return transport.pid; },
     /** tools/call; the result as the SDK returns it (validated against the tool's outputSchema). */
     call: (tool, toolArgs = {}, options = {}) => client.callTool({ name: tool, arguments: toolArgs },
@@ -92,20 +108,13 @@ export async function connectAgent({ name = 'mcp-e2e', version = '1.0.0', runtim
       await client.close().catch(() => {});
     },
   };
-  let timer;
   try {
-    await Promise.race([
-      client.connect(transport, { timeout: timeoutMs }),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`connect timed out after ${timeoutMs} ms`)), timeoutMs + 1000);
-      }),
-    ]);
+    await deadline(client.connect(transport, { timeout: timeoutMs }),
+                   { timeout: timeoutMs + 1000, what: `the MCP handshake with ${command} as ${name}` });
   } catch (err) {
     await agent.close();
     err.relayStderr = agent.stderr();
     throw err;
-  } finally {
-    clearTimeout(timer);
   }
   // tools/list once, so the SDK knows each tool's outputSchema and validates every result.
   await client.listTools();
@@ -360,41 +369,14 @@ export async function startPrivateBus({ serviceDir, timeoutMs = 10000 } = {}) {
 
 // ---- the app's pages, as a person switches them ------------------------------------------------
 
-// The window's page switcher (AdwViewSwitcher) exposes each page as a "page tab" with a click
-// action — not a button, so atspi-driver.py's `press` does not find it. A button on a page that is
-// not shown takes no action when pressed (GTK ignores it), so a test shows the page first.
-const PAGE_SCRIPT = `
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("driver", sys.argv[1])
-driver = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(driver)
-Atspi = driver.Atspi
-for window in driver.windows():
-    for node in driver.walk(window):
-        try:
-            if node.get_role() == Atspi.Role.PAGE_TAB and node.get_name() == sys.argv[2]:
-                action = node.get_action_iface()
-                if action is not None and action.do_action(0):
-                    sys.exit(0)
-        except Exception:
-            continue
-sys.exit(1)
-`;
-
-/** Shows the app's page named `name` ("Needs You", "Browsers", "Grants", "Agents", "Activity"). */
-export async function showPage(name, { timeoutMs = 15000 } = {}) {
-  const { run } = await import('./app-harness.mjs');
-  const driver = join(dirname(fileURLToPath(import.meta.url)), 'atspi-driver.py');
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await run('/usr/bin/python3', ['-c', PAGE_SCRIPT, driver, name], { timeout: 30000 });
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`no page tab named ${name}: ${err.message}`);
-      await sleep(300);
-    }
-  }
+/**
+ * Shows the app's page named `name` ("Needs You", "Browsers", "Grants", "Agents", "Activity"), as a
+ * person clicks its tab in the switcher: a button on a page not shown takes no press (GTK ignores
+ * it). The page tabs are "page tab" nodes, not buttons: atspi-driver.py's `page` presses them.
+ */
+export async function showPage(name, { timeoutS = 15 } = {}) {
+  const { atspi } = await import('./app-harness.mjs');
+  await atspi('page', name, '--timeout', String(timeoutS));
 }
 
 // ---- processes ---------------------------------------------------------------------------------
@@ -436,4 +418,4 @@ export async function treeRssKiB(pid) {
   return sum;
 }
 
-export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+

@@ -12,26 +12,18 @@ import { after, before, test } from 'node:test';
 
 import { startFixtureServer } from '../fixtures/serve.mjs';
 import { atspi, display, startApp, whyNot } from './app-harness.mjs';
-import { Browser, browserWhyNot, until } from './browser-harness.mjs';
+import { Browser, browserWhyNot, domWait } from './browser-harness.mjs';
 import * as H from './mcp-harness.mjs';
+import { until } from '../lib/until.mjs';
 
 const skip = whyNot() ?? browserWhyNot() ?? H.mcpWhyNot() ?? false;
 if (skip) console.log(`# skipped: ${skip}`);
 
-// GTK 4.8's AT-SPI code sometimes crashes the app while a test walks the accessibility tree right
-// after a page switch (docs/architecture.md). That crash, and only that one, earns a test one more
-// run on a restarted app (same data and port: the browser reconnects and its grants come back),
-// said loudly in the log.
-const GTK_ATSPI_CRASH = "g_variant_is_object_path: assertion 'string != NULL' failed";
-// The window turns to another page when something arrives; walking the tree during that switch is
-// what meets the crash, so every walk after such an event waits this long first.
-const SETTLE_MS = 1500;
 const MAX_CHARS = 8000;
 
 const W = { browsers: [] };   // the world every test shares
 
 const call = (tool, args = {}, options) => W.agent.call(tool, args, options);
-const sleep = H.sleep;
 
 async function pairInApp(browser, popup) {
   const code = await browser.startPairing(popup);
@@ -78,10 +70,11 @@ before(async () => {
   await popup.close();
   await W.compose.bringToFront();
   await connectOne();
+  // The grant reaches the app over the bridge; nothing tells the agent when: it asks again.
   const { large, compose } = await until(async () => {
     const t = await readTabs();
     return t.large && t.compose ? t : null;
-  }, 15000);
+  }, { timeout: 15000, what: 'browser_tabs to list both granted tabs' });
   W.tabs = { large: large.tab, compose: compose.tab };
 }, { timeout: 120000 });
 
@@ -94,57 +87,46 @@ after(async () => {
   await W.sites?.close();
 });
 
-/** A test on the shared world, with the one retry the GTK AT-SPI crash earns. */
+/**
+ * A test on the shared world. A failure prints what the app and the relay said; an app that died
+ * (a crash is never retried away: under ASan its stack is in that log) fails this test, and the
+ * next ones get a fresh app on the same data and port, so that one crash is one failure.
+ */
 function scenario(name, fn, { timeout = 90000 } = {}) {
   test(name, { skip, timeout }, async () => {
     try {
       await fn();
+      const crash = W.app.crash();
+      assert.equal(crash, null, crash ?? '');
     } catch (err) {
-      const dead = W.app && !W.app.alive();
-      const crashed = dead && W.app.log.some((l) => l.includes(GTK_ATSPI_CRASH));
-      if (!crashed) {
-        console.log(W.app?.log.slice(-60).join('\n'));
-        if (W.agent) console.log(W.agent.stderr().slice(-2000));
-        // An app that died of anything else fails this test; the next ones get a fresh start.
-        if (dead) {
-          console.log('# the app died during this test; restarting it for the next ones');
-          await restartApp().catch((e) => console.log(`# could not restart the app: ${e.message}`));
-        }
-        throw err;
+      console.log(W.app?.log.slice(-200).join('\n'));
+      if (W.agent) console.log(W.agent.stderr().slice(-2000));
+      if (W.app && !W.app.alive()) {
+        console.log(`# ${W.app.crash() ?? 'the app is gone'}; starting it again for the next tests`);
+        await restartApp().catch((e) => console.log(`# could not restart the app: ${e.message}`));
       }
-      console.log('# the app hit the GTK 4.8 AT-SPI crash (see docs/architecture.md); restarting it and running this test again');
-      await restartApp();
-      await fn();
+      throw err;
     }
   });
 }
 
 async function restartApp() {
   await W.agent?.close();
-  await W.app.stopKeepingData();
+  // Its death was this test's failure, said above: the next tests start on a fresh app.
+  await W.app.stopKeepingData().catch(() => {});
   W.app = await startApp({ home: W.app.home, port: W.app.port });
-  for (const b of W.browsers) await b.waitForState('connected', { timeoutMs: 45000 }).catch(() => {});
+  for (const b of W.browsers) await b.waitForState('connected', { timeoutMs: 45000 });
   await connectOne();
   const { large, compose } = await until(async () => {
     const t = await readTabs().catch(() => ({}));
     return t.large && t.compose ? t : null;
-  }, 20000);
+  }, { timeout: 20000, what: 'browser_tabs to list both granted tabs again' });
   W.tabs = { large: large.tab, compose: compose.tab };
 }
 
-/** Presses the first of `names` that the app shows. */
-async function pressFirst(names, { timeoutMs = 15000 } = {}) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const shown = (await atspi('buttons')).split('\n');
-    const name = names.find((n) => (typeof n === 'function' ? shown.find(n) : shown.includes(n)));
-    if (name) {
-      await atspi('press', typeof name === 'function' ? shown.find(name) : name);
-      return;
-    }
-    if (Date.now() > deadline) throw new Error(`none of the buttons ${names} among: ${shown.join(', ')}`);
-    await sleep(300);
-  }
+/** Presses the first button the app shows whose accessible name matches `pattern`. */
+async function pressMatching(pattern) {
+  return atspi('press-match', pattern.source);
 }
 
 const refOf = (result, name) => H.nodesOf(result).find((n) => n.name === name)?.ref
@@ -299,7 +281,7 @@ scenario('browser_act fill: the field takes the value as typing would, a secret 
   assert.match(held.structuredContent.holdId, /^b\d+:k-/);
   assert.equal(held.structuredContent.kind, 'write');
   assert.ok(!JSON.stringify(held).includes(secret), 'the hold shows a credential field by its length only');
-  await new Promise((r) => setTimeout(r, 100));
+  // Held means the click was never made: the page's count is read after the answer.
   assert.equal(await W.compose.evaluate(() => window.__draftSaves ?? 0), saves, 'nothing was saved');
 });
 
@@ -324,12 +306,9 @@ scenario('a held Save draft: Decline in the app → declined, nothing saved; App
   const first = await holdOf('First try');
   const pending = H.ok(await call('browser_wait', { id: first, timeoutMs: 200 }), 'short wait');
   assert.equal(pending.structuredContent.state, 'held', 'no answer keeps it held');
-  await sleep(SETTLE_MS); // the window turns to Needs you
   await atspi('wait-label', 'Button: Save draft');
-  for (let i = 0; i < 4 && (await atspi('buttons')).split('\n').includes('Decline'); i++) {
-    await atspi('press', 'Decline');
-    await sleep(500);
-  }
+  // Each Decline pressed, one after another, until none is left (the driver waits for each to go).
+  await atspi('press-all', 'Decline');
   const declined = H.ok(await call('browser_wait', { id: first, timeoutMs: 15000 }), 'wait');
   assert.equal(declined.structuredContent.state, 'declined', JSON.stringify(declined.structuredContent));
   assert.equal(await W.compose.evaluate(() => window.__draftSaves ?? 0), saves, 'a declined hold saves nothing');
@@ -337,13 +316,14 @@ scenario('a held Save draft: Decline in the app → declined, nothing saved; App
 
   const second = await holdOf('Second try');
   assert.notEqual(second, first);
-  await sleep(SETTLE_MS);
   await atspi('wait-label', 'Button: Save draft');
   await atspi('press', 'Approve');
   const done = H.ok(await call('browser_wait', { id: second, timeoutMs: 15000 }), 'wait');
   assert.equal(done.structuredContent.state, 'done', JSON.stringify(done.structuredContent));
-  await until(async () => (await W.compose.evaluate(() => window.__draftSaves ?? 0)) === saves + 1, 5000);
-  await sleep(300);
+  await domWait(W.compose, (n) => (window.__draftSaves ?? 0) >= n, saves + 1, { timeout: 5000, what: 'the approved Save draft' });
+  // A second run of the approved click would come through the same tab before a later call's
+  // answer does: one more round trip through the extension, then count.
+  H.ok(await call('browser_snapshot', { tab: W.tabs.compose }), 'a snapshot after the approval');
   assert.equal(await W.compose.evaluate(() => window.__draftSaves ?? 0), saves + 1, 'the approved click ran once');
   // Taken once: the same hold cannot be approved again, by anyone.
   const again = H.ok(await call('browser_wait', { id: second, timeoutMs: 200 }));
@@ -359,7 +339,6 @@ scenario('browser_plan: approved in the app, Save draft runs as plan step 1 of 1
   const posted = H.ok(await call('browser_plan', { summary, steps: [{ kind: 'edit', site, summary: 'Save the draft once' }] }), 'plan');
   const { id } = posted.structuredContent;
   assert.equal(posted.structuredContent.state, 'waiting', JSON.stringify(posted.structuredContent));
-  await sleep(SETTLE_MS); // the window turns to Needs you
   await atspi('wait-label', summary);
   await atspi('press', 'Approve Plan');
   const approved = H.ok(await call('browser_wait', { id, timeoutMs: 15000 }), 'wait');
@@ -370,8 +349,9 @@ scenario('browser_plan: approved in the app, Save draft runs as plan step 1 of 1
   const done = H.ok(await call('browser_act', { tab: W.tabs.compose, ref: refOf(snap, 'Save draft'), action: 'click' }), 'planned click');
   assert.notEqual(done.structuredContent.held, true, JSON.stringify(done.structuredContent));
   assert.equal(done.structuredContent.planStep, 1, JSON.stringify(done.structuredContent));
-  await until(async () => (await W.compose.evaluate(() => window.__draftSaves ?? 0)) === saves + 1, 5000);
-  await until(async () => /plan step 1 of 1/.test(await W.a.closedShadowText(W.compose)), 5000);
+  await domWait(W.compose, (n) => (window.__draftSaves ?? 0) >= n, saves + 1, { timeout: 5000, what: 'the planned Save draft' });
+  await until(async () => /plan step 1 of 1/.test(await W.a.closedShadowText(W.compose)),
+              { timeout: 5000, what: 'the pill to say plan step 1 of 1' });
 
   // The plan's one step is spent: the same write waits for the person again.
   snap = H.ok(await call('browser_snapshot', { tab: W.tabs.compose }));
@@ -379,7 +359,6 @@ scenario('browser_plan: approved in the app, Save draft runs as plan step 1 of 1
   const held = H.ok(await call('browser_act', { tab: W.tabs.compose, ref: refOf(snap, 'Save draft'), action: 'click' }));
   assert.equal(held.structuredContent.held, true, JSON.stringify(held.structuredContent));
   assert.equal(await W.compose.evaluate(() => window.__draftSaves ?? 0), saves + 1, 'saved once, by the plan');
-  await sleep(SETTLE_MS);
   await atspi('wait-label', 'Button: Save draft');
   await atspi('press', 'Decline');
   const declined = H.ok(await call('browser_wait', { id: held.structuredContent.holdId, timeoutMs: 15000 }));
@@ -410,7 +389,7 @@ scenario('browser_navigate stays on the granted origin, and an old ref is stale,
   const oldRef = refOf(snap, 'Save draft');
   const saves = await W.compose.evaluate(() => window.__draftSaves ?? 0);
   H.ok(await call('browser_navigate', { tab: W.tabs.compose, url: `${W.sites.originA}/mcp-compose.html?again=1` }), 'same origin');
-  await until(async () => W.compose.url().includes('again=1'), 10000);
+  await W.compose.waitForURL(/again=1/, { timeout: 10000 });
   const stale = await call('browser_act', { tab: W.tabs.compose, ref: oldRef, action: 'click' });
   assert.match(String(H.errorCode(stale)), /^stale_/, JSON.stringify(stale.structuredContent));
   assert.equal(await W.compose.evaluate(() => window.__draftSaves ?? 0), 0, `nothing was clicked (${saves} before the navigation)`);
@@ -444,7 +423,6 @@ scenario('browser_handoff → a card in Needs you → the person presses Done �
   assert.ok(id);
   const pending = H.ok(await call('browser_wait', { id, timeoutMs: 200 }), 'short wait');
   assert.equal(pending.structuredContent.state, 'waiting', 'still waiting after a short wait');
-  await sleep(SETTLE_MS); // the window turns to Needs you
   await atspi('wait-label', message);
   await atspi('press', 'Done');
   const done = H.ok(await call('browser_wait', { id, timeoutMs: 15000 }), 'wait');
@@ -452,19 +430,20 @@ scenario('browser_handoff → a card in Needs you → the person presses Done �
   assert.equal(done.structuredContent.state, 'done', JSON.stringify(done.structuredContent));
 });
 
-scenario('cancelling a browser_wait mid-call ends that call at once; the session goes on; Cancel Task in the app ends the handoff', async () => {
+scenario('cancelling a browser_wait mid-call ends that call; the session goes on; Cancel Task in the app ends the handoff', async () => {
   const message = `Scan the code for the e2e test ${Date.now() % 100000}`;
   const { id } = H.ok(await call('browser_handoff', { tab: W.tabs.compose, reason: 'qr', message })).structuredContent;
   const controller = new AbortController();
-  const started = Date.now();
+  // Aborted once the request has gone out to the relay (so the cancellation has a call to end).
+  const sent = W.agent.sent((m) => m.method === 'tools/call' && m.params?.name === 'browser_wait',
+                            'the browser_wait request to be written to the relay');
   const waiting = call('browser_wait', { id, timeoutMs: 60000 }, { signal: controller.signal });
-  setTimeout(() => controller.abort(new Error('the agent changed its mind')), 300);
-  await assert.rejects(waiting);
-  assert.ok(Date.now() - started < 5000, `the call ended ${Date.now() - started} ms after it began`);
+  await sent;
+  controller.abort(new Error('the agent changed its mind'));
+  await assert.rejects(waiting, /changed its mind/);
   H.ok(await call('browser_tabs'), 'the session still works');
   const still = H.ok(await call('browser_wait', { id, timeoutMs: 100 }));
   assert.equal(still.structuredContent.state, 'waiting', 'cancelling the wait does not cancel the handoff');
-  await sleep(SETTLE_MS);
   await atspi('wait-label', message);
   await atspi('press', 'Cancel Task');
   const ended = H.ok(await call('browser_wait', { id, timeoutMs: 15000 }));
@@ -485,42 +464,38 @@ const works = async (agent = W.agent) => !(await agent.call('browser_snapshot', 
 scenario('browser_stop stops every call until the person resumes in the app; Stop All in the app does the same', async () => {
   H.ok(await call('browser_stop', { reason: 'e2e: the agent stops itself' }), 'browser_stop');
   assert.ok(await stopped(), 'a call after browser_stop is refused as stopped');
-  await sleep(SETTLE_MS);
-  await pressFirst(['Resume All', (n) => n.startsWith('Resume ') && !n.includes('mcp-e2e')]);
-  await until(works, 15000);
+  // Resume All, or a stopped browser's own Resume; never an agent's.
+  await pressMatching(/^(Resume All|Resume (?!.*mcp-e2e).*)$/);
+  // The person's press reaches the engine and then the browser: the agent asks until it works.
+  await until(works, { timeout: 15000, what: 'calls to work again after Resume' });
 
-  await sleep(SETTLE_MS);
   await atspi('press', 'Stop All');
-  await until(stopped, 15000);
-  await sleep(SETTLE_MS);
-  await pressFirst(['Resume All']);
-  await until(works, 15000);
+  await until(stopped, { timeout: 15000, what: 'calls to be refused as stopped after Stop All' });
+  await atspi('press', 'Resume All');
+  await until(works, { timeout: 15000, what: 'calls to work again after Resume All' });
 });
 
 scenario('pausing one agent in the Agents page leaves the other at work; Resume lets it act again', async () => {
   W.other = await H.connectAgent({ name: 'mcp-e2e-two', socket: W.app.agentSocket, ...ownProcess });
   H.ok(await W.other.call('browser_tabs'), 'the second agent works');
-  await sleep(SETTLE_MS);
   await H.showPage('Agents'); // a button on a page not shown takes no press
-  await sleep(SETTLE_MS);
-  await pressFirst([(n) => n.startsWith('Pause ') && n.includes('mcp-e2e-one')]);
-  await until(async () => H.errorCode(await W.agent.call('browser_tabs')) === 'paused', 10000);
+  await pressMatching(/^Pause .*mcp-e2e-one/);
+  await until(async () => H.errorCode(await W.agent.call('browser_tabs')) === 'paused',
+              { timeout: 10000, what: 'the paused agent\'s calls to answer paused' });
   assert.equal(H.errorCode(await call('browser_snapshot', { tab: W.tabs.compose })), 'paused');
   H.ok(await W.other.call('browser_snapshot', { tab: W.tabs.compose }), 'the other agent is not paused');
-  await sleep(SETTLE_MS);
-  await pressFirst([(n) => n.startsWith('Resume ') && n.includes('mcp-e2e-one')]);
-  await until(() => works(), 10000);
+  await pressMatching(/^Resume .*mcp-e2e-one/);
+  await until(() => works(), { timeout: 10000, what: 'the agent to work again after Resume' });
   await W.other.close();
   W.other = null;
 });
 
 scenario('a pause holds for the agent: its new sessions — the same name, or the same agent process — answer paused until Resume in the app', async () => {
   const socket = W.app.agentSocket;
-  await sleep(SETTLE_MS);
   await H.showPage('Agents');
-  await sleep(SETTLE_MS);
-  await pressFirst([(n) => n.startsWith('Pause ') && n.includes('mcp-e2e-one')]);
-  await until(async () => H.errorCode(await W.agent.call('browser_tabs')) === 'paused', 10000);
+  await pressMatching(/^Pause .*mcp-e2e-one/);
+  await until(async () => H.errorCode(await W.agent.call('browser_tabs')) === 'paused',
+              { timeout: 10000, what: 'the paused agent\'s calls to answer paused' });
 
   // The agent hangs up and comes back, as an agent told "paused" might: a new MCP session under
   // another name from the same agent process (this one launches its relay), and one under its own
@@ -538,9 +513,8 @@ scenario('a pause holds for the agent: its new sessions — the same name, or th
     H.ok(await stranger.call('browser_snapshot', { tab: W.tabs.compose }), 'another agent is not paused');
 
     // One Resume, on any of its rows, lets every session of the agent act again.
-    await sleep(SETTLE_MS);
-    await pressFirst([(n) => n.startsWith('Resume ') && n.includes('mcp-e2e')]);
-    await until(() => works(again), 10000);
+    await pressMatching(/^Resume .*mcp-e2e/);
+    await until(() => works(again), { timeout: 10000, what: 'the agent\'s new session to work after Resume' });
     assert.ok(await works(renamed), 'the other session of the agent goes on too');
   } finally {
     await renamed.close();
@@ -558,7 +532,6 @@ scenario('two browsers paired at once: each tab names its browser and a call nev
   const pageB = await b.ctx.newPage();
   await pageB.goto(`${W.sites.originB}/mcp-compose.html`);
   const popupB = await b.popup(pageB);
-  await sleep(SETTLE_MS);
   await pairInApp(b, popupB); // a second profile of the same extension: "Add as another profile" is the default
   await b.grant(popupB, { pages: [pageB], preset: 'control', label: 'MCP e2e B' });
   await popupB.close();
@@ -568,7 +541,7 @@ scenario('two browsers paired at once: each tab names its browser and a call nev
     const tabs = H.structuredOf(r)?.tabs ?? [];
     const tb = tabs.find((t) => (t.url ?? '').startsWith(W.sites.originB));
     return tb ? tabs : null;
-  }, 15000);
+  }, { timeout: 15000, what: 'browser_tabs to list browser B\'s tab' });
   const tA = W.tabs.compose;
   const tB = listed.find((t) => (t.url ?? '').startsWith(W.sites.originB)).tab;
   const [bA, idA] = tA.split(':');
@@ -594,7 +567,7 @@ scenario('two browsers paired at once: each tab names its browser and a call nev
   await until(async () => {
     const tabs = H.structuredOf(H.ok(await call('browser_tabs')))?.tabs ?? [];
     return !tabs.some((t) => t.tab === tB);
-  }, 10000);
+  }, { timeout: 10000, what: 'browser_tabs to drop the closed browser\'s tab' });
   const started = Date.now();
   const fill = await call('browser_act', { tab: tB, ref: refOf(snapB, 'Subject'), action: 'fill', value: 'must not land in A' },
                           { timeout: 60000 });

@@ -11,8 +11,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { ChaperoneClient } from '../js/chaperone-client.mjs';
-import { display, until, whyNot } from './app-harness.mjs';
-import { appEnv, labelsOf, pressIn, startApp, startNotificationServer, windowsOf } from './desktop-harness.mjs';
+import { display, whyNot } from './app-harness.mjs';
+import {
+  appEnv, appRoundTrip, pressIn, startApp, startNotificationServer, waitLabel, waitNoWindow, waitWindow,
+} from './desktop-harness.mjs';
+import { deadline } from '../lib/until.mjs';
 
 const ORIGIN = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop';
 
@@ -20,27 +23,29 @@ test('pairing and handoffs are announced, clicked through to the window, and wit
      { skip: whyNot() ?? false, timeout: 120000 }, async () => {
   const home = await mkdtemp(join(tmpdir(), 'chaperone-e2e-notify-'));
   const notifications = await startNotificationServer();
-  const app = await startApp(appEnv(home), ['--bridge-port', '0']);
+  const env = appEnv(home);
+  const app = await startApp(env, ['--bridge-port', '0']);
   try {
     // The person closes the window; Chaperone goes on in the background.
-    await until(async () => (await windowsOf(app.pid)).includes('Chaperone'), 15000);
+    await waitWindow(app.pid, 'Chaperone');
     await pressIn(app.pid, 'Close');
-    await until(async () => (await windowsOf(app.pid)).length === 0, 15000);
+    await waitNoWindow(app.pid);
 
     // A browser asks to pair: announced, with nothing to press but the notification itself.
     const client = new ChaperoneClient({ port: app.port, origin: ORIGIN, browser: 'Notified Browser' });
-    let code = null;
-    const paired = client.pair({ timeoutMs: 60000, onCode: (c) => { code = c.code; } });
+    let showCode;
+    const shownCode = new Promise((r) => { showCode = r; });
+    const paired = client.pair({ timeoutMs: 60000, onCode: (c) => showCode(c.code) });
     const pairing = await notifications.next((r) => r.method === 'Notify' &&
                                                   r.summary === 'A browser asks to pair');
     assert.match(pairing.body, /Notified Browser/);
     assert.deepEqual(pairing.actions, ['default', ''], 'only the default action, no buttons');
-    await until(() => code);
+    const code = await deadline(shownCode, { what: 'the browser to show its pairing code' });
     assert.ok(!pairing.body.includes(code) && !pairing.body.includes(display(code)),
               'the code is compared in the pairing window, not in a notification');
 
     // The person presses Pair in the pairing window; the notification goes.
-    await until(async () => (await labelsOf(app.pid)).includes(display(code)), 15000);
+    await waitLabel(app.pid, display(code));
     await pressIn(app.pid, 'Pair');
     await paired;
     await notifications.next((r) => r.method === 'CloseNotification' && r.id === pairing.id);
@@ -66,10 +71,12 @@ test('pairing and handoffs are announced, clicked through to the window, and wit
     assert.ok(!announced.body.includes('Allow'), "the agent's words are not in the notification");
     assert.deepEqual(announced.actions, ['default', '']);
 
-    // Done in the browser: the handoff ends, and so does its notification. Not within the same
-    // instant: GLib learns the server's id for a notification from Notify's reply, and a
-    // withdrawal before that reply has no id to close (GLib's freedesktop backend).
-    await new Promise((r) => setTimeout(r, 500));
+    // Done in the browser: the handoff ends, and so does its notification. Not before the app has
+    // Notify's reply: GLib learns the server's id for a notification from it, and a withdrawal
+    // before that has no id to close (GLib's freedesktop backend). The server prints the record
+    // once the reply is on the bus; a round trip through the app's main loop after it comes
+    // after the reply there.
+    await appRoundTrip(env);
     client.emitEvent('handoff.changed', { ...handoff, state: 'done', by: 'person' });
     await notifications.next((r) => r.method === 'CloseNotification' && r.id === announced.id);
 
@@ -81,7 +88,7 @@ test('pairing and handoffs are announced, clicked through to the window, and wit
                                                   r.summary === 'Scan a QR code');
     assert.notEqual(second.id, announced.id);
     notifications.invoke(second.id);
-    await until(async () => (await windowsOf(app.pid)).includes('Chaperone'), 15000);
+    await waitWindow(app.pid, 'Chaperone');
   } catch (err) {
     console.log(app.log.join('\n'));
     console.log(JSON.stringify(notifications.records));

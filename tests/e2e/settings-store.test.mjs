@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { run, until, whyNot } from './app-harness.mjs';
-import { appEnv, labelsOf, pressIn, startApp, windowsOf } from './desktop-harness.mjs';
+import { run, whyNot } from './app-harness.mjs';
+import { appEnv, labelsOf, pressIn, startApp, waitNoWindow, waitWindow } from './desktop-harness.mjs';
 
 const SCHEMA = 'io.github.chaperone.Chaperone';
 
@@ -20,13 +20,13 @@ async function openPreferences(app) {
   await run('gdbus', ['call', '--session', '--dest', SCHEMA, '--object-path',
                       '/io/github/chaperone/Chaperone', '--method', 'org.gtk.Actions.Activate',
                       'preferences', '[]', '{}'], { timeout: 10000 });
-  await until(async () => (await windowsOf(app.pid)).includes('Preferences'), 15000);
+  await waitWindow(app.pid, 'Preferences');
   return labelsOf(app.pid);
 }
 
 async function closePreferences(app) {
   await pressIn(app.pid, 'Close');
-  await until(async () => !(await windowsOf(app.pid)).includes('Preferences'), 15000);
+  await waitNoWindow(app.pid, 'Preferences');
 }
 
 test('the floor lists live in the store: imported once from GSettings, then deaf to it',

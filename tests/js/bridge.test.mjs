@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import { isErrorCode } from '../../extension/lib/protocol-errors.js';
 import { ChaperoneClient, ChaperoneError, PairingError, RawConnection } from './chaperone-client.mjs';
 import { ENGINE_PATH, TestEngine } from './engine-harness.mjs';
+import { deadline, once, watch } from '../lib/until.mjs';
 import { LIMITS, fingerprintOf, generateKeyPair, randomNonce } from '../../extension/lib/protocol.js';
 
 const ORIGIN_A = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop';
@@ -23,13 +23,14 @@ const SKIP_REASON = 'CHAPERONE_TEST_ENGINE not set: point it at the built harnes
 
 const digits = (code) => String(code).replace(/\s/g, '');
 
-/** Polls `predicate` until it holds; fails with `what` after timeoutMs. */
-async function until(predicate, what, timeoutMs = 5000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(10);
-  }
+/**
+ * Everything the engine wrote to `client` before this returns has reached it: the harness reads
+ * its commands in order (so every command sent before was handled, and what it sent the device is
+ * queued), and the engine's pong comes after whatever it queued before the ping.
+ */
+async function drained(engine, client) {
+  await engine.devices();
+  await client.ping();
 }
 
 /** A promise that settles when the handler's signal aborts, rejecting with the abort reason. */
@@ -97,13 +98,7 @@ async function rawExtensionSocket(engine, origin = ORIGIN_A) {
 /** Waits for the socket to close and returns the close code. */
 async function closeCodeOf(connOrClient, timeoutMs = 7000) {
   const closed = connOrClient instanceof RawConnection ? connOrClient.closed : connOrClient.whenClosed({ timeoutMs });
-  let timer;
-  const info = await Promise.race([
-    closed,
-    new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the engine kept the socket open for ${timeoutMs} ms`)), timeoutMs);
-    }),
-  ]).finally(() => clearTimeout(timer));
+  const info = await deadline(closed, { timeout: timeoutMs, what: 'the engine to close the socket' });
   return info.code;
 }
 
@@ -369,10 +364,11 @@ async function fragmentBomb(conn, sliceBytes) {
   let sent = 0;
   try {
     while (sent < 24 * 1024 * 1024 && conn.isOpen) {
-      conn.sendRaw(slice, { fin: false });
       sent += slice.length;
-      // Let the socket drain, as a real sender would have to.
-      if (conn.ws.bufferedAmount > 1024 * 1024) await new Promise((r) => setTimeout(r, 5));
+      // Let the socket drain, as a real sender would have to: every 1 MiB, wait until this
+      // fragment has been written out (the send's own callback).
+      if (sent % (1024 * 1024) < slice.length) await new Promise((r) => conn.sendRaw(slice, { fin: false }, r));
+      else conn.sendRaw(slice, { fin: false });
     }
   } catch {
     // The engine hung up mid-send: that is the point.
@@ -397,8 +393,7 @@ bridgeTest('limits: a message fragmented past the budget after auth is cut off',
   const before = await rssKiB(engine.child.pid);
   await fragmentBomb({
     get isOpen() { return client.connected; },
-    ws: { bufferedAmount: 0 },
-    sendRaw: (text, options) => client.sendRaw(text, options),
+    sendRaw: (text, options, done) => client.sendRaw(text, options, done),
   }, 60 * 1024);
   const code = await closeCodeOf(client, 10000);
   assert.ok([1006, 1009].includes(code), `closed with ${code}`);
@@ -421,12 +416,13 @@ bridgeTest('auth: a first message over 16 KiB closes the socket', async ({ engin
   assert.ok([4401, 1009, 1006].includes(code), `closed with ${code}`);
 }, { badInput: true });
 
-bridgeTest('auth: a socket that does not authenticate within 5 s is closed 4401', async ({ engine }) => {
+bridgeTest('auth: a socket that does not authenticate is closed 4401, not before its 5 s are up', async ({ engine }) => {
   const raw = await rawExtensionSocket(engine);
   const started = Date.now();
-  assert.equal(await closeCodeOf(raw, 9000), 4401);
+  // How soon after the 5 s is for bench/; 20 s is only the failure deadline.
+  assert.equal(await closeCodeOf(raw, 20000), 4401);
   const waited = Date.now() - started;
-  assert.ok(waited >= 4000 && waited < 8000, `closed after ${waited} ms, about 5 s`);
+  assert.ok(waited >= 4000, `closed after ${waited} ms: the engine gives 5 s`);
 }, { badInput: true, timeout: 40000 });
 
 // ---- envelope ----
@@ -482,12 +478,17 @@ bridgeTest('heartbeat: pings both ways, and the engine knows the round trip', as
   const { deviceId } = await pairApproved(engine, client);
   await connectOnline(engine, client);
   const rtt = await client.ping();
-  assert.ok(rtt >= 0 && rtt < 1000, `round trip ${rtt} ms`);
+  assert.ok(rtt >= 0, `round trip ${rtt} ms`);
 
-  await until(() => client.stats.pingsAnswered >= 2, 'the engine pinged twice', 3000);
+  // The engine's pings, counted as they arrive; the second one's pong was sent when it came.
+  let pings = 0;
+  await once(client, 'message', { filter: (m) => m.type === 'ping' && ++pings >= 2, timeout: 5000,
+                                  what: 'the engine to ping twice' });
+  // A round trip after the pong makes sure the engine has read it.
+  await client.ping();
   const device = await engine.device(deviceId);
   assert.equal(typeof device.rttMs, 'number', 'the app shows a round trip');
-  assert.ok(device.rttMs >= 0 && device.rttMs < 1000);
+  assert.ok(device.rttMs >= 0);
   assert.ok(client.connected, 'answered pings keep the connection');
 }, { heartbeatMs: 200 });
 
@@ -520,11 +521,12 @@ bridgeTest('envelope: a request id already in flight is answered duplicate_id', 
   await pairApproved(engine, client);
   await connectOnline(engine, client);
   const responses = [];
-  client.on('message', (m) => { if (m.type === 'response' && m.id === 'same') responses.push(m); });
+  const answered = watch();
+  client.on('message', (m) => { if (m.type === 'response' && m.id === 'same') { responses.push(m); answered.notify(); } });
   // Written in one socket write so the engine reads the second before it has answered the first.
   const request = { type: 'request', id: 'same', method: 'engine.info', params: {}, timeoutMs: 5000 };
   client.sendTogether([request, request]);
-  await until(() => responses.length === 2, 'both requests were answered');
+  await answered.when(() => responses.length === 2, { what: 'both requests to be answered' });
   const errors = responses.filter((r) => r.error);
   assert.equal(errors.length, 1, 'exactly one of the two is refused');
   assert.equal(errors[0].error.code, 'duplicate_id');
@@ -540,10 +542,12 @@ bridgeTest('envelope: nine concurrent calls never put more than eight in flight 
   let maxActive = 0;
   let started = 0;
   const gates = [];
+  const arrivals = watch();
   client.onRequest(async (method, params) => {
     active++;
     started++;
     maxActive = Math.max(maxActive, active);
+    arrivals.notify();
     try {
       await new Promise((release) => gates.push(release));
       return { n: params.n };
@@ -552,11 +556,12 @@ bridgeTest('envelope: nine concurrent calls never put more than eight in flight 
     }
   });
   const calls = Array.from({ length: 9 }, (_, n) => engine.startCall(deviceId, 'browser.slow', { n }, { timeoutMs: 15000 }));
-  await until(() => started === 8, 'eight calls reached the extension');
-  await sleep(300);
+  await arrivals.when(() => started === 8, { what: 'eight calls to reach the extension' });
+  // The engine has handled all nine and written out whatever it was going to send.
+  await drained(engine, client);
   assert.equal(started, 8, 'the engine holds the ninth call back');
   gates.shift()();
-  await until(() => started === 9, 'the ninth call was sent once a slot freed');
+  await arrivals.when(() => started === 9, { what: 'the ninth call, sent once a slot freed' });
   while (gates.length) gates.shift()();
   const replies = await Promise.all(calls.map((c) => c.reply));
   replies.forEach((r, n) => assert.deepEqual(r.result, { n }, `call ${n} completed`));
@@ -569,24 +574,25 @@ bridgeTest('envelope: cancelling a call aborts the page work and answers cancell
   const client = makeClient();
   const { deviceId } = await pairApproved(engine, client);
   await connectOnline(engine, client);
-  let aborted = null;
-  let started = false;
+  let reached;
+  const started = new Promise((r) => { reached = r; });
+  let sawAbort;
+  const aborted = new Promise((r) => { sawAbort = r; });
   client.onRequest(async (method, params, { signal }) => {
-    started = true;
+    reached();
     try {
       return await untilAborted(signal);
     } catch (err) {
-      aborted = err;
+      sawAbort(err);
       throw err;
     }
   });
   const call = engine.startCall(deviceId, 'browser.context', {}, { timeoutMs: 10000 });
-  await until(() => started, 'the call reached the extension');
+  await deadline(started, { what: 'the call to reach the extension' });
   engine.send({ cmd: 'cancel', tag: call.tag });
   const reply = await call.reply;
   assert.equal(reply.error?.code, 'cancelled');
-  await until(() => aborted !== null, 'the handler saw the abort');
-  assert.equal(aborted.code, 'cancelled');
+  assert.equal((await deadline(aborted, { what: 'the handler to see the abort' })).code, 'cancelled');
   assert.equal(client.engineInFlight, 0);
 });
 
@@ -594,13 +600,14 @@ bridgeTest('revoke: the socket closes 4403 at once and the outstanding call fail
   const client = makeClient();
   const { deviceId } = await pairApproved(engine, client);
   await connectOnline(engine, client);
-  let handlerSignal = null;
+  let reached;
+  const reachedSignal = new Promise((r) => { reached = r; });
   client.onRequest(async (method, params, { signal }) => {
-    handlerSignal = signal;
+    reached(signal);
     return untilAborted(signal);
   });
   const call = engine.startCall(deviceId, 'browser.context', {}, { timeoutMs: 10000 });
-  await until(() => handlerSignal !== null, 'the call reached the extension');
+  const handlerSignal = await deadline(reachedSignal, { what: 'the call to reach the extension' });
 
   const revoked = await engine.command({ cmd: 'revoke', deviceId });
   assert.equal(revoked.result, true);
@@ -732,7 +739,8 @@ bridgeTest('resume: a restarted service worker gets its session back, and waitin
   // A call made while the worker is away waits for it instead of failing.
   client.onRequest(async (method) => ({ answeredAfterResume: method }));
   const call = engine.startCall(deviceId, 'browser.tabs', {}, { timeoutMs: 8000 });
-  await sleep(200);
+  // The harness reads commands in order: once it answers this one, the call above is waiting.
+  await engine.devices();
 
   const online = engine.mark();
   const second = await client.connect({ resumeSessionId: first.sessionId });
@@ -755,19 +763,25 @@ bridgeTest('resume: a call in flight when the socket drops fails device_offline 
   const client = makeClient();
   const { deviceId } = await pairApproved(engine, client);
   const first = await connectOnline(engine, client);
-  let received = 0;
+  let clicks = 0;
+  let reached;
+  const reachedClick = new Promise((r) => { reached = r; });
   client.onRequest(async (method, params, { signal }) => {
-    received++;
+    if (method === 'browser.tabs') return { tabs: [] };
+    clicks++;
+    reached();
     return untilAborted(signal);
   });
   const call = engine.startCall(deviceId, 'browser.node.action', { action: 'click' }, { timeoutMs: 8000 });
-  await until(() => received === 1, 'the call reached the extension');
+  await deadline(reachedClick, { what: 'the click to reach the extension' });
   await client.terminate();
   assert.equal((await call.reply).error?.code, 'device_offline');
 
   await client.connect({ resumeSessionId: first.sessionId });
-  await sleep(300);
-  assert.equal(received, 1, 'the click is not replayed on the resumed session');
+  // A replay would be sent as the session resumes, before anything asked after it.
+  assert.deepEqual((await engine.call(deviceId, 'browser.tabs', {})).result, { tabs: [] });
+  await drained(engine, client);
+  assert.equal(clicks, 1, 'the click is not replayed on the resumed session');
 });
 
 bridgeTest('resume: a newer connection of the same device replaces the older one (4409)', async ({ engine, makeClient }) => {

@@ -157,13 +157,16 @@ export class RawConnection extends EventEmitter {
     this.sendRaw(JSON.stringify(obj));
   }
 
-  /** One text frame, exactly as given. `compress:false` keeps it uncompressed on the wire too. */
-  sendRaw(text, { compress, fin } = {}) {
+  /**
+   * One text frame, exactly as given. `compress:false` keeps it uncompressed on the wire too.
+   * `written(err)` is called once the frame has left for the socket.
+   */
+  sendRaw(text, { compress, fin } = {}, written) {
     // fin:false sends a fragment: the message goes on in the next sendRaw.
     const options = {};
     if (compress !== undefined) options.compress = compress;
     if (fin !== undefined) options.fin = fin;
-    this.ws.send(text, options);
+    this.ws.send(text, options, written);
   }
 
   /**
@@ -509,8 +512,8 @@ export class ChaperoneClient extends EventEmitter {
   }
 
   /** A text frame as is: malformed JSON, unknown types, oversize frames. */
-  sendRaw(text, options) {
-    this.#requireConn().sendRaw(text, options);
+  sendRaw(text, options, written) {
+    this.#requireConn().sendRaw(text, options, written);
   }
 
   /** Several frames in one socket write (see RawConnection.sendTogether). */

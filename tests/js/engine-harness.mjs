@@ -186,11 +186,14 @@ export class TestEngine {
    * (for a restart: `TestEngine.start({dataDir: engine.dataDir, port: engine.port})`).
    */
   async stop({ keepData = false } = {}) {
+    let asked = false;
     if (!this.exit && this.child.pid !== undefined) {
       const exited = new Promise((r) => this.child.once('exit', r));
       this.send({ cmd: 'quit' });
-      const timer = setTimeout(() => this.killGroup('SIGTERM'), 3000);
-      const hard = setTimeout(() => this.killGroup('SIGKILL'), 5000);
+      asked = true;
+      // Deadlines for the quit, then the signals: teardown, which no test waits on.
+      const timer = setTimeout(() => this.killGroup('SIGTERM'), 10000);
+      const hard = setTimeout(() => this.killGroup('SIGKILL'), 15000);
       await exited;
       clearTimeout(timer);
       clearTimeout(hard);
@@ -198,5 +201,10 @@ export class TestEngine {
     // Children the harness may have started share its group.
     if (this.child.pid !== undefined) this.killGroup('SIGKILL');
     if (!keepData) await rm(this.dataDir, { recursive: true, force: true });
+    // Told to quit, it must end cleanly: under LeakSanitizer a leak is reported at exit and the
+    // exit status says so. (An engine a test kills on purpose is not asked to quit.)
+    if (asked && this.exit && (this.exit.signal || this.exit.code !== 0)) {
+      throw new Error(`the engine did not end cleanly on quit (${this.exit.signal ?? `exit ${this.exit.code}`})\n${this.stderrTail()}`);
+    }
   }
 }

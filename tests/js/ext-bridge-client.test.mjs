@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import WebSocket, { WebSocketServer } from 'ws';
 
@@ -18,16 +17,39 @@ import {
   LIMITS, b64urlEncode, engineChallengeText, engineIdOf, generateKeyPair, randomId, randomNonce, signText,
 } from '../../extension/lib/protocol.js';
 import { ENGINE_PATH, TestEngine } from './engine-harness.mjs';
+import { deadline, watch } from '../lib/until.mjs';
 
 const ORIGIN = 'chrome-extension://immigohjinbkkjncmhkefbfainfbcigp';
 const SKIP_REASON = 'CHAPERONE_TEST_ENGINE not set: point it at build/tests/chaperone-test-engine';
 
-async function until(predicate, what, timeoutMs = 5000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!await predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(10);
-  }
+/**
+ * The real timers, with the ones still to fire kept in `live` (id → ms): what a client has
+ * scheduled is then something a test can look at, instead of waiting to see whether it fires.
+ */
+function trackedTimers() {
+  const live = new Map();
+  return {
+    live,
+    setTimeout(fn, ms) {
+      const id = setTimeout(() => { live.delete(id); fn(); }, ms);
+      live.set(id, ms);
+      return id;
+    },
+    clearTimeout(id) {
+      live.delete(id);
+      clearTimeout(id);
+    },
+    setInterval(fn, ms) {
+      const id = setInterval(fn, ms);
+      live.set(id, ms);
+      return id;
+    },
+    clearInterval(id) {
+      live.delete(id);
+      clearInterval(id);
+    },
+    now: () => Date.now(),
+  };
 }
 
 function untilAborted(signal) {
@@ -46,6 +68,9 @@ function makeBridge({ port, local = memoryStorageArea(), session = memoryStorage
   const frames = [];
   const sockets = [];
   const portRef = { port };
+  const timers = trackedTimers();
+  // Told of every state change, socket and state: what the tests wait on.
+  const changes = watch();
   const bridge = new BridgeClient({
     createSocket: (url) => {
       const ws = new WebSocket(url, { origin: ORIGIN, maxPayload: LIMITS.maxFrameBytes });
@@ -54,9 +79,12 @@ function makeBridge({ port, local = memoryStorageArea(), session = memoryStorage
         frames.push({ url, text });
         send(text);
       };
+      ws.on('close', () => changes.notify());
       sockets.push(ws);
+      changes.notify();
       return ws;
     },
+    timers,
     origin: ORIGIN,
     keystore: new Keystore({ local, keys }),
     getPort: async () => portRef.port,
@@ -68,8 +96,13 @@ function makeBridge({ port, local = memoryStorageArea(), session = memoryStorage
     backoff: { initialMs: 50, maxMs: 400 },
   });
   const states = [];
-  bridge.onStateChange = (s) => states.push(s.state);
-  return { bridge, frames, sockets, states, local, session, keys, portRef };
+  bridge.onStateChange = (s) => {
+    states.push(s.state);
+    changes.notify();
+  };
+  /** Resolves once `predicate()` holds, looked at on each state change and socket. */
+  const when = (predicate, what, timeout = 5000) => changes.when(predicate, { timeout, what });
+  return { bridge, frames, sockets, states, local, session, keys, portRef, timers, changes, when };
 }
 
 const sentOfType = (frames, type) => frames.map((f) => JSON.parse(f.text)).filter((m) => m.type === type);
@@ -79,7 +112,7 @@ async function pairApproved(engine, bridge, options) {
   const after = engine.mark();
   const pairing = bridge.pair(options);
   const prompt = await engine.waitFor({ event: 'pairing' }, { after });
-  await until(() => bridge.snapshot().pairing?.phase === 'pending', 'the popup shows the code');
+  await whenOf(bridge)(() => bridge.snapshot().pairing?.phase === 'pending', 'the popup to show the code');
   const shown = bridge.snapshot().pairing;
   assert.equal(bridge.state, 'pairing');
   assert.equal(shown.code, String(prompt.code).replace(/\s/g, ''), 'the app and the popup show the same code');
@@ -91,9 +124,12 @@ async function pairApproved(engine, bridge, options) {
 }
 
 async function connected(bridge, timeoutMs = 5000) {
-  await until(() => bridge.connected, 'the bridge is connected', timeoutMs);
+  await whenOf(bridge)(() => bridge.connected, 'the bridge to be connected', timeoutMs);
   return bridge.snapshot();
 }
+
+const madeOf = new WeakMap();   // bridge → what makeBridge made with it
+const whenOf = (bridge) => madeOf.get(bridge).when;
 
 function engineTest(name, body, { timeout = 30000 } = {}) {
   test(name, { timeout }, async (t) => {
@@ -105,6 +141,7 @@ function engineTest(name, body, { timeout = 30000 } = {}) {
     const bridges = [];
     const make = (options = {}) => {
       const made = makeBridge({ port: engine.port, ...options });
+      madeOf.set(made.bridge, made);
       bridges.push(made.bridge);
       return made;
     };
@@ -187,7 +224,7 @@ engineTest('pairing: Reject in the app leaves the extension unpaired', async ({ 
 });
 
 engineTest('pairing: an approval whose signature was tampered with is refused and nothing is pinned', async ({ engine, make }) => {
-  const { bridge, local, keys, frames } = make();
+  const { bridge, local, keys, frames, timers } = make();
   await bridge.start();
   // A man in the middle changes one character of the engine's signature on its way to the popup.
   const tamper = (msg) => {
@@ -200,8 +237,10 @@ engineTest('pairing: an approval whose signature was tampered with is refused an
   assert.equal(bridge.state, 'not_paired');
   assert.equal(local.data.pairing, undefined, 'no engine is pinned');
   assert.equal(await keys.get('device'), undefined, 'the key of a refused pairing is not kept');
-  await sleep(200);
+  // Nothing has connected with it, and nothing is scheduled that could.
   assert.equal(frames.filter((f) => f.url.endsWith('/extension')).length, 0, 'nothing connects with it');
+  assert.equal(bridge.retryAt, null, 'no connection is scheduled');
+  assert.deepEqual([...timers.live.values()], [], 'no timer is left to fire');
 });
 
 engineTest('pairing: nothing listening on the port is "not running on port N"', async ({ make }) => {
@@ -250,7 +289,7 @@ engineTest('connect: auth is signed, carries capabilities and grants, and hello_
 });
 
 engineTest('connect: another Chaperone on the port is wrong_engine and gets no auth', async ({ engine, make, cleanups }) => {
-  const { bridge, frames } = make();
+  const { bridge, frames, states, when } = make();
   await bridge.start();
   await pairApproved(engine, bridge);
   await connected(bridge);
@@ -260,10 +299,13 @@ engineTest('connect: another Chaperone on the port is wrong_engine and gets no a
   const authsBefore = sentOfType(frames, 'auth').length;
   const impostorEvents = impostor.mark();
   bridge.getPort = async () => impostor.port;
+  const statesBefore = states.length;
   await bridge.restart();
-  await until(() => bridge.state === 'wrong_engine', 'the popup says this is not the paired Chaperone');
+  await when(() => bridge.state === 'wrong_engine', 'the popup to say this is not the paired Chaperone');
   assert.equal(bridge.snapshot().lastError, 'wrong_engine');
-  await sleep(300);
+  // It tries again (the slow retry), and meets the other engine again.
+  await when(() => states.slice(statesBefore).filter((st) => st === 'wrong_engine').length >= 2,
+             'a second attempt to end wrong_engine');
   assert.equal(sentOfType(frames, 'auth').length, authsBefore, 'no auth was sent to the other engine');
   assert.ok(!impostor.events.slice(impostorEvents).some((e) => e.event === 'device-online'));
   assert.equal(bridge.state, 'wrong_engine', 'it stays wrong_engine while retrying');
@@ -275,14 +317,17 @@ engineTest('connect: another Chaperone on the port is wrong_engine and gets no a
 });
 
 engineTest('connect: a revoked device stops reconnecting and says so', async ({ engine, make }) => {
-  const { bridge, frames } = make();
+  const { bridge, frames, sockets, timers, when } = make();
   await bridge.start();
   const { result } = await pairApproved(engine, bridge);
   await connected(bridge);
   await engine.command({ cmd: 'revoke', deviceId: result.deviceId });
-  await until(() => bridge.state === 'revoked', 'the popup shows revoked');
+  await when(() => bridge.state === 'revoked', 'the popup to show revoked');
   const opened = frames.length;
-  await sleep(600);
+  // No reconnect loop: no dial is scheduled, and no timer at all is left that could start one.
+  assert.equal(bridge.retryAt, null, 'no reconnect is scheduled');
+  assert.deepEqual([...timers.live.values()], [], 'no timer is left to fire');
+  await when(() => sockets.every((ws) => ws.readyState === WebSocket.CLOSED), 'the revoked socket to close');
   assert.equal(bridge.state, 'revoked');
   assert.equal(frames.length, opened, 'no reconnect loop');
 });
@@ -324,28 +369,29 @@ engineTest('envelope: cancel from the app reaches the handler\'s AbortSignal', a
   await bridge.start();
   const { result } = await pairApproved(engine, bridge);
   await connected(bridge);
-  let aborted = null;
-  let started = false;
+  let reached;
+  const started = new Promise((r) => { reached = r; });
+  let sawAbort;
+  const aborted = new Promise((r) => { sawAbort = r; });
   bridge.onRequest = async (method, params, { signal }) => {
     if (method === 'extension.grants') return { grants: [] }; // asked on every connection
-    started = true;
+    reached();
     try {
       return await untilAborted(signal);
     } catch (err) {
-      aborted = err;
+      sawAbort(err);
       throw err;
     }
   };
   const call = engine.startCall(result.deviceId, 'browser.context', {}, { timeoutMs: 10000 });
-  await until(() => started, 'the call reached the handler');
+  await deadline(started, { what: 'the call to reach the handler' });
   engine.send({ cmd: 'cancel', tag: call.tag });
   assert.equal((await call.reply).error?.code, 'cancelled');
-  await until(() => aborted !== null, 'the handler saw the abort');
-  assert.equal(aborted.code, 'cancelled');
+  assert.equal((await deadline(aborted, { what: 'the handler to see the abort' })).code, 'cancelled');
 });
 
 engineTest('envelope: eight engine calls run at once; the engine holds the ninth until one ends', async ({ engine, make }) => {
-  const { bridge } = make();
+  const { bridge, changes, when } = make();
   await bridge.start();
   const { result } = await pairApproved(engine, bridge);
   await connected(bridge);
@@ -356,13 +402,14 @@ engineTest('envelope: eight engine calls run at once; the engine holds the ninth
     // would hold one of the eight slots, and the ninth call's gate would come after the release).
     if (method !== 'browser.slow') return { grants: [] };
     started++;
+    changes.notify();
     await new Promise((release) => gates.push(release));
     return { n: params.n };
   };
   const calls = Array.from({ length: 9 }, (_, n) => engine.startCall(result.deviceId, 'browser.slow', { n }, { timeoutMs: 15000 }));
-  await until(() => started === 8, 'eight calls reached the handler');
+  await when(() => started === 8, 'eight calls to reach the handler');
   gates.shift()();
-  await until(() => started === 9, 'the ninth went out once a slot freed');
+  await when(() => started === 9, 'the ninth to go out once a slot freed');
   while (gates.length) gates.shift()();
   const replies = await Promise.all(calls.map((c) => c.reply));
   replies.forEach((r, n) => assert.deepEqual(r.result, { n }, `call ${n}: ${JSON.stringify(r)} started=${started}`));
@@ -403,14 +450,17 @@ engineTest('chunking: a result over 512 KiB and a 1 MiB parameter cross whole', 
 // ---- reconnect and resume ----
 
 engineTest('reconnect: after the app restarts on the same port the worker comes back by itself', async ({ engine, make, cleanups }) => {
-  const { bridge } = make();
+  const { bridge, sockets, when } = make();
   await bridge.start();
   const { result } = await pairApproved(engine, bridge);
   const first = await connected(bridge);
 
   await quitKeepingData(engine);
-  await until(() => bridge.state === 'connecting', 'the popup shows connecting');
-  await sleep(300); // a few failed dials while the app is away
+  await when(() => bridge.state === 'connecting', 'the popup to show connecting');
+  // A few dials while the app is away, each refused.
+  const dialled = sockets.length;
+  await when(() => sockets.length >= dialled + 2 && bridge.snapshot().lastError === 'not_running',
+             'two more dials to find nothing listening');
   assert.equal(bridge.snapshot().lastError, 'not_running');
 
   const restarted = await startEngineAt({ port: engine.port, dataDir: engine.dataDir });
@@ -425,17 +475,18 @@ engineTest('reconnect: after the app restarts on the same port the worker comes 
 });
 
 engineTest('stop: a Stop outlives the app quitting, and a browser that connects while stopped is told at once', async ({ engine, make, cleanups }) => {
-  const { bridge } = make();
+  const { bridge, changes, when } = make();
   await bridge.start();
   const { result } = await pairApproved(engine, bridge);
   await connected(bridge);
   const told = [];
   bridge.onRequest = async (method) => {
     told.push(method);
+    changes.notify();
     return { ok: true };
   };
   assert.equal((await engine.command({ cmd: 'stop-all' })).result.stopped, true);
-  await until(() => told.includes('extension.stop'), 'the connected browser is told');
+  await when(() => told.includes('extension.stop'), 'the connected browser to be told');
 
   // Quit and start again (what D-Bus activation does for any agent): still stopped, before any
   // browser is back, and the browser is told as soon as it connects.
@@ -444,7 +495,7 @@ engineTest('stop: a Stop outlives the app quitting, and a browser that connects 
   const restarted = await startEngineAt({ port: engine.port, dataDir: engine.dataDir });
   cleanups.push(() => restarted.stop());
   assert.equal(restarted.events.find((e) => e.event === 'listening').stopped, true);
-  await until(() => told.includes('extension.stop'), 'the browser is told when it connects', 10000);
+  await when(() => told.includes('extension.stop'), 'the browser to be told when it connects', 10000);
   assert.equal(told[0], 'extension.stop', 'the stop is the first thing it hears');
   const refused = await restarted.command({
     cmd: 'agent-call', deviceId: result.deviceId, method: 'browser.tabs', params: {},
@@ -517,7 +568,7 @@ engineTest('resume: events sent while the app was away reach it on the next conn
   const { result } = await pairApproved(engine, bridge);
   await connected(bridge);
   await quitKeepingData(engine);
-  await until(() => !bridge.connected, 'the worker saw the app go');
+  await whenOf(bridge)(() => !bridge.connected, 'the worker to see the app go');
   const seq = bridge.sendEvent('stop.changed', { stopped: true, source: 'esc', at: Date.now() });
   const restarted = await startEngineAt({ port: engine.port, dataDir: engine.dataDir });
   cleanups.push(() => restarted.stop());
@@ -593,15 +644,17 @@ async function scriptedEngine() {
 function peerNext(peer, match, timeoutMs = 5000) {
   const i = peer.inbox.findIndex(match);
   if (i >= 0) return Promise.resolve(peer.inbox.splice(i, 1)[0]);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no matching frame from the extension')), timeoutMs);
-    peer.waiters.push({ match, resolve: (m) => { clearTimeout(timer); resolve(m); } });
-  });
+  const waiter = { match };
+  const next = new Promise((resolve) => { waiter.resolve = resolve; });
+  peer.waiters.push(waiter);
+  return deadline(next, { timeout: timeoutMs, what: `a frame from the extension matching ${match}` })
+    .finally(() => { const w = peer.waiters.indexOf(waiter); if (w >= 0) peer.waiters.splice(w, 1); });
 }
 
 async function withScriptedEngine(body) {
   const fake = await scriptedEngine();
   const made = makeBridge({ port: fake.port });
+  madeOf.set(made.bridge, made);
   const keystore = new Keystore({ local: made.local, keys: made.keys });
   await keystore.save(await generateKeyPair(), fake.pinning);
   try {

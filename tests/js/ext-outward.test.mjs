@@ -124,18 +124,13 @@ test('the table: one place, every kind in en/fr/zh, no word in two kinds, each w
   }
 });
 
-test('classify is bounded and takes anything', () => {
+test('classify reads a bounded prefix and takes anything', { timeout: 30000 }, () => {
   assert.deepEqual(O.classify(undefined), { kind: 'none', reason: 'none', word: null });
   assert.deepEqual(O.classify({}), { kind: 'none', reason: 'none', word: null });
   assert.equal(O.classify({ tag: 'button', text: 42 }).kind, 'none');
+  // How fast is bench/'s to measure; here, that only a prefix is read.
   const huge = button('x '.repeat(200000) + 'send');
-  const t0 = performance.now();
-  for (let i = 0; i < 200; i++) O.classify(huge);
   assert.equal(O.classify(huge).kind, 'none', 'only the first 500 characters of a field are read');
-  assert.ok(performance.now() - t0 < 2000, 'fast');
-  const t1 = performance.now();
-  for (const r of ROWS) O.classify(r.d);
-  assert.ok((performance.now() - t1) / ROWS.length < 1, 'under a millisecond a control');
 });
 
 // ---- describe() on a real DOM ---------------------------------------------------------------
@@ -294,20 +289,14 @@ test('describe(): a real DOM, forms, ancestors, icons, never a field value', { s
   }
 });
 
-test('describe(): bounded on a huge control', { skip }, async () => {
+test('describe(): a huge control gives a text and a label of at most 200 characters', { skip }, async () => {
   const page = await browser.newPage();
   try {
     await page.setContent('<a id="card" href="/x">' + '<p>Lorem ipsum dolor sit amet</p>'.repeat(20000) + '</a>');
     await page.evaluate(await readFile(CORE_URL, 'utf8'));
     await page.evaluate(await readFile(OUTWARD_URL, 'utf8'));
-    const { desc: d, ms } = await page.evaluate(() => {
-      const t0 = performance.now();
-      let desc;
-      for (let i = 0; i < 20; i++) desc = globalThis.ChaperoneOutward.describe(document.getElementById('card'));
-      return { desc, ms: (performance.now() - t0) / 20 };
-    });
+    const d = await page.evaluate(() => globalThis.ChaperoneOutward.describe(document.getElementById('card')));
     assert.ok(d.text.length <= 200 && d.label.length <= 200);
-    assert.ok(ms < 50, `describe took ${ms.toFixed(1)} ms`);
   } finally {
     await page.close();
   }

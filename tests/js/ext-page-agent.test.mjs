@@ -12,7 +12,8 @@ import { after, before, test } from 'node:test';
 
 import { PAGE_FILES } from '../../extension/lib/page-bridge.js';
 import { startFixtureServer } from '../fixtures/serve.mjs';
-import { browserWhyNot, launchPlainChromium, until } from '../e2e/browser-harness.mjs';
+import { browserWhyNot, domWait, launchPlainChromium } from '../e2e/browser-harness.mjs';
+import { until } from '../lib/until.mjs';
 
 const skip = browserWhyNot() ?? false;
 if (skip) console.log(`# skipping ext-page-agent tests: ${skip}`);
@@ -255,7 +256,7 @@ test('forms.html: fields without values, setValue with the native setter and bub
   await page.close();
 });
 
-test('big.html: 10,000 elements captured within bounds, visible nodes first, fast', { skip }, async (t) => {
+test('big.html: 10,000 elements captured within bounds, visible nodes first (the time is printed; bench/ measures it)', { skip }, async (t) => {
   const page = await open('/big.html');
   assert.equal(await page.evaluate(() => document.getElementsByTagName('*').length), 10000);
   const timing = await page.evaluate(async () => {
@@ -294,11 +295,8 @@ test('big.html: 10,000 elements captured within bounds, visible nodes first, fas
   // Unchanged page: the diff is empty and every ref stayed.
   assert.deepEqual({ a: v.diff.added.length, r: v.diff.removed.length, c: v.diff.changed.length, t: v.diff.textChanged },
     { a: 0, r: 0, c: 0, t: false });
-  // The best of nine warm runs carries the budget (a regression such as per-element style reads
-  // shows there at once); the median is a sanity bound, loose because other work may share the
-  // two cores of a test machine.
-  assert.ok(sorted[0] < 100, `best capture ${sorted[0].toFixed(1)} ms must stay well under 100 ms`);
-  assert.ok(median < 200, `median capture ${median.toFixed(1)} ms`);
+  // How fast is measured by bench/extension-bench.mjs (browser.context of a 10,000-element
+  // page), not asserted here: the diagnostic above prints this run's figures.
 
   const small = await ok(page, 'context', { captureId: 's', maxScan: 500, maxNodes: 20, maxTextBytes: 100 });
   assert.equal(small.scanned, 500);
@@ -424,14 +422,16 @@ test('holds: a changed form is not approved; a plan covers writes only; a missed
     const b = document.createElement('button');
     b.type = 'button';
     b.textContent = 'OK';
-    b.addEventListener('click', () => f.submit());
+    b.addEventListener('click', () => { window.__submits = (window.__submits ?? 0) + 1; f.submit(); });
     document.body.prepend(b);
   });
   const c3 = await ok(p2, 'context', { captureId: 'h3' });
   const okClick = await ok(p2, 'action', { captureId: 'h3', ref: byName(c3, 'OK').ref, action: 'click' });
   assert.equal(okClick.held?.reason, 'form-submit', JSON.stringify(okClick));
   assert.deepEqual(okClick.held.fields, [{ name: 'message', value: 'send everything' }]);
-  await new Promise((r) => setTimeout(r, 300));
+  // The click ran (that is how the submit was seen) and its submit was stopped before it left:
+  // the page is still here, with the one submit it tried.
+  assert.equal(await p2.evaluate(() => window.__submits), 1, 'the click ran once');
   assert.equal(new URL(p2.url()).pathname, '/index.html', 'the POST never left');
   await p2.close();
 });
@@ -928,13 +928,13 @@ test('settle: a 30 ms timer (mcp-compose.html Save draft) is waited for', { skip
   await page.close();
 });
 
-test('settle: a fill that sets nothing off answers after one frame; one that does waits like a click', { skip }, async () => {
+test('settle: a fill that sets nothing off settles; one the page reacts to waits the full quiet window', { skip }, async () => {
   const page = await open('/mcp-compose.html');
   const c = await ok(page, 'context', { captureId: 'f1' });
   const subject = byName(c, 'Subject');
   const plain = await ok(page, 'action', { captureId: 'f1', ref: subject.ref, action: 'setValue', value: 'Quarterly numbers' });
   assert.equal(plain.changes.settled, true);
-  assert.ok(plain.changes.settleMs >= 2 && plain.changes.settleMs < 80, `light window: ${plain.changes.settleMs} ms`);
+  assert.ok(plain.changes.settleMs >= 2, `the light window: ${plain.changes.settleMs} ms`);
   assert.equal(await page.inputValue('#subject'), 'Quarterly numbers');
 
   // The page reacts to typing in a task it queues (as a framework's re-render does): the fill
@@ -950,7 +950,7 @@ test('settle: a fill that sets nothing off answers after one frame; one that doe
   await page.close();
 });
 
-test('settle: a button that does nothing answers after one quiet window, not the cap', { skip }, async () => {
+test('settle: a button that does nothing settles with nothing changed, after at least one quiet window', { skip }, async () => {
   const page = await open('/mcp-large.html');
   const c = await ok(page, 'context', { captureId: 's1' });
   const noop = byName(c, 'Quick action 0');       // inside the open shadow root; no listener
@@ -960,15 +960,12 @@ test('settle: a button that does nothing answers after one quiet window, not the
     const { v, ms } = await timedClick(page, 's1', noop.ref);
     assert.deepEqual({ ...v.changes, settleMs: 0 }, { urlChanged: false, titleChanged: false, added: 0, removed: 0,
       textChanged: false, settled: true, settleMs: 0 });
-    // Each: the whole window, and nowhere near the 3 s cap. The best of three carries the tight
-    // bound, as a timer may fire late while other tests share the machine's two cores.
-    assert.ok(v.changes.settleMs >= 80 && v.changes.settleMs < 1000, `settleMs ${v.changes.settleMs}`);
+    // settled:true (above) says it did not run to the 3 s cap; how soon is bench/'s to measure.
+    assert.ok(v.changes.settleMs >= 80, `the whole quiet window: settleMs ${v.changes.settleMs}`);
     settles.push(v.changes.settleMs);
     times.push(ms);
   }
   console.log(`# no-op click answered in ${times.join(', ')} ms (settleMs ${settles.join(', ')})`);
-  assert.ok(Math.min(...settles) < 200, `one quiet window: settleMs ${settles}`);
-  assert.ok(Math.min(...times) < 300, `no-op round trips ${times}`);
   await page.close();
 });
 
@@ -1016,12 +1013,12 @@ test('settle: a page that never stops changing hits the cap and says settled:fal
   assert.equal(v.done, true);
   assert.equal(v.changes.settled, false);
   assert.equal(v.changes.textChanged, true);
-  assert.ok(v.changes.settleMs >= 2900 && v.changes.settleMs < 3500, `settleMs ${v.changes.settleMs}`);
-  assert.ok(ms < 4000, `answered at the cap: ${ms} ms`);
+  assert.ok(v.changes.settleMs >= 2900, `waited to the 3 s cap: settleMs ${v.changes.settleMs}`);
+  console.log(`# a never-settling page answered in ${ms} ms (settleMs ${v.changes.settleMs})`);
   await page.close();
 });
 
-test('settle: with the worker\u2019s request count, a slow fetch is waited for; without it only the DOM', { skip }, async () => {
+test('settle: with the worker\u2019s request count, a slow fetch is waited for; without it the answer comes before the fetch ends', { skip }, async () => {
   const page = await open('/dynamic.html');
   await countFetches(page);
   await page.evaluate(() => {
@@ -1050,12 +1047,12 @@ test('settle: with the worker\u2019s request count, a slow fetch is waited for; 
   await page.evaluate(() => { window.__out.textContent = 'idle'; });
   const { v: domOnly } = await timedClick(page, 's1', slow);
   assert.equal(domOnly.changes.settled, true);
-  assert.ok(domOnly.changes.settleMs < 300, `settleMs ${domOnly.changes.settleMs}`);
-  await page.waitForFunction(() => window.__out.textContent === 'fetched');
+  assert.equal(domOnly.changes.textChanged, false, 'answered before the fetch changed the page');
+  await domWait(page, () => window.__out.textContent === 'fetched', null, { what: 'the slow fetch to change the page' });
   await page.close();
 });
 
-test('settle: a navigation away ends the wait at once (navigating:true)', { skip }, async () => {
+test('settle: a navigation away ends the wait, before the document goes (navigating:true, settled:false)', { skip }, async () => {
   const page = await open('/navigate-away.html?delay=400');
   const c = await ok(page, 'context', { captureId: 's1' });
   // A link: the navigation starts with the click; the answer comes before the document goes.
@@ -1063,7 +1060,7 @@ test('settle: a navigation away ends the wait at once (navigating:true)', { skip
   assert.equal(v.done, true);
   assert.equal(v.changes.navigating, true);
   assert.equal(v.changes.settled, false);
-  assert.ok(ms < 1000, `${ms} ms`);
+  console.log(`# a navigating click answered in ${ms} ms`);
   await page.waitForURL(/navigate-target\.html/);
   await page.close();
 });

@@ -5,7 +5,8 @@
 // ext-page-agent.test.mjs the scripts run in the page's main world (no extension needed), where the
 // page reaches the agent's objects too: the defences tested here hold all the more in the real
 // isolated world. chrome.runtime is stubbed to see what the page would tell the worker.
-// Every wait is for a condition (until), never a fixed sleep.
+// Every wait is for a condition, never a fixed sleep: what Chaperone draws is in a closed shadow
+// root that the page cannot observe, so it is looked at again through tests/lib/until.mjs.
 
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -13,7 +14,8 @@ import { after, before, test } from 'node:test';
 
 import { PAGE_FILES } from '../../extension/lib/page-bridge.js';
 import { startFixtureServer } from '../fixtures/serve.mjs';
-import { browserWhyNot, launchPlainChromium, until } from '../e2e/browser-harness.mjs';
+import { browserWhyNot, launchPlainChromium } from '../e2e/browser-harness.mjs';
+import { until } from '../lib/until.mjs';
 
 const skip = browserWhyNot() ?? false;
 if (skip) console.log(`# skipping ext-page-ui tests: ${skip}`);
@@ -138,7 +140,7 @@ async function untilRestored(page, box, what) {
   return until(async () => {
     const s = await page.evaluate(hostState);
     return s.connected && s.open && s.topmost && s.style === INTACT_STYLE && s.box.join() === box.join() ? s : null;
-  }, { what: `${what}: the host back where it was, visible and on top`, timeoutMs: 5000 });
+  }, { what: `${what}: the host back where it was, visible and on top`, timeout: 5000 });
 }
 
 // ---- re-mounting -----------------------------------------------------------------------------

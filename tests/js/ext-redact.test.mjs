@@ -170,16 +170,14 @@ test('JSON: what only JS values can be — cycles, shared children, odd types, _
   assert.equal(JSON.stringify(out), '{"__proto__":{"password":"[redacted password len=1]"}}');
 });
 
-test('JSON: a wide value that shares children is bounded, not exponential', () => {
+test('JSON: a wide value that shares children ends (2^40 paths: exponential would not)', { timeout: 30000 }, () => {
   let node = { token: 'abc' };
   for (let i = 0; i < 40; i++) node = { a: node, b: node }; // 2^40 paths
-  const start = performance.now();
   const { count } = redactValue(node);
   assert.ok(count > 0);
-  assert.ok(performance.now() - start < 10_000);
 });
 
-test('linear time: 1 MiB of each hard unit, and of real-looking text, finishes fast', () => {
+test('1 MiB of each hard unit, and of real-looking text, is redacted and ends (a deadline; bench/ measures the speed)', { timeout: 60000 }, () => {
   const units = [
     '"password":"', 'password="', 'eyJaaaaaaaaaa.', 'Bearer ', '"', '[redacted ',
     '-----BEGIN PRIVATE KEY-----', 'password: ', 'a=', 'token ', '\'', 'api key ', 'x-a: ', '[',
@@ -190,17 +188,12 @@ test('linear time: 1 MiB of each hard unit, and of real-looking text, finishes f
   ];
   for (const unit of units) {
     let text = unit.repeat(Math.ceil((1024 * 1024) / unit.length));
-    const start = performance.now();
     const { text: out } = redactText(text);
-    const ms = performance.now() - start;
     assert.equal(typeof out, 'string');
-    assert.ok(ms < 2000, `${JSON.stringify(unit)}: ${ms.toFixed(0)} ms`);
     text = null;
   }
   // "password: hunter22 and" keeps its word: a name: value token must end its line.
   const page = `${'Hello, world. Sign in with password: hunter22 and token=abc; '.repeat(20000)}`;
-  const start = performance.now();
   const r = redactText(page);
   assert.equal(r.count, 20000);
-  assert.ok(performance.now() - start < 2000);
 });

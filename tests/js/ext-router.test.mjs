@@ -10,9 +10,26 @@ import { ChaperoneError, MAX_CAPTURES, Router } from '../../extension/lib/router
 import {
   eventLog, fakeClock, fakeStorageArea, inertTimers, makeFakeChrome,
 } from './fake-chrome.mjs';
+import { watch } from '../lib/until.mjs';
+
+// The router does some of its work a task later (the pill is drawn after the call that moved the
+// step; a closed tab's cleanup awaits storage). Tests wait for that work's effect — a page-agent
+// call, an emitted event, a storage write — each of which tells `seen`.
+const seen = watch();
+const after = (predicate, what) => seen.when(predicate, { timeout: 5000, what });
+const told = (log) => {
+  const push = log.push.bind(log);
+  log.push = (...items) => { const n = push(...items); seen.notify(); return n; };
+  return log;
+};
+const noticed = (emit) => {
+  const wrapped = (event, data) => { emit(event, data); seen.notify(); };
+  return Object.assign(wrapped, { events: emit.events, named: emit.named });
+};
 
 /** What the fake page agent answers, per op. */
 function pageAgent(log = []) {
+  told(log);
   return async (op, args, where) => {
     log.push({ op, args, where });
     switch (op) {
@@ -37,13 +54,14 @@ function pageAgent(log = []) {
 
 async function setup({ storage, preset = 'control', extras = ['browser.tab.navigate', 'browser.cookies.read'],
   durationMin = 15, pageLog = [], grantTabs = [{ tabId: 1, frameIds: [5] }] } = {}) {
+  if (storage) watchWrites(storage);
   const fake = makeFakeChrome({ storage, pageRun: pageAgent(pageLog) });
   fake.addTab({ id: 1, url: 'https://a.example/inbox', title: 'Inbox', active: true,
     children: [{ frameId: 5, url: 'https://pay.example/widget' }, { frameId: 6, url: 'https://ads.example/x' }] });
   fake.addTab({ id: 2, url: 'https://b.example/', title: 'B' });
   fake.addTab({ id: 3, url: 'chrome-extension://immigohjinbkkjncmhkefbfainfbcigp/popup/popup.html', title: 'Chaperone' });
   const clock = fakeClock();
-  const emit = eventLog();
+  const emit = noticed(eventLog());
   const router = new Router({ chrome: fake.chrome, emit, now: clock, timers: inertTimers() });
   await router.load();
   let grant = null;
@@ -65,7 +83,14 @@ const code = async (promise) => {
     return e.code;
   }
 };
-const tick = () => new Promise((r) => setTimeout(r, 5));
+/** A storage area that tells `seen` after each write. */
+function watchWrites(area) {
+  if (area.watched) return area;
+  const set = area.set.bind(area);
+  area.set = async (items) => { await set(items); seen.notify(); };
+  area.watched = true;
+  return area;
+}
 
 test('the checks run in the contract\'s order', async () => {
   const { router, clock, fake } = await setup({ preset: 'read', extras: [] });
@@ -135,7 +160,11 @@ test('stop: set before anything is awaited — a call after stop() returned is r
   const storage = fakeStorageArea();
   const { router, emit, pageLog } = await setup({ storage });
   let release;
-  storage.gate = new Promise((r) => { release = r; });
+  const gate = new Promise((r) => { release = r; });
+  // The write waiting at the gate is what this test holds: it knows when the write got there.
+  let atGate;
+  const reachedGate = new Promise((r) => { atGate = r; });
+  storage.gate = { then: (ok, fail) => { atGate(); return gate.then(ok, fail); } };
   const writesBefore = storage.writes;
 
   const saved = router.stop('esc');
@@ -144,7 +173,7 @@ test('stop: set before anything is awaited — a call after stop() returned is r
   // The call starts after stop() returned; the stop's write is still pending.
   const call = router.handle('browser.context', { tabId: 1 });
   assert.equal(await code(call), 'stopped');
-  await tick();
+  await reachedGate;
   assert.equal(savedDone, false, 'the storage write had not finished');
   assert.equal(storage.writes, writesBefore, 'nothing reached storage yet');
   assert.deepEqual(emit.named('stop.changed').at(-1).stopped, true);
@@ -175,13 +204,18 @@ test('a call in flight when Stop lands is refused too', async () => {
   let releasePage;
   const { router, fake } = await setup();
   const slow = new Promise((r) => { releasePage = r; });
+  let entered;
+  const inPage = new Promise((r) => { entered = r; });
   const realExec = fake.chrome.scripting.executeScript;
   fake.chrome.scripting.executeScript = async (opts) => {
-    if (opts.func) await slow;
+    if (opts.func) {
+      entered();
+      await slow;
+    }
     return realExec(opts);
   };
   const call = router.handle('browser.context', { tabId: 1 });
-  await tick();
+  await inPage;   // the call is in the page when Stop lands
   router.stop('pill');
   assert.equal(await code(call), 'stopped');
   releasePage();
@@ -228,7 +262,7 @@ test('steps: each agent call on a tab counts, the pill shows the step, agent.ste
   const { router, emit, pageLog } = await setup();
   await router.handle('browser.context', { tabId: 1 });
   await router.handle('browser.frames', { tabId: 1 });
-  await tick();
+  await after(() => pageLog.some((c) => c.op === 'pill' && c.args.step === 2), 'the pill drawn with step 2');
   assert.deepEqual(emit.named('agent.step'), [{ tabId: 1, step: 1 }, { tabId: 1, step: 2 }]);
   // The pill is drawn a task after each call: calls in a burst draw it once or twice, always
   // with the step as it is by then, never an older one.
@@ -277,10 +311,18 @@ test('plan steps: a covered write\'s step goes to the pill; kept while clicks ca
   const { router: r, grant } = await planSetup(storage, log, planned);
   const ctx = await r.handle('browser.context', { tabId: 1 });
   const ref = (e) => `${ctx.captureId}:${e}`;
-  const click = (e, allow) => r.handle('browser.node.action', { ref: ref(e), action: 'click', ...(allow ? { allow } : {}) });
+  // Every call moves the step, and the pill is drawn a task later with it: lastPill waits for the
+  // pill drawn after the latest call.
+  const pills = () => log.filter((c) => c.op === 'pill');
+  let drawnBefore = 0;
+  const handle = (method, params) => {
+    drawnBefore = pills().length;
+    return r.handle(method, params);
+  };
+  const click = (e, allow) => handle('browser.node.action', { ref: ref(e), action: 'click', ...(allow ? { allow } : {}) });
   const lastPill = async () => {
-    await tick();
-    return log.filter((c) => c.op === 'pill').at(-1).args;
+    await after(() => pills().length > drawnBefore, 'the pill drawn after the last call');
+    return pills().at(-1).args;
   };
   const planA = (step, of = 3) => ({ planId: 'plan-a', sites: ['a.example'], step, of });
 
@@ -293,8 +335,8 @@ test('plan steps: a covered write\'s step goes to the pill; kept while clicks ca
   await click('e2', planA(2));
   assert.deepEqual((await lastPill()).plan, { step: 1, of: 3 });
   // Fills, reads and other calls never carry `allow`: they say nothing about the plan.
-  await r.handle('browser.node.action', { ref: ref('e4'), action: 'setValue', value: 'x' });
-  await r.handle('browser.context', { tabId: 1 });
+  await handle('browser.node.action', { ref: ref('e4'), action: 'setValue', value: 'x' });
+  await handle('browser.context', { tabId: 1 });
   assert.deepEqual((await lastPill()).plan, { step: 1, of: 3 });
   // The next covered write moves it on.
   await click('e1', planA(2));
@@ -370,7 +412,7 @@ test('plan steps: kept across a killed worker and a page load; bad stored entrie
   assert.deepEqual(again.planOf(1), { planId: 'plan-z', step: 2, of: 4 });
   fake2.navigate(1, 0, 'https://a.example/next');
   fake2.chrome.webNavigation.onDOMContentLoaded.fire({ tabId: 1, frameId: 0 });
-  await tick();
+  await after(() => log2.some((c) => c.op === 'pill'), 'the pill drawn on the page load');
   const pill = log2.filter((c) => c.op === 'pill').at(-1);
   assert.deepEqual(pill?.args, { show: true, step: 2, stopped: false, plan: { step: 2, of: 4 } });
 
@@ -383,8 +425,7 @@ test('plan steps: kept across a killed worker and a page load; bad stored entrie
   assert.deepEqual(third.planOf(4), { planId: 'ok', step: 1, of: 2 });
   // A tab closing ends its plan step.
   fake2.closeTab(1);
-  await tick();
-  assert.equal(again.planOf(1), null);
+  await after(() => again.planOf(1) === null, 'the closed tab\'s plan step to end');
 });
 
 test('sign-in floor: the page\'s refusal of a page with a visible password reaches the engine as refused_floor, blind', async () => {
@@ -606,9 +647,8 @@ test('handoff: request → waiting at once, banner, focus; answered on the page;
   assert.deepEqual(await router.handle('browser.handoff.status', { handoffId: r.handoffId }),
     { handoffId: r.handoffId, state: 'done', outcome: 'done', by: 'page' });
   assert.deepEqual(changes, [['waiting', 1], ['done', 0]]);
-  await tick();
-  assert.ok(pageLog.some((c) => c.op === 'handoff' && c.args.show === false && c.args.handoffId === r.handoffId),
-    'the banner goes away');
+  await after(() => pageLog.some((c) => c.op === 'handoff' && c.args.show === false && c.args.handoffId === r.handoffId),
+    'the banner to go away');
   // An answer after the first one changes nothing.
   assert.deepEqual(await router.handle('extension.handoff.resolve', { handoffId: r.handoffId, outcome: 'cancelled' }),
     { handoffId: r.handoffId, state: 'done' });
@@ -689,7 +729,7 @@ test('a tab closing ends what belongs to it', async () => {
   const { router, fake, emit } = await setup();
   const h = await router.handle('browser.handoff.request', { tabId: 1, reason: 'qr', message: '' });
   fake.closeTab(1);
-  await tick();
+  await after(() => emit.named('grant.changed').at(-1)?.reason === 'closed', 'the closed tab\'s grant to end');
   assert.equal(router.handoffs.get(h.handoffId).state, 'cancelled');
   assert.deepEqual(router.grants.list(), []);
   assert.equal(emit.named('grant.changed').at(-1).reason, 'closed');
@@ -781,15 +821,24 @@ test('every browser.* result is redacted before it answers the engine', async ()
 test('Stop waits for the calls in flight to settle, then emits stop.halted', async () => {
   const { router, emit, clock } = await setup();
   let release;
+  let entered;
+  const inPage = new Promise((r) => { entered = r; });
+  let abortSeen;
+  const aborting = new Promise((r) => { abortSeen = r; });
   router.page.run = (where, op, args, { signal }) => new Promise((resolve, reject) => {
     release = resolve;
-    signal.addEventListener('abort', () => setTimeout(() => reject(signal.reason), 10), { once: true });
+    entered();
+    // The page takes its time to stop: it rejects when the test says so, not at once.
+    signal.addEventListener('abort', () => abortSeen(() => reject(signal.reason)), { once: true });
   });
   const call = router.handle('browser.context', { tabId: 1 });
-  await tick();
+  await inPage;
   router.stop('pill');
   assert.equal(emit.named('stop.halted').length, 0, 'not before the call settles');
+  const settle = await aborting;   // the page was told to stop
   clock.advance(25);
+  assert.equal(emit.named('stop.halted').length, 0, 'still not while the page works on');
+  settle();
   assert.equal(await code(call), 'stopped');
   await router.halted;
   const halted = emit.named('stop.halted').at(-1);

@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { Router } from '../../extension/lib/router.js';
 import { STOP_COMMAND, STOP_SOURCES, StopState, onStopCommand, stopShortcut } from '../../extension/lib/stop.js';
 import { eventLog, fakeClock, fakeStorageArea, inertTimers, makeFakeChrome } from './fake-chrome.mjs';
-import { until } from '../e2e/browser-harness.mjs';
+import { watch } from '../lib/until.mjs';
 
 const json = (relative) => JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8'));
 const manifest = json('../../extension/manifest.json');
@@ -67,9 +67,11 @@ test('StopState keeps "shortcut" as the source (not folded into "app")', async (
 /** A router over the fake chrome with one granted tab; chrome.commands binds `shortcut`. */
 async function setup(shortcut) {
   const pageLog = [];
+  const ran = watch();
   const fake = makeFakeChrome({
     pageRun: async (op, args, where) => {
       pageLog.push({ op, args, where });
+      ran.notify();
       if (op === 'context') return { ok: true, value: { url: 'https://a.example/', title: 'A', nodes: [], forms: [], headings: [] } };
       return { ok: true, value: { shown: true } };
     },
@@ -81,7 +83,9 @@ async function setup(shortcut) {
   await router.load();
   const made = await router.onPopupMessage({ type: 'popup.createGrant', tabs: [{ tabId: 1 }], preset: 'control', label: 'T' });
   assert.equal(made.ok, true, JSON.stringify(made));
-  return { router, emit, pageLog };
+  /** Resolves with `predicate(pageLog)` once it is truthy, looked at as the page is told things. */
+  const told = (predicate, what) => ran.when(() => predicate(pageLog), { what });
+  return { router, emit, pageLog, told };
 }
 
 const lastPill = (log) => log.filter((c) => c.op === 'pill').at(-1)?.args;
@@ -89,21 +93,21 @@ const lastPill = (log) => log.filter((c) => c.op === 'pill').at(-1)?.args;
 test('the pill is told the bound shortcut, or none when it is unbound', async () => {
   const bound = await setup('Ctrl+Shift+E');
   await bound.router.handle('browser.context', { tabId: 1 });
-  const args = await until(() => lastPill(bound.pageLog), { what: 'the pill to be drawn' });
+  const args = await bound.told(lastPill, 'the pill to be drawn');
   assert.deepEqual(args, { show: true, step: 1, stopped: false, shortcut: 'Ctrl+Shift+E' });
 
   const unbound = await setup('');
   await unbound.router.handle('browser.context', { tabId: 1 });
-  assert.deepEqual(await until(() => lastPill(unbound.pageLog), { what: 'the pill to be drawn' }),
+  assert.deepEqual(await unbound.told(lastPill, 'the pill to be drawn'),
     { show: true, step: 1, stopped: false });
 });
 
 test('router.stop("shortcut"): refused at once, the app told, the pill says stopped', async () => {
-  const { router, emit, pageLog } = await setup('Ctrl+Shift+E');
+  const { router, emit, told } = await setup('Ctrl+Shift+E');
   await router.handle('browser.context', { tabId: 1 });
   router.stop('shortcut');
   assert.equal(router.state().stopped, true);
   await assert.rejects(router.handle('browser.context', { tabId: 1 }), { code: 'stopped' });
   assert.deepEqual([emit.named('stop.changed').at(-1).stopped, emit.named('stop.changed').at(-1).source], [true, 'shortcut']);
-  await until(() => lastPill(pageLog)?.stopped === true, { what: 'the pill to say stopped' });
+  await told((log) => lastPill(log)?.stopped === true, 'the pill to say stopped');
 });

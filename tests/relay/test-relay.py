@@ -11,6 +11,7 @@ its own dbus-daemon, so no test can ever start a real Chaperone.
 
 import json
 import os
+import select
 import shlex
 import shutil
 import socket
@@ -191,9 +192,10 @@ def test_many_small_lines_in_order():
     expect(status == 0, f"status {status}, stderr {err!r}")
 
 
-def test_round_trips_are_prompt():
-    # A relay that waited for more input (or a full buffer) before forwarding would take
-    # tens of milliseconds per message; 200 round trips must not add up to seconds.
+def test_round_trips_are_lock_step():
+    # One line out, its echo back, 200 times: a relay that waited for more input (or a full
+    # buffer) before forwarding never sends the echo, and the round trip fails at its deadline.
+    # How fast it is is bench/'s to measure; the figure is printed.
     with Tmp() as tmp:
         server = Server(tmp.sock)
         server.start()
@@ -204,6 +206,8 @@ def test_round_trips_are_prompt():
                 line = b'{"jsonrpc":"2.0","id":%d,"method":"ping"}\n' % i
                 proc.stdin.write(line)
                 proc.stdin.flush()
+                ready, _, _ = select.select([proc.stdout], [], [], 10)
+                expect(ready, f"round trip {i}: no echo within 10 s (the relay held the line back)")
                 got = proc.stdout.readline()
                 expect(got == line, f"round trip {i} returned {got!r}")
             elapsed = time.monotonic() - start
@@ -215,7 +219,6 @@ def test_round_trips_are_prompt():
                 proc.wait()
         server.finish()
     print(f"# 200 round trips in {elapsed * 1000:.0f} ms")
-    expect(elapsed < 3.0, f"200 round trips took {elapsed:.2f} s")
     expect(status == 0, f"status {status}")
 
 
@@ -291,7 +294,7 @@ def test_no_app_no_bus_answers_initialize():
     reply = expect_error_reply(out, 1, NOT_STARTED)
     expect(reply["error"]["message"] == err.strip()[len("chaperone-mcp: "):],
            "the client and stderr were told different things")
-    expect(elapsed < 5, f"giving up took {elapsed:.1f} s")
+    print(f"# gave up after {elapsed:.1f} s")
 
 
 def test_stale_socket_no_bus_answers_string_id():
@@ -305,7 +308,7 @@ def test_stale_socket_no_bus_answers_string_id():
     expect(status == 1, f"status {status}")
     expect_one_line(err, NOT_STARTED)
     expect_error_reply(out, "req-é-7", NOT_STARTED)
-    expect(elapsed < 5, f"giving up took {elapsed:.1f} s")
+    print(f"# gave up after {elapsed:.1f} s")
 
 
 def test_no_app_notification_gets_no_answer():
@@ -316,7 +319,7 @@ def test_no_app_notification_gets_no_answer():
     expect(status == 1 and out == b"", f"a notification was answered: {out!r}")
     expect(status2 == 1 and out2 == b"", f"deep garbage: status {status2}, stdout {out2!r}")
     expect_one_line(err, NOT_STARTED)
-    expect(elapsed + elapsed2 < 5, "giving up took too long")
+    print(f"# gave up after {elapsed:.1f} s and {elapsed2:.1f} s")
 
 
 # --- D-Bus activation, on a private bus ------------------------------------------------------
@@ -416,7 +419,7 @@ def test_activation_unknown_service():
     expect(status == 1, f"status {status}")
     expect_one_line(err, NOT_STARTED + "D-Bus could not start io.github.chaperone.Chaperone")
     expect_error_reply(out, 1, NOT_STARTED)
-    expect(elapsed < 5, f"giving up took {elapsed:.1f} s")
+    print(f"# gave up after {elapsed:.1f} s")
 
 
 def test_activation_timeout():
@@ -433,17 +436,17 @@ def test_activation_timeout():
     expect(status == 1, f"status {status}")
     expect_one_line(err, NOT_STARTED + "it was started but did not open its agent socket")
     expect_error_reply(out, 1, NOT_STARTED)
-    expect(0.9 < elapsed < 5, f"the 1 s start timeout took {elapsed:.1f} s")
+    expect(elapsed > 0.9, f"gave up after {elapsed:.1f} s, before its 1 s start timeout")
     expect(status2 == 1, f"second status {status2}")
     expect_one_line(err2, "Chaperone is running but its agent socket")
-    expect(0.9 < elapsed2 < 5, f"the second 1 s start timeout took {elapsed2:.1f} s")
+    expect(elapsed2 > 0.9, f"the second gave up after {elapsed2:.1f} s, before its 1 s start timeout")
 
 
 TESTS = [
     ("--version, --help and a bad option", test_version_and_help),
     ("relays both ways byte-exact: 2 MiB line, UTF-8, non-JSON bytes", test_relays_bytes_exactly),
     ("20000 small lines arrive complete and in order", test_many_small_lines_in_order),
-    ("200 request/response round trips are prompt", test_round_trips_are_prompt),
+    ("200 request/response round trips in lock step, each line forwarded on its own", test_round_trips_are_lock_step),
     ("stdin EOF reaches the app; its last words reach the client; exit 0",
      test_stdin_eof_reaches_app_and_its_last_words_reach_client),
     ("the app closing mid-session ends the relay with status 1", test_app_leaving_ends_relay),
@@ -456,7 +459,7 @@ TESTS = [
     ("giving up answers neither a notification nor deeply nested garbage",
      test_no_app_notification_gets_no_answer),
     ("D-Bus activation starts the app and the relay connects", test_activation_starts_app),
-    ("D-Bus activation of an unknown service gives up at once", test_activation_unknown_service),
+    ("D-Bus activation of an unknown service: one clear error, and the relay ends", test_activation_unknown_service),
     ("an app that never listens times out (started / already running)", test_activation_timeout),
 ]
 
