@@ -583,7 +583,7 @@ show_shortcuts (GSimpleAction *action,
 
   if (shortcuts == NULL)
     {
-      g_autoptr (GtkBuilder) builder =
+      g_autoptr(GtkBuilder) builder =
         gtk_builder_new_from_resource ("/io/github/chaperone/Chaperone/gtk/help-overlay.ui");
 
       shortcuts = GTK_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
@@ -597,7 +597,7 @@ show_shortcuts (GSimpleAction *action,
 ChpWindow *
 chp_window_new (GtkApplication *application)
 {
-  g_autoptr (GSimpleAction) show = g_simple_action_new ("show-help-overlay", NULL);
+  g_autoptr(GSimpleAction) show = g_simple_action_new ("show-help-overlay", NULL);
   ChpWindow *self;
 
   g_return_val_if_fail (GTK_IS_APPLICATION (application), NULL);
