@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The worker's per-tab request count for settling (extension/lib/network.js) over a fake
 // chrome.webRequest, and the router handing it to browser.node.action. The page side (DOM quiet +
-// this count) runs in real Chromium in ext-page-agent.test.mjs.
+// this count) runs in real Chromium in ext-page-agent-settle.test.mjs.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

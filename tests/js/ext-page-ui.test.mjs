@@ -2,7 +2,7 @@
 // Chaperone's pill and handoff banner (extension/content/page-ui.js) against a hostile page, in real
 // Chromium: the page removes, hides, moves, shrinks or covers them, and tries to get a person's
 // click on them while they are transparent, shrunk or under a fake overlay (clickjacking). As in
-// ext-page-agent.test.mjs the scripts run in the page's main world (no extension needed), where the
+// ext-page-agent-*.test.mjs the scripts run in the page's main world (no extension needed), where the
 // page reaches the agent's objects too: the defences tested here hold all the more in the real
 // isolated world. chrome.runtime is stubbed to see what the page would tell the worker.
 // Every wait is for a condition, never a fixed sleep: what Chaperone draws is in a closed shadow

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The pure half of the page snapshot (extension/content/snapshot-core.js): roles and names,
 // actionable rules, the UTF-8 bounded excerpt, stable keys, ref re-use and the capture diff,
-// credential recognition. No browser needed; ext-page-agent.test.mjs checks the DOM half.
+// credential recognition. No browser needed; ext-page-agent-read.test.mjs checks the DOM half.
 
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The page agent settles: an action answers once the page is quiet (DOM and, with the worker, network).
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { domWait } from '../e2e/browser-harness.mjs';
+import { skip, open, ok, byName } from './page-agent-harness.mjs';
+
+// ---- settling: an action answers once the page is quiet (DOM and, with the worker, network) ----
+
+/**
+ * Stands in for the worker's request count (lib/network.js, which counts with webRequest): a
+ * runtime port, opened by an action given `net: true`, that reports the page's fetches in
+ * flight. Without it the page agent counts the network as quiet and only the DOM decides, so a
+ * test whose page fetches would depend on the fetch beating the quiet window.
+ */
+async function countFetches(page) {
+  await page.evaluate(() => {
+    const listeners = { msg: [], gone: [] };
+    let inflight = 0;
+    const post = () => setTimeout(() => listeners.msg.forEach((fn) => fn({ inflight, watching: true })), 1);
+    const realFetch = window.fetch.bind(window);
+    window.fetch = async (...a) => {
+      inflight += 1;
+      post();
+      try { return await realFetch(...a); } finally { inflight -= 1; post(); }
+    };
+    window.__ports = 0;
+    if (!window.chrome) window.chrome = {};
+    Object.defineProperty(window.chrome, 'runtime', {
+      configurable: true,
+      value: {
+        connect: ({ name }) => {
+          window.__ports += 1;
+          window.__portName = name;
+          post();
+          return {
+            onMessage: { addListener: (fn) => listeners.msg.push(fn) },
+            onDisconnect: { addListener: (fn) => listeners.gone.push(fn) },
+            disconnect: () => { listeners.msg.length = 0; window.__ports -= 1; },
+          };
+        },
+      },
+    });
+  });
+}
+
+/** Clicks a node and times the whole round trip as the worker would see it. */
+async function timedClick(page, captureId, ref, extra = {}) {
+  const t0 = Date.now();
+  const v = await ok(page, 'action', { captureId, ref, action: 'click', ...extra });
+  return { v, ms: Date.now() - t0 };
+}
+
+test('settle: a fetch then a change (mcp-large.html) is counted, and a diff shows only new text', { skip }, async () => {
+  const page = await open('/mcp-large.html');
+  // The fetch is counted as the worker would count it: with the DOM alone, a fetch slower than
+  // the quiet window (a loaded machine) would answer before the page changed.
+  await countFetches(page);
+  const c1 = await ok(page, 'context', { captureId: 's1' });
+  const { v, ms } = await timedClick(page, 's1', byName(c1, 'Load details').ref, { net: true });
+  assert.equal(await page.evaluate(() => window.__detailsLoads), 1, 'the fetch and its change were done when it answered');
+  assert.equal(v.changes.settled, true);
+  assert.equal(v.changes.added, 2, JSON.stringify(v.changes));
+  assert.equal(v.changes.textChanged, true);
+  assert.ok(v.changes.settleMs >= 130, `fetch 50 ms + a quiet window: ${v.changes.settleMs} ms`);
+  console.log(`# Load details answered in ${ms} ms (settleMs ${v.changes.settleMs})`);
+
+  // The page is no longer half-way: a diff right after names the result, and its text lines are
+  // only the new ones (the excerpt is cut on a whole line, so no fragment of "line 3 of order …").
+  const c2 = await ok(page, 'context', { captureId: 's2', diff: true });
+  assert.match(c2.text, /Details loaded \(1\): 2 items/);
+  assert.ok(c1.textTruncated && c2.textTruncated, 'the large page fills the excerpt');
+  const before = new Map();
+  for (const l of c1.text.split('\n')) before.set(l, (before.get(l) || 0) + 1);
+  const fresh = c2.text.split('\n').filter((l) => {
+    const n = before.get(l) || 0;
+    if (n > 0) before.set(l, n - 1);
+    return n === 0;
+  });
+  assert.deepEqual(fresh, ['Details loaded (1): 2 items, total 42.50 EUR', 'Blue mug ×2 (load 1)', 'Tea sampler ×1 (load 1)']);
+  await page.close();
+});
+
+test('settle: a 30 ms timer (mcp-compose.html Save draft) is waited for', { skip }, async () => {
+  const page = await open('/mcp-compose.html');
+  const c = await ok(page, 'context', { captureId: 's1' });
+  const held = await ok(page, 'action', { captureId: 's1', ref: byName(c, 'Save draft').ref, action: 'click' });
+  assert.equal(held.held.kind, 'write');
+  const { v } = await timedClick(page, 's1', byName(c, 'Save draft').ref, { expect: held.held.canonical });
+  assert.equal(await page.evaluate(() => window.__draftSaves), 1);
+  assert.equal(v.changes.textChanged, true);
+  assert.equal(v.changes.settled, true);
+  assert.match(await page.textContent('#draft-status'), /Draft saved \(1\)/);
+  await page.close();
+});
+
+test('settle: a fill that sets nothing off settles; one the page reacts to waits the full quiet window', { skip }, async () => {
+  const page = await open('/mcp-compose.html');
+  const c = await ok(page, 'context', { captureId: 'f1' });
+  const subject = byName(c, 'Subject');
+  const plain = await ok(page, 'action', { captureId: 'f1', ref: subject.ref, action: 'setValue', value: 'Quarterly numbers' });
+  assert.equal(plain.changes.settled, true);
+  assert.ok(plain.changes.settleMs >= 2, `the light window: ${plain.changes.settleMs} ms`);
+  assert.equal(await page.inputValue('#subject'), 'Quarterly numbers');
+
+  // The page reacts to typing in a task it queues (as a framework's re-render does): the fill
+  // sees it and waits like a click. (A reaction later than the 2 ms light window — a debounce —
+  // is not waited for; docs/extension.md says so.)
+  await page.evaluate(() => document.querySelector('#subject').addEventListener('input', () => {
+    setTimeout(() => { document.body.dataset.typed = String(Date.now()); }, 0);
+  }));
+  const reacting = await ok(page, 'action', { captureId: 'f1', ref: subject.ref, action: 'setValue', value: 'Numbers' });
+  assert.equal(reacting.changes.settled, true);
+  assert.ok(reacting.changes.settleMs >= 80, `a reacting page gets the full window: ${reacting.changes.settleMs} ms`);
+  console.log(`# fill: ${plain.changes.settleMs} ms of settle when nothing happened, ${reacting.changes.settleMs} ms when the page reacted`);
+  await page.close();
+});
+
+test('settle: a button that does nothing settles with nothing changed, after at least one quiet window', { skip }, async () => {
+  const page = await open('/mcp-large.html');
+  const c = await ok(page, 'context', { captureId: 's1' });
+  const noop = byName(c, 'Quick action 0');       // inside the open shadow root; no listener
+  const times = [];
+  const settles = [];
+  for (let i = 0; i < 3; i += 1) {
+    const { v, ms } = await timedClick(page, 's1', noop.ref);
+    assert.deepEqual({ ...v.changes, settleMs: 0 }, { urlChanged: false, titleChanged: false, added: 0, removed: 0,
+      textChanged: false, settled: true, settleMs: 0 });
+    // settled:true (above) says it did not run to the 3 s cap; how soon is bench/'s to measure.
+    assert.ok(v.changes.settleMs >= 80, `the whole quiet window: settleMs ${v.changes.settleMs}`);
+    settles.push(v.changes.settleMs);
+    times.push(ms);
+  }
+  console.log(`# no-op click answered in ${times.join(', ')} ms (settleMs ${settles.join(', ')})`);
+  await page.close();
+});
+
+test('settle: changes inside an open shadow root keep the page unsettled too', { skip }, async () => {
+  const page = await open('/shadow.html');
+  await page.evaluate(() => {
+    const host = document.createElement('div');
+    document.body.appendChild(host);
+    const root = host.attachShadow({ mode: 'open' });
+    root.innerHTML = '<button type="button">Shadow later</button><p>waiting</p>';
+    root.querySelector('button').addEventListener('click', () => {
+      // Three steps 50 ms apart, all inside the shadow root: each one restarts the quiet window.
+      let n = 0;
+      const step = () => {
+        root.querySelector('p').textContent = `step ${++n}`;
+        if (n < 3) setTimeout(step, 50);
+      };
+      setTimeout(step, 50);
+    });
+  });
+  const c = await ok(page, 'context', { captureId: 's1' });
+  const { v } = await timedClick(page, 's1', byName(c, 'Shadow later').ref);
+  assert.equal(await page.evaluate(() => document.querySelector('div:last-of-type').shadowRoot.querySelector('p').textContent), 'step 3');
+  assert.equal(v.changes.textChanged, true);
+  assert.ok(v.changes.settleMs >= 150 + 80, `waited for the last step: ${v.changes.settleMs}`);
+  await page.close();
+});
+
+test('settle: a page that never stops changing hits the cap and says settled:false', { skip }, async () => {
+  const page = await open('/dynamic.html');
+  await page.evaluate(() => {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = 'Start ticker';
+    const out = document.createElement('p');
+    b.addEventListener('click', () => {
+      let n = 0;
+      window.__ticker = setInterval(() => { out.textContent = `tick ${++n}`; }, 20);
+    });
+    document.body.append(b, out);
+  });
+  const c = await ok(page, 'context', { captureId: 's1' });
+  const { v, ms } = await timedClick(page, 's1', byName(c, 'Start ticker').ref);
+  await page.evaluate(() => clearInterval(window.__ticker));
+  assert.equal(v.done, true);
+  assert.equal(v.changes.settled, false);
+  assert.equal(v.changes.textChanged, true);
+  assert.ok(v.changes.settleMs >= 2900, `waited to the 3 s cap: settleMs ${v.changes.settleMs}`);
+  console.log(`# a never-settling page answered in ${ms} ms (settleMs ${v.changes.settleMs})`);
+  await page.close();
+});
+
+test('settle: with the worker\u2019s request count, a slow fetch is waited for; without it the answer comes before the fetch ends', { skip }, async () => {
+  const page = await open('/dynamic.html');
+  await countFetches(page);
+  await page.evaluate(() => {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = 'Slow fetch';
+    const out = document.createElement('p');
+    out.textContent = 'idle';
+    b.addEventListener('click', async () => {
+      await fetch('/slow?ms=300', { cache: 'no-store' });
+      out.textContent = 'fetched';
+    });
+    document.body.append(b, out);
+    window.__out = out;
+  });
+  const c = await ok(page, 'context', { captureId: 's1' });
+  const slow = byName(c, 'Slow fetch').ref;
+  const { v } = await timedClick(page, 's1', slow, { net: true });
+  assert.equal(await page.evaluate(() => window.__out.textContent), 'fetched', 'answered after the fetch and its change');
+  assert.equal(v.changes.settled, true);
+  assert.ok(v.changes.settleMs >= 300, `settleMs ${v.changes.settleMs}`);
+  assert.equal(await page.evaluate(() => [window.__ports, window.__portName]).then((x) => x.join()), '0,chaperone.settle',
+    'the port is closed once answered');
+
+  // Without the count, a request slower than the quiet window is not seen (hence the worker).
+  await page.evaluate(() => { window.__out.textContent = 'idle'; });
+  const { v: domOnly } = await timedClick(page, 's1', slow);
+  assert.equal(domOnly.changes.settled, true);
+  assert.equal(domOnly.changes.textChanged, false, 'answered before the fetch changed the page');
+  await domWait(page, () => window.__out.textContent === 'fetched', null, { what: 'the slow fetch to change the page' });
+  await page.close();
+});
+
+test('settle: a navigation away ends the wait, before the document goes (navigating:true, settled:false)', { skip }, async () => {
+  const page = await open('/navigate-away.html?delay=400');
+  const c = await ok(page, 'context', { captureId: 's1' });
+  // A link: the navigation starts with the click; the answer comes before the document goes.
+  const { v, ms } = await timedClick(page, 's1', byName(c, 'Next page (link)').ref);
+  assert.equal(v.done, true);
+  assert.equal(v.changes.navigating, true);
+  assert.equal(v.changes.settled, false);
+  console.log(`# a navigating click answered in ${ms} ms`);
+  await page.waitForURL(/navigate-target\.html/);
+  await page.close();
+});
