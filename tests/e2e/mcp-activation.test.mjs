@@ -89,16 +89,21 @@ exec ${quote(resolve(APP))} --gapplication-service --bridge-port 0 >> ${quote(jo
   } finally {
     await agent?.close();
     const pid = Number(await readFile(pidFile, 'utf8').catch(() => '0'));
+    let reported = null;
     if (pid > 0) {
-      // Not our child (the bus started it): its end is seen through a pidfd-less /proc, so the
-      // shared until() looks; SIGKILL if SIGTERM was not enough.
+      // Not our child (the bus started it): nothing tells us when it ends, so the shared until()
+      // looks; SIGKILL if SIGTERM was not enough (teardown only).
       try { process.kill(pid, 'SIGTERM'); } catch { /* gone */ }
       const gone = () => { try { process.kill(pid, 0); return false; } catch { return true; } };
-      await until(gone, { timeout: 3000, what: 'the activated app to end on SIGTERM' }).catch(() => {});
+      await until(gone, { timeout: 15000, what: 'the activated app to end on SIGTERM' }).catch(() => {});
       try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+      // What a sanitizer said as it ended (under LeakSanitizer: a leak at exit) fails the test.
+      const log = await readFile(join(home, 'app.log'), 'utf8').catch(() => '');
+      if (/ERROR: (Leak|Address)Sanitizer|runtime error:/.test(log)) reported = log.slice(-6000);
     }
     await bus.stop();
     await rm(home, { recursive: true, force: true });
+    if (reported) throw new Error(`the activated app reported at exit:\n${reported}`);
   }
 });
 
