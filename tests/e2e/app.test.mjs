@@ -96,6 +96,7 @@ const KNOWN_ACTIONS = {
   preferences: 'shows Preferences (changing one is a press in that window)',
   'show-needs-you': 'shows the Needs you page',
   'show-help-overlay': 'shows the keyboard shortcuts',
+  'start-engine': "starts the engine only if it is not running (the window's Try Again), as launching the app does",
 };
 // Every item the tray menu may have (by label), and why a click on it is harmless.
 const KNOWN_MENU_ITEMS = [
