@@ -14,6 +14,7 @@ import { test } from 'node:test';
 
 import { APP, agentSocketIn, whyNot } from './app-harness.mjs';
 import * as H from './mcp-harness.mjs';
+import { sanitizerFinding } from '../lib/sanitizer.mjs';
 import { until } from '../lib/until.mjs';
 
 function dbusWhyNot() {
@@ -99,7 +100,7 @@ exec ${quote(resolve(APP))} --gapplication-service --bridge-port 0 >> ${quote(jo
       try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
       // What a sanitizer said as it ended (under LeakSanitizer: a leak at exit) fails the test.
       const log = await readFile(join(home, 'app.log'), 'utf8').catch(() => '');
-      if (/ERROR: (Leak|Address)Sanitizer|runtime error:/.test(log)) reported = log.slice(-6000);
+      reported = sanitizerFinding(log)?.slice(0, 6000) ?? null;
     }
     await bus.stop();
     await rm(home, { recursive: true, force: true });
