@@ -40,13 +40,20 @@ run_suite () {
 # The same prefix as run.sh, so "meson install -C build" means the same after either command.
 configure build -Dwerror=true --prefix="$HOME/.local"
 ninja -C build
-run_suite "tests" build
+if [ "${1:-}" != "--quick" ]; then
+  # Each end-to-end test runs once in the whole run: the ones that drive the GTK app under ASan
+  # below (memory errors in the app are what they can find that nothing else can), the engine's
+  # here. --quick runs them all in this pass.
+  run_suite "tests" build --no-suite e2e-gtk
+else
+  run_suite "tests" build
+fi
 
 if [ "${1:-}" != "--quick" ]; then
-  # The same suites with sanitizers, the GTK end-to-end tests included (the app under ASan is
-  # driven through the accessibility tree as in the plain pass). LeakSanitizer is on: every test
-  # process, every engine harness told to quit and every app an end-to-end test stops is checked
-  # for leaks when it exits, and a leak fails its test. tests/lsan-suites.supp names the leaks
+  # The same suites with sanitizers, with the end-to-end tests that drive the GTK app (the app
+  # under ASan, driven through the accessibility tree); the engine's end-to-end tests ran above.
+  # LeakSanitizer is on: every test process, every engine harness told to quit and every app an
+  # end-to-end test stops is checked for leaks when it exits, and a leak fails its test. tests/lsan-suites.supp names the leaks
   # that belong to libraries (fontconfig's caches, GLib's g_set_user_dirs), never one of ours.
   # Everything aborts on the first finding.
   configure build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
@@ -55,7 +62,8 @@ if [ "${1:-}" != "--quick" ]; then
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
   LSAN_OPTIONS=suppressions=$here/tests/lsan-suites.supp:print_suppressions=0 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    run_suite "tests under ASan+UBSan+LSan" build-asan --no-suite data --no-suite fuzz
+    run_suite "tests under ASan+UBSan+LSan" build-asan --no-suite data --no-suite fuzz \
+      --no-suite e2e-engine
 
   # libFuzzer needs clang; a short run on the committed corpus (see tests/fuzz/README.md).
   CC=clang configure build-fuzz -Dwerror=true -Dui=false -Dfuzzing=true -Db_sanitize=address,undefined \
