@@ -91,7 +91,6 @@ test_pause_resume_told (Fixture       *fixture,
   assert_ping (client, 4);
 }
 
-/* Returns: (nullable): the name of a tool the tools accept, or %NULL when there is none yet */
 static void
 test_pause_refuses_calls (Fixture       *fixture,
                           gconstpointer  data)

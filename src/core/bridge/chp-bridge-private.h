@@ -49,9 +49,9 @@ struct _ChpBridge
 #define CHP_BRIDGE_MAX_UNAUTHENTICATED      32
 
 /* Bytes a socket may send before it authenticates (HTTP upgrade request and handshake frames
- * included), and per message after: libsoup 3.2 bounds frames, not fragmented messages. */
+ * included); per message after, CHP_CONNECTION_MESSAGE_BUDGET. libsoup 3.2 bounds frames, not
+ * fragmented messages. */
 #define CHP_BRIDGE_PREAUTH_BUDGET  (96 * 1024)
-#define CHP_BRIDGE_MESSAGE_BUDGET  (640 * 1024 + 64 * 1024)
 
 enum {
   SIGNAL_DEVICE_CONNECTED,
