@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-import { onlyGlibQuarkLeak } from '../lib/sanitizer.mjs';
+import { endedCleanUnderSanitizers } from '../lib/sanitizer.mjs';
 import { deadline } from '../lib/until.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -105,11 +105,11 @@ export async function startApp({ home: givenHome, port: wantedPort = 0 } = {}) {
       await exited;
       throw new Error(`the app did not end within 15 s of SIGTERM; its last output:\n${log.slice(-100).join('\n')}`);
     }
-    if (exit.code !== 0 && !onlyGlibQuarkLeak(log)) {
+    if (exit.code !== 0 && !endedCleanUnderSanitizers(log)) {
       throw new Error(`the app ended badly on SIGTERM (${exit.signal ?? `exit ${exit.code}`}); its last output:\n${log.slice(-200).join('\n')}`);
     }
   };
-  const crash = () => (exit && !stopping && (exit.signal || exit.code !== 0) && !onlyGlibQuarkLeak(log)
+  const crash = () => (exit && !stopping && (exit.signal || exit.code !== 0) && !endedCleanUnderSanitizers(log)
     ? `the app died (${exit.signal ?? `exit ${exit.code}`}); its last output:\n${log.slice(-200).join('\n')}`
     : null);
 

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 
 import { ChaperoneClient, PairingError } from '../js/chaperone-client.mjs';
 import { atspi, display, run, startApp, whyNot } from './app-harness.mjs';
-import { onlyGlibQuarkLeak } from '../lib/sanitizer.mjs';
+import { endedCleanUnderSanitizers } from '../lib/sanitizer.mjs';
 import { deadline } from '../lib/until.mjs';
 
 const ORIGIN = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop';
@@ -214,7 +214,7 @@ test('D-Bus: every object, interface, method, action and tray item the app expor
     if (quitItem) await gdbusCall(quitItem.path, 'com.canonical.dbusmenu.Event', quitItem.id, 'clicked', "<''>", '0');
     else await gdbusCall('/io/github/chaperone/Chaperone', 'org.gtk.Actions.Activate', 'quit', '[]', '{}');
     const exit = await deadline(app.exited, { timeout: 20000, what: 'the app to quit' });
-    assert.ok((exit.code === 0 && exit.signal === null) || onlyGlibQuarkLeak(app.log),
+    assert.ok((exit.code === 0 && exit.signal === null) || endedCleanUnderSanitizers(app.log),
               `the app quit cleanly: ${JSON.stringify(exit)}\n${app.log.slice(-60).join('\n')}`);
   } catch (err) {
     console.log(app.log.join('\n'));

@@ -14,7 +14,7 @@ import { whyNot } from './app-harness.mjs';
 import {
   appEnv, appRoundTrip, bridgeAccepts, launchAgain, pressIn, startApp, waitNoWindow, waitWindow, windowsOf,
 } from './desktop-harness.mjs';
-import { onlyGlibQuarkLeak } from '../lib/sanitizer.mjs';
+import { endedCleanUnderSanitizers } from '../lib/sanitizer.mjs';
 import { deadline } from '../lib/until.mjs';
 
 test('--background starts with no window; launching again shows it; closing keeps the bridge',
@@ -76,7 +76,7 @@ test('with "Run in background" off, closing the window quits',
     await waitWindow(app.pid, 'Chaperone');
     await pressIn(app.pid, 'Close');
     const code = await deadline(app.exited, { timeout: 15000, what: 'the app to quit when its window closed' });
-    assert.ok(code === 0 || onlyGlibQuarkLeak(app.log), `the app quit cleanly when its window closed (${code})`);
+    assert.ok(code === 0 || endedCleanUnderSanitizers(app.log), `the app quit cleanly when its window closed (${code})`);
     assert.equal(await bridgeAccepts(app.port), false, 'the bridge is closed');
   } catch (err) {
     console.log(app.log.join('\n'));

@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 import { APP, run } from './app-harness.mjs';
-import { onlyGlibQuarkLeak } from '../lib/sanitizer.mjs';
+import { endedCleanUnderSanitizers } from '../lib/sanitizer.mjs';
 import { deadline } from '../lib/until.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -127,7 +127,7 @@ export async function startApp(env, args) {
       }
       try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
       await new Promise((r) => (how ? r() : child.once('close', r)));
-      if (how && (how.signal || how.code !== 0) && !onlyGlibQuarkLeak(log)) {
+      if (how && (how.signal || how.code !== 0) && !endedCleanUnderSanitizers(log)) {
         throw new Error(`the app ${already ? 'died' : 'ended badly on SIGTERM'} (${how.signal ?? `exit ${how.code}`}); `
           + `its last output:\n${log.slice(-200).join('\n')}`);
       }

@@ -11,6 +11,12 @@
 // a direct leak of a multiple of 16 KiB, one object, whose whole stack is malloc ← g_malloc.
 // A leak of our own code has our frames in its stack (our code keeps frame pointers); any other
 // leak, and any other sanitizer error, is reported.
+//
+// And one failure is LeakSanitizer's, not the process's: now and then its stop-the-world tracer
+// crashes as it suspends a process's threads at exit ("Tracer caught signal 11 … LeakSanitizer has
+// encountered a fatal error"; google/sanitizers#1353, seen in CI on the app's clean quit). The
+// process had already reached exit(), which is what the tests that see it assert; the leak check
+// of that one run did not happen, and the harness says so on stderr rather than passing silently.
 
 const BLOCK = /^(Direct|Indirect) leak of (\d+) byte\(s\) in (\d+) object\(s\) allocated from:\n((?:\s+#\d+ .*\n?)+)/gm;
 
@@ -45,8 +51,20 @@ export function sanitizerFinding(log) {
   return report;
 }
 
-/** Whether `log` ends with nothing but a LeakSanitizer report of GLib's quark blocks. */
-export function onlyGlibQuarkLeak(log) {
+const TRACER_CRASH = /^Tracer caught signal \d+:.*\n(?:.*\n)?==\d+==LeakSanitizer has encountered a fatal error\./m;
+
+/**
+ * Whether `log` (the output of a process that exited badly) shows it reached exit() cleanly under
+ * the sanitizers: its only finding is GLib's quark blocks, or LeakSanitizer's own tracer crashed
+ * before it could check (said on stderr, since that run's leak check did not happen).
+ */
+export function endedCleanUnderSanitizers(log) {
   const text = Array.isArray(log) ? log.join('\n') : String(log);
+  if (/ERROR: AddressSanitizer|runtime error:|ERROR: UndefinedBehaviorSanitizer/.test(text)) return false;
+  if (TRACER_CRASH.test(text) && !text.includes('ERROR: LeakSanitizer')) {
+    process.stderr.write('# the leak check of this run could not happen: LeakSanitizer\'s tracer crashed at exit '
+      + '(google/sanitizers#1353); the process had reached exit()\n');
+    return true;
+  }
   return text.includes('ERROR: LeakSanitizer') && sanitizerFinding(text) === null;
 }
