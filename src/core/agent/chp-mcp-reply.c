@@ -10,6 +10,7 @@
 
 #include "chp-mcp-tools-private.h"
 
+#include "chp-memory.h"
 #include "chp-redact.h"
 
 /* One answer on its way: the reply task's data. The main thread fills it, hands it to the
@@ -105,6 +106,9 @@ release_thread (GTask        *task,
                 GCancellable *cancellable)
 {
   json_node_unref (task_data);
+  /* A snapshot's tree (up to 16 MiB of JSON): what it held goes back to the system once the
+   * agent's burst of calls is over (chp-memory.c). */
+  chp_memory_trim_soon ("a snapshot's answer was released");
   g_task_return_boolean (task, TRUE);
 }
 
