@@ -359,6 +359,8 @@
       let timer = null;
       let cap = null;
       let turnTimer = null;
+      let confirming = false;
+      let confirmed = null;       // the `last` a task-later check found quiet too
       let ended = false;
       const finish = (settled, navigating, reason) => {
         if (ended) return;
@@ -434,7 +436,19 @@
         }
         const quiet = t - last;
         if (quiet >= windowMs) {
-          finish(true, false);
+          // Quiet by the clock; confirm a task later, behind whatever the page has queued: after a
+          // stall of this process (a loaded machine) our timer may run before the page's task.
+          if (confirmed === last) {
+            finish(true, false);
+            return;
+          }
+          if (confirming) return;
+          confirming = true;
+          nextTask(() => {
+            confirming = false;
+            confirmed = last;
+            check();
+          });
           return;
         }
         // In front, a page timer wakes us at the end of the window; in a hidden tab the worker's
