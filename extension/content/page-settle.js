@@ -68,10 +68,19 @@
   // node last changed, and the time before: a node changed twice within CHURN_MS before an act is
   // the page's own churn. It takes no notes while an action settles (those changes are the
   // action's), and only the open shadow roots the page agent has seen are watched.
-  const churn = { seen: new WeakMap(), settling: 0 };
+  // An agent that stopped acting here for CHURN_KEEP_MS stops costing the page this observer; the
+  // next act starts it again (its first act then knows no churn, only its own changes).
+  const CHURN_KEEP_MS = 120000;
+  const churn = { seen: new WeakMap(), settling: 0, until: now() + CHURN_KEEP_MS, on: true };
   const noteChurn = (records) => {
     if (churn.settling > 0) return;
     const t = now();
+    if (t > churn.until && churn.on) {
+      churnMo.disconnect();
+      churn.on = false;
+      churnRoots = new WeakSet();
+      return;
+    }
     for (const r of records) {
       const key = keyOf(r);
       if (!key) continue;
@@ -84,7 +93,7 @@
     }
   };
   const churnMo = new MutationObserver(noteChurn);
-  const churnRoots = new WeakSet();
+  let churnRoots = new WeakSet();
   const watchChurn = (root) => {
     if (churnRoots.has(root)) return;
     churnRoots.add(root);
@@ -154,6 +163,11 @@
    */
   function watchMutations() {
     noteChurn(churnMo.takeRecords());          // what the page did up to now is the page's
+    churn.until = now() + CHURN_KEEP_MS;
+    if (!churn.on) {
+      churn.on = true;
+      watchChurn(document);                    // open shadow roots follow through observe() below
+    }
     churn.settling += 1;
     const at = now();
     const w = { added: 0, removed: 0, textMutated: false, last: at, actAt: at, actEpoch: Date.now(),
