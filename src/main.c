@@ -26,7 +26,10 @@ main (int   argc,
    * open. A window of lists and buttons draws as smoothly without. bench/app-bench.py measures
    * both: idle in the background 92 MB with GL, 29 MB without; window open 214 MB and 54 MB. */
   if (g_getenv ("GDK_DEBUG") == NULL && g_getenv ("GSK_RENDERER") == NULL)
-    g_setenv ("GDK_DEBUG", "gl-disable", TRUE);
+    {
+      g_setenv ("GDK_DEBUG", "gl-disable", TRUE);
+      g_setenv ("GSK_RENDERER", "cairo", TRUE);   /* else GSK tries GL first, and says it failed */
+    }
   /* GLib 2.74's slice allocator keeps what json-glib's nodes freed in its own magazines, out of
    * malloc's reach: after an agent read a large page, 13 MB that the heap trim (chp-memory.c)
    * could not give back. With malloc underneath, it can; GLib 2.76 made that the only mode.
