@@ -493,12 +493,16 @@ chp_engine_revoke_rule_async (ChpEngine           *self,
                               gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
+  g_autofree char *id = NULL;
 
   g_return_if_fail (CHP_IS_ENGINE (self));
   g_return_if_fail (rule_id != NULL);
 
   task = g_task_new (self, NULL, callback, user_data);
   g_task_set_source_tag (task, chp_engine_revoke_rule_async);
+  /* @rule_id may be the rule's own string, which goes with it when it leaves the list. */
+  id = g_strdup (rule_id);
+  rule_id = id;
 
   /* Out of the list before anything is awaited: the very next hold is not covered. */
   if (!chp_approval_rule_list_remove (self->rules, rule_id) || self->store == NULL)
