@@ -364,6 +364,10 @@ always_allow_action (GtkWidget  *widget,
   ChpHoldRow *self = CHP_HOLD_ROW (widget);
   guint seconds = chp_hold_row_duration_seconds (gtk_drop_down_get_selected (self->duration_dropdown));
 
+  /* Only where the card offers it, however the action was reached. */
+  if (!gtk_widget_get_visible (self->always_box))
+    return;
+
   set_busy (self, TRUE);
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
   chp_engine_allow_always_async (self->engine, self->hold, seconds, resolved_cb,
