@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <adwaita.h>
+#include <glib/gstdio.h>
 
 #include "chp-frame.h"
 #include "chp-hold-row.h"
@@ -167,6 +168,42 @@ count (Fixture *f,
   return found->len;
 }
 
+/* With CHAPERONE_SCREENSHOT_DIR set (meson sets it), the window as drawn, to look at. */
+static void
+shoot (Fixture    *f,
+       const char *name)
+{
+  const char *dir = g_getenv ("CHAPERONE_SCREENSHOT_DIR");
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree char *path = NULL;
+  int width = gtk_widget_get_width (GTK_WIDGET (f->window));
+  int height = gtk_widget_get_height (GTK_WIDGET (f->window));
+
+  if (dir == NULL)
+    return;
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  paintable = gtk_widget_paintable_new (GTK_WIDGET (f->window));
+  /* Past the pages' crossfade. */
+  for (guint i = 0; i < 30; i++)
+    chp_ui_test_wait_frame (GTK_WIDGET (f->window));
+  while (node == NULL)
+    {
+      g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new ();
+
+      gdk_paintable_snapshot (paintable, snapshot, width, height);
+      node = gtk_snapshot_to_node (snapshot);
+      if (node == NULL)
+        chp_ui_test_wait_frame (GTK_WIDGET (f->window));
+    }
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (f->window)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
+  path = g_build_filename (dir, name, NULL);
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("%s", path);
+}
+
 static void
 test_always_allow (Fixture       *f,
                    gconstpointer  data)
@@ -202,6 +239,8 @@ test_always_allow (Fixture       *f,
   /* The agent as Chaperone knows it: its name, case-folded (the key its pauses use too). */
   g_assert_true (chp_ui_test_shows_text (row, "Always allow changes on shop.example by test agent"));
   g_assert_true (chp_ui_test_shows_text (row, "For 1 hour"));
+  shoot (f, "rules-card.png");
+  chp_ui_test_assert_fits (GTK_WIDGET (f->window), 360, "a write's card with Always Allow");
   g_assert_cmpuint (chp_hold_row_duration_seconds (0), ==, 3600);
   g_assert_cmpuint (chp_hold_row_duration_seconds (1), <=, 24 * 3600);
   g_assert_cmpuint (chp_hold_row_duration_seconds (2), ==, 30 * 24 * 3600);
@@ -218,7 +257,9 @@ test_always_allow (Fixture       *f,
   g_assert_true (chp_ui_test_shows_text (rule_row, "Changes on shop.example"));
   g_assert_true (chp_ui_test_shows_text (rule_row, "By test agent · " SHOP));
   g_assert_true (chp_ui_test_shows_text (rule_row, "Not used yet"));
-  g_assert_true (gtk_widget_get_visible (gtk_widget_get_parent (gtk_widget_get_parent (rule_row))));
+  chp_window_show_page (f->window, "grants");
+  shoot (f, "rules-list.png");
+  chp_ui_test_assert_fits (GTK_WIDGET (f->window), 360, "the Grants page with a rule");
 
   /* The agent's next such write: no card, and the list says it was used once. */
   act = (Act) { 0 };
