@@ -380,6 +380,11 @@ test_expired (void)
   g_assert_nonnull (act_makes_card (&w, w.env.context, "K1", "write", SHOP));
   g_assert_cmpint (chp_approval_rule_get_use_count (rule), ==, 0);
   chp_test_until (n_rules (&w) == 0);
+  {
+    g_autofree char *audit = rule_audit (&w);
+
+    g_assert_cmpstr (audit, ==, "expire expired\n");
+  }
   world_stop (&w);
 }
 

@@ -41,10 +41,22 @@ parked_hold_free (ParkedHold *parked)
   g_free (parked);
 }
 
+static void
+rule_expired_cb (ChpApprovalRuleList *rules,
+                 ChpApprovalRule     *rule,
+                 gpointer             user_data)
+{
+  ChpEngine *self = user_data;
+
+  if (self->bridge != NULL)
+    chp_bridge_audit (self->bridge, "rule", "expire", "expired", NULL, 0, NULL);
+}
+
 void
 chp_engine_rules_init (ChpEngine *self)
 {
   self->rules = chp_approval_rule_list_new ();
+  g_signal_connect (self->rules, "expired", G_CALLBACK (rule_expired_cb), self);
   self->parked = g_ptr_array_new_with_free_func ((GDestroyNotify) parked_hold_free);
   self->hold_agents = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
@@ -52,6 +64,9 @@ chp_engine_rules_init (ChpEngine *self)
 void
 chp_engine_rules_dispose (ChpEngine *self)
 {
+  /* The Rules list may keep the model a while longer: it must not call back into us. */
+  if (self->rules != NULL)
+    g_signal_handlers_disconnect_by_data (self->rules, self);
   g_clear_object (&self->rules);
   g_clear_pointer (&self->parked, g_ptr_array_unref);
   g_clear_pointer (&self->hold_agents, g_hash_table_unref);

@@ -16,6 +16,13 @@ struct _ChpApprovalRuleList
   guint expiry_source;
 };
 
+enum {
+  SIGNAL_EXPIRED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 G_DEFINE_FINAL_TYPE (ChpApprovalRuleList, chp_approval_rule_list, CHP_TYPE_OBJECT_LIST)
 
 static void schedule_expiry (ChpApprovalRuleList *self);
@@ -33,6 +40,16 @@ chp_approval_rule_list_class_init (ChpApprovalRuleListClass *klass)
 {
   G_OBJECT_CLASS (klass)->dispose = chp_approval_rule_list_dispose;
   CHP_OBJECT_LIST_CLASS (klass)->item_type = CHP_TYPE_APPROVAL_RULE;
+
+  /**
+   * ChpApprovalRuleList::expired:
+   * @rule: a rule whose time ran out, about to leave the list
+   *
+   * For the audit: a rule that ends by itself is said in Activity like one revoked.
+   */
+  signals[SIGNAL_EXPIRED] =
+    g_signal_new ("expired", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, CHP_TYPE_APPROVAL_RULE);
 }
 
 static void
@@ -73,6 +90,13 @@ expiry_cb (gpointer user_data)
   gint64 now = now_ms ();
 
   self->expiry_source = 0;
+  for (guint i = 0; i < chp_object_list_get_len (CHP_OBJECT_LIST (self)); i++)
+    {
+      ChpApprovalRule *rule = chp_object_list_get_item_at (CHP_OBJECT_LIST (self), i);
+
+      if (is_expired (rule, &now))
+        g_signal_emit (self, signals[SIGNAL_EXPIRED], 0, rule);
+    }
   chp_object_list_remove_all (CHP_OBJECT_LIST (self), is_expired, &now);
   schedule_expiry (self);
 
