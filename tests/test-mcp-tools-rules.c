@@ -441,7 +441,7 @@ test_nothing_else_makes_one (void)
   g_clear_pointer (&request, json_object_unref);
   call_clear (&call);
 
-  /* No tool of the agent's makes, widens or extends a rule: none speaks of one. */
+  /* No tool of the agent's makes, widens or extends a rule: none is named for one. */
   tools = chp_mcp_tools_list (w.env.tools);
   list = json_node_get_array (tools);
   g_assert_cmpuint (json_array_get_length (list), >, 0);
@@ -453,7 +453,16 @@ test_nothing_else_makes_one (void)
       g_assert_null (strstr (name, "rule"));
       g_assert_null (strstr (name, "allow"));
       g_assert_null (strstr (name, "approve"));
+
+      /* And none takes a rule along: arguments that speak of one are refused before anything
+       * is sent anywhere. */
+      call_run (w.env.tools, w.env.context, name,
+                "{\"alwaysAllow\":true,\"rule\":{\"site\":\"" SHOP "\",\"kind\":\"write\","
+                "\"days\":30}}", &call);
+      g_assert_error (call.error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INVALID_PARAMS);
+      call_clear (&call);
     }
+  g_assert_cmpuint (n_rules (&w), ==, 0);
 
   /* The person makes one; then a write the browser reports with no act of the agent's on its
    * way cannot be passed off as the agent's: a card. */
