@@ -191,8 +191,13 @@ chp_tool_agent_call (ChpMcpTools         *self,
   reply->user_data = user_data;
   g_task_set_source_tag (task, chp_tool_agent_call);
   g_task_set_task_data (task, reply, g_free);
-  chp_engine_agent_call_async (engine, device_id, method, params, timeout_ms, cancellable,
-                               engine_answered_cb, task);
+  /* On behalf of the call's agent session: a hold it makes is that agent's (a person's rule
+   * names the agent). */
+  chp_engine_agent_call_as_async (engine,
+                                  call != NULL ? chp_mcp_context_get_session_id (call->context)
+                                               : NULL,
+                                  device_id, method, params, timeout_ms, cancellable,
+                                  engine_answered_cb, task);
 }
 
 /* Returns: (transfer full) (nullable): the browser's answer, redacted, or %NULL with its error */
