@@ -262,6 +262,7 @@
       const button = form && tag === 'input' ? defaultButton(form) : null;
       return button ? { control: button, outwardOnly: false } : null;
     }
+    if (multiLine && k.shift && !modified) return null;     // Shift+Enter: the line break everywhere
     const control = (form && defaultButton(form)) || nearbyCommand(el, !modified);
     return control ? { control, outwardOnly: !modified } : null;
   }

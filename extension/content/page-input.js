@@ -168,13 +168,15 @@
   }
 
   /**
-   * Inserts `text` at the caret of the focused editable `el` as a keystroke or a paste does:
-   * the browser's own editing command first (it fires beforeinput and input, and editors that
-   * keep their own model, CodeMirror- and ProseMirror-like, take it from beforeinput); else
-   * beforeinput, the edit, input — by hand.
+   * Inserts `text` at the caret of the focused editable `el` as a keystroke does: beforeinput
+   * first (editors that keep their own model, CodeMirror- and ProseMirror-like, take the edit
+   * there and cancel it; the browser's editing commands never fire it), then the browser's own
+   * editing command (the edit, the undo stack, input), else the edit by hand and input.
    */
   function insertText(el, text, inputType = 'insertText') {
     const doc = el.ownerDocument;
+    const before = new InputEvent('beforeinput', { bubbles: true, cancelable: true, composed: true, inputType, data: text });
+    if (!el.dispatchEvent(before)) return;          // the page took the edit itself
     let ok = false;
     try {
       if (inputType === 'insertParagraph' && el.isContentEditable) ok = doc.execCommand('insertParagraph', false);
@@ -184,8 +186,6 @@
       ok = false;
     }
     if (ok) return;
-    const before = new InputEvent('beforeinput', { bubbles: true, cancelable: true, composed: true, inputType, data: text });
-    if (!el.dispatchEvent(before)) return;          // the page took the edit itself
     if (el.localName === 'input' || el.localName === 'textarea') {
       let start = null;
       try { start = el.selectionStart; } catch (_) { start = null; }
@@ -213,6 +213,8 @@
 
   /** Backspace / Delete in an editable: the browser's command, else by hand on a text field. */
   function deleteAtCaret(el, forward) {
+    const inputType = forward ? 'deleteContentForward' : 'deleteContentBackward';
+    if (!el.dispatchEvent(new InputEvent('beforeinput', { bubbles: true, cancelable: true, composed: true, inputType }))) return;
     let ok = false;
     try { ok = el.ownerDocument.execCommand(forward ? 'forwardDelete' : 'delete', false); } catch (_) { ok = false; }
     if (ok || !isTextField(el)) return;
@@ -226,8 +228,6 @@
       else b = Math.max(0, b - 1);
     }
     if (b === e) return;
-    const inputType = forward ? 'deleteContentForward' : 'deleteContentBackward';
-    if (!el.dispatchEvent(new InputEvent('beforeinput', { bubbles: true, cancelable: true, composed: true, inputType }))) return;
     el.setRangeText('', b, e, 'end');
     fireInput(el, inputType, null);
   }
@@ -317,7 +317,7 @@
     focusLikePerson(el);
     selectAll(el);
     if (value === '') deleteAtCaret(el, false);
-    else insertText(el, value, 'insertReplacementText');
+    else insertText(el, value, 'insertText');
     if ((el.innerText || '').replace(/\s+$/, '') !== value.replace(/\s+$/, '')
         && !el.ownerDocument.defaultView.getSelection().toString()) {
       // Neither the command nor beforeinput took: the text is put in, and input said.
