@@ -224,19 +224,44 @@
   const formAround = (el) => (el.form && el.form.localName === 'form' ? el.form : (el.closest ? el.closest('form') : null));
   const COMMANDS = 'button, [role=button], input[type=submit], input[type=button], input[type=image]';
 
-  /** A command near `el` (up to four levels up) that would send, delete or write, or null. */
+  // An editor's formatting bar ("Create wikitext link", "Apply bold") is not where its Save is.
+  const TOOLBAR = '[role=toolbar], [class*="toolbar" i]';
+  // The write words a send-or-save key (Control+Enter) can stand for: a save or a confirm — never
+  // the editor's own formatting buttons ("Apply bold"), which sit nearer than the Save button.
+  const COMMIT_WORDS = new Set(['save', 'save changes', 'update', 'create', 'confirm', 'done', 'ok',
+    'submit', 'enregistrer', 'sauvegarder', 'mettre à jour', 'créer', 'valider', 'confirmer', '保存',
+    '储存', '儲存', '更新', '确认', 'speichern', 'aktualisieren', 'guardar', 'actualizar', 'crear']);
+
+  /**
+   * The command nearest `el` (up to eight levels up, out of a frame that is part of the page into
+   * the page around it) that would send — or, unless `outwardOnly`, save: the control a send or
+   * save key stands for. Nearest first, and at one distance a send before a save; a delete is
+   * never what such a key means.
+   */
   function nearbyCommand(el, outwardOnly) {
-    let n = el.parentElement;
-    for (let level = 0; n && level < 4; level += 1, n = n.parentElement) {
-      let seen = 0;
+    const seen = new Set();
+    let n = el.parentElement || frameChain(el)[0] || null;
+    for (let level = 0; n && level < 8; level += 1) {
+      let write = null;
+      let looked = 0;
       for (const c of n.querySelectorAll(COMMANDS)) {
-        if (++seen > 50) break;
-        const kind = classifyTarget(c).cls.kind;
-        if (kind === 'outward' || (!outwardOnly && kind !== 'none')) return c;
+        if (seen.has(c)) continue;
+        seen.add(c);
+        if (++looked > 50) break;
+        const { cls } = classifyTarget(c);
+        const kind = cls.kind;
+        if (kind === 'outward') return c;
+        if (kind === 'write' && !outwardOnly && !write && !c.closest(TOOLBAR)
+            && COMMIT_WORDS.has(String(cls.word || '').toLowerCase())) write = c;
       }
+      if (write) return write;
+      n = n.parentElement || (n.ownerDocument !== document ? frameChain(n)[0] || null : null);
     }
     return null;
   }
+
+  // Control/Meta+S is "save" in editors and apps alike: a write, judged as a Save button's click.
+  const isSaveKey = (k) => (k.ctrl || k.meta) && !k.alt && k.code === 'KeyS';
 
   /**
    * The control a key press would set off, as a click on it would: Enter or Space on a button or
@@ -246,6 +271,7 @@
    * outwardOnly} or null (a key that sets off nothing a click could).
    */
   function pressControl(el, k) {
+    if (isSaveKey(k)) return { control: el, outwardOnly: false, save: true };
     if (k.alt) return null;
     const tag = el.localName;
     const modified = k.ctrl || k.meta;
@@ -330,7 +356,14 @@
     const pc = action === 'press' ? pressControl(el, key) : null;
     const control = action === 'click' ? el : pc && pc.control;
     if (control) {
-      const { desc, cls, form } = classifyTarget(control);
+      const judged = classifyTarget(control);
+      const { desc, form } = judged;
+      let { cls } = judged;
+      if (pc && pc.save) {
+        // The key itself is the control: held as a write, approved as this very press.
+        desc.label = `${keySpec} (save)`;
+        cls = { kind: 'write', reason: 'key', word: 'save' };
+      }
       if (approved) {
         // The person approved exactly this: recompute it; anything different is a new question.
         const again = holdOf(cls, desc, form).canonical;
@@ -342,8 +375,10 @@
           guardForm = form;
         } else {
           const held = { held: holdOf(cls, desc, form) };
-          // Approving a held key press clicks the control it would have set off.
-          if (action === 'press') Object.assign(held, { heldRef: refFor(cap, control), heldAction: 'click' });
+          // Approving a held key press clicks the control it would have set off (a save key:
+          // presses it again).
+          if (pc && pc.save) Object.assign(held, { heldRef: ref || refFor(cap, el), heldAction: `press:${keySpec}` });
+          else if (action === 'press') Object.assign(held, { heldRef: refFor(cap, control), heldAction: 'click' });
           return held;
         }
       }

@@ -218,7 +218,12 @@ describe('extension capabilities through the engine', { skip }, () => {
     assert.equal(await pageText('overlay', '#search-results'), '3 matches for Hello');
     await act({ captureId: ctx.captureId, action: 'press', key: 'Escape' });
     assert.equal(await pageText('overlay', '#status'), 'Search closed.');
-    await act({ captureId: ctx.captureId, action: 'press', key: 'Control+s' });
+    // Control+s is a save: held, and the person's Approve presses it.
+    const save = await act({ captureId: ctx.captureId, action: 'press', key: 'Control+s' });
+    assert.equal(save.held, true, JSON.stringify(save));
+    assert.equal(save.hold.kind, 'write');
+    assert.equal(await pageText('overlay', '#status'), 'Search closed.');
+    await engine.command({ cmd: 'resolve-hold', deviceId, holdId: save.hold.holdId, outcome: 'approve' }, { timeoutMs: 8000 });
     assert.equal(await pageText('overlay', '#status'), 'Saved with Control+s.');
     await act({ ref: labelled(ctx, 'First field').ref, action: 'type', text: 'abc' });
     await act({ captureId: ctx.captureId, action: 'press', key: 'Tab' });

@@ -107,8 +107,16 @@ test('widgets-editors.html: a search opens on focus and lists on input; keys and
   assert.equal(await page.isVisible('#search-popup'), false);
   assert.equal(await text(page, '#status'), 'Search closed.');
 
-  await act(undefined, 'press', { key: 'Control+s' });
+  // Control+s saves: a write, held as a Save button's click would be; approved, the same press.
+  const save = await act(undefined, 'press', { key: 'Control+s' });
+  assert.equal(save.held.kind, 'write', JSON.stringify(save));
+  assert.equal(save.held.control, 'Control+s (save)');
+  assert.equal(save.heldAction, 'press:Control+s');
+  assert.equal(await text(page, '#status'), 'Search closed.', 'not pressed yet');
+  await act(save.heldRef, save.heldAction, { expect: save.held.canonical });
   assert.equal(await text(page, '#status'), 'Saved with Control+s.', 'a shortcut matched by keyCode and ctrlKey');
+  const planned = await act(undefined, 'press', { key: 'Control+s', allow: { planId: 'p1', sites: ['127.0.0.1'], step: 1, of: 1 } });
+  assert.equal(planned.done, true, 'a plan covers the save key');
 
   await act(field(ctx, 'First field').ref, 'type', { text: 'Hi!' });
   assert.equal(await page.inputValue('#first'), 'Hi!');
