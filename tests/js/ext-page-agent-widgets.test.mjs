@@ -160,6 +160,30 @@ test('widgets-editors.html: Enter that would send is held as the Send click; app
   await page.close();
 });
 
+test('widgets-editors.html: Enter that posts a form with no button is held by its submission; approving presses it again', { skip }, async () => {
+  server.clearSink();
+  const page = await open('/widgets-editors.html');
+  const ctx = await ok(page, 'context', { captureId: 'p1' });
+  const title = field(ctx, 'Note title').ref;
+  await ok(page, 'action', { captureId: 'p1', ref: title, action: 'setValue', value: 'Groceries' });
+  const held = await ok(page, 'action', { captureId: 'p1', ref: title, action: 'press', key: 'Enter' });
+  assert.equal(held.held.reason, 'form-submit', JSON.stringify(held));
+  assert.deepEqual(held.held.fields, [{ name: 'Note title', value: 'Groceries' }]);
+  assert.equal(held.heldAction, 'press:Enter');
+  assert.equal(held.heldRef, title);
+  assert.deepEqual(server.sinkLog(), [], 'nothing was sent');
+  // Something else than what was held: not sent.
+  await page.fill('#note-title', 'Groceries and more');
+  assert.equal((await ok(page, 'action', { captureId: 'p1', ref: title, action: held.heldAction, expect: held.held.canonical })).changed, true);
+  await page.fill('#note-title', 'Groceries');
+  // The person's Approve (the hold runs its action with the canonical it showed).
+  await page.evaluate(([ref, action, expect]) => { globalThis.__chaperonePage.run('action', { captureId: 'p1', ref, action, expect }); },
+    [held.heldRef, held.heldAction, held.held.canonical]);
+  const sent = await server.sinkWait((e) => e.path.endsWith('/note'), { what: 'the note posted' });
+  assert.equal(sent.method, 'POST');
+  await page.close();
+});
+
 test('widgets-editors.html: hover opens a menu from script and moving away closes it', { skip }, async () => {
   const page = await open('/widgets-editors.html');
   const ctx = await ok(page, 'context', { captureId: 'h1' });
