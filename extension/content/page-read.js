@@ -11,7 +11,7 @@
   const P = globalThis.ChaperonePageParts;
   if (!P) return;                           // page-common.js did not run: nothing installs
 
-  const { core, owns, state, Desc, inheritedDoc, frameOf, composedContains, deepActiveElement,
+  const { core, owns, state, Desc, inheritedDoc, frameOf, frameChain, composedContains, deepActiveElement,
     isVisibleStyle, isRendered, shownPassword, refuseSignIn, openModals, isDisabled, resolve } = P;
 
   const KEEP_CAPTURES = 4;             // per document (this isolated world lives as long as it)
@@ -529,6 +529,18 @@
 
   // ---- op: inspect ---------------------------------------------------------------------------
 
+  /** A node's box in this page's viewport, through the frames that are part of the page. */
+  function pageBounds(el, r) {
+    let x = r.x;
+    let y = r.y;
+    for (const fe of frameChain(el)) {
+      const fr = fe.getBoundingClientRect();
+      x += fr.left + fe.clientLeft;
+      y += fr.top + fe.clientTop;
+    }
+    return { x: Math.round(x), y: Math.round(y), width: Math.round(r.width), height: Math.round(r.height) };
+  }
+
   function opInspect(args) {
     const C = core();
     const { el, ref } = resolve(args);
@@ -542,7 +554,7 @@
       inViewport: inViewport(r),
       inModal: info.inModal,
       state: info.state,
-      bounds: { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) },
+      bounds: pageBounds(el, r),
       credential: C.isCredentialField(new Desc(el)),
     };
   }

@@ -30,6 +30,10 @@ test('widgets-frames.html: srcdoc and script-written about:blank frames are read
   assert.equal(frames['Sandboxed frame'].inline, undefined);
   assert.equal(frames['Cross-origin frame'].inline, undefined);
 
+  // Its nodes' boxes are in the page's viewport, as a person sees them.
+  const box = (await ok(page, 'inspect', { captureId: 'f1', ref: byName(ctx, 'Srcdoc button').ref })).bounds;
+  const real = await page.frameLocator('#srcdoc-frame').locator('#srcdoc-button').boundingBox();
+  assert.ok(Math.abs(box.x - real.x) <= 1 && Math.abs(box.y - real.y) <= 1, `${JSON.stringify(box)} vs ${JSON.stringify(real)}`);
   await ok(page, 'action', { captureId: 'f1', ref: byName(ctx, 'Srcdoc button').ref, action: 'click' });
   assert.equal(await page.frameLocator('#srcdoc-frame').locator('#srcdoc-status').textContent(), 'Srcdoc button clicked.');
   await ok(page, 'action', { captureId: 'f1', ref: byName(ctx, 'Type the text for this note').ref, action: 'setValue', value: 'Hello from the agent' });
