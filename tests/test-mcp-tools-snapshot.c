@@ -66,6 +66,8 @@ test_snapshot_lines (void)
   g_assert_true (inside_wrapper (text, "frame 12 https://pay.example/card readable \"Card\"\n"));
   g_assert_true (inside_wrapper (text,
                                  "frame 13 https://ads.example not readable (not_granted)\n"));
+  g_assert_true (inside_wrapper (text, "frame 14 https://shop.example part of this page (its "
+                                 "elements are listed with the page's) \"Gift note\"\n"));
   g_assert_true (inside_wrapper (text, "Blue mug ×2\nTotal 42.50 EUR\n"));
   /* The outline, then the elements, then the text. */
   g_assert_true (strstr (text, "\nheadings:\n") < strstr (text, "\nelements:\n"));
