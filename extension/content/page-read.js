@@ -152,6 +152,7 @@
     const out = {
       scanned: 0, shadowRoots: 0, truncated: false,
       actionable: [], headings: [], forms: [], fields: [], iframes: [], inlined: new Map(),
+      roots: [document],
     };
     const visit = (el) => {
       const tag = el.localName;
@@ -196,11 +197,13 @@
           const sr = el.shadowRoot;        // open roots only: closed ones are the page's secret
           if (sr && descend) {
             out.shadowRoots += 1;
+            out.roots.push(sr);
             walkRoot(sr, depth);
             if (out.truncated) return;
           }
           const inner = out.inlined.get(el);
           if (inner && depth < 4) {
+            out.roots.push(inner);
             walkRoot(inner, depth + 1);
             if (out.truncated) return;
           }
@@ -311,6 +314,9 @@
       ? args.captureId : `p${++state.localSeq}`;
 
     const found = scan(maxScan);
+    // Where an act's changes can happen: the settle watches these instead of walking the whole
+    // document again for shadow roots at every act (page-settle.js). A cut scan knows only some.
+    P.knownRoots = found.truncated ? null : found.roots;
     // The walk went through open shadow roots too: a password field there is as good as any.
     // Checked before anything is computed from the page, so a refusal carries nothing of it.
     if (found.fields.some(shownPassword)) refuseSignIn();

@@ -156,6 +156,27 @@
   }
 
   /**
+   * Calls `observe` on the document and on every open shadow root and inlined frame document
+   * in it: the ones the last snapshot's scan met (page-read.js, P.knownRoots) that are still in
+   * the page, which costs nothing on a 10,000-element page, or, without a whole scan to go by,
+   * those a walk of the document finds. Roots added later are seen as they are added (take()).
+   */
+  function observeKnownRoots(observe) {
+    observe(document);
+    const known = P.knownRoots;
+    if (!Array.isArray(known)) {
+      eachOpenShadowRoot(document, observe);
+      return;
+    }
+    for (const root of known) {
+      if (root === document) continue;
+      const inPage = root.host ? root.host.isConnected
+        : !!(root.defaultView && root.defaultView.frameElement && root.defaultView.frameElement.isConnected);
+      if (inPage) observe(root);
+    }
+  }
+
+  /**
    * Watches the document and its open shadow roots (those added later as well) from the action
    * on: what the action changed (added, removed, text), when it last changed something (`last`,
    * and `lastEpoch` on the browser's clock) and the busy indicators it showed. Changes to nodes
@@ -216,8 +237,7 @@
       }
     };
     const mo = new MutationObserver(take);
-    observe(document);
-    eachOpenShadowRoot(document, observe);
+    observeKnownRoots(observe);
     let stopped = false;
     w.stop = () => {
       if (stopped) return;
