@@ -14,7 +14,7 @@
   const { fail, core, owns, Desc, composedContains, deepActiveElement, isRendered, openModals,
     isDisabled, resolve, planStep, now, SETTLE_QUIET_MS, SETTLE_QUIET_LIGHT_MS, watchMutations,
     watchNetwork, watchNavigation, settle, classifyTarget, holdOf, submitHold, navigateHold,
-    mustHoldSubmit, sameOrigin, submission, controlFor } = P;
+    mustHoldSubmit, sameOrigin, submission, controlFor, resolveHeld } = P;
 
   const MAX_VALUE_CHARS = 100000;
 
@@ -199,8 +199,11 @@
   async function opAction(args, via) {
     const ACTIONS = ['click', 'focus', 'scroll', 'setValue'];
     if (!ACTIONS.includes(args.action)) fail('invalid_params', `action must be one of ${ACTIONS.join(', ')}`);
-    const { el, ref } = resolve(args);
     const approved = typeof args.expect === 'string';
+    // Approved: the control that shows what the person approved, even if re-rendered (page-holds.js).
+    const held = approved && args.action === 'click' ? resolveHeld(args) : null;
+    if (approved && args.action === 'click' && !held) return { changed: true };
+    const { el, ref } = held || resolve(args);
     let planUsed = false;
     let guardForm = null;          // with a plan: the control's own form may be sent (the write)
     if (args.action === 'click') {

@@ -10,7 +10,7 @@
   const P = globalThis.ChaperonePageParts;
   if (!P) return;                           // page-common.js did not run: nothing installs
 
-  const { fail, core, Desc, labelTextOf } = P;
+  const { fail, core, Desc, labelTextOf, resolve } = P;
 
   // ---- holds: a click that would send, delete or write waits for the person ----------------
 
@@ -156,6 +156,64 @@
     return el.closest ? el.closest('button, input') || el : el;
   }
 
+  // ---- approved holds: find the control the person approved ----------------------------------
+
+  // What a click can land on; the page is read up to HELD_SCAN of them (a re-rendered toolbar is
+  // near the top of any page that has one).
+  const HELD_CANDIDATES = 'button, input[type=submit], input[type=button], input[type=image], '
+    + 'a[href], summary, [role=button], [role=link], [role=menuitem], [role=tab], [onclick]';
+  const HELD_SCAN = 5000;
+
+  /** The canonical strings a click on `el` would be held with (as a click, or as its form's submit). */
+  function canonicalsOf(el) {
+    const { desc, cls, form } = classifyTarget(el);
+    const out = [holdOf(cls, desc, form).canonical];
+    if (form) out.push(submitHold(form, desc.isSubmit ? controlFor(el) : null).canonical);
+    return out;
+  }
+
+  /** A cheap first look: could `el`'s name be `want`? (Never false for a control named so.) */
+  function mayBeNamed(el, want) {
+    if (el.hasAttribute('aria-labelledby') || el.querySelector('img[alt], [aria-label], [title]')) return true;
+    const names = [el.getAttribute('aria-label'), el.getAttribute('title'), el.getAttribute('value'),
+      el.getAttribute('name'), el.getAttribute('alt'), (el.textContent || '').slice(0, 4000)];
+    for (const l of el.labels || []) names.push(l.textContent || '');
+    return names.some((n) => n && squash(n).includes(want));
+  }
+
+  /**
+   * The element an approved hold's click goes to: the node of its capture when it still shows
+   * exactly what was approved; else the one control of the page that does — frameworks
+   * (TiddlyWiki, React lists) re-render a toolbar and replace its nodes while the person reads
+   * the card. None, or two alike, is null: the act as approved is not there (the hold changed).
+   */
+  function resolveHeld(args) {
+    let hit = null;
+    try {
+      hit = resolve(args);
+    } catch (e) {
+      if (!e || e.code !== 'stale_node') throw e;
+    }
+    if (hit && canonicalsOf(hit.el).includes(args.expect)) return hit;
+    let want = '';
+    try {
+      want = squash(JSON.parse(args.expect).control);
+    } catch {
+      want = '';                               // cut at CANONICAL_MAX: every candidate is judged
+    }
+    let found = null;
+    const all = document.querySelectorAll(HELD_CANDIDATES);
+    for (let i = 0; i < all.length && i < HELD_SCAN; i++) {
+      const el = all[i];
+      if (hit && el === hit.el) continue;
+      if (want && !mayBeNamed(el, want)) continue;
+      if (!canonicalsOf(el).includes(args.expect)) continue;
+      if (found) return null;                 // two controls alike: which one was approved?
+      found = el;
+    }
+    return found ? { el: found, ref: hit ? hit.ref : String(args.ref ?? ''), cap: null } : null;
+  }
+
   Object.assign(P, { classifyTarget, holdOf, submitHold, navigateHold, mustHoldSubmit, sameOrigin,
-    submission, controlFor });
+    submission, controlFor, resolveHeld });
 })();

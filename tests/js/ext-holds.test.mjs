@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Holds (extension/lib/holds.js and the router's hold methods): a click the page holds becomes a
 // hold the person approves or declines; approval reruns it with the canonical string on the same
-// document only; a grant that ends expires what it held.
+// document only; a grant that ends expires what it held. Then the page half in Chromium
+// (page-holds.js) on holds-editor.html, which re-renders its toolbar as TiddlyWiki does: the
+// approved act runs on the control that shows it now, and ends 'changed' when none does.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -10,6 +12,7 @@ import { ChaperoneError, Router } from '../../extension/lib/router.js';
 import { HoldStore, isHoldId, publicHold, signatureOf } from '../../extension/lib/holds.js';
 import { METHODS } from '../../extension/lib/scopes.js';
 import { eventLog, fakeClock, fakeStorageArea, inertTimers, makeFakeChrome } from './fake-chrome.mjs';
+import { skip, open, ok, byName } from './page-agent-harness.mjs';
 
 const HELD = {
   kind: 'outward', reason: 'label', word: 'send', control: 'Send', site: 'https://a.example',
@@ -119,11 +122,20 @@ test('approve: reruns with expect on the same document → done; changed; failed
   const b = (await router.handle('browser.node.action', { ref, action: 'click' })).hold;
   assert.equal((await router.handle('extension.hold.resolve', { holdId: b.holdId, outcome: 'approve' })).state, 'changed');
 
-  answer = () => ({ ok: false, error: { code: 'target_denied', message: 'covered' } });
-  const c = (await router.handle('browser.node.action', { ref, action: 'click' })).hold;
-  const failed = await router.handle('extension.hold.resolve', { holdId: c.holdId, outcome: 'approve' });
+  // The control is there but cannot be clicked as shown (covered, hidden, gone): the act the
+  // person approved has changed; an approval never ends in a refusal of its target.
+  for (const why of ['target_denied', 'stale_node', 'stale_document']) {
+    answer = () => ({ ok: false, error: { code: why, message: 'covered' } });
+    const c = (await router.handle('browser.node.action', { ref, action: 'click' })).hold;
+    const changed = await router.handle('extension.hold.resolve', { holdId: c.holdId, outcome: 'approve' });
+    assert.equal(changed.state, 'changed', why);
+    assert.equal(changed.error, undefined, why);
+  }
+  answer = () => ({ ok: false, error: { code: 'internal', message: 'broken' } });
+  const broken = (await router.handle('browser.node.action', { ref, action: 'click' })).hold;
+  const failed = await router.handle('extension.hold.resolve', { holdId: broken.holdId, outcome: 'approve' });
   assert.equal(failed.state, 'failed');
-  assert.equal(failed.error, 'target_denied');
+  assert.equal(failed.error, 'internal');
 
   const e = (await router.handle('browser.node.action', { ref, action: 'click' })).hold;
   router.stop('app');
@@ -152,4 +164,71 @@ test('a grant that ends expires its holds; allow is checked and passed to the pa
   await router.handle('grant.revoke', { grantId: grant.grantId });
   assert.equal(router.holds.get(h.holdId).state, 'expired');
   assert.equal(emit.named('hold.changed').at(-1).state, 'expired');
+});
+
+// ---- the page: an approved hold finds its control after a re-render ----------------------------
+
+const SAVE = 'Confirm changes to this tiddler';
+
+test('page: a re-rendered toolbar still runs the approved save; a closed editor is changed', { skip }, async () => {
+  const page = await open('/holds-editor.html?open');
+  const ctx = await ok(page, 'context', { captureId: 'r1' });
+  const ref = byName(ctx, SAVE).ref;
+  const held = await ok(page, 'action', { captureId: 'r1', ref, action: 'click' });
+  assert.equal(held.held?.kind, 'write', 'a save is a write (a plan may cover it), not outward');
+  assert.equal(held.held.word, 'confirm');
+  // While the person reads the card, the page re-renders: every node of the toolbar is new.
+  const renders = await page.evaluate(() => window.__renders);
+  await page.fill('#title', 'Shopping list');
+  assert.ok(await page.evaluate((n) => window.__renders > n, renders), 'the toolbar was re-rendered');
+  // What was approved is the act (this control, this page), not the node that showed it.
+  const done = await ok(page, 'action', { captureId: 'r1', ref, action: 'click', expect: held.held.canonical });
+  assert.equal(done.done, true, JSON.stringify(done));
+  assert.deepEqual(await page.evaluate(() => window.__saved.map((x) => x.title)), ['Shopping list']);
+
+  // The editor is gone: no control shows the approved act any more.
+  await page.click('#new');
+  const ctx2 = await ok(page, 'context', { captureId: 'r2' });
+  const again = await ok(page, 'action', { captureId: 'r2', ref: byName(ctx2, SAVE).ref, action: 'click' });
+  await page.click('[data-act=cancel]');
+  const changed = await ok(page, 'action', { captureId: 'r2', ref: byName(ctx2, SAVE).ref, action: 'click', expect: again.held.canonical });
+  assert.deepEqual(changed, { changed: true });
+  assert.equal(await page.evaluate(() => window.__saved.length), 1, 'nothing else was saved');
+  await page.close();
+});
+
+test('page: two controls showing the same act are not guessed between', { skip }, async () => {
+  const page = await open('/holds-editor.html?open');
+  const ctx = await ok(page, 'context', { captureId: 't1' });
+  const ref = byName(ctx, SAVE).ref;
+  const held = await ok(page, 'action', { captureId: 't1', ref, action: 'click' });
+  await page.evaluate(() => {
+    const bar = document.querySelector('.tc-tiddler-controls');
+    bar.replaceWith(bar.cloneNode(true));
+    document.querySelector('.tc-tiddler-title').append(document.querySelector('.tc-tiddler-controls').cloneNode(true));
+  });
+  const changed = await ok(page, 'action', { captureId: 't1', ref, action: 'click', expect: held.held.canonical });
+  assert.deepEqual(changed, { changed: true });
+  assert.equal(await page.evaluate(() => window.__saved.length), 0);
+  await page.close();
+});
+
+test('page: inside a plan for its site, the save runs without a hold', { skip }, async () => {
+  const page = await open('/holds-editor.html?open');
+  const ctx = await ok(page, 'context', { captureId: 'p1' });
+  const host = new URL(page.url()).hostname;
+  const allow = { planId: 'plan-1', sites: [host], step: 1, of: 1 };
+  await page.fill('#title', 'Planned');
+  const fresh = await ok(page, 'context', { captureId: 'p2' });
+  const done = await ok(page, 'action', { captureId: 'p2', ref: byName(fresh, SAVE).ref, action: 'click', allow });
+  assert.equal(done.held, undefined, JSON.stringify(done));
+  assert.equal(done.plan?.planId, 'plan-1');
+  assert.deepEqual(await page.evaluate(() => window.__saved.map((x) => x.title)), ['Planned']);
+  // Delete is never covered by a plan.
+  await page.click('#new');
+  const ctx3 = await ok(page, 'context', { captureId: 'p3' });
+  const del = await ok(page, 'action', { captureId: 'p3', ref: byName(ctx3, 'Delete this tiddler').ref, action: 'click', allow });
+  assert.equal(del.held?.kind, 'delete');
+  assert.ok(ctx.nodes.length > 0);
+  await page.close();
 });
