@@ -173,10 +173,10 @@
     },
     saves: {
       // Subjects that make a confirm word a save of the site's own data (a plan may cover it).
-      en: ['changes', 'change', 'edits', 'edit', 'modifications', 'save', 'update', 'updates',
-        'note', 'draft'],
+      en: ['changes', 'change', 'edits', 'modifications', 'save', 'update', 'updates', 'note',
+        'draft'],
       fr: ['modification', 'changements', 'enregistrement', 'mise à jour'],
-      zh: ['更改', '修改', '编辑', '编辑内容', '保存', '更新'],
+      zh: ['更改', '修改', '编辑内容', '保存', '更新'],
       de: ['änderungen', 'änderung', 'speichern', 'aktualisierung'],
       es: ['cambios', 'cambio', 'edición', 'actualización'],
     },
@@ -225,6 +225,19 @@
       zh: ['收件人', '抄送', '密送', '收款人'],
       de: ['=an', 'empfänger', '=kopie', 'blindkopie'],
       es: ['=para', 'destinatario', 'destinatarios', 'cco'],
+    },
+    opens: {
+      // Writes that open an editor or a form rather than save one ("New tiddler", "Edit this
+      // tiddler", "Compose"): under an approved plan they spend no step — the save that follows
+      // does — so one item created or edited is one step. Never a submit button, and never with a
+      // `saves` word in its name.
+      en: ['new', 'create new', 'create a new', 'edit', 'edit this', 'compose', 'add new', 'add a',
+        'open editor'],
+      fr: ['nouveau', 'nouvelle', 'créer un nouveau', 'créer une nouvelle', 'modifier', 'éditer',
+        'rédiger'],
+      zh: ['新建', '编辑', '撰写', '写邮件'],
+      de: ['neu', 'neuer', 'neue', 'neues', 'bearbeiten', 'verfassen'],
+      es: ['nuevo', 'nueva', 'crear nuevo', 'crear nueva', 'editar', 'redactar'],
     },
   };
 
@@ -428,6 +441,21 @@
     }
     if (found) return { kind: found.kind, reason: 'label', word };
     return { kind: 'none', reason: 'none', word: null };
+  }
+
+  /**
+   * Whether a write only opens an editor or a form ("New tiddler", "Edit this tiddler") rather
+   * than saving one: under a plan it spends no step, the save after it does. Never a submit, and
+   * never a name that also saves, confirms or finishes.
+   */
+  function opensEditor(desc) {
+    const d = desc || {};
+    if (d.isSubmit === true || classify(d).kind !== 'write') return false;
+    const rests = [d.label, d.text, d.title, d.value]
+      .map((f) => normalize(f === undefined || f === null ? '' : String(f)))
+      .filter(Boolean).map((n) => (NOT.re ? n.replace(NOT.re, ' ') : n));
+    if (rests.some((n) => wordIn(CM.saves, n) || wordIn(CM.confirm, n) || wordIn(CM.done, n))) return false;
+    return rests.some((n) => wordIn(CM.opens, n) !== null);
   }
 
   // ---- describe: the DOM half, run in the page on the agent's click target -------------------
@@ -640,6 +668,6 @@
   };
 
   globalThis.ChaperoneOutward = Object.freeze({
-    WORDS: deepFreeze(WORDS), classify, describe, normalize,
+    WORDS: deepFreeze(WORDS), classify, describe, normalize, opensEditor,
   });
 })();

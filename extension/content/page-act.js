@@ -14,7 +14,8 @@
   const { fail, core, owns, Desc, composedContains, deepActiveElement, isRendered, openModals,
     isDisabled, resolve, planStep, now, SETTLE_QUIET_MS, SETTLE_QUIET_LIGHT_MS, watchMutations,
     watchNetwork, watchNavigation, settle, classifyTarget, holdOf, submitHold, navigateHold,
-    mustHoldSubmit, sameOrigin, submission, controlFor, resolveHeld } = P;
+    mustHoldSubmit, sameOrigin, submission, controlFor, resolveHeld, watchWrite,
+    opensEditor } = P;
 
   const MAX_VALUE_CHARS = 100000;
 
@@ -205,6 +206,7 @@
     if (approved && args.action === 'click' && !held) return { changed: true };
     const { el, ref } = held || resolve(args);
     let planUsed = false;
+    let planOpens = false;         // with a plan: the write only opened an editor (no step spent)
     let guardForm = null;          // with a plan: the control's own form may be sent (the write)
     if (args.action === 'click') {
       const { desc, cls, form } = classifyTarget(el);
@@ -216,6 +218,7 @@
       } else if (cls.kind !== 'none') {
         if (cls.kind === 'write' && allowCovers(args.allow)) {
           planUsed = true;
+          planOpens = opensEditor(desc);
           guardForm = form;
         } else {
           return { held: holdOf(cls, desc, form) };
@@ -255,6 +258,8 @@
     const network = watchNetwork(args.net === true, via, args.inflight);
     const mutations = watchMutations();
     const away = watchNavigation();
+    // A write that goes through (a plan's or an approved one): did the page show it was saved?
+    const write = args.action === 'click' && (planUsed || approved) ? watchWrite(el) : null;
     let outcome;
     let acted;
     try {
@@ -281,6 +286,7 @@
       if (heldBySubmit) return { held: heldBySubmit };
     } finally {
       if (watchNav) nav.removeEventListener('navigate', onNavigate);
+      if (write) write.stop();
       away.stop();
       mutations.stop();
       network.close();
@@ -296,10 +302,12 @@
       settleMs: Math.round(now() - acted),
     };
     if (outcome.navigating) changes.navigating = true;
+    if (write) Object.assign(changes, write.verdict());
     const answer = { action: args.action, ref, done: true, changes };
     if (planUsed) {
       // Which step of the plan this write was, for the pill ("plan step 2 of 3") and the app.
       answer.plan = { planId: String(args.allow.planId ?? ''), site: location.hostname, ...planStep(args.allow) };
+      if (planOpens) answer.plan.opens = true;
     }
     return answer;
   }

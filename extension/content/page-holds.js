@@ -10,7 +10,7 @@
   const P = globalThis.ChaperonePageParts;
   if (!P) return;                           // page-common.js did not run: nothing installs
 
-  const { fail, core, Desc, labelTextOf, resolve } = P;
+  const { fail, core, Desc, labelTextOf, resolve, isDisabled, isRendered } = P;
 
   // ---- holds: a click that would send, delete or write waits for the person ----------------
 
@@ -114,6 +114,9 @@
     return { desc, cls, form: formOf(el) };
   }
 
+  /** Whether a write only opens an editor (outward.js): under a plan it spends no step. */
+  const opensEditor = (desc) => outwardLib().opensEditor(desc);
+
   /** The hold a form submission the classifier missed gets (reason 'form-submit'). */
   function submitHold(form, submitter) {
     const O = outwardLib();
@@ -214,6 +217,81 @@
     return found ? { el: found, ref: hit ? hit.ref : String(args.ref ?? ''), cap: null } : null;
   }
 
+  /** Whether some connected control other than `except` would be held with `canonical`. */
+  function shownElsewhere(canonical, except) {
+    let want = '';
+    try {
+      want = squash(JSON.parse(canonical).control);
+    } catch {
+      want = '';
+    }
+    const all = document.querySelectorAll(HELD_CANDIDATES);
+    for (let i = 0; i < all.length && i < HELD_SCAN; i++) {
+      const el = all[i];
+      if (el === except || (want && !mayBeNamed(el, want))) continue;
+      if (canonicalsOf(el).includes(canonical)) return true;
+    }
+    return false;
+  }
+
+  // ---- did a write get saved? ----------------------------------------------------------------
+
+  // What a page adds to say something happened: a toast, a snackbar, a status line.
+  const NOTICE = '[role=status], [role=alert], [aria-live=polite], [aria-live=assertive], '
+    + '[class*=toast], [class*=snackbar], [class*=notification], [class*=notice], [class*=flash]';
+  // What a page adds when something was created: an item of a list, a row of a table or grid.
+  const LIST_ITEM = 'li, [role=listitem], [role=row], [role=option], [role=article], tr, article';
+  const WRITE_ADDED_MAX = 500;    // added elements looked at; a page that adds more is saying something
+
+  /**
+   * Watches what a write click does to the page for signs that it was saved: a notice appeared, the
+   * control went away or got disabled, the URL changed, or a list got a new item. `verdict()` says
+   * `{verified: true, by}` with the first sign seen, else `{verified: false}` (could not confirm).
+   * A sign is evidence, not proof: a page may toast an error; the agent reads the page to be sure.
+   */
+  function watchWrite(el) {
+    const url = location.href;
+    const { desc, cls, form } = classifyTarget(el);
+    const canonical = holdOf(cls, desc, form).canonical;
+    const seen = { notice: false, item: false };
+    let looked = 0;
+    const look = (node) => {
+      if (!(node instanceof Element) || looked >= WRITE_ADDED_MAX) return;
+      looked += 1;
+      if (!seen.notice && (node.matches(NOTICE) || node.querySelector(NOTICE)
+        || node.closest('[role=status], [role=alert], [aria-live=polite], [aria-live=assertive]'))) {
+        seen.notice = true;
+      }
+      if (!seen.item && (node.matches(LIST_ITEM) || node.querySelector(LIST_ITEM))) seen.item = true;
+    };
+    const handle = (records) => {
+      for (const r of records) {
+        if (r.type === 'childList') for (const n of r.addedNodes) look(n.nodeType === 3 ? n.parentElement : n);
+        else look(r.target.parentElement);
+      }
+    };
+    const observer = new MutationObserver(handle);
+    observer.observe(document.documentElement, { childList: true, subtree: true, characterData: true });
+    return {
+      verdict() {
+        if (seen.notice) return { verified: true, by: 'notice' };
+        if (location.href !== url) return { verified: true, by: 'url' };
+        if (el.isConnected && isDisabled(el)) return { verified: true, by: 'control-disabled' };
+        if (!el.isConnected && !shownElsewhere(canonical, el)) return { verified: true, by: 'control-gone' };
+        if (el.isConnected && !isRendered(el, el.getBoundingClientRect())) {
+          return { verified: true, by: 'control-gone' };
+        }
+        if (seen.item) return { verified: true, by: 'list-item' };
+        return { verified: false };
+      },
+      /** Stops watching (what was seen so far stays for verdict()). */
+      stop() {
+        handle(observer.takeRecords());
+        observer.disconnect();
+      },
+    };
+  }
+
   Object.assign(P, { classifyTarget, holdOf, submitHold, navigateHold, mustHoldSubmit, sameOrigin,
-    submission, controlFor, resolveHeld });
+    submission, controlFor, resolveHeld, watchWrite, opensEditor });
 })();

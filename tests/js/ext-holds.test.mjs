@@ -185,6 +185,8 @@ test('page: a re-rendered toolbar still runs the approved save; a closed editor 
   const done = await ok(page, 'action', { captureId: 'r1', ref, action: 'click', expect: held.held.canonical });
   assert.equal(done.done, true, JSON.stringify(done));
   assert.deepEqual(await page.evaluate(() => window.__saved.map((x) => x.title)), ['Shopping list']);
+  assert.equal(done.changes.verified, true, 'the save showed: a toast');
+  assert.equal(done.changes.by, 'notice');
 
   // The editor is gone: no control shows the approved act any more.
   await page.click('#new');
@@ -223,6 +225,7 @@ test('page: inside a plan for its site, the save runs without a hold', { skip },
   const done = await ok(page, 'action', { captureId: 'p2', ref: byName(fresh, SAVE).ref, action: 'click', allow });
   assert.equal(done.held, undefined, JSON.stringify(done));
   assert.equal(done.plan?.planId, 'plan-1');
+  assert.equal(done.changes.verified, true);
   assert.deepEqual(await page.evaluate(() => window.__saved.map((x) => x.title)), ['Planned']);
   // Delete is never covered by a plan.
   await page.click('#new');
@@ -230,5 +233,50 @@ test('page: inside a plan for its site, the save runs without a hold', { skip },
   const del = await ok(page, 'action', { captureId: 'p3', ref: byName(ctx3, 'Delete this tiddler').ref, action: 'click', allow });
   assert.equal(del.held?.kind, 'delete');
   assert.ok(ctx.nodes.length > 0);
+  await page.close();
+});
+
+test('page: a write is verified by what the page shows, or said not to be', { skip }, async () => {
+  const page = await open('/holds-editor.html?open');
+  const host = new URL(page.url()).hostname;
+  const allow = { planId: 'plan-1', sites: [host] };
+  const click = async (id, name) => {
+    const ctx = await ok(page, 'context', { captureId: id });
+    return ok(page, 'action', { captureId: id, ref: byName(ctx, name).ref, action: 'click', allow });
+  };
+  // No toast: the editor closing (the save control gone) is the sign.
+  await page.evaluate(() => { window.toast = () => {}; });
+  await page.fill('#title', 'Quiet save');
+  const quiet = await click('v1', SAVE);
+  assert.deepEqual([quiet.changes.verified, quiet.changes.by], [true, 'control-gone']);
+  // A save that shows nothing at all: could not confirm.
+  await page.click('#new');
+  await page.evaluate(() => {
+    document.addEventListener('click', (e) => { if (e.target.closest('[data-act=save]')) e.stopImmediatePropagation(); }, true);
+  });
+  const silent = await click('v2', SAVE);
+  assert.equal(silent.changes.verified, false, JSON.stringify(silent.changes));
+  assert.equal(silent.changes.by, undefined);
+  await page.close();
+});
+
+test('page: a bare Confirm is judged by the form it sits in (describe() in a real DOM)', { skip }, async () => {
+  const page = await open('/holds-checkout.html');
+  const kinds = await page.evaluate(() => Object.fromEntries(
+    ['confirm-pay', 'pay', 'confirm-send', 'send', 'discard', 'confirm-profile', 'save-profile', 'done-profile', 'done-tour']
+      .map((id) => {
+        const d = globalThis.ChaperoneOutward.describe(document.getElementById(id));
+        return [id, globalThis.ChaperoneOutward.classify(d).kind];
+      })));
+  assert.deepEqual(kinds, {
+    'confirm-pay': 'outward', pay: 'outward', 'confirm-send': 'outward', send: 'outward', discard: 'delete',
+    'confirm-profile': 'write', 'save-profile': 'write', 'done-profile': 'write', 'done-tour': 'none',
+  });
+  const d = await page.evaluate(() => globalThis.ChaperoneOutward.describe(document.getElementById('confirm-pay')));
+  assert.equal(d.scope, 'Pay Example Store');
+  assert.ok(d.hints.includes('cc-number') && d.editing);
+  await page.fill('#card', '4242424242424242');
+  const after = await page.evaluate(() => JSON.stringify(globalThis.ChaperoneOutward.describe(document.getElementById('confirm-pay'))));
+  assert.ok(!after.includes('4242'), 'names only, never a value');
   await page.close();
 });
