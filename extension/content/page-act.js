@@ -209,10 +209,10 @@
     let planOpens = false;         // with a plan: the write only opened an editor (no step spent)
     let guardForm = null;          // with a plan: the control's own form may be sent (the write)
     if (args.action === 'click') {
-      const { desc, cls, form } = classifyTarget(el);
+      const { desc, cls, form, scope } = classifyTarget(el);
       if (approved) {
         // The person approved exactly this: recompute it; anything different is a new question.
-        const again = holdOf(cls, desc, form).canonical;
+        const again = holdOf(cls, desc, scope).canonical;
         const viaSubmit = form ? submitHold(form, desc.isSubmit ? controlFor(el) : null).canonical : null;
         if (again !== args.expect && viaSubmit !== args.expect) return { changed: true };
       } else if (cls.kind !== 'none') {
@@ -221,7 +221,7 @@
           planOpens = opensEditor(desc);
           guardForm = form;
         } else {
-          return { held: holdOf(cls, desc, form) };
+          return { held: holdOf(cls, desc, scope) };
         }
       }
     }

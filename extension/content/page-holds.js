@@ -36,12 +36,31 @@
     return el.closest ? el.closest('form') : null;
   }
 
+  const SCOPE_UP = 8;
+
+  /**
+   * Where the fields a formless control acts on are: the nearest ancestor (≤ 8 levels, never the
+   * whole page) that holds a field — an editor's toolbar beside its title and text, a compose
+   * window's Send beside To and Subject. Its fields go on the card and into the canonical string,
+   * so the person sees what is saved or sent, and two open editors are never mistaken.
+   */
+  function fieldScopeOf(el) {
+    let cur = el && el.parentElement;
+    for (let i = 0; cur && i < SCOPE_UP; i++, cur = cur.parentElement) {
+      if (cur.localName === 'body' || cur.localName === 'html') break;
+      if (cur.querySelector('input, textarea, select')) return cur;
+    }
+    return null;
+  }
+
   /** What the form would send, as the hold card shows it: ≤ 30 fields, secrets by length only. */
   function holdFields(form) {
     const C = core();
     const out = [];
     if (!form) return out;
-    for (const f of Array.from(form.elements || [])) {
+    const all = form instanceof HTMLFormElement ? Array.from(form.elements || [])
+      : Array.from(form.querySelectorAll('input, textarea, select'));
+    for (const f of all) {
       if (out.length >= HOLD_FIELDS_MAX) break;
       const tag = f.localName;
       if (tag !== 'input' && tag !== 'textarea' && tag !== 'select') continue;
@@ -106,12 +125,16 @@
     return { kind: cls.kind, reason: cls.reason, word: cls.word ?? null, control, site: location.origin, fields, canonical };
   }
 
-  /** The hold the target of a click would get (kind 'none': nothing to hold). */
+  /**
+   * The hold the target of a click would get (kind 'none': nothing to hold). `form` is its form,
+   * `scope` the fields around a formless control (what the card shows).
+   */
   function classifyTarget(el) {
     const O = outwardLib();
     const desc = O.describe(el);
     const cls = O.classify(desc);
-    return { desc, cls, form: formOf(el) };
+    const form = formOf(el);
+    return { desc, cls, form, scope: form || fieldScopeOf(el) };
   }
 
   /** Whether a write only opens an editor (outward.js): under a plan it spends no step. */
@@ -169,8 +192,8 @@
 
   /** The canonical strings a click on `el` would be held with (as a click, or as its form's submit). */
   function canonicalsOf(el) {
-    const { desc, cls, form } = classifyTarget(el);
-    const out = [holdOf(cls, desc, form).canonical];
+    const { desc, cls, form, scope } = classifyTarget(el);
+    const out = [holdOf(cls, desc, scope).canonical];
     if (form) out.push(submitHold(form, desc.isSubmit ? controlFor(el) : null).canonical);
     return out;
   }
@@ -251,8 +274,8 @@
    */
   function watchWrite(el) {
     const url = location.href;
-    const { desc, cls, form } = classifyTarget(el);
-    const canonical = holdOf(cls, desc, form).canonical;
+    const { desc, cls, scope } = classifyTarget(el);
+    const canonical = holdOf(cls, desc, scope).canonical;
     const seen = { notice: false, item: false };
     let looked = 0;
     const look = (node) => {

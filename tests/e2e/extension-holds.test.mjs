@@ -82,13 +82,15 @@ describe('holds through the engine', { skip }, () => {
 
   test('an approved save runs after the page re-rendered its toolbar; after the editor closed it is changed', async () => {
     const page = pages.editor;
+    await page.fill('#title', 'Shopping list');
+    await page.fill('#body', 'eggs');
     const ctx = await call('browser.context', { tabId: tabs.editor });
     const held = await call('browser.node.action', { ref: named(ctx, SAVE).ref, action: 'click' });
     assert.equal(held.held, true, JSON.stringify(held));
     assert.equal(held.hold.kind, 'write', 'a save is a write a plan may cover, not an outward act');
-    // The person types while the card is up: every node of the toolbar is replaced.
-    await page.fill('#title', 'Shopping list');
-    await page.fill('#body', 'eggs');
+    assert.deepEqual(held.hold.fields.map((f) => f.value), ['Shopping list', 'eggs'], 'the card shows what is saved');
+    // While the card is up the page re-renders (as TiddlyWiki's syncer does): new toolbar nodes.
+    await page.evaluate(() => renderEditor());
     const done = await resolveHold(held.hold.holdId, 'approve');
     assert.equal(done.state, 'done', JSON.stringify(done));
     assert.equal(done.changes?.verified, true, 'the save showed on the page');

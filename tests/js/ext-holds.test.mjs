@@ -172,14 +172,18 @@ const SAVE = 'Confirm changes to this tiddler';
 
 test('page: a re-rendered toolbar still runs the approved save; a closed editor is changed', { skip }, async () => {
   const page = await open('/holds-editor.html?open');
+  await page.fill('#title', 'Shopping list');
   const ctx = await ok(page, 'context', { captureId: 'r1' });
   const ref = byName(ctx, SAVE).ref;
   const held = await ok(page, 'action', { captureId: 'r1', ref, action: 'click' });
   assert.equal(held.held?.kind, 'write', 'a save is a write (a plan may cover it), not outward');
   assert.equal(held.held.word, 'confirm');
-  // While the person reads the card, the page re-renders: every node of the toolbar is new.
+  // The card shows what is saved: the fields beside the toolbar (no form on such pages).
+  assert.deepEqual(held.held.fields.map((f) => f.value), ['Shopping list', '']);
+  // While the person reads the card, the page re-renders (the syncer's status, as TiddlyWiki's
+  // does): every node of the toolbar is new, nothing the card showed changed.
   const renders = await page.evaluate(() => window.__renders);
-  await page.fill('#title', 'Shopping list');
+  await page.evaluate(() => renderEditor());
   assert.ok(await page.evaluate((n) => window.__renders > n, renders), 'the toolbar was re-rendered');
   // What was approved is the act (this control, this page), not the node that showed it.
   const done = await ok(page, 'action', { captureId: 'r1', ref, action: 'click', expect: held.held.canonical });
@@ -278,5 +282,17 @@ test('page: a bare Confirm is judged by the form it sits in (describe() in a rea
   await page.fill('#card', '4242424242424242');
   const after = await page.evaluate(() => JSON.stringify(globalThis.ChaperoneOutward.describe(document.getElementById('confirm-pay'))));
   assert.ok(!after.includes('4242'), 'names only, never a value');
+  await page.close();
+});
+
+test('page: a save approved for one draft does not save another, nor changed text', { skip }, async () => {
+  const page = await open('/holds-editor.html?open');
+  await page.fill('#title', 'First');
+  const ctx = await ok(page, 'context', { captureId: 'd1' });
+  const held = await ok(page, 'action', { captureId: 'd1', ref: byName(ctx, SAVE).ref, action: 'click' });
+  await page.fill('#body', 'written after the card was shown');
+  const changed = await ok(page, 'action', { captureId: 'd1', ref: byName(ctx, SAVE).ref, action: 'click', expect: held.held.canonical });
+  assert.deepEqual(changed, { changed: true });
+  assert.equal(await page.evaluate(() => window.__saved.length), 0);
   await page.close();
 });
