@@ -15,7 +15,7 @@
     isDisabled, resolve, planStep, now, SETTLE_QUIET_MS, SETTLE_QUIET_LIGHT_MS, watchMutations,
     watchNetwork, watchNavigation, settle, classifyTarget, holdOf, submitHold, navigateHold,
     mustHoldSubmit, sameOrigin, submission, controlFor, resolveHeld, watchWrite,
-    opensEditor } = P;
+    opensEditor, untilStill } = P;
 
   const MAX_VALUE_CHARS = 100000;
 
@@ -204,6 +204,7 @@
     // Approved: the control that shows what the person approved, even if re-rendered (page-holds.js).
     const held = approved && args.action === 'click' ? resolveHeld(args) : null;
     if (approved && args.action === 'click' && !held) return { changed: true };
+    if (held) await untilStill(held.el);
     const { el, ref } = held || resolve(args);
     let planUsed = false;
     let planOpens = false;         // with a plan: the write only opened an editor (no step spent)

@@ -10,7 +10,7 @@
   const P = globalThis.ChaperonePageParts;
   if (!P) return;                           // page-common.js did not run: nothing installs
 
-  const { fail, core, Desc, labelTextOf, resolve, isDisabled, isRendered } = P;
+  const { fail, core, Desc, labelTextOf, resolve, isDisabled, isRendered, now } = P;
 
   // ---- holds: a click that would send, delete or write waits for the person ----------------
 
@@ -240,6 +240,40 @@
     return found ? { el: found, ref: hit ? hit.ref : String(args.ref ?? ''), cap: null } : null;
   }
 
+  const STILL_MAX_MS = 1500;   // how long an approved click waits for the page to stop moving
+  const STILL_STEP_MS = 50;
+
+  /**
+   * Waits (≤ 1.5 s) until `el` stands still: the page's finite animations ended and its box is
+   * where it was a step ago. TiddlyWiki slides its story river for ~0.4 s (longer on a busy
+   * machine) when a tiddler opens or saves; a click checked mid-slide finds another tiddler's
+   * button at the centre of this one and is refused as covered. The agent's own clicks are not
+   * made to wait; a person's approval is worth waiting for. Timers, not animation frames: they
+   * still run (at 1 Hz) in a background tab.
+   */
+  async function untilStill(el) {
+    const end = now() + STILL_MAX_MS;
+    const sleep = () => new Promise((r) => setTimeout(r, STILL_STEP_MS));
+    const box = () => {
+      const r = el.getBoundingClientRect();
+      return `${r.left},${r.top},${r.width},${r.height},${scrollX},${scrollY}`;
+    };
+    const moving = () => (typeof document.getAnimations === 'function' ? document.getAnimations() : [])
+      .some((a) => {
+        if (a.playState !== 'running') return false;
+        const t = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming() : null;
+        return t && Number.isFinite(t.endTime);   // a spinner loops for ever: not waited for
+      });
+    let last = box();
+    while (now() < end) {
+      await sleep();
+      if (!el.isConnected) return;
+      const next = box();
+      if (next === last && !moving()) return;
+      last = next;
+    }
+  }
+
   /** Whether some connected control other than `except` would be held with `canonical`. */
   function shownElsewhere(canonical, except) {
     let want = '';
@@ -316,5 +350,5 @@
   }
 
   Object.assign(P, { classifyTarget, holdOf, submitHold, navigateHold, mustHoldSubmit, sameOrigin,
-    submission, controlFor, resolveHeld, watchWrite, opensEditor });
+    submission, controlFor, resolveHeld, untilStill, watchWrite, opensEditor });
 })();

@@ -296,3 +296,24 @@ test('page: a save approved for one draft does not save another, nor changed tex
   assert.equal(await page.evaluate(() => window.__saved.length), 0);
   await page.close();
 });
+
+test('page: an approval given while the story river slides waits for it, then clicks', { skip }, async () => {
+  const page = await open('/holds-editor.html?open');
+  await page.fill('#title', 'Slid');
+  const ctx = await ok(page, 'context', { captureId: 's1' });
+  const ref = byName(ctx, SAVE).ref;
+  const held = await ok(page, 'action', { captureId: 's1', ref, action: 'click' });
+  await page.evaluate(() => window.slide());
+  // Mid-slide the frame below covers the save: a click now is refused as covered…
+  const covered = await page.evaluate(() => {
+    const el = document.querySelector('[data-act=save]');
+    const r = el.getBoundingClientRect();
+    return !el.contains(document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2));
+  });
+  assert.ok(covered, 'the slide covers the save at its start');
+  // …but the person's approval waits for the page to stand still.
+  const done = await ok(page, 'action', { captureId: 's1', ref, action: 'click', expect: held.held.canonical });
+  assert.equal(done.done, true, JSON.stringify(done));
+  assert.deepEqual(await page.evaluate(() => window.__saved.map((x) => x.title)), ['Slid']);
+  await page.close();
+});
