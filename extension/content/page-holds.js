@@ -240,12 +240,12 @@
     return found ? { el: found, ref: hit ? hit.ref : String(args.ref ?? ''), cap: null } : null;
   }
 
-  const STILL_MAX_MS = 1500;   // how long an approved click waits for the page to stop moving
+  const STILL_MAX_MS = 3000;   // how long an approved click waits for the page to stop moving
   const STILL_STEP_MS = 50;
 
   /**
-   * Waits (≤ 1.5 s) until `el` stands still: the page's finite animations ended and its box is
-   * where it was a step ago. TiddlyWiki slides its story river for ~0.4 s (longer on a busy
+   * Waits (≤ 3 s) until `el` stands still: the page's finite animations ended and its box has
+   * not moved for two steps. TiddlyWiki slides its story river for ~0.4 s (longer on a busy
    * machine) when a tiddler opens or saves; a click checked mid-slide finds another tiddler's
    * button at the centre of this one and is refused as covered. The agent's own clicks are not
    * made to wait; a person's approval is worth waiting for. Timers, not animation frames: they
@@ -265,11 +265,13 @@
         return t && Number.isFinite(t.endTime);   // a spinner loops for ever: not waited for
       });
     let last = box();
+    let still = 0;
     while (now() < end) {
       await sleep();
       if (!el.isConnected) return;
       const next = box();
-      if (next === last && !moving()) return;
+      still = next === last && !moving() ? still + 1 : 0;
+      if (still >= 2) return;
       last = next;
     }
   }
