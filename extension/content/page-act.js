@@ -204,8 +204,10 @@
     // Approved: the control that shows what the person approved, even if re-rendered (page-holds.js).
     const held = approved && args.action === 'click' ? resolveHeld(args) : null;
     if (approved && args.action === 'click' && !held) return { changed: true };
-    if (held) await untilStill(held.el);
     const { el, ref } = held || resolve(args);
+    // A click waits for a sliding page to stop (page-holds.js): an approved one always, the
+    // agent's own only while something animates.
+    if (args.action === 'click') await untilStill(el, { quick: !held });
     let planUsed = false;
     let planOpens = false;         // with a plan: the write only opened an editor (no step spent)
     let guardForm = null;          // with a plan: the control's own form may be sent (the write)
@@ -260,7 +262,7 @@
     const mutations = watchMutations();
     const away = watchNavigation();
     // A write that goes through (a plan's or an approved one): did the page show it was saved?
-    const write = args.action === 'click' && (planUsed || approved) ? watchWrite(el) : null;
+    const write = args.action === 'click' && ((planUsed && !planOpens) || approved) ? watchWrite(el) : null;
     let outcome;
     let acted;
     try {

@@ -247,23 +247,34 @@
    * Waits (≤ 3 s) until `el` stands still: the page's finite animations ended and its box has
    * not moved for two steps. TiddlyWiki slides its story river for ~0.4 s (longer on a busy
    * machine) when a tiddler opens or saves; a click checked mid-slide finds another tiddler's
-   * button at the centre of this one and is refused as covered. The agent's own clicks are not
-   * made to wait; a person's approval is worth waiting for. Timers, not animation frames: they
-   * still run (at 1 Hz) in a background tab.
+   * button at the centre of this one and is refused as covered. `quick` (the agent's own
+   * clicks): no wait at all unless a finite animation is running. Timers, not animation frames:
+   * they still run (at 1 Hz) in a background tab.
    */
-  async function untilStill(el) {
+  async function untilStill(el, { quick = false } = {}) {
     const end = now() + STILL_MAX_MS;
     const sleep = () => new Promise((r) => setTimeout(r, STILL_STEP_MS));
     const box = () => {
       const r = el.getBoundingClientRect();
       return `${r.left},${r.top},${r.width},${r.height},${scrollX},${scrollY}`;
     };
+    // Only what can move or cover `el`: an animation of an ancestor, or of an element over its
+    // box. A ticker or a progress bar elsewhere on the page never slows a click down.
+    const near = (target) => {
+      if (!target || target.nodeType !== 1) return false;
+      if (target.contains(el)) return true;
+      const a = target.getBoundingClientRect();
+      const b = el.getBoundingClientRect();
+      return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    };
     const moving = () => (typeof document.getAnimations === 'function' ? document.getAnimations() : [])
       .some((a) => {
         if (a.playState !== 'running') return false;
         const t = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming() : null;
-        return t && Number.isFinite(t.endTime);   // a spinner loops for ever: not waited for
+        // A spinner loops for ever: never waited for.
+        return t && Number.isFinite(t.endTime) && near(a.effect.target);
       });
+    if (quick && !moving()) return;        // nothing sliding: no wait at all
     let last = box();
     let still = 0;
     while (now() < end) {

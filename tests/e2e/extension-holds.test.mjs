@@ -107,6 +107,23 @@ describe('holds through the engine', { skip }, () => {
     assert.equal(await page.evaluate(() => window.__saved.length), 1, 'nothing else was saved');
   });
 
+  test('inside a plan: opening the editor spends no step, the save goes through and is verified', async () => {
+    const page = pages.editor;
+    const allow = { planId: 'plan-e2e', sites: [new URL(sites.originA).hostname], step: 1, of: 1 };
+    const ctx = await call('browser.context', { tabId: tabs.editor });
+    const opened = await call('browser.node.action', { ref: named(ctx, 'new tiddler').ref, action: 'click', allow });
+    assert.equal(opened.held, undefined, JSON.stringify(opened));
+    assert.equal(opened.plan?.opens, true, 'opening an editor spends no step');
+    assert.equal(opened.changes.verified, undefined, 'nothing was saved, nothing to verify');
+    await page.fill('#title', 'Planned note');
+    const ctx2 = await call('browser.context', { tabId: tabs.editor });
+    const saved = await call('browser.node.action', { ref: named(ctx2, SAVE).ref, action: 'click', allow });
+    assert.equal(saved.held, undefined, JSON.stringify(saved));
+    assert.equal(saved.plan?.opens, undefined, 'the save spends the step');
+    assert.equal(saved.changes.verified, true);
+    assert.equal(await page.evaluate(() => window.__saved.at(-1).title), 'Planned note');
+  });
+
   test('real TiddlyWiki: new tiddler, title, approved save', { skip: skipTiddlyWiki }, async () => {
     const page = pages.tw;
     const title = `Chaperone e2e ${Date.now()}`;
@@ -122,5 +139,21 @@ describe('holds through the engine', { skip }, () => {
     assert.equal(done.state, 'done', JSON.stringify(done));
     await until(() => page.evaluate((t) => [...document.querySelectorAll('.tc-tiddler-view-frame .tc-title')]
       .some((e) => e.textContent.trim() === t), title), { timeout: 10000, what: "the saved tiddler shown in view mode" });
+  });
+
+  test('real TiddlyWiki inside a plan: new tiddler and save, no card', { skip: skipTiddlyWiki }, async () => {
+    const page = pages.tw;
+    const allow = { planId: 'plan-tw', sites: [new URL(TIDDLYWIKI).hostname], step: 1, of: 1 };
+    const title = `Chaperone plan ${Date.now()}`;
+    const ctx = await call('browser.context', { tabId: tabs.tw });
+    const opened = await call('browser.node.action', { ref: named(ctx, 'new tiddler').ref, action: 'click', allow });
+    assert.equal(opened.plan?.opens, true, JSON.stringify(opened));
+    await page.locator('.tc-tiddler-edit-frame input.tc-titlebar').first().fill(title);
+    const ctx2 = await call('browser.context', { tabId: tabs.tw });
+    const saved = await call('browser.node.action', { ref: named(ctx2, SAVE).ref, action: 'click', allow });
+    console.log(`# TiddlyWiki plan save: held ${saved.held ?? false}, changes ${JSON.stringify(saved.changes)}`);
+    assert.equal(saved.held, undefined, JSON.stringify(saved));
+    assert.equal(saved.plan?.opens, undefined);
+    assert.equal(saved.changes.verified, true);
   });
 });

@@ -317,3 +317,15 @@ test('page: an approval given while the story river slides waits for it, then cl
   assert.deepEqual(await page.evaluate(() => window.__saved.map((x) => x.title)), ['Slid']);
   await page.close();
 });
+
+test('page: the agent\u2019s own click waits for the slide too, inside a plan', { skip }, async () => {
+  const page = await open('/holds-editor.html?open');
+  const allow = { planId: 'plan-1', sites: [new URL(page.url()).hostname] };
+  await page.fill('#title', 'Planned while sliding');
+  const ctx = await ok(page, 'context', { captureId: 'q1' });
+  await page.evaluate(() => window.slide());
+  const done = await ok(page, 'action', { captureId: 'q1', ref: byName(ctx, SAVE).ref, action: 'click', allow });
+  assert.equal(done.done, true, JSON.stringify(done));
+  assert.deepEqual(await page.evaluate(() => window.__saved.map((x) => x.title)), ['Planned while sliding']);
+  await page.close();
+});
