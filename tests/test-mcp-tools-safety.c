@@ -333,8 +333,8 @@ test_browser_plan_item (Env           *env,
   g_clear_pointer (&request, json_object_unref);
 
   call_run (env->tools, env->context, "browser_plan",
-            "{\"summary\":\"Write a note\",\"steps\":[{\"kind\":\"create\",\"site\":\"shop.example\","
-            "\"summary\":\"Create the note Shopping list\"}]}", &call);
+            "{\"summary\":\"Write a note\",\"steps\":[{\"kind\":\"create\","
+            "\"site\":\"shop.example\",\"summary\":\"Create the note Shopping list\"}]}", &call);
   g_assert_true (chp_engine_decide_plan (env->engine, "plan-1", TRUE));
 
   /* "New note" opens an editor: covered, no step spent, the plan goes on. */
@@ -358,7 +358,8 @@ test_browser_plan_item (Env           *env,
   g_assert_true (json_object_has_member (json_object_get_object_member (request, "params"),
                                          "allow"));
   browser_answer (client, request, "{\"action\":\"click\",\"done\":true,\"changes\":{\"added\":0,"
-                  "\"verified\":false},\"plan\":{\"planId\":\"plan-1\",\"site\":\"shop.example\"}}");
+                  "\"verified\":false},\"plan\":{\"planId\":\"plan-1\","
+                  "\"site\":\"shop.example\"}}");
   call_wait (&call);
   g_assert_cmpint (json_object_get_int_member (result_structured (call.result), "planStep"), ==,
                    1);
