@@ -476,9 +476,110 @@ test_browser_marked (Env           *env,
   call_clear (&call);
 }
 
+/* Keys, typing and hover: each goes to the browser with its own argument; press and type without
+ * a ref go to the focused element of the document the agent last took a snapshot of (its
+ * capture); a held key press says it was a key press. */
+static void
+test_browser_keys (Env           *env,
+                   gconstpointer  data)
+{
+  g_autofree char *shop = shop_snapshot ();
+  g_autoptr(ChpTestClient) client = browser_connect (env);
+  g_autoptr(JsonObject) request = NULL;
+  g_autofree char *answer = g_strdup_printf (TABS_ANSWER, g_get_real_time () / 1000 + 600000);
+  JsonObject *params;
+  Call call = { 0, };
+  static const char done[] = "{\"done\":true,\"changes\":{\"urlChanged\":false,"
+                             "\"titleChanged\":false,\"added\":0,\"removed\":0,"
+                             "\"textChanged\":false,\"settled\":true}}";
+
+  call_start (env->tools, env->context, "browser_tabs", NULL, NULL, &call);
+  request = browser_request (client, "browser.tabs");
+  browser_answer (client, request, answer);
+  call_wait (&call);
+  g_clear_pointer (&request, json_object_unref);
+
+  /* No snapshot yet: a press without a ref has no document to go to. */
+  call_start (env->tools, env->context, "browser_act",
+              "{\"tab\":\"b1:7\",\"action\":\"press\",\"key\":\"Escape\"}", NULL, &call);
+  call_wait (&call);
+  g_assert_true (result_is_error (call.result));
+  g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "code"), ==,
+                   "stale_node");
+  g_assert_nonnull (strstr (result_text (call.result), "take browser_snapshot"));
+
+  call_start (env->tools, env->context, "browser_snapshot", "{\"tab\":\"b1:7\"}", NULL, &call);
+  request = browser_request (client, "browser.context");
+  browser_answer (client, request, shop);
+  call_wait (&call);
+  g_assert_false (result_is_error (call.result));
+  g_clear_pointer (&request, json_object_unref);
+
+  call_start (env->tools, env->context, "browser_act",
+              "{\"tab\":\"b1:7\",\"action\":\"press\",\"key\":\"Control+s\"}", NULL, &call);
+  request = browser_request (client, "browser.node.action");
+  params = json_object_get_object_member (request, "params");
+  g_assert_cmpstr (json_object_get_string_member (params, "action"), ==, "press");
+  g_assert_cmpstr (json_object_get_string_member (params, "key"), ==, "Control+s");
+  g_assert_cmpstr (json_object_get_string_member (params, "captureId"), ==, "cap1abcd");
+  g_assert_false (json_object_has_member (params, "ref"));
+  browser_answer (client, request, done);
+  call_wait (&call);
+  assert_result_fits (env->tools, "browser_act", call.result);
+  g_assert_false (result_is_error (call.result));
+  g_assert_true (g_str_has_prefix (result_text (call.result),
+                                   "Pressed Control+s on the focused element on tab b1:7."));
+  g_clear_pointer (&request, json_object_unref);
+
+  call_start (env->tools, env->context, "browser_act",
+              "{\"tab\":\"b1:7\",\"ref\":\"1:e3\",\"action\":\"type\",\"text\":\"Hi\"}",
+              NULL, &call);
+  request = browser_request (client, "browser.node.action");
+  params = json_object_get_object_member (request, "params");
+  g_assert_cmpstr (json_object_get_string_member (params, "ref"), ==, "cap1abcd:e3");
+  g_assert_cmpstr (json_object_get_string_member (params, "text"), ==, "Hi");
+  g_assert_false (json_object_has_member (params, "captureId"));
+  browser_answer (client, request, done);
+  call_wait (&call);
+  g_assert_true (g_str_has_prefix (result_text (call.result), "Typed into 1:e3 on tab b1:7."));
+  g_clear_pointer (&request, json_object_unref);
+
+  call_start (env->tools, env->context, "browser_act",
+              "{\"tab\":\"b1:7\",\"ref\":\"1:e1\",\"action\":\"hover\"}", NULL, &call);
+  request = browser_request (client, "browser.node.action");
+  params = json_object_get_object_member (request, "params");
+  g_assert_cmpstr (json_object_get_string_member (params, "action"), ==, "hover");
+  g_assert_false (json_object_has_member (params, "key"));
+  browser_answer (client, request, done);
+  call_wait (&call);
+  g_assert_true (g_str_has_prefix (result_text (call.result), "Hovered over 1:e1 on tab b1:7."));
+  g_clear_pointer (&request, json_object_unref);
+
+  /* Enter that would send: held, and said to be a key press. */
+  call_start (env->tools, env->context, "browser_act",
+              "{\"tab\":\"b1:7\",\"ref\":\"1:e3\",\"action\":\"press\",\"key\":\"Enter\"}",
+              NULL, &call);
+  request = browser_request (client, "browser.node.action");
+  browser_answer (client, request,
+                  "{\"held\":true,\"hold\":{\"holdId\":\"K1\",\"state\":\"held\","
+                  "\"kind\":\"outward\",\"reason\":\"label\",\"word\":\"send\","
+                  "\"control\":\"Send\",\"site\":\"https://shop.example\","
+                  "\"fields\":[],\"signature\":\"9f2c\",\"tabId\":7,\"createdAt\":1}}");
+  call_wait (&call);
+  g_test_message ("%s", result_text (call.result));
+  g_assert_false (result_is_error (call.result));
+  g_assert_true (g_str_has_prefix (result_text (call.result),
+                                   "Held, not done: this key press on 1:e3 would send"));
+  g_assert_nonnull (strstr (result_text (call.result), "Do not press it again."));
+  g_clear_pointer (&request, json_object_unref);
+  call_clear (&call);
+}
+
 void
 test_mcp_tools_add_browser (void)
 {
+  g_test_add ("/chaperone/mcp-tools/browser/keys", Env, NULL, env_setup, test_browser_keys,
+              env_teardown);
   g_test_add ("/chaperone/mcp-tools/browser/offline", Env, NULL, env_setup, test_browser_offline,
               env_teardown);
   g_test_add ("/chaperone/mcp-tools/browser/redacted", Env, NULL, env_setup, test_browser_redacted,

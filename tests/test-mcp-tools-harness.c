@@ -158,7 +158,9 @@ const char *small_snapshot =
   "\"url\":\"https://pay.example/card\",\"readable\":true,\"name\":\"pay\",\"title\":\"Card\"},"
   "{\"frameId\":13,\"parentFrameId\":0,\"documentId\":null,\"origin\":\"https://ads.example\","
   "\"url\":null,"
-  "\"readable\":false,\"reason\":\"not_granted\"}]}";
+  "\"readable\":false,\"reason\":\"not_granted\"},"
+  "{\"frameId\":14,\"parentFrameId\":0,\"documentId\":\"DOC4\",\"origin\":\"https://shop.example\","
+  "\"url\":null,\"readable\":true,\"inline\":true,\"title\":\"Gift note\"}]}";
 
 /* ---- the tools table -------------------------------------------------------------------- */
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The page agent's acting: the `action` op (click, focus, scroll, setValue) on a node of a capture,
-// refused when a person could not do the same (covered, disabled, behind a modal), held when it
-// would send, delete or write (page-holds.js), and answered once the page settled
-// (page-settle.js) with what changed. The agent tool browser_act ends here.
+// The page agent's acting: the `action` op (click, focus, scroll, setValue, hover, press, type) on
+// a node of a capture (press and type also on the focused element), in this document or a frame
+// that is part of it (page-common.js inheritedDoc); refused when a person could not do the same
+// (covered, disabled, behind a modal), held when it would send, delete or write (page-holds.js) —
+// a key that would submit or send is held as the click on its control would be — and answered
+// once the page settled (page-settle.js) with what changed. The agent tool browser_act ends here.
 
 (function () {
   'use strict';
@@ -11,19 +13,14 @@
   const P = globalThis.ChaperonePageParts;
   if (!P) return;                           // page-common.js did not run: nothing installs
 
-  const { fail, core, owns, Desc, composedContains, deepActiveElement, isRendered, openModals,
-    isDisabled, resolve, planStep, now, SETTLE_QUIET_MS, SETTLE_QUIET_LIGHT_MS, watchMutations,
-    watchNetwork, watchNavigation, settle, classifyTarget, holdOf, submitHold, navigateHold,
-    mustHoldSubmit, sameOrigin, submission, controlFor, resolveHeld, watchWrite,
-    opensEditor, untilStill } = P;
+  const { fail, core, owns, state, Desc, composedContains, frameChain, deepActiveElement, isRendered,
+    openModals, isDisabled, resolve, planStep, now, SETTLE_QUIET_MS, SETTLE_QUIET_LIGHT_MS,
+    watchMutations, watchNetwork, watchNavigation, settle, classifyTarget, holdOf, submitHold,
+    navigateHold, mustHoldSubmit, sameOrigin, submission, controlFor, parseKey, focusLikePerson,
+    fill, typeText, pressKey, defaultButton, implicitlySubmits, isEditable, activeIn, resolveHeld,
+    watchWrite, opensEditor, untilStill } = P;
 
-  const MAX_VALUE_CHARS = 100000;
-
-  // Taken once at install: the prototypes' own setters, as React-style value trackers on the
-  // element instance must be bypassed for the page's framework to notice the change.
-  const INPUT_VALUE = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
-  const TEXTAREA_VALUE = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set;
-  const SELECT_VALUE = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set;
+  const ACTIONS = ['click', 'focus', 'scroll', 'setValue', 'hover', 'press', 'type'];
 
   // ---- checks and acts -----------------------------------------------------------------------
 
@@ -41,10 +38,13 @@
     return name ? `${s} ("${name}")` : s;
   }
 
+  /** Each document from `el`'s up to this one: an open modal in any of them must hold `el`. */
   function checkModal(el) {
-    const modals = openModals();
-    if (modals.length && !modals.some((m) => composedContains(m, el))) {
-      fail('target_denied', `an open modal dialog (${describe(modals[modals.length - 1])}) is in front of this node; act inside the dialog or close it first`);
+    for (const doc of [el.ownerDocument, ...frameChain(el).map((f) => f.ownerDocument)]) {
+      const modals = openModals(doc);
+      if (modals.length && !modals.some((m) => composedContains(m, el))) {
+        fail('target_denied', `an open modal dialog (${describe(modals[modals.length - 1])}) is in front of this node; act inside the dialog or close it first`);
+      }
     }
   }
 
@@ -54,11 +54,11 @@
   }
 
   /** The innermost element at a point, through open shadow roots, ignoring Chaperone's own UI. */
-  function elementAt(x, y) {
+  function elementAt(doc, x, y) {
     // The hit-test stack, topmost first, read past our own hosts (the pill may sit over the node)
     // without touching their style: page-ui.js watches that style and would re-mount them.
     let hit = null;
-    for (const el of document.elementsFromPoint(x, y)) {
+    for (const el of doc.elementsFromPoint(x, y)) {
       if (!owns(el)) {
         hit = el;
         break;
@@ -72,22 +72,46 @@
     return hit;
   }
 
-  /** Refuses a click a person could not make: the node must be what is at its centre. */
+  const OUTSIDE = 'the node is outside the viewport even after scrolling';
+
+  /**
+   * Refuses a click a person could not make: the node must be what is at its centre, and when it
+   * sits in a frame that is part of the page, that frame must be what is at the same point of
+   * the page around it. → the point, in the node's own document.
+   */
   function checkCover(el) {
+    const doc = el.ownerDocument;
+    const win = doc.defaultView;
     const r = el.getBoundingClientRect();
     if (!isRendered(el, r)) fail('target_denied', 'the node is not visible');
-    const x = Math.min(Math.max(r.left + r.width / 2, 0), innerWidth - 1);
-    const y = Math.min(Math.max(r.top + r.height / 2, 0), innerHeight - 1);
-    if (r.right <= 0 || r.bottom <= 0 || r.left >= innerWidth || r.top >= innerHeight) {
-      fail('target_denied', 'the node is outside the viewport even after scrolling');
-    }
-    const hit = elementAt(x, y);
-    if (hit && (hit === el || composedContains(el, hit))) return { x, y };
+    const x = Math.min(Math.max(r.left + r.width / 2, 0), win.innerWidth - 1);
+    const y = Math.min(Math.max(r.top + r.height / 2, 0), win.innerHeight - 1);
+    if (r.right <= 0 || r.bottom <= 0 || r.left >= win.innerWidth || r.top >= win.innerHeight) fail('target_denied', OUTSIDE);
+    const hit = elementAt(doc, x, y);
+    let reached = !!hit && (hit === el || composedContains(el, hit));
     // A styled checkbox is often hidden under its own label: clicking the label is the same act.
-    const label = hit && hit.closest ? hit.closest('label') : null;
-    if (label && label.control === el) return { x, y };
-    fail('target_denied', `the node is covered by ${describe(hit)} at its centre`);
-    return null;
+    const label = !reached && hit && hit.closest ? hit.closest('label') : null;
+    if (label && label.control === el) reached = true;
+    if (!reached) fail('target_denied', `the node is covered by ${describe(hit)} at its centre`);
+    let px = x;
+    let py = y;
+    for (const fe of frameChain(el)) {
+      const fr = fe.getBoundingClientRect();
+      const cs = fe.ownerDocument.defaultView.getComputedStyle(fe);
+      px += fr.left + fe.clientLeft + (parseFloat(cs.paddingLeft) || 0);
+      py += fr.top + fe.clientTop + (parseFloat(cs.paddingTop) || 0);
+      const pw = fe.ownerDocument.defaultView;
+      if (px < 0 || py < 0 || px >= pw.innerWidth || py >= pw.innerHeight) fail('target_denied', OUTSIDE);
+      const outer = elementAt(fe.ownerDocument, px, py);
+      if (outer !== fe) fail('target_denied', `the node's frame is covered by ${describe(outer)} there`);
+    }
+    return { x, y };
+  }
+
+  /** Scrolls the node into view, and the frames it sits in, outermost first. */
+  function scrollTo(el, block) {
+    for (const fe of frameChain(el).reverse()) fe.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' });
+    el.scrollIntoView({ block, inline: block === 'center' ? 'center' : 'nearest', behavior: 'instant' });
   }
 
   function isFocusable(el) {
@@ -97,13 +121,14 @@
   function doClick(el) {
     checkUsable(el);
     checkModal(el);
-    el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    scrollTo(el, 'center');
     const { x, y } = checkCover(el);
-    const base = { bubbles: true, cancelable: true, composed: true, view: window, clientX: x, clientY: y, button: 0 };
+    const view = el.ownerDocument.defaultView;
+    const base = { bubbles: true, cancelable: true, composed: true, view, clientX: x, clientY: y, button: 0 };
     const ptr = { ...base, pointerId: 1, pointerType: 'mouse', isPrimary: true };
     el.dispatchEvent(new PointerEvent('pointerdown', { ...ptr, buttons: 1 }));
     el.dispatchEvent(new MouseEvent('mousedown', { ...base, buttons: 1 }));
-    if (isFocusable(el)) el.focus({ preventScroll: true });
+    if (isFocusable(el)) focusLikePerson(el);
     el.dispatchEvent(new PointerEvent('pointerup', { ...ptr, buttons: 0 }));
     el.dispatchEvent(new MouseEvent('mouseup', { ...base, buttons: 0 }));
     el.click();   // runs the default action too: follow a link, toggle a checkbox, submit
@@ -112,77 +137,66 @@
   function doFocus(el) {
     checkUsable(el);
     checkModal(el);
-    el.focus();
-    if (deepActiveElement() !== el) fail('target_denied', 'the node cannot take focus');
+    if (!focusLikePerson(el) || !activeIn(el)) fail('target_denied', 'the node cannot take focus');
   }
 
-  function fireInput(el, data) {
-    el.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertReplacementText', data }));
-    el.dispatchEvent(new Event('change', { bubbles: true }));
+  /** An element and its ancestors (through shadow roots and inlined frames), innermost first. */
+  function lineage(el) {
+    const out = [];
+    for (let n = el; n && out.length < 256; n = n.parentNode || (n.nodeType === 11 ? n.host : null)
+      || (n.nodeType === 9 ? (n.defaultView && n.defaultView.frameElement) || null : null)) {
+      if (n.nodeType === 1) out.push(n);
+    }
+    return out;
+  }
+
+  /**
+   * The pointer comes to rest on the node: pointer/mouse out and leave where it was (from the
+   * last hover), over and enter on the node and each ancestor it newly enters, then a move.
+   * Menus that open from script on these events open; a pure CSS :hover cannot be reached by
+   * events a page makes (only a real pointer sets it).
+   */
+  function doHover(el) {
+    checkModal(el);
+    scrollTo(el, 'center');
+    const { x, y } = checkCover(el);
+    const view = el.ownerDocument.defaultView;
+    const base = { bubbles: true, cancelable: true, composed: true, view, clientX: x, clientY: y };
+    const ptr = { ...base, pointerId: 1, pointerType: 'mouse', isPrimary: true };
+    const prev = state.hovered ? state.hovered.deref() : null;
+    const entered = lineage(el);
+    const left = prev && prev.isConnected && prev !== el ? lineage(prev) : [];
+    const stay = new Set(entered.filter((n) => left.includes(n)));
+    if (left.length) {
+      prev.dispatchEvent(new PointerEvent('pointerout', { ...ptr, relatedTarget: el }));
+      prev.dispatchEvent(new MouseEvent('mouseout', { ...base, relatedTarget: el }));
+      for (const n of left) {
+        if (stay.has(n)) break;
+        n.dispatchEvent(new PointerEvent('pointerleave', { ...ptr, bubbles: false, cancelable: false, relatedTarget: el }));
+        n.dispatchEvent(new MouseEvent('mouseleave', { ...base, bubbles: false, cancelable: false, relatedTarget: el }));
+      }
+    }
+    if (prev !== el) {
+      el.dispatchEvent(new PointerEvent('pointerover', { ...ptr, relatedTarget: prev || null }));
+      el.dispatchEvent(new MouseEvent('mouseover', { ...base, relatedTarget: prev || null }));
+      for (const n of entered.filter((e) => !stay.has(e)).reverse()) {
+        n.dispatchEvent(new PointerEvent('pointerenter', { ...ptr, bubbles: false, cancelable: false }));
+        n.dispatchEvent(new MouseEvent('mouseenter', { ...base, bubbles: false, cancelable: false }));
+      }
+    }
+    el.dispatchEvent(new PointerEvent('pointermove', ptr));
+    el.dispatchEvent(new MouseEvent('mousemove', base));
+    state.hovered = new WeakRef(el);
   }
 
   function doSetValue(el, value) {
     const tag = el.localName;
-    if (tag === 'input' && el.type === 'file') {
-      fail('invalid_params', 'file inputs cannot be set by the agent; ask the person (handoff)');
-    }
     const editable = tag === 'input' || tag === 'textarea' || tag === 'select' || el.isContentEditable;
     if (!editable) fail('target_denied', 'the node is not an editable field');
     checkUsable(el);
     checkModal(el);
     if (el.readOnly === true) fail('target_denied', 'the field is read-only');
-
-    if (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
-      const want = value === true || value === 'true' || value === 'on';
-      if (!(typeof value === 'boolean' || ['true', 'false', 'on', 'off'].includes(value))) {
-        fail('invalid_params', 'a checkbox or radio takes true or false');
-      }
-      if (el.type === 'radio' && !want) fail('invalid_params', 'a radio button can only be chosen (true)');
-      // click() toggles and fires click/input/change the way frameworks expect.
-      if (el.checked !== want) el.click();
-      return;
-    }
-    if (tag === 'select') {
-      const options = [...el.options];
-      const wanted = Array.isArray(value) ? value : [value];
-      if (!wanted.every((v) => typeof v === 'string')) fail('invalid_params', 'value must be a string (or strings for a multiple select)');
-      if (!el.multiple && wanted.length !== 1) fail('invalid_params', 'this select takes one value');
-      const pick = wanted.map((v) => options.find((o) => o.value === v)
-        || options.find((o) => core().collapse(o.textContent) === core().collapse(v)));
-      if (pick.some((o) => !o)) fail('invalid_params', 'no such option in this select');
-      if (pick.some((o) => o.disabled)) fail('target_denied', 'that option is disabled');
-      el.focus();
-      if (el.multiple) {
-        for (const o of options) o.selected = pick.includes(o);
-      } else {
-        SELECT_VALUE.call(el, pick[0].value);
-      }
-      fireInput(el, null);
-      return;
-    }
-    if (typeof value !== 'string') fail('invalid_params', 'value must be a string');
-    if (value.length > MAX_VALUE_CHARS) fail('invalid_params', `value is longer than ${MAX_VALUE_CHARS} characters`);
-    if (tag === 'input' || tag === 'textarea') {
-      el.focus();
-      (tag === 'input' ? INPUT_VALUE : TEXTAREA_VALUE).call(el, value);
-      fireInput(el, value);
-      return;
-    }
-    // contenteditable: let the editor see a real edit (beforeinput/input) where it can.
-    el.focus();
-    const sel = el.ownerDocument.getSelection();
-    if (sel) {
-      const range = document.createRange();
-      range.selectNodeContents(el);
-      sel.removeAllRanges();
-      sel.addRange(range);
-    }
-    let ok = false;
-    try { ok = document.execCommand('insertText', false, value); } catch (_) { ok = false; }
-    if (!ok) {
-      el.textContent = value;
-      el.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: value }));
-    }
+    fill(el, value);
   }
 
   // ---- op: action ----------------------------------------------------------------------------
@@ -197,42 +211,199 @@
     });
   }
 
+  /** The ref `el` has in the capture, added to it when it had none (a held key press names it). */
+  function refFor(cap, el) {
+    const known = state.refOf.get(el);
+    if (known && cap.refs.get(known) && cap.refs.get(known).deref() === el) return known;
+    let r;
+    do r = `e${++state.nextRef}`; while (cap.refs.has(r));
+    cap.refs.set(r, new WeakRef(el));
+    state.refOf.set(el, r);
+    return r;
+  }
+
+  const formAround = (el) => (el.form && el.form.localName === 'form' ? el.form : (el.closest ? el.closest('form') : null));
+  const COMMANDS = 'button, [role=button], input[type=submit], input[type=button], input[type=image]';
+
+  // An editor's formatting bar ("Create wikitext link", "Apply bold") is not where its Save is.
+  const TOOLBAR = '[role=toolbar], [class*="toolbar" i]';
+  // The write words a send-or-save key (Control+Enter) can stand for: a save or a confirm — never
+  // the editor's own formatting buttons ("Apply bold"), which sit nearer than the Save button.
+  const COMMIT_WORDS = new Set(['save', 'save changes', 'update', 'create', 'confirm', 'done', 'ok',
+    'submit', 'enregistrer', 'sauvegarder', 'mettre à jour', 'créer', 'valider', 'confirmer', '保存',
+    '储存', '儲存', '更新', '确认', 'speichern', 'aktualisieren', 'guardar', 'actualizar', 'crear']);
+
+  /**
+   * The command nearest `el` (up to eight levels up, out of a frame that is part of the page into
+   * the page around it) that would send — or, unless `outwardOnly`, save: the control a send or
+   * save key stands for. Nearest first, and at one distance a send before a save; a delete is
+   * never what such a key means.
+   */
+  function nearbyCommand(el, outwardOnly) {
+    const seen = new Set();
+    let n = el.parentElement || frameChain(el)[0] || null;
+    for (let level = 0; n && level < 8; level += 1) {
+      let write = null;
+      let looked = 0;
+      for (const c of n.querySelectorAll(COMMANDS)) {
+        if (seen.has(c)) continue;
+        seen.add(c);
+        if (++looked > 50) break;
+        const { cls } = classifyTarget(c);
+        const kind = cls.kind;
+        if (kind === 'outward') return c;
+        if (kind === 'write' && !outwardOnly && !write && !c.closest(TOOLBAR)
+            && COMMIT_WORDS.has(String(cls.word || '').toLowerCase())) write = c;
+      }
+      if (write) return write;
+      n = n.parentElement || (n.ownerDocument !== document ? frameChain(n)[0] || null : null);
+    }
+    return null;
+  }
+
+  // Control/Meta+S is "save" in editors and apps alike: a write, judged as a Save button's click.
+  const isSaveKey = (k) => (k.ctrl || k.meta) && !k.alt && k.code === 'KeyS';
+
+  /**
+   * The control a key press would set off, as a click on it would: Enter or Space on a button or
+   * link is its click; Enter in a form's single-line field is its default button's click; Enter
+   * in a multi-line editor and Control/Meta+Enter anywhere are the send keys of chat and mail
+   * apps, judged by the form's default button or the command beside the field. → {control,
+   * outwardOnly} or null (a key that sets off nothing a click could).
+   */
+  function pressControl(el, k) {
+    if (isSaveKey(k)) return { control: el, outwardOnly: false, save: true };
+    if (k.alt) return null;
+    const tag = el.localName;
+    const modified = k.ctrl || k.meta;
+    const native = tag === 'button' || tag === 'summary' || (tag === 'a' && el.hasAttribute('href'))
+      || (tag === 'input' && ['submit', 'button', 'reset', 'image'].includes(el.type));
+    if (k.key === 'Enter' && !modified && native) return { control: el, outwardOnly: false };
+    if (k.key === ' ' && !modified && (native || (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')))) {
+      return { control: el, outwardOnly: false };
+    }
+    if (k.key !== 'Enter') return null;
+    const form = formAround(el);
+    const multiLine = tag === 'textarea' || el.isContentEditable;
+    if (!multiLine && !modified) {
+      const button = form && tag === 'input' ? defaultButton(form) : null;
+      return button ? { control: button, outwardOnly: false } : null;
+    }
+    if (multiLine && k.shift && !modified) return null;     // Shift+Enter: the line break everywhere
+    const control = (form && defaultButton(form)) || nearbyCommand(el, !modified);
+    return control ? { control, outwardOnly: !modified } : null;
+  }
+
+  /** Enter's implicit submission: the default button's click, else the form's own submit. */
+  function implicitSubmit(form) {
+    const button = defaultButton(form);
+    if (button) {
+      if (!isDisabled(button)) button.click();
+    } else if (implicitlySubmits(form)) {
+      form.requestSubmit();
+    }
+  }
+
+  function doPress(el, k, named) {
+    if (named) {
+      checkUsable(el);
+      checkModal(el);
+      if (isFocusable(el)) focusLikePerson(el);
+    }
+    pressKey(el, k, { activate: (c) => c.click(), submit: implicitSubmit });
+  }
+
+  function doType(el, text, named) {
+    if (named) {
+      checkUsable(el);
+      checkModal(el);
+      if (!focusLikePerson(el)) fail('target_denied', 'the node cannot take focus');
+    }
+    if (el.readOnly === true) fail('target_denied', 'the field is read-only');
+    // A line break typed where Enter may send goes through press, which holds what sends.
+    if (typeof text === 'string' && text.includes('\n') && isEditable(el)
+        && ((formAround(el) && defaultButton(formAround(el))) || nearbyCommand(el, true))) {
+      fail('invalid_params', 'Enter may send here: type the text without its line breaks, then press Enter');
+    }
+    typeText(el, text);
+  }
+
   async function opAction(args, via) {
-    const ACTIONS = ['click', 'focus', 'scroll', 'setValue'];
-    if (!ACTIONS.includes(args.action)) fail('invalid_params', `action must be one of ${ACTIONS.join(', ')}`);
-    const approved = typeof args.expect === 'string';
+    let action = args.action;
+    let keySpec = args.key;
+    // A held key press comes back approved as "press:<key>" (the hold keeps one action word).
+    const pressed = typeof action === 'string' ? /^press:(.{1,64})$/.exec(action) : null;
+    if (pressed) {
+      action = 'press';
+      keySpec = pressed[1];
+    }
+    if (!ACTIONS.includes(action)) fail('invalid_params', `action must be one of ${ACTIONS.join(', ')}`);
+    const key = action === 'press' ? parseKey(keySpec) : null;
+    let el;
+    let ref = null;
+    let cap;
+    const named = args.ref !== undefined && args.ref !== null;
     // Approved: the control that shows what the person approved, even if re-rendered (page-holds.js).
-    const held = approved && args.action === 'click' ? resolveHeld(args) : null;
-    if (approved && args.action === 'click' && !held) return { changed: true };
-    const { el, ref } = held || resolve(args);
+    const held = typeof args.expect === 'string' && action === 'click' ? resolveHeld(args) : null;
+    if (typeof args.expect === 'string' && action === 'click' && !held) return { changed: true };
+    if (held) {
+      ({ el, ref, cap } = held);
+    } else if (named || (action !== 'press' && action !== 'type')) {
+      ({ el, ref, cap } = resolve(args));
+    } else {
+      // No ref: the element that has focus now, in the document that capture was taken of.
+      cap = state.captures.get(typeof args.captureId === 'string' ? args.captureId : state.lastCaptureId);
+      if (!cap) fail('stale_node', 'that capture is gone from this page; take a new context snapshot');
+      el = deepActiveElement() || document.body || document.documentElement;
+    }
     // A click waits for a sliding page to stop (page-holds.js): an approved one always, the
-    // agent's own only while something animates.
-    if (args.action === 'click') await untilStill(el, { quick: !held });
+    // agent's own only while something animates around it.
+    if (action === 'click') await untilStill(el, { quick: !held });
+    const approved = typeof args.expect === 'string';
     let planUsed = false;
     let planOpens = false;         // with a plan: the write only opened an editor (no step spent)
     let guardForm = null;          // with a plan: the control's own form may be sent (the write)
-    if (args.action === 'click') {
-      const { desc, cls, form, scope } = classifyTarget(el);
+    const pc = action === 'press' ? pressControl(el, key) : null;
+    const control = action === 'click' ? el : pc && pc.control;
+    if (control) {
+      const judged = classifyTarget(control);
+      const { desc, form, scope } = judged;
+      let { cls } = judged;
+      if (pc && pc.save) {
+        // The key itself is the control: held as a write, approved as this very press.
+        desc.label = `${keySpec} (save)`;
+        cls = { kind: 'write', reason: 'key', word: 'save' };
+      }
       if (approved) {
         // The person approved exactly this: recompute it; anything different is a new question.
         const again = holdOf(cls, desc, scope).canonical;
-        const viaSubmit = form ? submitHold(form, desc.isSubmit ? controlFor(el) : null).canonical : null;
+        const viaSubmit = form ? submitHold(form, desc.isSubmit ? controlFor(control) : null).canonical : null;
         if (again !== args.expect && viaSubmit !== args.expect) return { changed: true };
-      } else if (cls.kind !== 'none') {
+      } else if (cls.kind !== 'none' && (!pc || !pc.outwardOnly || cls.kind === 'outward')) {
         if (cls.kind === 'write' && allowCovers(args.allow)) {
           planUsed = true;
           planOpens = opensEditor(desc);
           guardForm = form;
         } else {
-          return { held: holdOf(cls, desc, scope) };
+          const hold = { held: holdOf(cls, desc, scope) };
+          // Approving a held key press clicks the control it would have set off (a save key:
+          // presses it again).
+          if (pc && pc.save) Object.assign(hold, { heldRef: ref || refFor(cap, el), heldAction: `press:${keySpec}` });
+          else if (action === 'press') Object.assign(hold, { heldRef: refFor(cap, control), heldAction: 'click' });
+          return hold;
         }
       }
+    } else if (approved && action === 'press') {
+      // A press held by its form's submission: the same form, the same fields.
+      const form = formAround(el);
+      const sent = form ? [submitHold(form, null).canonical, submitHold(form, defaultButton(form)).canonical] : [];
+      if (!sent.includes(args.expect)) return { changed: true };
     }
     const before = { url: location.href, title: document.title, textLength: (document.body || document.documentElement).textContent.length };
     let heldBySubmit = null;
     const onSubmit = (e) => {
       const form = e.target;
-      if (!(form instanceof HTMLFormElement) || heldBySubmit) return;
+      if (!form || form.localName !== 'form' || heldBySubmit) return;   // a frame's forms are of its realm
       const submitter = e.submitter || null;
       if (!mustHoldSubmit(form, submitter)) return;
       if (planUsed && form === guardForm && sameOrigin(submission(form, submitter).action)) return;
@@ -240,55 +411,58 @@
       e.stopImmediatePropagation();
       heldBySubmit = submitHold(form, submitter);
     };
-    const guard = args.action === 'click' && !approved;
+    const guard = (action === 'click' || action === 'press') && !approved;
+    // A node in a frame that is part of the page submits in the frame's window.
+    const windows = [...new Set([window, el.ownerDocument.defaultView].filter(Boolean))];
+    const heldPress = () => ({ held: heldBySubmit, heldRef: ref || refFor(cap, el), heldAction: `press:${keySpec}` });
     // form.submit() fires no submit event, and its navigation starts a task later: the Navigation
     // API's navigate event sees it (with its POST body), so it is watched until the action settles.
-    const nav = globalThis.navigation;
     const onNavigate = (e) => {
       if (heldBySubmit || !e || !e.cancelable || (e.destination && e.destination.sameDocument)) return;
       const dest = e.destination ? e.destination.url : '';
       const source = e.sourceElement || null;
-      const sourceForm = source instanceof HTMLFormElement ? source : (source && source.form) || null;
+      const sourceForm = source && source.localName === 'form' ? source : (source && source.form) || null;
       const post = e.formData !== null && e.formData !== undefined;
       if (!post && !(sourceForm && !sameOrigin(dest))) return;
       if (planUsed && sourceForm && sourceForm === guardForm && sameOrigin(dest)) return;
       e.preventDefault();
       heldBySubmit = navigateHold(sourceForm, post ? e.formData : null, dest);
     };
-    const watchNav = guard && nav && typeof nav.addEventListener === 'function';
-    if (watchNav) nav.addEventListener('navigate', onNavigate);    // before watchNavigation's
+    const navs = guard ? windows.map((w) => w.navigation).filter((n) => n && typeof n.addEventListener === 'function') : [];
+    for (const n of navs) n.addEventListener('navigate', onNavigate);    // before watchNavigation's
     // Watch before acting: the action's own mutations and requests count.
     const network = watchNetwork(args.net === true, via, args.inflight);
     const mutations = watchMutations();
     const away = watchNavigation();
     // A write that goes through (a plan's or an approved one): did the page show it was saved?
-    const write = args.action === 'click' && ((planUsed && !planOpens) || approved) ? watchWrite(el) : null;
+    const write = control && ((planUsed && !planOpens) || approved) ? watchWrite(control) : null;
     let outcome;
     let acted;
     try {
-      switch (args.action) {
-        case 'click':
-          if (guard) window.addEventListener('submit', onSubmit, true);
-          try {
-            doClick(el);
-          } finally {
-            if (guard) window.removeEventListener('submit', onSubmit, true);
-          }
-          if (heldBySubmit) return { held: heldBySubmit };
-          break;
-        case 'focus': doFocus(el); break;
-        case 'scroll': el.scrollIntoView({ block: 'center', inline: 'nearest', behavior: 'instant' }); break;
-        case 'setValue': doSetValue(el, args.value); break;
-        default: break;
+      if (guard) for (const w of windows) w.addEventListener('submit', onSubmit, true);
+      try {
+        switch (action) {
+          case 'click': doClick(el); break;
+          case 'press': doPress(el, key, named); break;
+          case 'focus': doFocus(el); break;
+          case 'scroll': scrollTo(el, 'center'); break;
+          case 'setValue': doSetValue(el, args.value); break;
+          case 'hover': doHover(el); break;
+          case 'type': doType(el, args.text, named); break;
+          default: break;
+        }
+      } finally {
+        if (guard) for (const w of windows) w.removeEventListener('submit', onSubmit, true);
       }
+      if (heldBySubmit) return action === 'press' ? heldPress() : { held: heldBySubmit };
       acted = now();
       mutations.last = Math.max(mutations.last, acted);
       network.sync();
       outcome = await settle(mutations, network, away,
-                             args.action === 'click' ? SETTLE_QUIET_MS : SETTLE_QUIET_LIGHT_MS);
-      if (heldBySubmit) return { held: heldBySubmit };
+                             ['click', 'press', 'hover'].includes(action) ? SETTLE_QUIET_MS : SETTLE_QUIET_LIGHT_MS);
+      if (heldBySubmit) return action === 'press' ? heldPress() : { held: heldBySubmit };
     } finally {
-      if (watchNav) nav.removeEventListener('navigate', onNavigate);
+      for (const n of navs) n.removeEventListener('navigate', onNavigate);
       if (write) write.stop();
       away.stop();
       mutations.stop();
@@ -305,8 +479,9 @@
       settleMs: Math.round(now() - acted),
     };
     if (outcome.navigating) changes.navigating = true;
+    if (outcome.reason) changes.reason = outcome.reason;      // settled:false: what it waited on
     if (write) Object.assign(changes, write.verdict());
-    const answer = { action: args.action, ref, done: true, changes };
+    const answer = { action, ref, done: true, changes };
     if (planUsed) {
       // Which step of the plan this write was, for the pill ("plan step 2 of 3") and the app.
       answer.plan = { planId: String(args.allow.planId ?? ''), site: location.hostname, ...planStep(args.allow) };

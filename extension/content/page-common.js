@@ -94,17 +94,89 @@
     return out;
   }
 
-  /** True when `a` contains `b`, crossing shadow-root boundaries. */
+  // ---- frames that inherit this page's origin -------------------------------------------------
+  //
+  // An <iframe> whose document has no URL of its own — about:blank (often written by script, as
+  // TiddlyWiki's editor is), about:srcdoc, a javascript: URL — shares this document's origin and
+  // has nothing else to be judged by: it is part of this page. Its document is read and acted on
+  // from here, through contentDocument, under this page's grant and this page's URL floor. Any
+  // frame with a URL of its own (same-origin http(s) included: the floor judges URLs by path) or
+  // another origin stays a frame of its own, granted or not (lib/targets.js).
+
+  const MAX_FRAME_DEPTH = 4;
+
+  /** The document of a frame element that inherits this page's origin, else null. */
+  function inheritedDoc(frame) {
+    if (!frame || (frame.localName !== 'iframe' && frame.localName !== 'frame')) return null;
+    let doc = null;
+    try {
+      doc = frame.contentDocument;         // null across origins (and in an opaque sandbox)
+    } catch (_) {
+      return null;
+    }
+    if (!doc || !doc.documentElement) return null;
+    const url = String(doc.URL || '');
+    // document.open() (how script writes such a frame) gives it the URL of the page that wrote it:
+    // the very URL this page is judged by.
+    if (/^(about:|javascript:)/i.test(url) || url === frame.ownerDocument.URL) return doc;
+    return null;
+  }
+
+  /** The frame element holding `doc` (a document inlined from its parent), or null. */
+  function frameOf(doc) {
+    if (!doc || doc === document) return null;
+    try {
+      const fe = doc.defaultView ? doc.defaultView.frameElement : null;
+      return fe && inheritedDoc(fe) === doc ? fe : null;
+    } catch (_) {
+      return null;
+    }
+  }
+
+  /** This document, or one inlined into it (through connected frames, at most 4 deep). */
+  function docReachable(doc) {
+    let d = doc;
+    for (let depth = 0; d && depth <= MAX_FRAME_DEPTH; depth += 1) {
+      if (d === document) return true;
+      const fe = frameOf(d);
+      if (!fe || !fe.isConnected) return false;
+      d = fe.ownerDocument;
+    }
+    return false;
+  }
+
+  /** The frame elements from `el`'s document up to this one, innermost first. */
+  function frameChain(el) {
+    const out = [];
+    for (let d = el.ownerDocument; d && d !== document && out.length <= MAX_FRAME_DEPTH;) {
+      const fe = frameOf(d);
+      if (!fe) break;
+      out.push(fe);
+      d = fe.ownerDocument;
+    }
+    return out;
+  }
+
+  /** True when `a` contains `b`, crossing shadow-root boundaries and inlined frames. */
   function composedContains(a, b) {
-    for (let n = b; n; n = n.parentNode || (n.nodeType === 11 ? n.host : null)) {
+    for (let n = b; n; n = n.parentNode || (n.nodeType === 11 ? n.host : null)
+      || (n.nodeType === 9 ? frameOf(n) : null)) {
       if (n === a) return true;
     }
     return false;
   }
 
+  /** The focused element, through open shadow roots and inlined frames. */
   function deepActiveElement() {
     let a = document.activeElement;
-    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    for (let i = 0; a && i < 64; i += 1) {
+      if (a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+      else {
+        const doc = inheritedDoc(a);
+        if (!doc || !doc.activeElement || doc.activeElement === doc.body) break;
+        a = doc.activeElement;
+      }
+    }
     return a;
   }
 
@@ -141,8 +213,14 @@
    * inputs; ~0.1 ms on a 10,000-element page). Light DOM: open shadow roots have no cheap index,
    * so they are checked by opContext (page-read.js) on the walk it makes anyway.
    */
-  function docShowsPassword(doc) {
+  function docShowsPassword(doc, depth = 0) {
     for (const el of doc.querySelectorAll('input[type=password]')) if (shownPassword(el)) return true;
+    // Frames that are part of this page (inheritedDoc): a password there is this page's.
+    if (depth >= MAX_FRAME_DEPTH) return false;
+    for (const f of doc.querySelectorAll('iframe, frame')) {
+      const inner = inheritedDoc(f);
+      if (inner && docShowsPassword(inner, depth + 1)) return true;
+    }
     return false;
   }
 
@@ -164,9 +242,9 @@
   }
 
   /** Open modals: <dialog> shown with showModal(), and visible [aria-modal=true]. */
-  function openModals() {
+  function openModals(doc = document) {
     const out = [];
-    for (const el of document.querySelectorAll('dialog[open], [aria-modal="true"]')) {
+    for (const el of doc.querySelectorAll('dialog[open], [aria-modal="true"]')) {
       if (el.localName === 'dialog' && el.getAttribute('aria-modal') !== 'true') {
         let modal = false;
         try { modal = el.matches(':modal'); } catch (_) { modal = false; }
@@ -199,7 +277,7 @@
     const weak = cap.refs.get(ref);
     const el = weak ? weak.deref() : undefined;
     if (!el) fail('stale_node', `no node ${ref} in that capture; take a new context snapshot`);
-    if (!el.isConnected || el.ownerDocument !== document) {
+    if (!el.isConnected || !docReachable(el.ownerDocument)) {
       fail('stale_node', `node ${ref} is no longer in the page; take a new context snapshot`);
     }
     return { el, ref, cap };
@@ -222,6 +300,6 @@
   }
 
   globalThis.ChaperonePageParts = { PageError, fail, core, ui, owns, state, pagePort, Desc,
-    labelTextOf, composedContains, deepActiveElement, isVisibleStyle, isRendered, shownPassword,
+    labelTextOf, inheritedDoc, frameOf, docReachable, frameChain, composedContains, deepActiveElement, isVisibleStyle, isRendered, shownPassword,
     showsPassword, refuseSignIn, openModals, isDisabled, resolve, planStep };
 })();

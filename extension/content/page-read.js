@@ -11,8 +11,8 @@
   const P = globalThis.ChaperonePageParts;
   if (!P) return;                           // page-common.js did not run: nothing installs
 
-  const { core, owns, state, Desc, composedContains, deepActiveElement, isVisibleStyle, isRendered,
-    shownPassword, refuseSignIn, openModals, isDisabled, resolve } = P;
+  const { core, owns, state, Desc, inheritedDoc, frameOf, frameChain, composedContains, deepActiveElement,
+    isVisibleStyle, isRendered, shownPassword, refuseSignIn, openModals, isDisabled, resolve } = P;
 
   const KEEP_CAPTURES = 4;             // per document (this isolated world lives as long as it)
   const MAX_TEXT = 20480;
@@ -30,7 +30,10 @@
     return rect.bottom > 0 && rect.right > 0 && rect.top < innerHeight && rect.left < innerWidth;
   }
 
-  /** The ancestor chain used in stable keys: up to 4 ancestors, tag#id, '/' at shadow roots. */
+  /**
+   * The ancestor chain used in stable keys: up to 4 ancestors, tag#id, '/' at shadow roots, '^'
+   * where an inlined frame's document sits in its <iframe>.
+   */
   function pathOf(el) {
     const parts = [];
     let n = el.parentNode;
@@ -38,6 +41,13 @@
       if (n.nodeType === 11) {
         parts.push('/');
         n = n.host;
+        continue;
+      }
+      if (n.nodeType === 9) {
+        const fe = frameOf(n);
+        if (!fe) break;
+        parts.push('^');
+        n = fe;
         continue;
       }
       if (n.nodeType !== 1) break;
@@ -141,14 +151,21 @@
     const C = core();
     const out = {
       scanned: 0, shadowRoots: 0, truncated: false,
-      actionable: [], headings: [], forms: [], fields: [], iframes: [],
+      actionable: [], headings: [], forms: [], fields: [], iframes: [], inlined: new Map(),
     };
     const visit = (el) => {
       const tag = el.localName;
       const kind = TAG_KIND[tag];
       if (kind === HEADING) out.headings.push(el);
       else if (kind === FORM) out.forms.push(el);
-      else if (kind === FRAME) out.iframes.push(el);
+      else if (kind === FRAME) {
+        out.iframes.push(el);
+        // A frame that is part of this page (page-common.js inheritedDoc): its document is
+        // walked where the frame is, as a shadow root is.
+        const doc = inheritedDoc(el);
+        if (doc) out.inlined.set(el, doc);
+        return;
+      }
       else if (kind === CONTROL) {
         if (isField(el)) out.fields.push(el);
         if (C.isActionable(new Desc(el))) out.actionable.push(el);
@@ -163,8 +180,8 @@
         if (C.isActionable(new Desc(el))) out.actionable.push(el);
       }
     };
-    const walkRoot = (root) => {
-      const w = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+    const walkRoot = (root, depth = 0) => {
+      const w = (root.ownerDocument || root).createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
       let el = w.firstChild();
       while (el) {
         if (out.scanned >= maxScan) {
@@ -179,7 +196,12 @@
           const sr = el.shadowRoot;        // open roots only: closed ones are the page's secret
           if (sr && descend) {
             out.shadowRoots += 1;
-            walkRoot(sr);
+            walkRoot(sr, depth);
+            if (out.truncated) return;
+          }
+          const inner = out.inlined.get(el);
+          if (inner && depth < 4) {
+            walkRoot(inner, depth + 1);
             if (out.truncated) return;
           }
         }
@@ -412,7 +434,14 @@
       let src = f.getAttribute('src') !== null ? f.src : (f.hasAttribute('srcdoc') ? 'about:srcdoc' : 'about:blank');
       let origin = 'null';
       try { origin = new URL(src).origin; } catch (_) { src = String(src); }
-      return { index, name: f.getAttribute('name') || '', title: f.getAttribute('title') || '', src: C.clip(src, C.ATTR_MAX), origin };
+      const entry = { index, name: f.getAttribute('name') || '', title: f.getAttribute('title') || '', src: C.clip(src, C.ATTR_MAX), origin };
+      const inner = found.inlined.get(f);
+      if (inner) {
+        // Read here, in this snapshot: the worker lists it as readable under this page's grant.
+        entry.inline = true;
+        entry.docUrl = C.clip(String(inner.URL || ''), C.ATTR_MAX);
+      }
+      return entry;
     });
     if (found.iframes.length > MAX_IFRAMES) truncated = true;
 
@@ -443,6 +472,15 @@
     };
 
     const raw = pageText(maxText * 2);
+    // The text of frames that are part of this page, after the page's own (innerText leaves
+    // frames out), each shown only when its frame is.
+    for (const [frame, doc] of found.inlined) {
+      if (raw.text.length >= maxText * 2) break;
+      const body = doc.body;
+      if (!body || !isRendered(frame)) continue;
+      const t = body.innerText || '';
+      if (t.trim()) raw.text += '\n' + t.slice(0, maxText * 2 - raw.text.length);
+    }
     // What was typed into a credential editable is page text too: snapshot-core masks it.
     const editables = found.actionable.filter((el) => el.hasAttribute('contenteditable'))
       .map((el) => Object.assign(new Desc(el), { renderedText: () => el.innerText }));
@@ -491,6 +529,18 @@
 
   // ---- op: inspect ---------------------------------------------------------------------------
 
+  /** A node's box in this page's viewport, through the frames that are part of the page. */
+  function pageBounds(el, r) {
+    let x = r.x;
+    let y = r.y;
+    for (const fe of frameChain(el)) {
+      const fr = fe.getBoundingClientRect();
+      x += fr.left + fe.clientLeft;
+      y += fr.top + fe.clientTop;
+    }
+    return { x: Math.round(x), y: Math.round(y), width: Math.round(r.width), height: Math.round(r.height) };
+  }
+
   function opInspect(args) {
     const C = core();
     const { el, ref } = resolve(args);
@@ -504,7 +554,7 @@
       inViewport: inViewport(r),
       inModal: info.inModal,
       state: info.state,
-      bounds: { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) },
+      bounds: pageBounds(el, r),
       credential: C.isCredentialField(new Desc(el)),
     };
   }

@@ -80,10 +80,23 @@ export function checkTarget(grant, named, frame) {
 }
 
 /**
+ * A frame whose document inherits its parent's origin and has no URL of its own: about:blank
+ * (script-written ones take their writer's URL, which the page reports), about:srcdoc, javascript:.
+ * It is never a target of its own: the parent's page agent reads and acts in it, under the
+ * parent's grant and judged by the parent's URL (content/page-common.js inheritedDoc).
+ */
+export function inheritsOrigin(url) {
+  return typeof url === 'string' && /^(about:|javascript:)/i.test(url);
+}
+
+/**
  * For browser.frames: can this frame be read under the grant? {readable:true} or
  * {readable:false, reason:'not_granted'|'not_web'|'extension'|'origin_changed'}.
+ * `inline`: the parent's snapshot read this frame as part of the page (the parent's own page
+ * agent says so, for a frame that inherits its origin): {readable:true, inline:true}.
  */
-export function frameReadability(grant, tabId, frame) {
+export function frameReadability(grant, tabId, frame, { inline = false } = {}) {
+  if (inline) return { readable: true, inline: true };
   const unreachable = unreachableReason(frame.url);
   if (unreachable) return { readable: false, reason: unreachable };
   const target = findTarget(grant, tabId, frame.frameId);

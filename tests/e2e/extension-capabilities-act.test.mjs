@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Extension capabilities end to end, acting: clicks, focus and scroll, refs, settling, navigation, takeover, cookies.
+// Extension capabilities end to end, acting: clicks, focus and scroll, refs, settling, navigation, takeover, cookies,
+// and real widgets in a background tab (frames that are part of the page, editors, choices, keys, hover).
 
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 
 import {
   skip, COOKIE_VALUE, sites, engine, pages, tabs, step, call, ok, refused, context, nodeNamed,
-  fieldNamed, pageText, tabActive, setUpCapabilities
+  fieldNamed, pageText, tabActive, setUpCapabilities, deviceId
 } from './capabilities-harness.mjs';
 
 describe('extension capabilities through the engine', { skip }, () => {
@@ -93,7 +94,7 @@ describe('extension capabilities through the engine', { skip }, () => {
     assert.equal(slow.changes.textChanged, true);
     assert.ok(slow.changes.settleMs >= 1500, `waited for the 1.5 s request: settleMs ${slow.changes.settleMs}`);
 
-    // A button that does nothing: one quiet window (80 ms), not the cap.
+    // A button that does nothing: one quiet window (40 ms), not the cap.
     const dyn = await context('dynamic');
     const t1 = Date.now();
     const noop = await ok('browser.node.action', { ref: nodeNamed(dyn, 'Steady button').ref, action: 'click' });
@@ -159,6 +160,95 @@ describe('extension capabilities through the engine', { skip }, () => {
     assert.deepEqual(r, { tabId: tabs.handoff, focused: true });
     assert.equal(await tabActive(tabs.handoff), true);
     assert.equal(await tabActive(tabs.forms), false);
+  });
+
+  // ---- widgets, in a tab the person is not looking at ------------------------------------------------
+
+  const labelled = (ctx, label) => {
+    const f = ctx.forms.flatMap((x) => x.fields).find((x) => x.label === label);
+    assert.ok(f, `field ${label}`);
+    return f;
+  };
+
+  step('frames that are part of the page: read, clicked and filled under the page\'s grant', async () => {
+    await ok('browser.navigate', { tabId: tabs.overlay, url: `${sites.originA}/widgets-frames.html` });
+    await pages.overlay.waitForURL(`${sites.originA}/widgets-frames.html`);
+    assert.equal(await tabActive(tabs.overlay), false, 'a background tab');
+    const ctx = await context('overlay');
+    assert.match(ctx.text, /Inside the srcdoc frame\./);
+    const inline = ctx.frames.filter((f) => f.inline);
+    assert.equal(inline.length, 2, JSON.stringify(ctx.frames));
+    assert.ok(inline.every((f) => f.readable && f.origin === sites.originA && !f.reason), 'readable, never not_web');
+    const cross = ctx.frames.find((f) => f.title === 'Cross-origin frame');
+    assert.equal(cross.readable, false, 'a cross-origin frame keeps its own rules');
+    assert.ok(!ctx.nodes.some((n) => n.name === 'Sandboxed button'));
+
+    await ok('browser.node.action', { ref: nodeNamed(ctx, 'Srcdoc button').ref, action: 'click' });
+    assert.equal(await pages.overlay.frameLocator('#srcdoc-frame').locator('#srcdoc-status').textContent(), 'Srcdoc button clicked.');
+    await ok('browser.node.action', { ref: nodeNamed(ctx, 'Type the text for this note').ref, action: 'setValue', value: 'Body text' });
+    assert.equal(await pageText('overlay', '#preview'), 'Body text', 'the script-written editor\'s page heard it');
+  });
+
+  step('editors and choices: a controlled input, a model editor, a shadow textarea, select, checkbox, radio, date', async () => {
+    await ok('browser.navigate', { tabId: tabs.overlay, url: `${sites.originA}/widgets-editors.html` });
+    await pages.overlay.waitForURL(`${sites.originA}/widgets-editors.html`);
+    const ctx = await context('overlay');
+    const fill = (ref, value) => ok('browser.node.action', { ref, action: 'setValue', value });
+    await fill(labelled(ctx, 'Controlled name').ref, 'Ada');
+    assert.equal(await pageText('overlay', '#react-model'), 'model: "Ada"');
+    await fill(nodeNamed(ctx, 'Model editor').ref, 'Kept in the model');
+    assert.equal(await pageText('overlay', '#model-out'), 'model editor: "Kept in the model"');
+    await fill(nodeNamed(ctx, 'Plain editor').ref, 'Plain words');
+    assert.equal(await pageText('overlay', '#plain-editable'), 'Plain words');
+    await fill(labelled(ctx, 'Shadow note').ref, 'In the shadow');
+    assert.equal(await pageText('overlay', '#shadow-out'), 'shadow: "In the shadow"');
+    await fill(labelled(ctx, 'Country').ref, 'Germany');
+    await fill(labelled(ctx, 'Agree to the terms').ref, 'true');
+    await fill(labelled(ctx, 'Small').ref, 'true');
+    await fill(labelled(ctx, 'Start date').ref, '2026-05-31');
+    assert.equal(await pageText('overlay', '#choices-out'), 'choices: country=de agree=true size=s start=2026-05-31');
+  });
+
+  step('a search opens on focus in a background tab; keys, typing and hover', async () => {
+    assert.equal(await tabActive(tabs.overlay), false, 'still a background tab');
+    const ctx = await context('overlay');
+    const act = (params) => ok('browser.node.action', params);
+    await act({ ref: labelled(ctx, 'Search notes').ref, action: 'setValue', value: 'Hello' });
+    assert.equal(await pages.overlay.isVisible('#search-popup'), true, 'the results opened although the tab has no focus');
+    assert.equal(await pageText('overlay', '#search-results'), '3 matches for Hello');
+    await act({ captureId: ctx.captureId, action: 'press', key: 'Escape' });
+    assert.equal(await pageText('overlay', '#status'), 'Search closed.');
+    // Control+s is a save: held, and the person's Approve presses it.
+    const save = await act({ captureId: ctx.captureId, action: 'press', key: 'Control+s' });
+    assert.equal(save.held, true, JSON.stringify(save));
+    assert.equal(save.hold.kind, 'write');
+    assert.equal(await pageText('overlay', '#status'), 'Search closed.');
+    await engine.command({ cmd: 'resolve-hold', deviceId, holdId: save.hold.holdId, outcome: 'approve' }, { timeoutMs: 8000 });
+    assert.equal(await pageText('overlay', '#status'), 'Saved with Control+s.');
+    await act({ ref: labelled(ctx, 'First field').ref, action: 'type', text: 'abc' });
+    await act({ captureId: ctx.captureId, action: 'press', key: 'Tab' });
+    await act({ captureId: ctx.captureId, action: 'type', text: 'xyz' });
+    assert.deepEqual([await pages.overlay.inputValue('#first'), await pages.overlay.inputValue('#second')], ['abc', 'xyz']);
+    await act({ ref: nodeNamed(ctx, 'Account').ref, action: 'hover' });
+    assert.equal(await pageText('overlay', '#hover-out'), 'hover: menu open');
+    await refused('invalid_params', 'browser.node.action', { captureId: ctx.captureId, action: 'press', key: 'Hyper+x' });
+    await refused('invalid_params', 'browser.node.action', { ref: nodeNamed(ctx, 'Account').ref, action: 'click', key: 'Enter' });
+  });
+
+  step('Enter that would send is held as the Send click; the person\'s Approve sends it', async () => {
+    sites.clearSink();
+    const ctx = await context('overlay');
+    const message = labelled(ctx, 'Message').ref;
+    await ok('browser.node.action', { ref: message, action: 'setValue', value: 'See you at 5' });
+    const held = await ok('browser.node.action', { ref: message, action: 'press', key: 'Enter' });
+    assert.equal(held.held, true, JSON.stringify(held));
+    assert.equal(held.hold.kind, 'outward');
+    assert.equal(held.hold.control, 'Send');
+    assert.deepEqual(sites.sinkLog(), [], 'nothing was sent');
+    const resolved = await engine.command({ cmd: 'resolve-hold', deviceId, holdId: held.hold.holdId, outcome: 'approve' }, { timeoutMs: 8000 });
+    assert.ok(JSON.stringify(resolved).includes('done'), JSON.stringify(resolved));
+    await pages.overlay.waitForURL(/\/adversarial\/sink\/chat/, { timeout: 5000 });
+    assert.equal(sites.sinkLog().length, 1, 'sent once, after the person approved');
   });
 
   step('browser.cookies: names and flags, never values', async () => {

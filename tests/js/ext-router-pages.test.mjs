@@ -126,6 +126,36 @@ test('an action that makes the page navigate answers stale_document (done), neve
   assert.equal(ok.done, true);
 });
 
+test('keys: press and type go without a ref to the capture\'s document; a held press is the click it stands for', async () => {
+  const { router, fake, pageLog } = await setup();
+  const ctx = await router.handle('browser.context', { tabId: 1 });
+  const pressed = await router.handle('browser.node.action', { captureId: ctx.captureId, action: 'press', key: 'Escape' });
+  assert.equal(pressed.done, true);
+  const sent = pageLog.filter((l) => l.op === 'action').at(-1);
+  assert.deepEqual([sent.args.action, sent.args.key, sent.args.captureId, 'ref' in sent.args], ['press', 'Escape', ctx.captureId, false]);
+  await router.handle('browser.node.action', { ref: `${ctx.captureId}:e4`, action: 'type', text: 'hi' });
+  assert.equal(pageLog.filter((l) => l.op === 'action').at(-1).args.text, 'hi');
+
+  // The page holds Enter as the click on Send (e1): the hold is that click, so Approve clicks it.
+  const real = fake.chrome.scripting.executeScript;
+  const heldAs = (heldRef, heldAction) => async (opts) => {
+    if (opts.func && opts.args[0] === 'action') {
+      return [{ result: { ok: true, value: { held: { kind: 'outward', reason: 'label', word: 'send', control: 'Send',
+        site: 'https://a.example', fields: [], canonical: '{"c":1}' }, heldRef, heldAction } } }];
+    }
+    return real(opts);
+  };
+  fake.chrome.scripting.executeScript = heldAs('e1', 'click');
+  const held = await router.handle('browser.node.action', { ref: `${ctx.captureId}:e4`, action: 'press', key: 'Enter' });
+  assert.equal(held.held, true);
+  const h = router.holds.get(held.hold.holdId);
+  assert.deepEqual([h.ref, h.action], ['e1', 'click']);
+  // A page that says approving runs something else than the click or this very press: refused.
+  fake.chrome.scripting.executeScript = heldAs('e1', 'press:Delete');
+  assert.equal(await code(router.handle('browser.node.action', { ref: `${ctx.captureId}:e4`, action: 'press', key: 'Enter' })), 'internal');
+  fake.chrome.scripting.executeScript = real;
+});
+
 test('cancel: an aborted call answers cancelled', async () => {
   const { router } = await setup();
   const ac = new AbortController();

@@ -1,16 +1,34 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Acting on a node of a snapshot: click, focus, scroll, fill (setValue). A click that would send,
-// delete or write is held for the person instead (lib/holds.js); their Approve runs it again in
-// hold.js (extension.hold.resolve). Mirrors the agent tool browser_act
-// (src/core/agent/tools/chp-tool-act.c).
+// Acting on a node of a snapshot: click, focus, scroll, fill (setValue), hover, press a key, type
+// text — press and type also on whatever has focus in the captured document (no ref, its
+// captureId). A click that would send, delete or write is held for the person instead
+// (lib/holds.js), and so is a key press that would set off such a control (the hold is then the
+// click on that control); their Approve runs it again in hold.js (extension.hold.resolve).
+// Mirrors the agent tool browser_act (src/core/agent/tools/chp-tool-act.c).
 
 import { ChaperoneError } from '../scopes.js';
 import { publicHold } from '../holds.js';
-import { bad, obj, oneOf, parseRef } from './common.js';
+import { bad, id, obj, oneOf, parseRef } from './common.js';
 import { allowOf } from './plan.js';
 
-export const ACTIONS = Object.freeze(['click', 'focus', 'scroll', 'setValue']);
+export const ACTIONS = Object.freeze(['click', 'focus', 'scroll', 'setValue', 'hover', 'press', 'type']);
 const MAX_VALUE_CHARS = 65536;
+const MAX_TYPE_CHARS = 2000;
+
+// A key as browser_act names it: modifiers (Control, Shift, Alt, Meta and their aliases) and one
+// key name or one character, joined by "+". The page checks the name against its key table.
+const KEY = /^(?:(?:Control|Ctrl|Shift|Alt|Option|Meta|Cmd|Command)\+){0,4}(?:[A-Za-z][A-Za-z0-9]{1,15}|[^\s+]|\+)$/u;
+
+/** What each action takes besides ref: its one argument, or none. */
+const ARGUMENT = Object.freeze({ setValue: 'value', press: 'key', type: 'text' });
+
+/** A key spec, or invalid_params. */
+export function keyOf(v) {
+  if (typeof v !== 'string' || v.length > 64 || !KEY.test(v)) {
+    throw bad('key must be a key such as Enter, Tab, Escape, ArrowDown, a, or Control+s');
+  }
+  return v;
+}
 
 export const HANDLERS = Object.freeze({
   'browser.node.action': {
@@ -20,15 +38,33 @@ export const HANDLERS = Object.freeze({
       if (action === 'setValue' && (typeof o.value !== 'string' || o.value.length > MAX_VALUE_CHARS)) {
         throw bad('setValue needs a string value');
       }
-      if (action !== 'setValue' && o.value !== undefined) throw bad('only setValue takes a value');
+      for (const [act, arg] of Object.entries(ARGUMENT)) {
+        if (action !== act && o[arg] !== undefined) throw bad(`only ${act} takes ${arg}`);
+      }
+      const key = action === 'press' ? keyOf(o.key) : undefined;
+      if (action === 'type' && (typeof o.text !== 'string' || o.text.length === 0 || o.text.length > MAX_TYPE_CHARS)) {
+        throw bad(`type needs text of 1 to ${MAX_TYPE_CHARS} characters`);
+      }
       const allow = allowOf(o.allow);
-      if (allow && action !== 'click') throw bad('allow goes with a click');
-      return { ref: o.ref, ...parseRef(o.ref), action, value: o.value, allow };
+      if (allow && action !== 'click' && action !== 'press') throw bad('allow goes with a click or a key press');
+      const common = { action, value: o.value, key, text: o.text, allow };
+      // press and type without a ref act on the focused element of the capture's document.
+      if (o.ref === undefined && (action === 'press' || action === 'type')) {
+        if (o.captureId === undefined) throw bad('press and type need a ref, or the captureId of the document whose focused element they go to');
+        const captureId = id(o.captureId, 'captureId');
+        if (!/^[a-z0-9]{1,32}$/.test(captureId)) throw bad('captureId is not a capture from browser.context');
+        return { ref: null, captureId, pageRef: null, ...common };
+      }
+      if (o.captureId !== undefined) throw bad('captureId goes only with press or type without a ref');
+      return { ref: o.ref, ...parseRef(o.ref), ...common };
     },
     target: 'capture',
     async run({ router, chrome, params, signal, tabId: tab, frameId: frame, documentId, grant }) {
-      const args = { captureId: params.captureId, ref: params.pageRef, action: params.action };
+      const args = { captureId: params.captureId, action: params.action };
+      if (params.pageRef) args.ref = params.pageRef;
       if (params.action === 'setValue') args.value = params.value;
+      if (params.action === 'press') args.key = params.key;
+      if (params.action === 'type') args.text = params.text;
       if (params.allow) {
         // step/of only label the pill ("plan step 2 of 3"); the page checks them again.
         const { planId, sites, step, of } = params.allow;
@@ -55,9 +91,17 @@ export const HANDLERS = Object.freeze({
       }
       if (value && typeof value === 'object' && value.held && typeof value.held === 'object') {
         // Not acted: the person decides (extension.hold.resolve). Not an error for the agent.
+        // A held key press names the act its approval runs: the click on the control the key
+        // would have set off (heldAction "click"), or the press itself ("press:<key>"), as the
+        // page made sure, on a node the capture holds (heldRef).
+        const heldRef = typeof value.heldRef === 'string' && /^[A-Za-z0-9_-]{1,32}$/.test(value.heldRef) ? value.heldRef : null;
+        const heldAction = value.heldAction === 'click' || value.heldAction === `press:${params.key}` ? value.heldAction : null;
+        if (params.action === 'press' && (!heldRef || !heldAction)) {
+          throw new ChaperoneError('internal', 'The page held the key press but did not say what approving it runs');
+        }
         const h = router.holds.create({
           held: value.held, tabId: tab, frameId: frame, documentId, grantId: grant.grantId,
-          captureId: params.captureId, ref: params.pageRef, action: params.action,
+          captureId: params.captureId, ref: heldRef ?? params.pageRef, action: heldAction ?? params.action,
         });
         return { held: true, hold: publicHold(h), ref: params.ref };
       }

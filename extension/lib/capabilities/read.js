@@ -4,7 +4,7 @@
 // (src/core/agent/tools/chp-tool-read.c); no agent tool reads cookies yet.
 
 import { ChaperoneError } from '../scopes.js';
-import { frameReadability, webOrigin } from '../targets.js';
+import { frameReadability, inheritsOrigin, webOrigin } from '../targets.js';
 import { bad, frameId, obj, optString, parseRef, tabId } from './common.js';
 
 export const CONTEXT_LIMITS = Object.freeze({ maxTextBytes: 20480, maxNodes: 2000, maxScan: 10000 });
@@ -46,16 +46,24 @@ export function mergeFrames(navFrames, pageIframes, grant, tabId, parentFrameId)
   const children = (navFrames ?? []).filter((f) => f.parentFrameId === parentFrameId && f.frameId !== parentFrameId);
   const iframes = Array.isArray(pageIframes) ? [...pageIframes] : [];
   const used = new Set();
+  const parentOrigin = grant?.targets?.find((t) => t.tabId === tabId && t.frameId === parentFrameId)?.origin ?? null;
   const out = children.map((f) => {
-    const { readable, reason } = frameReadability(grant, tabId, f);
-    const origin = reason === 'extension' || reason === 'not_web' ? null : webOrigin(f.url);
-    let match = iframes.findIndex((i, k) => !used.has(k) && i && i.src === f.url);
+    // A frame the page read as its own part (it inherits the page's origin) is matched first:
+    // by the URL its document has now (a written about:blank takes its writer's URL).
+    let match = iframes.findIndex((i, k) => !used.has(k) && i && i.inline === true
+      && (i.docUrl === f.url || (inheritsOrigin(f.url) && i.src === f.url)));
+    const inline = match >= 0;
+    const { readable, reason } = frameReadability(grant, tabId, f, { inline });
+    const origin = inline ? parentOrigin
+      : reason === 'extension' || reason === 'not_web' ? null : webOrigin(f.url);
+    if (match < 0) match = iframes.findIndex((i, k) => !used.has(k) && i && !i.inline && i.src === f.url);
     if (match < 0 && origin) {
-      const same = iframes.map((i, k) => [i, k]).filter(([i, k]) => !used.has(k) && i && i.origin === origin);
+      const same = iframes.map((i, k) => [i, k]).filter(([i, k]) => !used.has(k) && i && !i.inline && i.origin === origin);
       if (same.length === 1) match = same[0][1];
     }
     const entry = { frameId: f.frameId, parentFrameId: f.parentFrameId, documentId: f.documentId ?? null,
-      origin, url: readable ? f.url : null, readable };
+      origin, url: readable && !inline ? f.url : null, readable };
+    if (inline) entry.inline = true;
     if (reason) entry.reason = reason;
     if (match >= 0) {
       used.add(match);
@@ -67,6 +75,11 @@ export function mergeFrames(navFrames, pageIframes, grant, tabId, parentFrameId)
   // <iframe>s webNavigation does not know (not loaded yet, sandboxed to about:blank…): listed, unreachable.
   iframes.forEach((i, k) => {
     if (used.has(k) || !i) return;
+    if (i.inline === true) {
+      out.push({ frameId: null, parentFrameId, documentId: null, origin: parentOrigin, url: null,
+        readable: true, inline: true, index: i.index, name: i.name, title: i.title });
+      return;
+    }
     out.push({ frameId: null, parentFrameId, documentId: null, origin: i.origin ?? null, url: null,
       readable: false, reason: 'not_granted', index: i.index, name: i.name, title: i.title });
   });

@@ -220,12 +220,27 @@ chp_tool_check_semantics (const ToolSpec  *spec,
 {
   if (g_str_equal (spec->name, "browser_act"))
     {
-      gboolean fill = g_strcmp0 (json_object_get_string_member (args, "action"), "fill") == 0;
+      /* Each action's own argument: required with it, refused with any other. */
+      static const struct
+      {
+        const char *action;
+        const char *argument;
+      } own[] = { { "fill", "value" }, { "press", "key" }, { "type", "text" } };
+      const char *action = json_object_get_string_member (args, "action");
 
-      if (fill && !json_object_has_member (args, "value"))
-        return invalid (error, "value is required when action is fill");
-      if (!fill && json_object_has_member (args, "value"))
-        return invalid (error, "value is for fill only");
+      for (guint i = 0; i < G_N_ELEMENTS (own); i++)
+        {
+          gboolean mine = g_str_equal (action, own[i].action);
+
+          if (mine && !json_object_has_member (args, own[i].argument))
+            return invalid (error, "%s is required when action is %s", own[i].argument,
+                            own[i].action);
+          if (!mine && json_object_has_member (args, own[i].argument))
+            return invalid (error, "%s is for %s only", own[i].argument, own[i].action);
+        }
+      if (!json_object_has_member (args, "ref") && !g_str_equal (action, "press") &&
+          !g_str_equal (action, "type"))
+        return invalid (error, "ref is required when action is %s", action);
     }
   else if (g_str_equal (spec->name, "browser_navigate"))
     {

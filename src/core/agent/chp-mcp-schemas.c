@@ -16,6 +16,7 @@
  * app's mirror of handoffs (1,024 bytes) and the extension's 500 UTF-16 units: 250 characters
  * fit both whatever they are. */
 #define VALUE_MAX_CHARS      65536
+#define TYPE_MAX_CHARS        2000
 #define URL_MAX_CHARS         8192
 #define MESSAGE_MAX_CHARS      250
 #define QUERY_MAX_CHARS        200
@@ -25,6 +26,10 @@
 #define REF_PATTERN  "^[1-9][0-9]{0,8}:[A-Za-z0-9_-]{1,32}$"
 #define WAIT_PATTERN "^(b[1-9][0-9]{0,8}:[a-z]{1,8}-[A-Za-z0-9_-]{1,64}|plan-[1-9][0-9]{0,8})$"
 #define PLAN_SUMMARY_CHARS     200
+/* A key for browser_act press: modifiers joined with "+", then a key name or one character. The
+ * extension checks the same form (lib/capabilities/act.js) and the name against its key table. */
+#define KEY_PATTERN  "^((Control|Ctrl|Shift|Alt|Option|Meta|Cmd|Command)\\+){0,4}" \
+                     "([A-Za-z][A-Za-z0-9]{1,15}|[^\\s+]|\\+)$"
 
 static JsonObject *
 prop (const char *type,
@@ -153,7 +158,9 @@ output_schema (JsonObject *schema)
   return schema;
 }
 
-static const char * const actions[] = { "click", "focus", "scroll", "fill", NULL };
+static const char * const actions[] = {
+  "click", "focus", "scroll", "fill", "hover", "press", "type", NULL
+};
 static const char * const reasons[] = { "qr", "mfa", "captcha", "device", "login", "other", NULL };
 
 static JsonObject *
@@ -235,9 +242,6 @@ chp_tool_snapshot_output (void)
     "browserTruncated", prop ("boolean", "The browser's capture itself was bounded."), FALSE,
     "nodeCount", prop ("integer", "Actionable elements on the page."), FALSE,
     "listed", prop ("integer", "Elements listed over all pages (after the query)."), FALSE,
-    "nodes", prop_array ("This page's elements: ref, role, name, state… (page content).",
-                         prop ("object", NULL)), FALSE,
-    "headings", prop_array (NULL, prop ("object", NULL)), FALSE,
     "frames", prop_array (NULL, prop ("object", NULL)), FALSE,
     "auth", prop ("object", "Sign-in signals: password, one-time code, CAPTCHA, QR."), FALSE,
     "diff", prop ("object", "With diff: the refs added, changed and removed."), FALSE,
@@ -274,11 +278,24 @@ chp_tool_act_input (void)
 {
   return schema_object (TRUE,
     "tab", tab_prop (), TRUE,
-    "ref", ref_prop (), TRUE,
-    "action", prop_enum ("click, focus, scroll into view, or fill a field with value.",
-                         actions), TRUE,
-    "value", prop_string ("For fill only (required there): the text to put in the field.", 0,
+    "ref", prop_string ("An element's ref from this tab's latest browser_snapshot, e.g. \"3:e12\". "
+                        "Required, except for press and type: without it they go to the element "
+                        "that has focus.", 0, 0, REF_PATTERN), FALSE,
+    "action", prop_enum ("click; focus; scroll into view; fill a field with value (text fields, "
+                         "editors, a select's option by its label or value, a checkbox or radio "
+                         "with true or false, a date as YYYY-MM-DD); hover (the pointer comes to "
+                         "rest on it: menus that open on hover open); press a key; type text key "
+                         "by key.", actions), TRUE,
+    "value", prop_string ("For fill only (required there): what to put in the field.", 0,
                           VALUE_MAX_CHARS, NULL), FALSE,
+    "key", prop_string ("For press only (required there): Enter, Tab, Escape, Backspace, Delete, "
+                        "Space, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, F1-F12 or "
+                        "one character, with modifiers: Shift+Tab, Control+s, Control+Enter. A key "
+                        "that would send, delete or save (Enter in a form, Control+Enter) is held "
+                        "as a click on its button would be.", 1, 64, KEY_PATTERN), FALSE,
+    "text", prop_string ("For type only (required there): the text, typed key by key into the "
+                         "element (or the focused one). For a whole field's value, use fill.", 1,
+                         TYPE_MAX_CHARS, NULL), FALSE,
     NULL);
 }
 

@@ -303,7 +303,11 @@ add_meta_items (Build  *build,
                                        HREF_MAX_CHARS);
           if (*where != '\0')
             g_string_append_printf (line, " %s", where);
-          if (chp_mcp_json_bool (o, "readable"))
+          /* A frame that inherits the page's origin (about:blank, srcdoc) is read with the page:
+           * its elements are among the page's, and it is not a frame to snapshot on its own. */
+          if (chp_mcp_json_bool (o, "inline") && chp_mcp_json_bool (o, "readable"))
+            g_string_append (line, " part of this page (its elements are listed with the page's)");
+          else if (chp_mcp_json_bool (o, "readable"))
             g_string_append (line, " readable");
           else
             {

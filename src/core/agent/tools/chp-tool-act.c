@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-tool-act.c: browser_act: a click, focus, scroll or fill on an element from a snapshot; a
- * click the browser holds for the person; the step of an approved plan it uses; and what changed on
- * the page after it. */
+/* chp-tool-act.c: browser_act: a click, focus, scroll, fill, hover, key press or typing on an
+ * element from a snapshot (a press or typing also on the focused element); a click or key press
+ * the browser holds for the person; the step of an approved plan it uses; and what changed on the
+ * page after it. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-mcp-tools"
@@ -59,6 +60,7 @@ act_held (GTask      *task,
   g_autofree char *id = NULL;
   JsonObject *structured;
   JsonNode *shown;
+  gboolean press = g_strcmp0 (json_object_get_string_member (call->args, "action"), "press") == 0;
 
   if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
     hold = chp_hold_new_from_json (call->device_id, json_node_get_object (node), &error);
@@ -84,11 +86,14 @@ act_held (GTask      *task,
   json_object_set_string_member (structured, "ref", call->ref);
 
   text = g_string_new (NULL);
-  g_string_append_printf (text, "Held, not done: this click on %s %s. Nothing was sent. The person "
+  /* A held key press is approved as the click on the control it would have set off. */
+  g_string_append_printf (text, "Held, not done: this %s on %s %s. Nothing was sent. The person "
                           "decides in the Chaperone app; if they approve, it runs once, exactly "
                           "as held, provided the page has not changed. Call browser_wait with id "
-                          "%s for the outcome. Do not click it again.\n", call->ref,
-                          hold_words (chp_hold_get_kind (hold)), id);
+                          "%s for the outcome. Do not %s again.\n",
+                          press ? "key press" : "click", call->ref,
+                          hold_words (chp_hold_get_kind (hold)), id,
+                          press ? "press it" : "click it");
   page = g_string_new (NULL);
   g_string_append_printf (page, "control: %s\nsite: %s", chp_hold_get_control (hold),
                           chp_hold_get_site (hold));
@@ -152,8 +157,8 @@ plan_step_used (ToolCall   *call,
 
 /* Whether an act's result should show the page's diff: the page changed (elements or text),
  * did not start leaving, and the agent has a snapshot of this very document to compare with.
- * Never after a fill: a page that echoes what is typed (a preview, a strength meter quoting it)
- * would say the value back, and a fill's result never does. */
+ * Never after a fill or typing: a page that echoes what is typed (a preview, a strength meter
+ * quoting it) would say the value back, and their results never do. */
 static gboolean
 act_diff_wanted (ToolCall   *call,
                  const char *action,
@@ -163,7 +168,7 @@ act_diff_wanted (ToolCall   *call,
   JsonObject *previous;
 
   if (changes == NULL || call->document == NULL || chp_mcp_json_bool (changes, "navigating") ||
-      g_strcmp0 (action, "fill") == 0)
+      g_strcmp0 (action, "fill") == 0 || g_strcmp0 (action, "type") == 0)
     return FALSE;
   if (chp_mcp_json_int (changes, "added", 0) == 0 &&
       chp_mcp_json_int (changes, "removed", 0) == 0 &&
@@ -254,10 +259,12 @@ acted_cb (GObject      *source,
     const char *action;
     const char *done;
   } words[] = {
-    { "click", "Clicked" }, { "focus", "Focused" }, { "scroll", "Scrolled to" }, { "fill",
-                                                                                  "Filled" },
+    { "click", "Clicked" }, { "focus", "Focused" }, { "scroll", "Scrolled to" },
+    { "fill", "Filled" }, { "hover", "Hovered over" }, { "press", "Pressed a key on" },
+    { "type", "Typed into" },
   };
   const char *done = "Acted on";
+  g_autofree char *pressed = NULL;
 
   if (answer == NULL)
     return;
@@ -271,6 +278,10 @@ acted_cb (GObject      *source,
   for (guint i = 0; i < G_N_ELEMENTS (words); i++)
     if (g_str_equal (words[i].action, action))
       done = words[i].done;
+  /* The key is the agent's own argument (KEY_PATTERN), never the page's words. */
+  if (g_str_equal (action, "press"))
+    done = pressed = g_strdup_printf ("Pressed %s on",
+                                      json_object_get_string_member (call->args, "key"));
 
   tab = chp_tool_tab_name (call);
   structured = json_object_new ();
@@ -367,31 +378,78 @@ plan_allowance (ToolCall *call)
   return node;
 }
 
+/* A press or typing without a ref goes to the element that has focus in the tab's main document,
+ * as the agent's latest snapshot of it knows that document: its capture, on the wire. */
+static gboolean
+resolve_focused (GTask  *task,
+                 char  **capture_id)
+{
+  ToolCall *call = call_of (task);
+  g_autofree char *frame_key = chp_tool_frame_key (call, 0);
+  g_autofree char *doc_key = NULL;
+  JsonObject *memory = chp_tool_recall_object (call->context, frame_key);
+  JsonObject *doc;
+
+  if (memory != NULL)
+    {
+      doc_key = chp_tool_document_key (chp_mcp_json_int (memory, "document", 0));
+      doc = chp_tool_recall_object (call->context, doc_key);
+      if (doc != NULL &&
+          g_strcmp0 (chp_mcp_json_string (doc, "device", NULL), call->device_id) == 0 &&
+          chp_mcp_json_int (doc, "tabId", -1) == call->tab_id &&
+          chp_mcp_json_string (doc, "captureId", NULL) != NULL)
+        {
+          call->document = json_object_ref (doc);
+          call->ref = g_strdup ("the focused element");
+          *capture_id = g_strdup (json_object_get_string_member (doc, "captureId"));
+          return TRUE;
+        }
+    }
+  chp_tool_return_error (task, "stale_node", "Without a ref, press and type go to the focused "
+                         "element of the page you last took a snapshot of: take browser_snapshot "
+                         "of this tab first", NULL);
+  return FALSE;
+}
+
 void
 chp_tool_act (ToolCall *call)
 {
   GTask *task = call->task;
   g_autofree char *wire_ref = NULL;
+  g_autofree char *capture_id = NULL;
   const char *action = json_object_get_string_member (call->args, "action");
+  const char *ref = chp_mcp_json_string (call->args, "ref", NULL);
   JsonNode *params;
+  JsonObject *o;
   JsonNode *allow;
 
   if (!chp_tool_resolve_tab (task, json_object_get_string_member (call->args, "tab")) ||
-      !chp_tool_floor_allows (task, NULL, TRUE, FALSE) ||
-      !chp_tool_resolve_ref (task, json_object_get_string_member (call->args, "ref"), &wire_ref))
+      !chp_tool_floor_allows (task, NULL, TRUE, FALSE))
+    return;
+  if (ref != NULL ? !chp_tool_resolve_ref (task, ref, &wire_ref)
+                  : !resolve_focused (task, &capture_id))
     return;
 
-  if (g_str_equal (action, "fill"))
-    params = chp_tool_params_new ("ref", chp_tool_string_node (wire_ref),
-                                  "action", chp_tool_string_node ("setValue"),
-                                  "value", chp_tool_string_node (
-                                    json_object_get_string_member (call->args, "value")),
-                                  NULL);
+  params = chp_tool_params_new ("action",
+                                chp_tool_string_node (g_str_equal (action, "fill") ? "setValue"
+                                                                                   : action),
+                                NULL);
+  o = json_node_get_object (params);
+  if (wire_ref != NULL)
+    json_object_set_string_member (o, "ref", wire_ref);
   else
-    params = chp_tool_params_new ("ref", chp_tool_string_node (wire_ref),
-                                  "action", chp_tool_string_node (action), NULL);
+    json_object_set_string_member (o, "captureId", capture_id);
+  if (g_str_equal (action, "fill"))
+    json_object_set_string_member (o, "value", json_object_get_string_member (call->args, "value"));
+  else if (g_str_equal (action, "press"))
+    json_object_set_string_member (o, "key", json_object_get_string_member (call->args, "key"));
+  else if (g_str_equal (action, "type"))
+    json_object_set_string_member (o, "text", json_object_get_string_member (call->args, "text"));
 
-  allow = g_str_equal (action, "click") ? plan_allowance (call) : NULL;
+  /* A key press may set off a write (Enter in a form whose button saves): a plan covers it as
+   * it covers the click. */
+  allow = g_str_equal (action, "click") || g_str_equal (action, "press")
+          ? plan_allowance (call) : NULL;
   if (allow != NULL)
     json_object_set_member (json_node_get_object (params), "allow", allow);
 

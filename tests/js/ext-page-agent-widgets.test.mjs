@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The page agent on real editors and widgets: frames that are part of the page (srcdoc, a
+// script-written about:blank editor), a React-style controlled input, contenteditable editors
+// (one that keeps its own model), a textarea in a shadow root, select / checkbox / radio / date,
+// keys (shortcuts, Tab, Escape, Enter that submits or sends), typing, and a hover menu.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { skip, server, open, ok, refused, byName } from './page-agent-harness.mjs';
+
+const field = (ctx, label) => {
+  const f = ctx.forms.flatMap((x) => x.fields).find((x) => x.label === label);
+  assert.ok(f, `field "${label}" in ${JSON.stringify(ctx.forms.flatMap((x) => x.fields).map((x) => x.label))}`);
+  return f;
+};
+const text = (page, selector) => page.textContent(selector);
+
+test('widgets-frames.html: srcdoc and script-written about:blank frames are read and acted on as the page', { skip }, async () => {
+  const page = await open('/widgets-frames.html');
+  const ctx = await ok(page, 'context', { captureId: 'f1' });
+  const names = ctx.nodes.map((n) => n.name);
+  for (const n of ['Srcdoc field', 'Srcdoc button', 'Type the text for this note']) assert.ok(names.includes(n), `${n} in ${JSON.stringify(names)}`);
+  assert.ok(!names.includes('Sandboxed button'), 'an opaque sandbox is not this page');
+  assert.match(ctx.text, /Inside the srcdoc frame\./, 'the frame\'s text is the page\'s text');
+  assert.ok(!/Opaque sandbox/.test(ctx.text));
+  const frames = Object.fromEntries(ctx.iframes.map((f) => [f.title, f]));
+  assert.equal(frames['Srcdoc frame'].inline, true);
+  assert.equal(frames['Body editor'].inline, true);
+  assert.equal(frames['Body editor'].docUrl, `${server.originA}/widgets-frames.html`, 'document.open() gave it the page\'s URL');
+  assert.equal(frames['Sandboxed frame'].inline, undefined);
+  assert.equal(frames['Cross-origin frame'].inline, undefined);
+
+  // Its nodes' boxes are in the page's viewport, as a person sees them.
+  const box = (await ok(page, 'inspect', { captureId: 'f1', ref: byName(ctx, 'Srcdoc button').ref })).bounds;
+  const real = await page.frameLocator('#srcdoc-frame').locator('#srcdoc-button').boundingBox();
+  assert.ok(Math.abs(box.x - real.x) <= 1 && Math.abs(box.y - real.y) <= 1, `${JSON.stringify(box)} vs ${JSON.stringify(real)}`);
+  await ok(page, 'action', { captureId: 'f1', ref: byName(ctx, 'Srcdoc button').ref, action: 'click' });
+  assert.equal(await page.frameLocator('#srcdoc-frame').locator('#srcdoc-status').textContent(), 'Srcdoc button clicked.');
+  await ok(page, 'action', { captureId: 'f1', ref: byName(ctx, 'Type the text for this note').ref, action: 'setValue', value: 'Hello from the agent' });
+  assert.equal(await text(page, '#preview'), 'Hello from the agent', 'the page heard the body editor\'s input');
+  await ok(page, 'action', { captureId: 'f1', ref: byName(ctx, 'Srcdoc field').ref, action: 'type', text: 'abc' });
+  assert.equal(await page.frameLocator('#srcdoc-frame').locator('#srcdoc-input').inputValue(), 'abc');
+  const again = await ok(page, 'context', { captureId: 'f2' });
+  assert.equal(byName(again, 'Srcdoc field').state.focused, true, 'focus is seen through the frame');
+  assert.equal(byName(again, 'Srcdoc button').ref, byName(ctx, 'Srcdoc button').ref, 'refs in frames keep their names');
+
+  // A frame that is part of the page cannot be covered by the page unnoticed.
+  await page.evaluate(() => {
+    const f = document.getElementById('srcdoc-frame').getBoundingClientRect();
+    const cover = Object.assign(document.createElement('div'), { id: 'cover' });
+    Object.assign(cover.style, { position: 'absolute', left: `${f.left}px`, top: `${f.top + scrollY}px`, width: `${f.width}px`, height: `${f.height}px`, background: 'rgba(0,0,0,.1)' });
+    document.body.append(cover);
+  });
+  const covered = await refused(page, 'action', { captureId: 'f2', ref: byName(again, 'Srcdoc button').ref, action: 'click' }, 'target_denied');
+  assert.match(covered.message, /frame is covered by div#cover/);
+
+  // A password field in such a frame makes the whole page a sign-in page.
+  await page.evaluate(() => {
+    const d = document.getElementById('srcdoc-frame').contentDocument;
+    d.body.append(Object.assign(d.createElement('input'), { type: 'password' }));
+  });
+  await refused(page, 'context', { captureId: 'f3' }, 'refused_floor');
+  await refused(page, 'action', { captureId: 'f2', ref: byName(again, 'Srcdoc field').ref, action: 'focus' }, 'refused_floor');
+  await page.close();
+});
+
+test('widgets-editors.html: fill reaches a controlled input, editors, a shadow textarea and choices', { skip }, async () => {
+  const page = await open('/widgets-editors.html');
+  const ctx = await ok(page, 'context', { captureId: 'w1' });
+  const act = (ref, action, extra) => ok(page, 'action', { captureId: 'w1', ref, action, ...extra });
+
+  await act(field(ctx, 'Controlled name').ref, 'setValue', { value: 'Ada' });
+  assert.equal(await text(page, '#react-model'), 'model: "Ada"', 'the framework took the value');
+  assert.equal(await page.inputValue('#react-name'), 'Ada');
+
+  await act(byName(ctx, 'Plain editor').ref, 'setValue', { value: 'Plain words' });
+  assert.equal(await text(page, '#plain-editable'), 'Plain words');
+  await act(byName(ctx, 'Model editor').ref, 'setValue', { value: 'Kept in the model' });
+  assert.equal(await text(page, '#model-out'), 'model editor: "Kept in the model"', 'the editor took it from beforeinput');
+  await act(byName(ctx, 'Model editor').ref, 'setValue', { value: 'Replaced' });
+  assert.equal(await text(page, '#model-out'), 'model editor: "Replaced"', 'a second fill replaces, as selecting all and typing does');
+
+  await act(field(ctx, 'Shadow note').ref, 'setValue', { value: 'In the shadow' });
+  assert.equal(await text(page, '#shadow-out'), 'shadow: "In the shadow"');
+
+  await act(field(ctx, 'Country').ref, 'setValue', { value: 'Germany' });
+  assert.match(await text(page, '#choices-out'), /country=de /, 'chosen by its label');
+  await act(field(ctx, 'Country').ref, 'setValue', { value: 'fr' });
+  assert.match(await text(page, '#choices-out'), /country=fr /, 'or by its value');
+  const none = await refused(page, 'action', { captureId: 'w1', ref: field(ctx, 'Country').ref, action: 'setValue', value: 'Spain' }, 'invalid_params');
+  assert.match(none.message, /"France"/, 'the refusal names the options');
+  await refused(page, 'action', { captureId: 'w1', ref: field(ctx, 'Country').ref, action: 'setValue', value: 'Japan' }, 'target_denied');
+  await act(field(ctx, 'Agree to the terms').ref, 'setValue', { value: 'true' });
+  await act(field(ctx, 'Large').ref, 'setValue', { value: 'true' });
+  await act(field(ctx, 'Start date').ref, 'setValue', { value: '2026-05-31' });
+  assert.equal(await text(page, '#choices-out'), 'choices: country=fr agree=true size=l start=2026-05-31');
+  const date = await refused(page, 'action', { captureId: 'w1', ref: field(ctx, 'Start date').ref, action: 'setValue', value: '31/05/2026' }, 'invalid_params');
+  assert.match(date.message, /YYYY-MM-DD/);
+  await page.close();
+});
+
+test('widgets-editors.html: a search opens on focus and lists on input; keys and typing', { skip }, async () => {
+  const page = await open('/widgets-editors.html');
+  const ctx = await ok(page, 'context', { captureId: 'k1' });
+  const act = (ref, action, extra) => ok(page, 'action', { captureId: 'k1', ref, action, ...extra });
+
+  await act(field(ctx, 'Search notes').ref, 'setValue', { value: 'Hello' });
+  assert.equal(await page.isVisible('#search-popup'), true, 'the results opened');
+  assert.equal(await text(page, '#search-results'), '3 matches for Hello');
+  await act(undefined, 'press', { key: 'Escape' });       // the focused element: the search box
+  assert.equal(await page.isVisible('#search-popup'), false);
+  assert.equal(await text(page, '#status'), 'Search closed.');
+
+  // Control+s saves: a write, held as a Save button's click would be; approved, the same press.
+  const save = await act(undefined, 'press', { key: 'Control+s' });
+  assert.equal(save.held.kind, 'write', JSON.stringify(save));
+  assert.equal(save.held.control, 'Control+s (save)');
+  assert.equal(save.heldAction, 'press:Control+s');
+  assert.equal(await text(page, '#status'), 'Search closed.', 'not pressed yet');
+  await act(save.heldRef, save.heldAction, { expect: save.held.canonical });
+  assert.equal(await text(page, '#status'), 'Saved with Control+s.', 'a shortcut matched by keyCode and ctrlKey');
+  const planned = await act(undefined, 'press', { key: 'Control+s', allow: { planId: 'p1', sites: ['127.0.0.1'], step: 1, of: 1 } });
+  assert.equal(planned.done, true, 'a plan covers the save key');
+
+  await act(field(ctx, 'First field').ref, 'type', { text: 'Hi!' });
+  assert.equal(await page.inputValue('#first'), 'Hi!');
+  await act(undefined, 'press', { key: 'Backspace' });
+  assert.equal(await page.inputValue('#first'), 'Hi');
+  await act(undefined, 'press', { key: 'Tab' });
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'second');
+  await act(undefined, 'type', { text: 'next' });
+  assert.equal(await page.inputValue('#second'), 'next');
+  await act(undefined, 'press', { key: 'Shift+Tab' });
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'first');
+
+  await act(field(ctx, 'Find').ref, 'setValue', { value: 'notes' });
+  await act(field(ctx, 'Find').ref, 'press', { key: 'Enter' });
+  assert.equal(await text(page, '#status'), 'Found notes.', 'Enter submitted the form through its default button');
+
+  await refused(page, 'action', { captureId: 'k1', action: 'press', key: 'Hyper+x' }, 'invalid_params');
+  await refused(page, 'action', { captureId: 'k1', action: 'press', key: 'Return' }, 'invalid_params');
+  await page.close();
+});
+
+test('widgets-editors.html: Enter that would send is held as the Send click; approving sends', { skip }, async () => {
+  server.clearSink();
+  const page = await open('/widgets-editors.html');
+  const ctx = await ok(page, 'context', { captureId: 's1' });
+  const message = field(ctx, 'Message').ref;
+  await ok(page, 'action', { captureId: 's1', ref: message, action: 'setValue', value: 'See you at 5' });
+  await refused(page, 'action', { captureId: 's1', ref: message, action: 'type', text: 'line\nbreak' }, 'invalid_params');
+  for (const key of ['Enter', 'Control+Enter']) {
+    const held = await ok(page, 'action', { captureId: 's1', ref: message, action: 'press', key });
+    assert.equal(held.held.kind, 'outward', `${key}: ${JSON.stringify(held)}`);
+    assert.equal(held.held.control, 'Send');
+    assert.equal(held.heldRef, byName(ctx, 'Send').ref, 'the hold is about the Send button');
+    assert.equal(held.heldAction, 'click');
+  }
+  assert.equal(await page.inputValue('#message'), 'See you at 5', 'no line break went in');
+  assert.deepEqual(server.sinkLog(), [], 'nothing was sent');
+  // Shift+Enter is a line break, not a send (the page's own handler lets it through).
+  await ok(page, 'action', { captureId: 's1', ref: message, action: 'press', key: 'Shift+Enter' });
+  assert.equal(await page.inputValue('#message'), 'See you at 5\n');
+  await page.close();
+});
+
+test('widgets-editors.html: Enter that posts a form with no button is held by its submission; approving presses it again', { skip }, async () => {
+  server.clearSink();
+  const page = await open('/widgets-editors.html');
+  const ctx = await ok(page, 'context', { captureId: 'p1' });
+  const title = field(ctx, 'Note title').ref;
+  await ok(page, 'action', { captureId: 'p1', ref: title, action: 'setValue', value: 'Groceries' });
+  const held = await ok(page, 'action', { captureId: 'p1', ref: title, action: 'press', key: 'Enter' });
+  assert.equal(held.held.reason, 'form-submit', JSON.stringify(held));
+  assert.deepEqual(held.held.fields, [{ name: 'Note title', value: 'Groceries' }]);
+  assert.equal(held.heldAction, 'press:Enter');
+  assert.equal(held.heldRef, title);
+  assert.deepEqual(server.sinkLog(), [], 'nothing was sent');
+  // Something else than what was held: not sent.
+  await page.fill('#note-title', 'Groceries and more');
+  assert.equal((await ok(page, 'action', { captureId: 'p1', ref: title, action: held.heldAction, expect: held.held.canonical })).changed, true);
+  await page.fill('#note-title', 'Groceries');
+  // The person's Approve (the hold runs its action with the canonical it showed).
+  await page.evaluate(([ref, action, expect]) => { globalThis.__chaperonePage.run('action', { captureId: 'p1', ref, action, expect }); },
+    [held.heldRef, held.heldAction, held.held.canonical]);
+  const sent = await server.sinkWait((e) => e.path.endsWith('/note'), { what: 'the note posted' });
+  assert.equal(sent.method, 'POST');
+  await page.close();
+});
+
+test('widgets-editors.html: hover opens a menu from script and moving away closes it', { skip }, async () => {
+  const page = await open('/widgets-editors.html');
+  const ctx = await ok(page, 'context', { captureId: 'h1' });
+  await ok(page, 'action', { captureId: 'h1', ref: byName(ctx, 'Account').ref, action: 'hover' });
+  assert.equal(await text(page, '#hover-out'), 'hover: menu open');
+  const open2 = await ok(page, 'context', { captureId: 'h2' });
+  assert.ok(open2.nodes.some((n) => n.name === 'Profile' && !n.state.hidden), 'the menu\'s items are there to click');
+  await ok(page, 'action', { captureId: 'h2', ref: byName(open2, 'Profile').ref, action: 'hover' });
+  assert.equal(await text(page, '#hover-out'), 'hover: menu open', 'moving inside the menu keeps it open');
+  await ok(page, 'action', { captureId: 'h2', ref: field(open2, 'First field').ref, action: 'hover' });
+  assert.equal(await text(page, '#hover-out'), 'hover: menu closed');
+  await page.close();
+});
