@@ -296,9 +296,85 @@ test_browser_safety (Env           *env,
   call_clear (&call);
 }
 
+/* A plan's step is one item: a write that only opened an editor (the browser says `opens`)
+ * spends none, the save after it spends one; a save the page did not show is said to be
+ * unconfirmed. */
+static void
+test_browser_plan_item (Env           *env,
+                        gconstpointer  data)
+{
+  g_autofree char *shop = shop_snapshot ();
+  g_autoptr(ChpTestClient) client = browser_connect (env);
+  g_autoptr(JsonObject) request = NULL;
+  g_autofree char *answer = g_strdup_printf (TABS_ANSWER, g_get_real_time () / 1000 + 600000);
+  g_autofree char *grants = NULL;
+  g_autoptr(ChpAgentSession) agent = chp_agent_session_new ("session-1", "test agent", 1);
+  GListModel *plans = G_LIST_MODEL (chp_engine_get_plans (env->engine));
+  Call call = { 0, };
+
+  chp_agent_session_list_add (chp_engine_get_agent_sessions (env->engine), agent);
+  call_start (env->tools, env->context, "browser_tabs", NULL, NULL, &call);
+  request = browser_request (client, "browser.tabs");
+  browser_answer (client, request, answer);
+  call_wait (&call);
+  g_clear_pointer (&request, json_object_unref);
+  grants = g_strdup_printf ("{\"grants\":[{\"grantId\":\"g1\",\"label\":\"Notes\","
+                            "\"createdAt\":1,\"expiresAt\":%" G_GINT64_FORMAT ","
+                            "\"scopes\":[\"browser.dom.read\",\"browser.dom.write\"],"
+                            "\"targets\":[{\"tabId\":7,\"frameId\":0,\"origin\":"
+                            "\"https://shop.example\",\"url\":\"https://shop.example/cart\"}]}]}",
+                            g_get_real_time () / 1000 + 600000);
+  browser_event (client, "grant.changed", grants);
+  g_assert_true (chp_test_spin_until (has_items, chp_engine_get_grants (env->engine), 5000));
+  call_start (env->tools, env->context, "browser_snapshot", "{\"tab\":\"b1:7\"}", NULL, &call);
+  request = browser_request (client, "browser.context");
+  browser_answer (client, request, shop);
+  call_wait (&call);
+  g_clear_pointer (&request, json_object_unref);
+
+  call_run (env->tools, env->context, "browser_plan",
+            "{\"summary\":\"Write a note\",\"steps\":[{\"kind\":\"create\","
+            "\"site\":\"shop.example\",\"summary\":\"Create the note Shopping list\"}]}", &call);
+  g_assert_true (chp_engine_decide_plan (env->engine, "plan-1", TRUE));
+
+  /* "New note" opens an editor: covered, no step spent, the plan goes on. */
+  call_start (env->tools, env->context, "browser_act",
+              "{\"tab\":\"b1:7\",\"ref\":\"1:e1\",\"action\":\"click\"}", NULL, &call);
+  request = browser_request (client, "browser.node.action");
+  g_assert_true (json_object_has_member (json_object_get_object_member (request, "params"),
+                                         "allow"));
+  browser_answer (client, request, "{\"action\":\"click\",\"done\":true,\"changes\":{\"added\":0},"
+                  "\"plan\":{\"planId\":\"plan-1\",\"site\":\"shop.example\",\"opens\":true}}");
+  call_wait (&call);
+  g_assert_false (json_object_has_member (result_structured (call.result), "planStep"));
+  g_assert_nonnull (strstr (result_text (call.result), "no step used"));
+  g_assert_cmpuint (g_list_model_get_n_items (plans), ==, 1);
+  g_clear_pointer (&request, json_object_unref);
+
+  /* The save spends the step (and the plan ends); the page showed nothing: said so. */
+  call_start (env->tools, env->context, "browser_act",
+              "{\"tab\":\"b1:7\",\"ref\":\"1:e2\",\"action\":\"click\"}", NULL, &call);
+  request = browser_request (client, "browser.node.action");
+  g_assert_true (json_object_has_member (json_object_get_object_member (request, "params"),
+                                         "allow"));
+  browser_answer (client, request, "{\"action\":\"click\",\"done\":true,\"changes\":{\"added\":0,"
+                  "\"verified\":false},\"plan\":{\"planId\":\"plan-1\","
+                  "\"site\":\"shop.example\"}}");
+  call_wait (&call);
+  g_assert_cmpint (json_object_get_int_member (result_structured (call.result), "planStep"), ==,
+                   1);
+  g_assert_nonnull (strstr (result_text (call.result), "Could not confirm that it was saved"));
+  g_assert_true (chp_test_spin_until (plans_empty, plans, 1000));
+  g_clear_pointer (&request, json_object_unref);
+  call_clear (&call);
+}
+
 void
 test_mcp_tools_add_safety (void)
 {
+  g_test_add ("/chaperone/mcp-tools/browser/plan-item", Env, NULL, env_setup,
+              test_browser_plan_item, env_teardown);
+
   g_test_add ("/chaperone/mcp-tools/browser/safety", Env, NULL, env_setup, test_browser_safety,
               env_teardown);
 }

@@ -17,7 +17,8 @@
     openModals, isDisabled, resolve, planStep, now, SETTLE_QUIET_MS, SETTLE_QUIET_LIGHT_MS,
     watchMutations, watchNetwork, watchNavigation, settle, classifyTarget, holdOf, submitHold,
     navigateHold, mustHoldSubmit, sameOrigin, submission, controlFor, parseKey, focusLikePerson,
-    fill, typeText, pressKey, defaultButton, implicitlySubmits, isEditable, activeIn } = P;
+    fill, typeText, pressKey, defaultButton, implicitlySubmits, isEditable, activeIn, resolveHeld,
+    watchWrite, opensEditor, untilStill } = P;
 
   const ACTIONS = ['click', 'focus', 'scroll', 'setValue', 'hover', 'press', 'type'];
 
@@ -342,7 +343,12 @@
     let ref = null;
     let cap;
     const named = args.ref !== undefined && args.ref !== null;
-    if (named || (action !== 'press' && action !== 'type')) {
+    // Approved: the control that shows what the person approved, even if re-rendered (page-holds.js).
+    const held = typeof args.expect === 'string' && action === 'click' ? resolveHeld(args) : null;
+    if (typeof args.expect === 'string' && action === 'click' && !held) return { changed: true };
+    if (held) {
+      ({ el, ref, cap } = held);
+    } else if (named || (action !== 'press' && action !== 'type')) {
       ({ el, ref, cap } = resolve(args));
     } else {
       // No ref: the element that has focus now, in the document that capture was taken of.
@@ -350,14 +356,18 @@
       if (!cap) fail('stale_node', 'that capture is gone from this page; take a new context snapshot');
       el = deepActiveElement() || document.body || document.documentElement;
     }
+    // A click waits for a sliding page to stop (page-holds.js): an approved one always, the
+    // agent's own only while something animates around it.
+    if (action === 'click') await untilStill(el, { quick: !held });
     const approved = typeof args.expect === 'string';
     let planUsed = false;
+    let planOpens = false;         // with a plan: the write only opened an editor (no step spent)
     let guardForm = null;          // with a plan: the control's own form may be sent (the write)
     const pc = action === 'press' ? pressControl(el, key) : null;
     const control = action === 'click' ? el : pc && pc.control;
     if (control) {
       const judged = classifyTarget(control);
-      const { desc, form } = judged;
+      const { desc, form, scope } = judged;
       let { cls } = judged;
       if (pc && pc.save) {
         // The key itself is the control: held as a write, approved as this very press.
@@ -366,20 +376,21 @@
       }
       if (approved) {
         // The person approved exactly this: recompute it; anything different is a new question.
-        const again = holdOf(cls, desc, form).canonical;
+        const again = holdOf(cls, desc, scope).canonical;
         const viaSubmit = form ? submitHold(form, desc.isSubmit ? controlFor(control) : null).canonical : null;
         if (again !== args.expect && viaSubmit !== args.expect) return { changed: true };
       } else if (cls.kind !== 'none' && (!pc || !pc.outwardOnly || cls.kind === 'outward')) {
         if (cls.kind === 'write' && allowCovers(args.allow)) {
           planUsed = true;
+          planOpens = opensEditor(desc);
           guardForm = form;
         } else {
-          const held = { held: holdOf(cls, desc, form) };
+          const hold = { held: holdOf(cls, desc, scope) };
           // Approving a held key press clicks the control it would have set off (a save key:
           // presses it again).
-          if (pc && pc.save) Object.assign(held, { heldRef: ref || refFor(cap, el), heldAction: `press:${keySpec}` });
-          else if (action === 'press') Object.assign(held, { heldRef: refFor(cap, control), heldAction: 'click' });
-          return held;
+          if (pc && pc.save) Object.assign(hold, { heldRef: ref || refFor(cap, el), heldAction: `press:${keySpec}` });
+          else if (action === 'press') Object.assign(hold, { heldRef: refFor(cap, control), heldAction: 'click' });
+          return hold;
         }
       }
     } else if (approved && action === 'press') {
@@ -423,6 +434,8 @@
     const network = watchNetwork(args.net === true, via, args.inflight);
     const mutations = watchMutations();
     const away = watchNavigation();
+    // A write that goes through (a plan's or an approved one): did the page show it was saved?
+    const write = control && ((planUsed && !planOpens) || approved) ? watchWrite(control) : null;
     let outcome;
     let acted;
     try {
@@ -450,6 +463,7 @@
       if (heldBySubmit) return action === 'press' ? heldPress() : { held: heldBySubmit };
     } finally {
       for (const n of navs) n.removeEventListener('navigate', onNavigate);
+      if (write) write.stop();
       away.stop();
       mutations.stop();
       network.close();
@@ -466,10 +480,12 @@
     };
     if (outcome.navigating) changes.navigating = true;
     if (outcome.reason) changes.reason = outcome.reason;      // settled:false: what it waited on
+    if (write) Object.assign(changes, write.verdict());
     const answer = { action, ref, done: true, changes };
     if (planUsed) {
       // Which step of the plan this write was, for the pill ("plan step 2 of 3") and the app.
       answer.plan = { planId: String(args.allow.planId ?? ''), site: location.hostname, ...planStep(args.allow) };
+      if (planOpens) answer.plan.opens = true;
     }
     return answer;
   }

@@ -56,7 +56,7 @@ test('loads as a classic script in a bare context, frozen', async () => {
   const X = ctx.ChaperoneOutward;
   assert.equal(X.classify({ tag: 'button', text: 'Send' }).kind, 'outward', 'works without snapshot-core');
   assert.ok(Object.isFrozen(O) && Object.isFrozen(O.WORDS) && Object.isFrozen(O.WORDS.outward.en));
-  assert.deepEqual(Object.keys(O).sort(), ['WORDS', 'classify', 'describe', 'normalize']);
+  assert.deepEqual(Object.keys(O).sort(), ['WORDS', 'classify', 'describe', 'normalize', 'opensEditor']);
 });
 
 test(`labelled controls: ${ROWS.length} rows`, () => {
@@ -90,6 +90,68 @@ test('the word reported is the table word, longest first', () => {
   assert.equal(O.classify(button('Order')).word, 'order');
   assert.equal(O.classify(submitButton('Save', { formAction: OTHER })).word, 'save', 'form-elsewhere still names its word');
   assert.equal(O.classify(submitInput('', { formMethod: 'post' })).word, null);
+});
+
+// Real apps' controls, named as they name them (aria-label / title / text), with the context
+// describe() reports: [app, control, desc fields, kind, plan step spent?]. TiddlyWiki 5.4.1's
+// toolbars are read from a served wiki; Gmail's and Stripe's wording as their pages show it.
+const TW_EDIT = { editing: true, hints: ['Tiddler title', 'tag name', 'field name'] };
+const STRIPE = { scope: 'Pay Example Store', editing: true,
+  hints: ['Email', 'email', 'Card information', 'cc-number', 'Expiration', 'cc-exp', 'CVC', 'cc-csc'] };
+const GMAIL = { scope: 'New Message', editing: true, hints: ['To', 'to', 'Subject', 'subjectbox', 'Message Body'] };
+const iconButton = (name, title = name, extra = {}) => desc({ tag: 'button', type: 'submit', role: 'button',
+  label: name, title, ...extra });
+const REAL = [
+  ['TiddlyWiki', 'new tiddler', iconButton('new tiddler', 'Create a new tiddler'), 'write', false],
+  ['TiddlyWiki', 'edit', iconButton('Edit this tiddler'), 'write', false],
+  ['TiddlyWiki', 'done (save)', iconButton('Confirm changes to this tiddler', undefined, TW_EDIT), 'write', true],
+  ['TiddlyWiki', 'done, caption shown', desc({ tag: 'button', role: 'button', text: 'done', label: 'done', ...TW_EDIT }), 'write', true],
+  ['TiddlyWiki', 'cancel', iconButton('Discard changes to this tiddler', undefined, TW_EDIT), 'delete', true],
+  ['TiddlyWiki', 'delete', iconButton('Delete this tiddler', undefined, TW_EDIT), 'delete', true],
+  ['TiddlyWiki', 'close', iconButton('close', 'Close this tiddler'), 'none', false],
+  ['TiddlyWiki', 'more actions', iconButton('more', 'More actions'), 'none', false],
+  ['TiddlyWiki', 'tag add', button('add'), 'write', true],
+  ['note app', 'confirm changes to this note', iconButton('Confirm changes to this note'), 'write', true],
+  ['note app', 'Save', button('Save'), 'write', true],
+  ['note app', 'Update', button('Update'), 'write', true],
+  ['note app', 'Done in an editor', desc({ ...button('Done'), ...TW_EDIT }), 'write', true],
+  ['tour', 'Done with nothing to edit', button('Done'), 'none', false],
+  ['Stripe', 'Pay $20.00', desc({ ...button('Pay $20.00'), ...STRIPE }), 'outward', true],
+  ['Stripe', 'bare Confirm beside card fields', desc({ ...button('Confirm'), ...STRIPE }), 'outward', true],
+  ['Stripe', 'Confirm payment', button('Confirm payment'), 'outward', true],
+  ['Stripe dashboard', 'Confirm in a Refund payment dialog', desc({ ...button('Confirm'), scope: 'Refund payment', editing: true, hints: ['Amount'] }), 'outward', true],
+  ['Stripe dashboard', 'Update customer', button('Update customer'), 'write', true],
+  ['shop', 'Confirm purchase', button('Confirm purchase'), 'outward', true],
+  ['shop', 'Confirm order', button('Confirm order'), 'outward', true],
+  ['Gmail', 'Send', desc({ tag: 'div', role: 'button', label: 'Send \u202a(Ctrl-Enter)\u202c', text: 'Send', ...GMAIL }), 'outward', true],
+  ['Gmail', 'bare Confirm in the compose dialog', desc({ ...button('Confirm'), ...GMAIL }), 'outward', true],
+  ['Gmail', 'Confirm and send', button('Confirm and send'), 'outward', true],
+  ['Gmail', 'Discard draft', desc({ tag: 'div', role: 'button', label: 'Discard draft \u202a(Ctrl-Shift-D)\u202c', ...GMAIL }), 'delete', true],
+  ['Gmail', 'Archive', desc({ tag: 'div', role: 'button', label: 'Archive' }), 'write', true],
+  ['Gmail', 'Compose', desc({ tag: 'div', role: 'button', text: 'Compose', label: 'Compose' }), 'none', false],
+  ['settings', 'Confirm in an Edit profile form', desc({ ...button('Confirm'), scope: 'Edit profile', editing: true, hints: ['Display name'] }), 'write', true],
+  ['settings', 'Confirm in Delete account', desc({ ...button('Confirm'), scope: 'Delete account', editing: true, hints: ['Type DELETE'] }), 'delete', true],
+  ['settings', 'bare Confirm, nothing around', button('Confirm'), 'outward', true],
+  ['GitHub', 'Confirm merge', button('Confirm merge'), 'write', true],
+  ['GitHub', 'Comment', button('Comment'), 'outward', true],
+  ['French app', 'Valider les modifications', button('Valider les modifications'), 'write', true],
+  ['French app', 'Confirmer le paiement', button('Confirmer le paiement'), 'outward', true],
+  ['Chinese app', '确认修改', button('确认修改'), 'write', true],
+  ['Chinese app', '确认支付', button('确认支付'), 'outward', true],
+];
+
+test(`real apps' controls: ${REAL.length} rows, confirm judged by its subject and context`, () => {
+  const wrong = [];
+  for (const [app, what, d, kind, spends] of REAL) {
+    const got = O.classify(d);
+    if (got.kind !== kind) wrong.push(`${app} ${what}: want ${kind}, got ${got.kind} (${got.word})`);
+    // A write that opens an editor spends no plan step; every other act does (or is never covered).
+    if (got.kind === 'write' && O.opensEditor(d) === spends) wrong.push(`${app} ${what}: opensEditor ${!spends} wanted`);
+  }
+  assert.deepEqual(wrong, []);
+  // Context never turns an outward word into anything else, and a submit never opens an editor.
+  assert.equal(O.classify(desc({ ...button('Send'), scope: 'Edit profile', editing: true })).kind, 'outward');
+  assert.equal(O.opensEditor(submitButton('Edit')), false);
 });
 
 test('normalize: case, accents, compatibility forms, separators', () => {

@@ -3,12 +3,12 @@
 // text — press and type also on whatever has focus in the captured document (no ref, its
 // captureId). A click that would send, delete or write is held for the person instead
 // (lib/holds.js), and so is a key press that would set off such a control (the hold is then the
-// click on that control); their Approve runs the very same act again here (extension.hold.resolve).
+// click on that control); their Approve runs it again in hold.js (extension.hold.resolve).
 // Mirrors the agent tool browser_act (src/core/agent/tools/chp-tool-act.c).
 
 import { ChaperoneError } from '../scopes.js';
 import { publicHold } from '../holds.js';
-import { bad, holdId, id, obj, oneOf, parseRef } from './common.js';
+import { bad, id, obj, oneOf, parseRef } from './common.js';
 import { allowOf } from './plan.js';
 
 export const ACTIONS = Object.freeze(['click', 'focus', 'scroll', 'setValue', 'hover', 'press', 'type']);
@@ -127,44 +127,4 @@ export const HANDLERS = Object.freeze({
     },
   },
 
-  'extension.hold.resolve': {
-    target: 'none',
-    params(p) {
-      const o = obj(p);
-      return { holdId: holdId(o.holdId), outcome: oneOf(o.outcome, 'outcome', ['approve', 'decline']) };
-    },
-    async run({ router, chrome, params, signal }) {
-      const h = router.holds.get(params.holdId);
-      if (!h) throw bad('No hold has that id');
-      if (h.state !== 'held') return publicHold(h);
-      if (params.outcome === 'decline') return publicHold(router.holds.end(h.holdId, 'declined'));
-      if (router.stopState.stopped) throw new ChaperoneError('stopped', 'The person stopped the agent');
-      // Approve: the same grant, the same document, the same thing (the page checks canonical).
-      const found = router.grants.lookupTab(h.tabId);
-      if (found.error || found.grant.grantId !== h.grantId) {
-        return publicHold(router.holds.end(h.holdId, 'expired'));
-      }
-      let now = null;
-      try {
-        now = await chrome.webNavigation.getFrame({ tabId: h.tabId, frameId: h.frameId });
-      } catch {
-        now = null;
-      }
-      if (!now || now.documentId !== h.documentId) return publicHold(router.holds.end(h.holdId, 'changed'));
-      let value;
-      try {
-        value = await router.page.run({ tabId: h.tabId, frameId: h.frameId, documentId: h.documentId }, 'action',
-          { captureId: h.captureId, ref: h.ref, action: h.action, expect: h.canonical }, { signal });
-      } catch (e) {
-        if (e?.code === 'stale_document' || e?.code === 'stale_node') {
-          return publicHold(router.holds.end(h.holdId, 'changed'));
-        }
-        return publicHold(router.holds.end(h.holdId, 'failed', { error: e?.code ?? 'internal' }));
-      }
-      if (!value || typeof value !== 'object' || value.changed) {
-        return publicHold(router.holds.end(h.holdId, 'changed'));
-      }
-      return publicHold(router.holds.end(h.holdId, 'done', { changes: value.changes ?? {} }));
-    },
-  },
 });

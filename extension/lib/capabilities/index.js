@@ -14,7 +14,7 @@
 //   browser.cookies             read.js       none yet (read family)
 //   browser.node.action         act.js        chp-tool-act.c (browser_act); its `allow` comes
 //                                             from a plan, chp-tool-plan.c (checked in plan.js)
-//   extension.hold.resolve      act.js        the person's Approve / Decline (chp-engine.c)
+//   extension.hold.resolve      hold.js       the person's Approve / Decline (chp-engine-person.c)
 //   browser.navigate            navigate.js   chp-tool-navigate.c (browser_navigate)
 //   browser.takeover            handoff.js    none (handoff family)
 //   browser.handoff.request     handoff.js    chp-tool-handoff.c (browser_handoff)
@@ -44,6 +44,7 @@
 import * as act from './act.js';
 import * as grants from './grants.js';
 import * as handoff from './handoff.js';
+import * as hold from './hold.js';
 import * as navigate from './navigate.js';
 import * as read from './read.js';
 import * as stop from './stop.js';
@@ -61,4 +62,4 @@ function assemble(families) {
   return Object.freeze(table);
 }
 
-export const HANDLERS = assemble({ tabs, read, act, navigate, handoff, grants, stop });
+export const HANDLERS = assemble({ tabs, read, act, hold, navigate, handoff, grants, stop });

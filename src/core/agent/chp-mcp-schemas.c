@@ -391,9 +391,10 @@ static const char * const step_kinds[] = { "create", "edit", NULL };
 JsonObject *
 chp_tool_plan_input (void)
 {
-  JsonObject *steps = prop_array ("What you will create or edit, one step per write (a save, a "
-                                  "create): at most 20. Deletes, messages and payments are never "
-                                  "part of a plan; each of those waits for the person.",
+  JsonObject *steps = prop_array ("What you will create or edit, one step per item saved "
+                                  "(opening its editor uses none): at most 20. Deletes, messages "
+                                  "and payments are never part of a plan; each of those waits "
+                                  "for the person.",
                                   schema_object (TRUE,
                                     "kind", prop_enum (NULL, step_kinds), TRUE,
                                     "site", prop_string ("The host, e.g. docs.example.com.", 1,

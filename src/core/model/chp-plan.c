@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-plan.c: a plan is the agent's words (its summaries) checked for shape, never for truth: the
  * person reads them on the card and decides. What a plan can cover is fixed here, not by the
- * agent: only "create" and "edit" steps exist, and a step covers one write on its own site. The
- * extension still judges each act from the page, and a delete, a message or a payment is held
- * whatever plan there is. */
+ * agent: only "create" and "edit" steps exist, and a step covers one item saved on its own site
+ * (a write that only opens its editor spends none: chp-tool-act.c). The extension still judges
+ * each act from the page, and a delete, a message or a payment is held whatever plan there is. */
 #include "config.h"
 
 #include "chp-plan.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-plan.h: an agent's plan of creates and edits (DESIGN §8). The person approves it once in the
- * app; then writes on its sites go through without a card each, one step per write, until its
- * steps are used, an hour has passed, or the person stops. Deletes, messages and payments are
+ * app; then writes on its sites go through without a card each, one step per item saved, until
+ * its steps are used, an hour has passed, or the person stops. Deletes, messages and payments are
  * never a plan's: a plan has no step kind for them. */
 #pragma once
 

@@ -27,6 +27,23 @@ hold_words (const char *kind)
   return "would change data with the person's login, and no plan they approved covers it";
 }
 
+/* The page's sign that a write was saved (page-holds.js watchWrite), in words. */
+static const char *
+save_sign (const char *by)
+{
+  if (g_strcmp0 (by, "notice") == 0)
+    return "a notice appeared";
+  if (g_strcmp0 (by, "url") == 0)
+    return "the URL changed";
+  if (g_strcmp0 (by, "control-disabled") == 0)
+    return "the control got disabled";
+  if (g_strcmp0 (by, "control-gone") == 0)
+    return "the control went away";
+  if (g_strcmp0 (by, "list-item") == 0)
+    return "a list got a new item";
+  return "it changed";
+}
+
 /* The browser held the click instead of doing it. Nothing was sent; the agent learns the hold's
  * id, and what the person will see. The control and the site are the page's words. */
 static void
@@ -110,6 +127,14 @@ plan_step_used (ToolCall   *call,
     return;
 
   held = g_object_ref (plan);
+  /* A write that only opened an editor ("New tiddler", "Edit") spends no step: the save after it
+   * does, so one item created or edited is one step of the plan the person read. */
+  if (chp_mcp_json_bool (used, "opens"))
+    {
+      g_string_append_printf (text, " Covered by your approved plan %s (it opened an editor: no "
+                              "step used).", chp_plan_get_id (held));
+      return;
+    }
   step = chp_plan_list_use_step (chp_engine_get_plans (engine), chp_plan_get_id (plan),
                                  chp_mcp_json_string (used, "site", ""));
   if (step == 0)
@@ -287,6 +312,16 @@ acted_cb (GObject      *source,
                               ? "changed" : "did not change",
                               chp_mcp_json_bool (changes, "textChanged")
                               ? "changed" : "did not change");
+    }
+  /* A write that went through (a plan's): the page's own sign that it was saved, or none. */
+  if (changes != NULL && json_object_has_member (changes, "verified"))
+    {
+      if (chp_mcp_json_bool (changes, "verified"))
+        g_string_append_printf (text, " Saved, as the page showed (%s).",
+                                save_sign (chp_mcp_json_string (changes, "by", "")));
+      else
+        g_string_append (text, " Could not confirm that it was saved: no notice appeared, the "
+                               "control stayed, the URL did not change and no list grew.");
     }
   plan_step_used (call, answer, structured, text);
 

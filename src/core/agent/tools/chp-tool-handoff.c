@@ -188,7 +188,8 @@ wait_text (ToolCall   *call,
 
   if (g_str_equal (state, "approved"))
     return g_strdup_printf ("The person approved %s. Its creates and edits on its sites now run "
-                            "without a card each, one step per write, for an hour at most.", id);
+                            "without a card each, one step per item saved (opening an editor "
+                            "uses none), for an hour at most.", id);
   if (g_str_equal (state, "declined"))
     return g_strdup_printf ("The person declined %s. Each write will wait for their approval; ask "
                             "them how to continue.", id);
