@@ -155,7 +155,7 @@ export class ChaperoneDriver extends Driver {
   }
 
   async #whenHeld(r) {
-    const s = r.structuredContent ?? {};
+    const s = H.structuredOf(r);
     if (s.held !== true) return r;
     this.counts.approvals += 1;
     await this.person.approveHold(s.holdId, s);
