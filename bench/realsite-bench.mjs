@@ -48,6 +48,7 @@ const { TASKS, runTask } = await import('../tests/realsites/tasks.mjs');
 const D = await import('../tests/realsites/drivers.mjs');
 const { chaperoneWhyNot, startChaperoneWorld } = await import('../tests/realsites/world.mjs');
 const { median, round } = await import('./mcp-bench-report.mjs');
+const { until } = await import('../tests/lib/until.mjs');
 
 const t0 = performance.now();
 const phase = (what) => console.error(`realsite-bench: ${what} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
@@ -61,10 +62,11 @@ setTimeout(() => {
   cleanup().finally(() => process.exit(1));
 }, watchdogMs).unref();
 
-// The act figures: on each app's page, the field filled and the neutral control clicked.
+// The act figures: on each app's page, the field filled and a neutral control clicked (one the
+// field's own popup does not cover: TiddlyWiki's search results hang over its sidebar tabs).
 const ACTS = {
   tiddlywiki: { fill: { role: ['searchbox', 'textbox'], after: { role: 'button', name: /^control panel$|^Server status$/ } },
-    click: { role: 'tab', name: 'Recent' } },
+    click: { role: 'button', name: 'advanced search' } },
   maildev: { fill: { role: ['textbox', 'searchbox'], name: /search/i }, click: { role: 'button', name: 'Refresh emails' } },
   nodered: { fill: { role: ['textbox', 'searchbox'], name: 'filter nodes' }, click: { role: 'link', name: 'Backups' } },
 };
@@ -74,21 +76,36 @@ async function actFigures(d, app, { background = null } = {}) {
   if (d.name === 'ours') d.use(app);
   else await d.open(app);
   if (background) await background();
-  const snap = await d.snapshot();
-  const field = d.find(snap, { role: spec.fill.role, name: spec.fill.name }, { after: spec.fill.after });
-  const control = d.find(snap, spec.click);
-  if (!field || !control) throw new Error(`${d.label}: ${app.name}: no ${field ? 'control' : 'field'} to act on`);
+  // Fresh refs before each act, untimed: an app re-renders what a fill or click touched.
+  const targets = async () => {
+    const snap = await d.snapshot();
+    const field = d.find(snap, { role: spec.fill.role, name: spec.fill.name }, { after: spec.fill.after });
+    const control = d.find(snap, spec.click);
+    return field && control ? { field, control } : null;
+  };
+  const fresh = () => until(targets, { timeout: 30000, what: `${d.label}: the field and the control on ${app.label}` });
   const fill = [];
   const click = [];
+  const failed = { fill: 0, click: 0, first: null };
+  // One act, timed when it succeeds; a refusal is counted and said, and the figures go on.
+  const timedAct = async (kind, times, i, fn) => {
+    const s = performance.now();
+    try {
+      await fn();
+      if (i) times.push(performance.now() - s);
+    } catch (err) {
+      failed[kind] += 1;
+      failed.first ??= `${kind} #${i}: ${err.message.slice(0, 200)}`;
+    }
+  };
   for (let i = 0; i < 1 + N.acts; i++) {
-    let s = performance.now();
-    await d.fill(field.ref, 'search field', `word${i}`);
-    if (i) fill.push(performance.now() - s);
-    s = performance.now();
-    await d.click(control.ref, 'neutral control');
-    if (i) click.push(performance.now() - s);
+    let t = await fresh();
+    await timedAct('fill', fill, i, () => d.fill(t.field.ref, 'search field', `word${i}`));
+    t = await fresh();
+    await timedAct('click', click, i, () => d.click(t.control.ref, 'neutral control'));
   }
-  return { fill_ms: round(median(fill), 1), click_ms: round(median(click), 1), n: N.acts };
+  return { fill_ms: round(median(fill), 1), click_ms: round(median(click), 1), n: N.acts,
+    ...(failed.first ? { failed } : {}) };
 }
 
 async function measure(d, apps, extra = {}) {
@@ -207,6 +224,15 @@ console.log('acts (median ms): fill | click + settle');
 for (const name of Object.keys(ACTS)) {
   row(`  ${name}, tab in front`, (s) => (s.acts[name]?.front ? `${s.acts[name].front.fill_ms} | ${s.acts[name].front.click_ms}` : s.acts[name]?.error ? 'error' : undefined));
   if (S.ours?.acts[name]?.background) row(`  ${name}, tab in the background`, (s) => (s.acts[name]?.background ? `${s.acts[name].background.fill_ms} | ${s.acts[name].background.click_ms}` : undefined));
+}
+for (const c of cols) {
+  for (const [name, a] of Object.entries(S[c].acts)) {
+    for (const where of ['front', 'background']) {
+      const f = a[where]?.failed;
+      if (f) console.log(`${head[c]} acts on ${name} (${where}): ${f.fill} fill(s) and ${f.click} click(s) refused; first: ${f.first}`);
+    }
+    if (a.error) console.log(`${head[c]} acts on ${name}: ${a.error.slice(0, 300)}`);
+  }
 }
 for (const [n, why] of Object.entries(results.skipped)) console.log(`${head[n] ?? n}: skipped: ${why}`);
 for (const c of cols) {

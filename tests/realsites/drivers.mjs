@@ -80,7 +80,14 @@ class Driver {
    * Waits until an element named `name` is on the page (an app still loading): the server's own
    * wait for text where it has one (the peers), else a look again and again (Chaperone).
    */
-  async waitFor(name) { await this.call(this.waitTool, { text: name, ...this.waitArgs?.() }); }
+  async waitFor(name) {
+    const { until } = await import('../lib/until.mjs');
+    await until(async () => {
+      const r = await this.call(this.waitTool, { text: name, ...this.waitArgs?.(name) }, { allowError: true });
+      // Its own wait gives up after a few seconds (an app still loading on a busy machine): look.
+      return !r.isError || this.find(await this.snapshot(), { name });
+    }, { timeout: 30000, what: `${name} on the page` });
+  }
 
   /** Before a write: nothing, for servers that never ask the person. */
   async beginWrite() {}
@@ -262,7 +269,7 @@ export class DevtoolsDriver extends Driver {
   open(app, url = app.url) { return this.call('navigate_page', { pageId: this.pageId, type: 'url', url }); }
   snapshot() { return this.call('take_snapshot', { pageId: this.pageId }); }
   get waitTool() { return 'wait_for'; }
-  waitArgs() { return { pageId: this.pageId }; }
+  waitArgs(name) { return { pageId: this.pageId, text: [name] }; }
 
   // `uid=1_5 button "Send" disabled` / `uid=1_7 textbox value="…"`
   items(result) {

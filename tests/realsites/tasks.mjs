@@ -94,33 +94,34 @@ export const TASKS = {
   wikiWrite: {
     app: 'tiddlywiki', kind: 'write', title: 'TiddlyWiki: create a tiddler with a title and body, save it',
     async prepare() {
-      this.title = `Ferry timetable ${unique()}`;
+      this.tiddler = `Ferry timetable ${unique()}`;
       this.body = 'The 7:40 ferry now leaves from pier 3.';
     },
     async run(d, app) {
       await d.open(app);
-      await d.beginWrite(app, `Add the tiddler "${this.title}" to the wiki`,
-        [{ kind: 'create', summary: `Create and save the tiddler "${this.title}"` }]);
+      await d.beginWrite(app, `Add the tiddler "${this.tiddler}" to the wiki`,
+        [{ kind: 'create', summary: `Create and save the tiddler "${this.tiddler}"` }]);
       await act(d, { role: 'button', name: 'new tiddler' }, {}, 'new tiddler button');
       const confirm = { role: 'button', name: 'Confirm changes to this tiddler' };
       const { snap } = await look(d, confirm);
       const title = need(d, snap, { role: TEXTBOX }, { after: confirm });
-      const body = need(d, snap, { role: TEXTBOX }, { after: { role: FRAME } });
-      await d.fill(title.ref, 'title field', this.title);
+      // Unnamed: the frame's textarea; the named fields after it (the content type) are not it.
+      const body = need(d, snap, { role: TEXTBOX, name: UNNAMED }, { after: { role: FRAME } });
+      await d.fill(title.ref, 'title field', this.tiddler);
       await d.fill(body.ref, 'body field', this.body);
       await d.click(need(d, snap, confirm).ref, 'Confirm changes button');
       return {};
     },
     async verify(app) {
       // The wiki saves to its server a moment after the click (its syncer): wait for it, bounded.
-      const t = await until(() => app.tiddler(this.title), { timeout: 15000, what: `"${this.title}" on the server` })
+      const t = await until(() => app.tiddler(this.tiddler), { timeout: 15000, what: `"${this.tiddler}" on the server` })
         .catch(() => null);
-      if (!t) throw new TaskError(`no tiddler "${this.title}" on the server`);
+      if (!t) throw new TaskError(`no tiddler "${this.tiddler}" on the server`);
       if (t.text !== this.body) throw new TaskError(`the saved body is ${JSON.stringify(t.text)}`);
     },
     async cleanup(app) {
-      await app.deleteTiddler(this.title);
-      await app.deleteTiddler(`Draft of '${this.title}'`);
+      await app.deleteTiddler(this.tiddler);
+      await app.deleteTiddler(`Draft of '${this.tiddler}'`);
       await app.deleteTiddler('Draft of \'New Tiddler\'');
     },
   },
