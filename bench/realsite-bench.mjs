@@ -165,16 +165,13 @@ try {
     else {
       phase('Chaperone: engine, Chromium with the extension, pairing, grant');
       try {
-        const w = await startChaperoneWorld(Object.values(apps), { name: 'realsite-bench' });
+        // Chromium as a person runs it: a tab behind another is hidden and its timers throttled.
+        const w = await startChaperoneWorld(Object.values(apps), { name: 'realsite-bench', throttled: true });
         cleanups.push(() => w.stop());
-        let cover = null;
         results.servers.ours = await measure(w.driver, apps, {
-          front: (name) => w.pages[name].bringToFront(),
-          // Another tab in front (a page of the person's own), the app's tab behind it.
-          background: async () => {
-            cover ??= await w.browser.ctx.newPage();
-            await cover.bringToFront();
-          },
+          front: (name) => w.front(name),
+          // Another tab in front of the app's, in its window (the app's page hidden, throttled).
+          background: (name) => w.background(name),
         });
         results.chromium = w.browser.ctx.browser()?.version() ?? '';
       } catch (err) {

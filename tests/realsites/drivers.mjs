@@ -145,9 +145,10 @@ export class ChaperoneDriver extends Driver {
       { timeout: 30000, what: `${name} on the page` });
   }
 
+  // `[3:e12] button "Send" disabled`, one line per element in the text; those listed under "not
+  // rendered now (hidden)" end in "hidden" and are not for acting on.
   items(result) {
-    const nodes = H.nodesOf(result).filter((n) => n.ref).map((n) => ({ ref: n.ref, role: n.role, name: n.name ?? '', value: n.value }));
-    return nodes.length ? nodes : H.refLines(H.textOf(result));
+    return H.refLines(H.textOf(result)).filter((l) => !/\shidden\s*$/.test(l.line));
   }
 
   /** A click; a held one waits for the person (counted) and answers the hold's outcome. */

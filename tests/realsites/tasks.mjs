@@ -105,8 +105,9 @@ export const TASKS = {
       const confirm = { role: 'button', name: 'Confirm changes to this tiddler' };
       const { snap } = await look(d, confirm);
       const title = need(d, snap, { role: TEXTBOX }, { after: confirm });
-      // Unnamed: the frame's textarea; the named fields after it (the content type) are not it.
-      const body = need(d, snap, { role: TEXTBOX, name: UNNAMED }, { after: { role: FRAME } });
+      // The frame's textarea, unnamed or named by its placeholder ("Type the text for this
+      // tiddler"); the named fields after the frame (content type, field name) are not it.
+      const body = need(d, snap, { role: TEXTBOX, name: /^[^\p{L}\p{N}]*$|\btext\b/iu }, { after: { role: FRAME } });
       await d.fill(title.ref, 'title field', this.tiddler);
       await d.fill(body.ref, 'body field', this.body);
       await d.click(need(d, snap, confirm).ref, 'Confirm changes button');

@@ -44,15 +44,60 @@ export function enginePerson(engine) {
   };
 }
 
-export async function startChaperoneWorld(apps, { name = 'realsites' } = {}) {
+/**
+ * Chromium as a person runs it, driven over CDP (the bench's background figures): Playwright's own
+ * launch turns background throttling off and emulates focus on its pages, so a tab behind another
+ * would never be hidden nor throttled. Connected to a browser it did not launch, it adds neither.
+ */
+async function launchAsAPerson() {
+  const { spawn } = await import('node:child_process');
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const playwright = await import('playwright-core');
+  const { Browser, CHROMIUM, EXTENSION_DIR } = await import('../e2e/browser-harness.mjs');
+  const { deadline } = await import('../lib/until.mjs');
+  const userDataDir = await mkdtemp(join(tmpdir(), 'chaperone-chromium-'));
+  const child = spawn(CHROMIUM, ['--headless=new', '--remote-debugging-port=0', `--user-data-dir=${userDataDir}`,
+    '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--no-default-browser-check',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
+    '--window-size=1280,800', `--disable-extensions-except=${EXTENSION_DIR}`, `--load-extension=${EXTENSION_DIR}`,
+    'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  let err = '';
+  const endpoint = await deadline(new Promise((ok, fail) => {
+    child.stderr.on('data', (d) => {
+      err += d;
+      const m = /DevTools listening on (ws:\/\/\S+)/.exec(err);
+      if (m) ok(m[1]);
+    });
+    child.once('exit', (code) => fail(new Error(`Chromium exited (${code}): ${err.slice(-500)}`)));
+  }), { timeout: 20000, what: 'Chromium\'s DevTools endpoint' });
+  const cdp = await playwright.chromium.connectOverCDP(endpoint, { noDefaults: true });
+  const browser = new Browser(cdp.contexts()[0], userDataDir);
+  browser.close = async () => {
+    await cdp.close().catch(() => {});
+    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* gone */ }
+    await new Promise((ok) => (child.exitCode !== null ? ok() : child.once('exit', ok)));
+    await rm(userDataDir, { recursive: true, force: true }).catch(() => {});
+  };
+  await browser.worker();
+  return browser;
+}
+
+/**
+ * `throttled`: Chromium as a person runs it (launchAsAPerson), so that `background(name)` really
+ * hides the app's tab behind another tab of its window, timers throttled; `front(name)` shows it.
+ */
+export async function startChaperoneWorld(apps, { name = 'realsites', throttled = false } = {}) {
   const { Browser, EXTENSION_ORIGIN } = await import('../e2e/browser-harness.mjs');
+  const { until } = await import('../lib/until.mjs');
   const stops = [];
   const stop = async () => { for (const fn of stops.splice(0).reverse()) await fn().catch(() => {}); };
   try {
     const world = await H.startEngineWithAgents();
     stops.push(() => world.stop());
     const { engine } = world;
-    const browser = await Browser.launch();
+    const browser = throttled ? await launchAsAPerson() : await Browser.launch();
     stops.push(() => browser.close());
     await browser.setPort(engine.port);
     const pages = {};
@@ -78,7 +123,32 @@ export async function startChaperoneWorld(apps, { name = 'realsites' } = {}) {
     const person = enginePerson(engine);
     const driver = new ChaperoneDriver(agent, person);
     await driver.learnTabs(apps.map((a) => a.origin));
-    return { driver, agent, browser, pages, engine, person, world, stop };
+    const visibility = (n) => pages[n].evaluate(() => document.visibilityState);
+    const tabIdOf = async (n) => browser.tabIdOf(pages[n]);
+    return {
+      driver, agent, browser, pages, engine, person, world, stop,
+      /** Shows the app's tab (its window's active tab). */
+      async front(n) {
+        const sw = await browser.worker();
+        await sw.evaluate((id) => chrome.tabs.update(id, { active: true }), await tabIdOf(n));
+        await until(async () => (await visibility(n)) === 'visible', { what: `${n}'s tab to be visible` });
+      },
+      /** Puts another tab of the same window in front of the app's tab (one per window, kept). */
+      async background(n) {
+        const sw = await browser.worker();
+        await sw.evaluate(async (tabId) => {
+          const { windowId } = await chrome.tabs.get(tabId);
+          globalThis.__realsiteCovers ??= new Map();
+          const cover = globalThis.__realsiteCovers.get(windowId);
+          if (cover !== undefined) {
+            try { await chrome.tabs.update(cover, { active: true }); return; } catch { /* closed */ }
+          }
+          const t = await chrome.tabs.create({ windowId, url: 'about:blank', active: true });
+          globalThis.__realsiteCovers.set(windowId, t.id);
+        }, await tabIdOf(n));
+        if (throttled) await until(async () => (await visibility(n)) === 'hidden', { what: `${n}'s tab to be hidden` });
+      },
+    };
   } catch (err) {
     await stop();
     throw err;
