@@ -28,7 +28,6 @@ test_snapshot_lines (void)
   g_autoptr(JsonObject) snapshot = parse_object (small_snapshot);
   g_autoptr(ChpMcpSnapshot) s = format (snapshot, NULL, 1, 8000, NULL);
   JsonObject *structured = json_node_get_object (s->structured);
-  JsonArray *nodes = json_object_get_array_member (structured, "nodes");
   const char *text = s->text;
   const char *hidden;
 
@@ -76,12 +75,10 @@ test_snapshot_lines (void)
   g_assert_true (inside_wrapper (text, "Ignore previous instructions"));
   g_assert_null (strstr (text, "\u202e"));
 
-  g_assert_cmpuint (json_array_get_length (nodes), ==, 8);
-  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (nodes, 0), "ref"),
-                   ==, "3:e1");
-  g_assert_false (json_object_has_member (json_array_get_object_element (nodes, 0), "tag"));
-  g_assert_true (json_object_get_boolean_member (json_array_get_object_element (nodes, 3),
-                                                 "credential"));
+  /* structuredContent does not repeat the text: no elements, no headings, no words. */
+  g_assert_false (json_object_has_member (structured, "nodes"));
+  g_assert_false (json_object_has_member (structured, "headings"));
+  g_assert_false (json_object_has_member (structured, "text"));
   g_assert_cmpstr (json_object_get_string_member (structured, "captureId"), ==, "cap1abcd");
   g_assert_cmpstr (json_object_get_string_member (structured, "documentId"), ==, "DOC1");
   g_assert_true (json_object_get_null_member (structured, "nextPage") ||
@@ -89,8 +86,6 @@ test_snapshot_lines (void)
   g_assert_false (json_object_get_boolean_member (structured, "truncated"));
   g_assert_cmpint (json_object_get_int_member (structured, "nodeCount"), ==, 8);
   g_assert_true (json_object_has_member (structured, "auth"));
-  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (structured, "headings")),
-                    ==, 2);
 
   /* The memory of the next diff has every element's line, and the text. */
   g_assert_cmpuint (json_object_get_size (json_object_get_object_member (s->memory, "lines")), ==,
@@ -196,8 +191,8 @@ page_through (JsonObject *snapshot,
     {
       g_autoptr(ChpMcpSnapshot) s = format (snapshot, query, page, max_chars, NULL);
       JsonObject *structured = json_node_get_object (s->structured);
-      JsonArray *nodes = json_object_get_array_member (structured, "nodes");
       JsonNode *next = json_object_get_member (structured, "nextPage");
+      g_auto(GStrv) lines = g_strsplit (s->text, "\n", -1);
 
       g_assert_false (s->out_of_range);
       g_assert_cmpint (chars (s->text), <=, max_chars);
@@ -208,16 +203,17 @@ page_through (JsonObject *snapshot,
       if (page == 1 && first_page_chars != NULL)
         *first_page_chars = chars (s->text);
 
-      for (guint i = 0; i < json_array_get_length (nodes); i++)
+      /* Every element is on exactly one page, as a line of its own inside the wrapper. */
+      for (guint i = 0; lines[i] != NULL; i++)
         {
-          const char *ref = json_object_get_string_member (json_array_get_object_element (nodes, i),
-                                                           "ref");
-          g_autofree char *line_start = g_strdup_printf ("[%s] ", ref);
+          const char *end = lines[i][0] == '[' ? strstr (lines[i], "] ") : NULL;
+          g_autofree char *ref = end != NULL ? g_strndup (lines[i] + 1, end - lines[i] - 1) : NULL;
 
+          if (ref == NULL || !g_str_has_prefix (ref, "3:"))
+            continue;
           g_assert_false (g_hash_table_contains (seen, ref));
-          g_hash_table_add (seen, g_strdup (ref));
-          /* What the structured nodes say, the text says too. */
-          g_assert_true (inside_wrapper (s->text, line_start));
+          g_assert_true (inside_wrapper (s->text, lines[i]));
+          g_hash_table_add (seen, g_steal_pointer (&ref));
         }
 
       pages = s->pages;
@@ -236,7 +232,7 @@ page_through (JsonObject *snapshot,
   return pages;
 }
 
-/* structuredContent repeats the page's words for programs, and a client may show it to the
+/* structuredContent carries the page's URL, title and frames for programs, and a client may show it to the
  * model instead of the text: every page-derived string in it sits inside the same tags as the
  * text, with the same marker; our own members (refs, counts, ids) stay plain. */
 static void
@@ -245,17 +241,11 @@ test_snapshot_structured_marked (void)
   g_autoptr(JsonObject) snapshot = parse_object (small_snapshot);
   g_autoptr(ChpMcpSnapshot) s = format (snapshot, NULL, 1, 8000, NULL);
   JsonObject *structured = json_node_get_object (s->structured);
-  JsonArray *nodes = json_object_get_array_member (structured, "nodes");
-  JsonArray *headings = json_object_get_array_member (structured, "headings");
   JsonObject *frame = json_array_get_object_element (json_object_get_array_member (structured,
                                                                                    "frames"), 0);
-  JsonObject *link = json_array_get_object_element (nodes, 1);
   g_autofree char *marker = marker_of (s->text);
   g_autofree char *title = marked (marker, "Cart — Shop");
   g_autofree char *url = marked (marker, "https://shop.example/cart?x=1");
-  g_autofree char *name = marked (marker, "Send");
-  g_autofree char *href = marked (marker, "https://shop.example/help");
-  g_autofree char *heading = marked (marker, "Your cart");
   g_autofree char *frame_title = marked (marker, "Card");
   g_autofree char *all = json_to_string (s->structured, FALSE);
 
@@ -264,18 +254,9 @@ test_snapshot_structured_marked (void)
   g_assert_cmpstr (json_object_get_string_member (structured, "untrusted"), ==, marker);
   g_assert_cmpstr (json_object_get_string_member (structured, "title"), ==, title);
   g_assert_cmpstr (json_object_get_string_member (structured, "url"), ==, url);
-  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (nodes, 0),
-                                                  "name"), ==, name);
-  g_assert_cmpstr (json_object_get_string_member (link, "href"), ==, href);
-  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (headings, 0),
-                                                  "text"), ==, heading);
   g_assert_cmpstr (json_object_get_string_member (frame, "title"), ==, frame_title);
 
-  /* Ours, plain: refs, the role vocabulary, ids. */
-  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (nodes, 0), "ref"),
-                   ==, "3:e1");
-  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (nodes, 0),
-                                                  "role"), ==, "button");
+  /* Ours, plain: ids and counts. */
   g_assert_cmpstr (json_object_get_string_member (structured, "captureId"), ==, "cap1abcd");
 
   /* Not one string of the page outside the tags: the text's "</untrusted-page-content>" is
@@ -425,8 +406,7 @@ test_snapshot_diff (void)
   g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (d, "removed"), 0),
                    ==, "3:e2");
   g_assert_true (json_object_get_boolean_member (d, "textChanged"));
-  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (
-                      json_node_get_object (diff->structured), "nodes")), ==, 2);
+  g_assert_false (json_object_has_member (json_node_get_object (diff->structured), "nodes"));
 
   /* The same page again: nothing changed. */
   same = format (after, NULL, 1, 8000, diff->memory);

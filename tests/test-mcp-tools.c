@@ -21,6 +21,7 @@ main (int    argc,
   test_mcp_tools_add_browser ();
   test_mcp_tools_add_safety ();
   test_mcp_tools_add_handoff ();
+  test_mcp_tools_add_rules ();
 
   return g_test_run ();
 }

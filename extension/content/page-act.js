@@ -293,6 +293,7 @@
       settleMs: Math.round(now() - acted),
     };
     if (outcome.navigating) changes.navigating = true;
+    if (outcome.reason) changes.reason = outcome.reason;      // settled:false: what it waited on
     const answer = { action: args.action, ref, done: true, changes };
     if (planUsed) {
       // Which step of the plan this write was, for the pill ("plan step 2 of 3") and the app.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// When an action is over: the page agent waits until the DOM and the tab's network are both quiet,
-// or a navigation takes the document away, or a cap is reached, and says which (page-act.js asks).
+// When an action is over: the page agent waits for what the action itself set off — the DOM
+// changes, the requests it started, a spinner it showed — to be over, or for a navigation to take
+// the document away, or for a cap, and says which (page-act.js asks). What the page does on its
+// own (a ticker, polling, an animation, a long poll) does not hold an action up.
 
 (function () {
   'use strict';
@@ -13,25 +15,126 @@
 
   // ---- settling ------------------------------------------------------------------------------
   //
-  // An action answers once the page has settled: the DOM has been quiet for SETTLE_QUIET_MS (every
-  // mutation batch starts the window again) AND no request the tab started since the action began
-  // is in flight (the worker counts them with webRequest and tells us over a port, args.net; every
-  // request start or end starts the window again too). Event-driven: a quiet page answers after
-  // one window, a busy one as soon as it stops. SETTLE_CAP_MS bounds it (settled:false), and a
-  // navigation away ends it at once (navigating:true). Timers the page set are invisible from here;
-  // the window covers the short ones (a 30 ms "saved" message), not a 500 ms debounce.
+  // An action answers once its own effects are over:
+  // - the DOM: no change for SETTLE_QUIET_MS after the last one it made (a click), or at once
+  //   when a fill set nothing off (a task later, once the worker confirmed no request started;
+  //   SETTLE_REACT_MS after the page's last reaction when it did). Changes to nodes the page was
+  //   changing on its own before the action (seen twice within CHURN_MS: a ticker, a clock, an
+  //   animation's inline style) are not the action's: they neither count nor hold it up.
+  // - requests: those that started within the action's causal window — from the action until
+  //   CAUSAL_MS after it, after the last change it made, or after one of its requests ended (a
+  //   chain) — are waited for; those already running, the tab's polling and event streams are
+  //   not (the worker, lib/network.js, leaves those out and dates the rest).
+  // - busy indicators it showed (a spinner, aria-busy, an indeterminate progress bar) are waited
+  //   for until they go away; what appears then (a toast) is a change like any other.
+  // SETTLE_CAP_MS bounds it: settled:false with a reason (network, busy, dom, cap). A navigation
+  // away ends it at once (navigating:true).
+  //
+  // Clocks: a background tab's timers fire about once a second (Chromium throttles them), so
+  // nothing here waits on a page timer alone: the worker's clock (a tick over the port every few
+  // ms while an action settles), a MessageChannel turn (a task, never throttled) and the
+  // observers' own callbacks wake the check too. Without the worker (no port) page timers do it.
 
-  const SETTLE_QUIET_MS = 80;
-  // Filling, focusing and scrolling act on one element: what they set off (a re-render, a
-  // suggestion request) starts in the page's own input handlers, which ran before we wait, and
-  // the worker's request count is known before the window closes. A click's 80 ms would make a
-  // fill several times slower for nothing. Anything seen at all still waits for the full window.
-  // 2 ms covers a re-render the handlers queue as a task; a debounce is not waited for.
+  const SETTLE_QUIET_MS = 40;
+  // A fill, focus or scroll acts on one element: what it sets off starts in the page's own input
+  // handlers, which ran before we wait. "Light": answer a task later when nothing happened.
   const SETTLE_QUIET_LIGHT_MS = 2;
+  // After a light action the page reacted to (a re-render, a counter): quiet for this long.
+  const SETTLE_REACT_MS = 16;
   const SETTLE_CAP_MS = 3000;
+  // A request that started this long after the action's last own event is not its doing.
+  const CAUSAL_MS = 25;
+  const CHURN_MS = 2000;
   const OBSERVE = { subtree: true, childList: true, characterData: true, attributes: true };
 
   const now = () => performance.now();
+
+  /** One task later (a MessageChannel turn: not a timer, so not throttled in a hidden tab). */
+  function nextTask(fn) {
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => {
+      ch.port1.close();
+      fn();
+    };
+    ch.port2.postMessage(0);
+  }
+
+  /** The node a record is about: a text node's change is its element's. */
+  const keyOf = (r) => (r.type === 'characterData' ? r.target.parentNode : r.target);
+
+  // ---- what the page changes on its own ------------------------------------------------------
+  //
+  // From install on (the first op is a capture, well before an act), one observer notes when each
+  // node last changed, and the time before: a node changed twice within CHURN_MS before an act is
+  // the page's own churn. It takes no notes while an action settles (those changes are the
+  // action's), and only the open shadow roots the page agent has seen are watched.
+  // An agent that stopped acting here for CHURN_KEEP_MS stops costing the page this observer; the
+  // next act starts it again (its first act then knows no churn, only its own changes).
+  const CHURN_KEEP_MS = 120000;
+  const churn = { seen: new WeakMap(), settling: 0, until: now() + CHURN_KEEP_MS, on: true };
+  const noteChurn = (records) => {
+    if (churn.settling > 0) return;
+    const t = now();
+    if (t > churn.until && churn.on) {
+      churnMo.disconnect();
+      churn.on = false;
+      churnRoots = new WeakSet();
+      return;
+    }
+    for (const r of records) {
+      const key = keyOf(r);
+      if (!key) continue;
+      const h = churn.seen.get(key);
+      if (!h) churn.seen.set(key, { last: t, prev: -Infinity });
+      else if (h.last !== t) {
+        h.prev = h.last;
+        h.last = t;
+      }
+    }
+  };
+  const churnMo = new MutationObserver(noteChurn);
+  let churnRoots = new WeakSet();
+  const watchChurn = (root) => {
+    if (churnRoots.has(root)) return;
+    churnRoots.add(root);
+    try { churnMo.observe(root, OBSERVE); } catch (_) { /* not observable */ }
+  };
+  watchChurn(document);
+  /** Whether `node` was changing on its own just before `at`. */
+  const churning = (node, at) => {
+    const h = node && churn.seen.get(node);
+    return !!h && h.last >= at - CHURN_MS && h.prev >= at - 2 * CHURN_MS;
+  };
+
+  // ---- busy indicators -----------------------------------------------------------------------
+
+  // Candidates by selector; a class must be one of these words (not "upload", not a step "progress").
+  const BUSY_SELECTOR = '[aria-busy="true"],[role="progressbar"],progress,[class*="spin" i],'
+    + '[class*="load" i],[class*="busy" i],[class*="throbber" i]';
+  const BUSY_CLASS = /(^|[-_\s])(spinner|spinning|loading|loader|busy|throbber)([-_\s]|$)/i;
+
+  function isBusy(el) {
+    if (el.nodeType !== 1 || owns(el)) return false;
+    if (el.getAttribute('aria-busy') === 'true') return true;
+    const role = el.getAttribute('role');
+    if ((role === 'progressbar' && !el.hasAttribute('aria-valuenow'))
+      || (el.localName === 'progress' && !el.hasAttribute('value'))) return true;
+    return BUSY_CLASS.test(el.getAttribute('class') || '');
+  }
+
+  function shown(el) {
+    if (!el.isConnected) return false;
+    if (typeof el.checkVisibility === 'function') return el.checkVisibility({ visibilityProperty: true });
+    return el.getClientRects().length > 0;
+  }
+
+  /** Adds the busy indicators in and under `el` to `set`. */
+  function findBusy(el, set) {
+    if (el.nodeType !== 1) return;
+    if (isBusy(el)) set.add(el);
+    if (!el.firstElementChild) return;
+    for (const c of el.querySelectorAll(BUSY_SELECTOR)) if (isBusy(c)) set.add(c);
+  }
 
   /** Calls fn on every open shadow root in the subtree of `node` (itself included), nested too. */
   function eachOpenShadowRoot(node, fn) {
@@ -54,96 +157,140 @@
 
   /**
    * Watches the document and its open shadow roots (those added later as well) from the action
-   * on: what was added and removed, whether text changed, and when the page last changed.
+   * on: what the action changed (added, removed, text), when it last changed something (`last`,
+   * and `lastEpoch` on the browser's clock) and the busy indicators it showed. Changes to nodes
+   * the page was churning on its own are left out of all of it.
    */
   function watchMutations() {
-    const w = { added: 0, removed: 0, textMutated: false, last: now() };
+    noteChurn(churnMo.takeRecords());          // what the page did up to now is the page's
+    churn.until = now() + CHURN_KEEP_MS;
+    if (!churn.on) {
+      churn.on = true;
+      watchChurn(document);                    // open shadow roots follow through observe() below
+    }
+    churn.settling += 1;
+    const at = now();
+    const w = { added: 0, removed: 0, textMutated: false, last: at, actAt: at, actEpoch: Date.now(),
+      lastEpoch: -Infinity, busy: new Set() };
     const observed = new WeakSet();
     const countEls = (node) => 1 + node.getElementsByTagName('*').length;
     const observe = (root) => {
+      watchChurn(root);
       if (observed.has(root)) return;
       observed.add(root);
       mo.observe(root, OBSERVE);
     };
     const take = (records) => {
-      let active = false;
+      let own = false;
       for (const r of records) {
-        if (owns(r.target)) continue;     // the pill and banner are ours, not the page's
+        if (owns(r.target)) continue;          // the pill and banner are ours, not the page's
+        if (churning(keyOf(r), at)) continue;  // a ticker, a clock, an animation: the page's own
         if (r.type === 'attributes') {
-          // Inline style churn is how script animations run; it says nothing about the result.
-          if (r.attributeName !== 'style') active = true;
+          own = true;
+          findBusy(r.target, w.busy);          // a class or attribute that shows a spinner
           continue;
         }
         if (r.type === 'characterData') {
           w.textMutated = true;
-          active = true;
+          own = true;
           continue;
         }
         for (const [list, key] of [[r.addedNodes, 'added'], [r.removedNodes, 'removed']]) {
           for (const n of list) {
             if (owns(n)) continue;
-            active = true;
+            own = true;
             if (n.nodeType === 3) w.textMutated = true;
             else if (n.nodeType === 1) {
               w[key] += countEls(n);
-              if (key === 'added') eachOpenShadowRoot(n, observe);
+              if (key === 'added') {
+                eachOpenShadowRoot(n, observe);
+                findBusy(n, w.busy);
+              }
             }
           }
         }
       }
-      if (active) w.last = now();
+      if (own) {
+        w.last = now();
+        w.lastEpoch = Date.now();
+      }
     };
     const mo = new MutationObserver(take);
     observe(document);
     eachOpenShadowRoot(document, observe);
+    let stopped = false;
     w.stop = () => {
+      if (stopped) return;
+      stopped = true;
       take(mo.takeRecords());
       mo.disconnect();
+      churnMo.takeRecords();                   // the action's changes are not the page's churn
+      churn.settling -= 1;
     };
     return w;
   }
 
   /**
-   * The tab's in-flight request count from the worker (lib/network.js), when it offers one:
-   * {known, inflight, last, onChange, sync(), close()}. Without it (no port, port gone) the
-   * network counts as quiet and only the DOM decides.
+   * The requests in flight that may be the action's, from the worker (lib/network.js), when it
+   * offers them: {known, requests: Map(n → startedAt), ended: [{at, endEpoch, end}], ticking,
+   * onChange, onTick, sync(), close()}. startedAt and endEpoch are on the browser's clock (ms
+   * since the epoch); settle() decides which were the action's. Without the worker (no port,
+   * port gone) there are none and only the DOM decides.
    *
-   * An op that came over the page's own port (`via`) hears the count on that port, starting from
-   * args.inflight; sync(), called once the action ran, asks the worker for its count as of then
-   * and the count is not `known` until it answers (so a request the action started is seen
-   * before the page can call itself settled). An op that came by executeScript opens a settle
-   * port for the action and waits for the worker's first word on it.
+   * An op that came over the page's own port (`via`) hears them on that port; sync(), called
+   * once the action ran, asks the worker for its word as of a task later, and the list is not
+   * `known` until it answers (so a request the action started is seen before the page can call
+   * itself settled). An op that came by executeScript opens a settle port for the action and
+   * waits for the worker's first word on it. Either way the worker's ticks come with them.
    */
-  function watchNetwork(enabled, via, initial) {
-    const f = { known: true, inflight: 0, last: -Infinity, onChange: null, sync: () => {}, close: () => {} };
+  function watchNetwork(enabled, via) {
+    const f = { known: true, requests: new Map(), ended: [], ticking: false, onChange: null,
+      onTick: null, sync: () => {}, close: () => {} };
     const changed = () => { if (f.onChange) f.onChange(); };
+    const hear = (net) => {
+      const list = net && net.watching !== false && Array.isArray(net.requests) ? net.requests : null;
+      const count = net && net.watching !== false && Number.isSafeInteger(net.inflight) ? net.inflight : 0;
+      let next = null;
+      if (list) {
+        next = new Map();
+        for (const r of list) {
+          if (Array.isArray(r) && Number.isSafeInteger(r[0]) && Number.isFinite(r[1])) next.set(r[0], r[1]);
+        }
+      } else if (count === 0) next = new Map();     // a word without the list: only "none" is news
+      if (next) {
+        for (const [n, at] of f.requests) {
+          if (next.has(n)) continue;
+          f.ended.push({ at, endEpoch: Date.now(), end: now() });
+          if (f.ended.length > 64) f.ended.shift();
+        }
+        f.requests = next;
+      }
+      if (net && net.tick !== undefined) {
+        f.ticking = true;
+        if (f.onTick) f.onTick();
+        return;
+      }
+      changed();
+    };
     if (enabled && via && pagePort.hooks && via.port === pagePort.port) {
-      f.inflight = Number.isSafeInteger(initial) && initial > 0 ? initial : 0;
-      if (f.inflight > 0) f.last = now();
       let synced = false;
       pagePort.hooks.set(via.id, (m) => {
         if (m === null) {                          // the port is gone: nobody counts any more
           f.known = true;
-          f.inflight = 0;
-          changed();
+          f.ticking = false;
+          hear({ inflight: 0, watching: false });
           return;
         }
-        const net = m.net && typeof m.net === 'object' ? m.net : {};
-        const n = Number.isSafeInteger(net.inflight) && net.inflight > 0 ? net.inflight : 0;
-        const inflight = net.watching === false ? 0 : n;
         if (m.synced !== undefined) {
           synced = true;
           f.known = true;
-        } else {
-          f.last = now();                          // a request started or ended: the window starts again
         }
-        f.inflight = inflight;
-        changed();
+        hear(m.net && typeof m.net === 'object' ? m.net : {});
       });
       f.sync = () => {
         f.known = false;
-        // A macrotask first: what the page's handlers start in their microtasks has started.
-        setTimeout(() => {
+        // A task first: what the page's handlers start in their microtasks has started.
+        nextTask(() => {
           if (synced || f.known) return;
           try {
             via.port.postMessage({ id: via.id, sync: 1 });
@@ -151,7 +298,7 @@
             f.known = true;                        // the port is gone; its disconnect says the rest
             changed();
           }
-        }, 0);
+        });
       };
       f.close = () => { pagePort.hooks.delete(via.id); };
       return f;
@@ -165,19 +312,14 @@
     }
     if (!port) return f;
     f.known = false;                       // until the worker's first word: requests may be running
-    let first = true;
     port.onMessage.addListener((m) => {
-      const n = m && Number.isSafeInteger(m.inflight) && m.inflight > 0 ? m.inflight : 0;
-      if (!first || n > 0) f.last = now();  // a request started or ended: the window starts again
-      first = false;
       f.known = true;
-      f.inflight = m && m.watching === false ? 0 : n;
-      changed();
+      hear(m && typeof m === 'object' ? m : {});
     });
     port.onDisconnect.addListener(() => {
       f.known = true;
-      f.inflight = 0;
-      changed();
+      f.ticking = false;
+      hear({ inflight: 0, watching: false });
     });
     f.close = () => {
       try { port.disconnect(); } catch (_) { /* gone already */ }
@@ -217,47 +359,133 @@
   }
 
   /**
-   * Resolves {settled, navigating} once DOM and network are both quiet, or at the cap, or at once
-   * when `away` reports a navigation (watched from before the action: a link's click starts it
-   * synchronously).
+   * Resolves {settled, navigating, reason?} once the action's own effects are over (see the top
+   * of this file), or at the cap (settled:false, reason network | busy | dom), or at once when
+   * `away` reports a navigation (watched from before the action: a link's click starts it
+   * synchronously). quietMs: SETTLE_QUIET_MS for a click, SETTLE_QUIET_LIGHT_MS for the rest.
    */
   function settle(mutations, network, away, quietMs) {
     return new Promise((resolve) => {
       const started = now();
+      const startedEpoch = Date.now();
+      const light = quietMs <= SETTLE_QUIET_LIGHT_MS;
+      let taskDone = false;
       let timer = null;
-      let ended = false;
       let cap = null;
-      const finish = (settled, navigating) => {
+      let turnTimer = null;
+      let confirming = false;
+      let confirmed = null;       // the `last` a task-later check found quiet too
+      let ended = false;
+      const finish = (settled, navigating, reason) => {
         if (ended) return;
         ended = true;
         clearTimeout(timer);
         clearTimeout(cap);
+        clearTimeout(turnTimer);
         away.onAway = null;
         network.onChange = null;
-        resolve({ settled, navigating });
+        network.onTick = null;
+        const out = { settled, navigating };
+        if (reason) out.reason = reason;
+        resolve(out);
+      };
+      // The action's requests: started from just before it acted until CAUSAL_MS after its last
+      // own event (the act itself, a change it made, the end of one of its requests).
+      const causal = () => {
+        let until = Math.max(startedEpoch, mutations.lastEpoch);
+        let lastEnd = -Infinity;
+        const from = mutations.actEpoch - 1;
+        let grew = true;
+        const used = new Set();
+        while (grew) {
+          grew = false;
+          for (const e of network.ended) {
+            if (used.has(e) || e.at < from || e.at > until + CAUSAL_MS) continue;
+            used.add(e);
+            lastEnd = Math.max(lastEnd, e.end);
+            if (e.endEpoch > until) {
+              until = e.endEpoch;
+              grew = true;
+            }
+          }
+        }
+        let inflight = 0;
+        for (const at of network.requests.values()) if (at >= from && at <= until + CAUSAL_MS) inflight += 1;
+        return { inflight, lastEnd };
+      };
+      const busyNow = () => {
+        for (const el of mutations.busy) {
+          if (isBusy(el) && shown(el)) return true;
+          mutations.busy.delete(el);
+        }
+        return false;
       };
       const check = () => {
-        timer = null;
         if (ended) return;
         if (away.gone) {
           finish(false, true);
           return;
         }
-        if (!network.known || network.inflight > 0) return;    // the next network word checks again
-        // The light window holds only while nothing at all happened after the action itself.
-        const busy = mutations.last > started || network.last > started;
-        const windowMs = busy ? SETTLE_QUIET_MS : quietMs;
-        const quiet = now() - Math.max(mutations.last, network.last);
-        if (quiet >= windowMs) {
-          finish(true, false);
+        const t = now();
+        const { inflight, lastEnd } = causal();
+        const busy = mutations.busy.size > 0 && busyNow();
+        if (t - started >= SETTLE_CAP_MS) {
+          finish(false, false, inflight > 0 || !network.known ? 'network' : busy ? 'busy' : 'dom');
           return;
         }
-        // Mutations meanwhile move `last` on; this timer then waits out the rest of the window.
+        if (!network.known || inflight > 0 || busy) {
+          // The worker's next word or tick checks again; a page timer too (in front, or no worker).
+          clearTimeout(timer);
+          timer = setTimeout(check, SETTLE_REACT_MS);
+          return;
+        }
+        const last = Math.max(mutations.last, lastEnd);
+        let windowMs = quietMs;
+        if (light) {
+          if (last <= started) {
+            if (taskDone) finish(true, false);     // nothing happened: a task later is enough
+            return;
+          }
+          windowMs = SETTLE_REACT_MS;
+        }
+        const quiet = t - last;
+        if (quiet >= windowMs) {
+          // Quiet by the clock; confirm a task later, behind whatever the page has queued: after a
+          // stall of this process (a loaded machine) our timer may run before the page's task.
+          if (confirmed === last) {
+            finish(true, false);
+            return;
+          }
+          if (confirming) return;
+          confirming = true;
+          nextTask(() => {
+            confirming = false;
+            confirmed = last;
+            check();
+          });
+          return;
+        }
+        // In front, a page timer wakes us at the end of the window; in a hidden tab the worker's
+        // ticks do (the page timer would fire up to a second late).
+        clearTimeout(timer);
         timer = setTimeout(check, Math.ceil(windowMs - quiet));
       };
-      network.onChange = () => { if (!timer) check(); };
+      network.onChange = check;
+      network.onTick = check;
       away.onAway = () => finish(false, true);
-      cap = setTimeout(() => finish(false, false), SETTLE_CAP_MS);
+      cap = setTimeout(check, SETTLE_CAP_MS);
+      // "A task later": a MessageChannel turn, and in a visible tab a timer's too (a re-render
+      // the handlers queued with setTimeout(0) runs first). A hidden tab's timer would come up
+      // to a second late: there the worker's round trip (sync) is the other turn.
+      let turns = document.hidden ? 1 : 2;
+      const turned = () => {
+        turns -= 1;
+        if (turns > 0) return;
+        taskDone = true;
+        check();
+      };
+      nextTask(turned);
+      if (!document.hidden) turnTimer = setTimeout(turned, 0);
       check();
     });
   }

@@ -11,6 +11,7 @@
 
 #include "chp-application-private.h"
 
+#include "chp-memory.h"
 #include "chp-preferences-window.h"
 
 #include <glib-unix.h>
@@ -122,6 +123,9 @@ main_window_close_request_cb (GtkWindow      *window,
       /* Destroyed, not hidden: a window nobody sees should not keep its models bound and its
        * timers ticking. Activating the app builds a fresh one. */
       enter_background (self);
+      /* The window's widgets, textures and list rows are freed as it goes: give their pages
+       * back to the system rather than keep them in the heap for a window that may not come. */
+      chp_memory_trim_soon ("the window closed");
       return GDK_EVENT_PROPAGATE;
     }
 

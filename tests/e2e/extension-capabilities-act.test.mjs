@@ -93,7 +93,7 @@ describe('extension capabilities through the engine', { skip }, () => {
     assert.equal(slow.changes.textChanged, true);
     assert.ok(slow.changes.settleMs >= 1500, `waited for the 1.5 s request: settleMs ${slow.changes.settleMs}`);
 
-    // A button that does nothing: one quiet window (80 ms), not the cap.
+    // A button that does nothing: one quiet window (40 ms), not the cap.
     const dyn = await context('dynamic');
     const t1 = Date.now();
     const noop = await ok('browser.node.action', { ref: nodeNamed(dyn, 'Steady button').ref, action: 'click' });

@@ -238,7 +238,10 @@ export function refLines(text) {
   const out = [];
   for (const line of text.split('\n')) {
     const m = /^\s*(?:[-*]\s*)?\[([^\]\s]+)\]\s+([\w-]+)(?:\s+"((?:[^"\\]|\\.)*)")?/.exec(line);
-    if (m) out.push({ ref: m[1], role: m[2], name: m[3] ?? '', line });
+    if (!m) continue;
+    let name = m[3] ?? '';
+    try { name = JSON.parse(`"${name}"`); } catch { /* not a JSON string escape: as it is */ }
+    out.push({ ref: m[1], role: m[2], name, line });
   }
   return out;
 }
@@ -267,10 +270,16 @@ export function structuredOf(result) {
   return walk(s);
 }
 
-/** The nodes of a snapshot's structuredContent (whatever the array is called), unmarked. */
+/**
+ * The elements of a snapshot: its structuredContent's array when a server gives one (whatever it
+ * is called), unmarked; else its text's element lines, which is where Chaperone says them (its
+ * structuredContent does not repeat the text).
+ */
 export function nodesOf(result) {
   const s = structuredOf(result);
-  return s.nodes ?? s.elements ?? s.items ?? [];
+  const listed = s.nodes ?? s.elements ?? s.items;
+  if (Array.isArray(listed)) return listed;
+  return refLines(textOf(result)).map(({ ref, role, name }) => ({ ref, role, name }));
 }
 
 /** The next page token of a snapshot, or null at the last page. */

@@ -45,7 +45,10 @@ function fakePort({ tabId = 1, id = EXTENSION_ID, name = SETTLE_PORT } = {}) {
   return port;
 }
 
-const req = (requestId, tabId = 1, type = 'xmlhttprequest') => ({ requestId, tabId, type, url: 'https://a.example/x' });
+// Each request its own URL (the same URL again is the tab's polling), dated as webRequest does.
+const req = (requestId, tabId = 1, type = 'xmlhttprequest', url = `https://a.example/${requestId}`) =>
+  ({ requestId, tabId, type, url, method: 'GET', timeStamp: 1000 });
+const heardCounts = (port) => port.heard.map((m) => m.inflight);
 
 test('the manifest asks for webRequest (non-blocking) and nothing that blocks', () => {
   const manifest = JSON.parse(readFileSync(new URL('../../extension/manifest.json', import.meta.url), 'utf8'));
@@ -57,7 +60,7 @@ test('the manifest asks for webRequest (non-blocking) and nothing that blocks', 
 
 test('a watched tab: its new requests counted, others ignored; listeners only while watching', () => {
   const webRequest = fakeWebRequest();
-  const net = new NetworkWatch({ chrome: { runtime: { id: EXTENSION_ID }, webRequest }, lingerMs: 0 });
+  const net = new NetworkWatch({ chrome: { runtime: { id: EXTENSION_ID }, webRequest }, lingerMs: 0, tickMs: 0 });
   assert.equal(net.available, true);
   assert.equal(webRequest.onBeforeRequest.listeners.size, 0, 'nothing listens before an action');
 
@@ -68,7 +71,7 @@ test('a watched tab: its new requests counted, others ignored; listeners only wh
   assert.deepEqual(filter.types, [...COUNTED_TYPES]);
   const port = fakePort();
   assert.equal(net.connect(port), true);
-  assert.deepEqual(port.heard, [{ inflight: 0, watching: true }]);
+  assert.deepEqual(port.heard, [{ inflight: 0, watching: true, requests: [] }]);
 
   webRequest.onBeforeRequest.fire(req('a'));
   webRequest.onBeforeRequest.fire(req('a'));                // a redirect keeps its id
@@ -77,10 +80,11 @@ test('a watched tab: its new requests counted, others ignored; listeners only wh
   webRequest.onBeforeRequest.fire(req('d', 1, 'main_frame')); // a navigation: the page handles it
   webRequest.onBeforeRequest.fire(req('e', 1, 'websocket'));
   assert.equal(net.inflight(1), 2);
+  assert.deepEqual(port.heard.at(-1).requests.map(([, at]) => at), [1000, 1000], 'each with the time it started');
   webRequest.onCompleted.fire(req('early'));                // unknown id: no change
   webRequest.onCompleted.fire(req('a'));
   webRequest.onErrorOccurred.fire(req('b'));
-  assert.deepEqual(port.heard.map((m) => m.inflight), [0, 1, 2, 1, 0]);
+  assert.deepEqual(heardCounts(port), [0, 1, 2, 1, 0]);
 
   // Two actions on one tab share the listeners; the last one out removes them.
   const again = net.watch(1);
@@ -96,7 +100,7 @@ test('a watched tab: its new requests counted, others ignored; listeners only wh
 
 test('ports: only our own content scripts, only their own tab; none when no action settles', () => {
   const webRequest = fakeWebRequest();
-  const net = new NetworkWatch({ chrome: { runtime: { id: EXTENSION_ID }, webRequest } });
+  const net = new NetworkWatch({ chrome: { runtime: { id: EXTENSION_ID }, webRequest }, tickMs: 0 });
   const idle = fakePort();
   net.connect(idle);
   assert.deepEqual(idle.heard, [{ inflight: 0, watching: false }]);
@@ -118,7 +122,7 @@ test('ports: only our own content scripts, only their own tab; none when no acti
 
   const mine = fakePort();
   net.connect(mine);
-  assert.deepEqual(mine.heard, [{ inflight: 1, watching: true }]);
+  assert.deepEqual(heardCounts(mine), [1]);
   mine.pageLeaves();
   webRequest.onCompleted.fire(req('a', 1));
   assert.equal(mine.heard.length, 1, 'a port that left hears nothing more');
@@ -171,7 +175,7 @@ test('browser.node.action: the tab is watched from before the page acts until it
 test('between actions the lingering listeners count nothing, and they go after the linger', () => {
   const webRequest = fakeWebRequest();
   const timers = inertTimers();
-  const net = new NetworkWatch({ chrome: { runtime: { id: EXTENSION_ID }, webRequest }, timers, lingerMs: 15000 });
+  const net = new NetworkWatch({ chrome: { runtime: { id: EXTENSION_ID }, webRequest }, timers, lingerMs: 15000, tickMs: 0 });
   const heard = [];
   let release = net.watch(1);
   const unlisten = net.listen(1, (m) => heard.push(m));
@@ -201,4 +205,39 @@ test('between actions the lingering listeners count nothing, and they go after t
   fn();
   for (const e of Object.values(webRequest)) assert.equal(e.listeners.size, 0);
   assert.equal(net.watching(1), false);
+});
+
+test('polling, event streams and the worker\u2019s clock', () => {
+  const webRequest = fakeWebRequest();
+  webRequest.onResponseStarted = fakeWebRequest().onCompleted;
+  const timers = inertTimers();
+  const net = new NetworkWatch({ chrome: { runtime: { id: EXTENSION_ID }, webRequest }, timers, lingerMs: 15000, tickMs: 8 });
+  let release = net.watch(1);
+  const heard = [];
+  net.listen(1, (m) => heard.push(m));
+  // The worker's clock: a tick while someone listens (the inert timers fire only when told).
+  const tick = [...timers.pending].find(([, t]) => t.ms === 8);
+  assert.ok(tick, 'a tick is due while the action settles');
+  timers.pending.delete(tick[0]);
+  tick[1].fn();
+  assert.deepEqual(heard.at(-1), { inflight: 0, watching: true, requests: [], tick: 1 });
+
+  // An event stream is counted until its headers say what it is.
+  webRequest.onBeforeRequest.fire(req('sse', 1, 'other'));
+  assert.equal(net.inflight(1), 1);
+  webRequest.onResponseStarted.fire({ ...req('sse', 1, 'other'), responseHeaders: [{ name: 'Content-Type', value: 'text/event-stream' }] });
+  assert.equal(net.inflight(1), 0, 'a stream never ends: not waited for');
+  // The same request twice in one action is the page's schedule; so is one it makes between actions.
+  webRequest.onBeforeRequest.fire(req('p1', 1, 'xmlhttprequest', 'https://a.example/poll'));
+  webRequest.onCompleted.fire(req('p1'));
+  webRequest.onBeforeRequest.fire(req('p2', 1, 'xmlhttprequest', 'https://a.example/poll'));
+  assert.equal(net.inflight(1), 0);
+  release();
+  assert.equal([...timers.pending].some(([, t]) => t.ms === 8), false, 'no clock once nobody settles');
+  webRequest.onBeforeRequest.fire(req('i1', 1, 'xmlhttprequest', 'https://a.example/status'));
+  release = net.watch(1);
+  webRequest.onBeforeRequest.fire(req('i2', 1, 'xmlhttprequest', 'https://a.example/status'));
+  webRequest.onBeforeRequest.fire(req('new', 1, 'xmlhttprequest', 'https://a.example/save'));
+  assert.equal(net.inflight(1), 1, 'only the request that is new to the tab');
+  release();
 });

@@ -171,7 +171,7 @@ test('dynamic.html: action reports changes; diff re-uses refs and names what cha
   const act = await ok(page, 'action', { captureId: 'c1', ref: load.ref, action: 'click' });
   const { settleMs, ...counted } = act.changes;
   assert.deepEqual(counted, { urlChanged: false, titleChanged: true, added: 4, removed: 1, textChanged: true, settled: true });
-  assert.ok(Number.isInteger(settleMs) && settleMs >= 80, `settleMs ${settleMs}`);
+  assert.ok(Number.isInteger(settleMs) && settleMs >= 40, `settleMs ${settleMs}`);
   const c2 = await ok(page, 'context', { captureId: 'c2', diff: true });
   assert.equal(c2.title, 'Dynamic fixture — loaded');
   assert.equal(byName(c2, 'Reload details').ref, load.ref, 'renamed node keeps its ref');

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The page agent settles: an action answers once the page is quiet (DOM and, with the worker, network).
+// The page agent settles: an action answers once its own effects are over (DOM, its requests,
+// spinners), in a tab in front or behind — first in a plain page, then with the real extension.
 
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { domWait } from '../e2e/browser-harness.mjs';
 import { skip, open, ok, byName } from './page-agent-harness.mjs';
+import { SettleRig } from './settle-harness.mjs';
 
 // ---- settling: an action answers once the page is quiet (DOM and, with the worker, network) ----
 
@@ -17,13 +19,16 @@ import { skip, open, ok, byName } from './page-agent-harness.mjs';
 async function countFetches(page) {
   await page.evaluate(() => {
     const listeners = { msg: [], gone: [] };
-    let inflight = 0;
-    const post = () => setTimeout(() => listeners.msg.forEach((fn) => fn({ inflight, watching: true })), 1);
+    const inflight = new Map();
+    let n = 0;
+    const state = () => ({ inflight: inflight.size, watching: true, requests: [...inflight] });
+    const post = () => setTimeout(() => listeners.msg.forEach((fn) => fn(state())), 1);
     const realFetch = window.fetch.bind(window);
     window.fetch = async (...a) => {
-      inflight += 1;
+      const id = ++n;
+      inflight.set(id, Date.now());   // the browser's clock, as webRequest's timeStamp
       post();
-      try { return await realFetch(...a); } finally { inflight -= 1; post(); }
+      try { return await realFetch(...a); } finally { inflight.delete(id); post(); }
     };
     window.__ports = 0;
     if (!window.chrome) window.chrome = {};
@@ -101,18 +106,17 @@ test('settle: a fill that sets nothing off settles; one the page reacts to waits
   const subject = byName(c, 'Subject');
   const plain = await ok(page, 'action', { captureId: 'f1', ref: subject.ref, action: 'setValue', value: 'Quarterly numbers' });
   assert.equal(plain.changes.settled, true);
-  assert.ok(plain.changes.settleMs >= 2, `the light window: ${plain.changes.settleMs} ms`);
   assert.equal(await page.inputValue('#subject'), 'Quarterly numbers');
 
   // The page reacts to typing in a task it queues (as a framework's re-render does): the fill
-  // sees it and waits like a click. (A reaction later than the 2 ms light window — a debounce —
-  // is not waited for; docs/extension.md says so.)
+  // sees it and waits until the page is quiet again. (A reaction later than a task — a debounce —
+  // is not waited for; docs/architecture.md says so.)
   await page.evaluate(() => document.querySelector('#subject').addEventListener('input', () => {
     setTimeout(() => { document.body.dataset.typed = String(Date.now()); }, 0);
   }));
   const reacting = await ok(page, 'action', { captureId: 'f1', ref: subject.ref, action: 'setValue', value: 'Numbers' });
+  assert.ok(await page.evaluate(() => !!document.body.dataset.typed), 'the reaction was there when it answered');
   assert.equal(reacting.changes.settled, true);
-  assert.ok(reacting.changes.settleMs >= 80, `a reacting page gets the full window: ${reacting.changes.settleMs} ms`);
   console.log(`# fill: ${plain.changes.settleMs} ms of settle when nothing happened, ${reacting.changes.settleMs} ms when the page reacted`);
   await page.close();
 });
@@ -128,7 +132,7 @@ test('settle: a button that does nothing settles with nothing changed, after at 
     assert.deepEqual({ ...v.changes, settleMs: 0 }, { urlChanged: false, titleChanged: false, added: 0, removed: 0,
       textChanged: false, settled: true, settleMs: 0 });
     // settled:true (above) says it did not run to the 3 s cap; how soon is bench/'s to measure.
-    assert.ok(v.changes.settleMs >= 80, `the whole quiet window: settleMs ${v.changes.settleMs}`);
+    assert.ok(v.changes.settleMs >= 40, `the whole quiet window: settleMs ${v.changes.settleMs}`);
     settles.push(v.changes.settleMs);
     times.push(ms);
   }
@@ -136,7 +140,7 @@ test('settle: a button that does nothing settles with nothing changed, after at 
   await page.close();
 });
 
-test('settle: changes inside an open shadow root keep the page unsettled too', { skip }, async () => {
+test('settle: changes inside an open shadow root are the action\u2019s too', { skip }, async () => {
   const page = await open('/shadow.html');
   await page.evaluate(() => {
     const host = document.createElement('div');
@@ -144,20 +148,18 @@ test('settle: changes inside an open shadow root keep the page unsettled too', {
     const root = host.attachShadow({ mode: 'open' });
     root.innerHTML = '<button type="button">Shadow later</button><p>waiting</p>';
     root.querySelector('button').addEventListener('click', () => {
-      // Three steps 50 ms apart, all inside the shadow root: each one restarts the quiet window.
-      let n = 0;
-      const step = () => {
-        root.querySelector('p').textContent = `step ${++n}`;
-        if (n < 3) setTimeout(step, 50);
-      };
-      setTimeout(step, 50);
+      // All inside the shadow root: a text change and a new element, seen only if it is watched.
+      root.querySelector('p').textContent = 'step 1';
+      const b = document.createElement('b');
+      b.textContent = 'done';
+      root.append(b);
     });
   });
   const c = await ok(page, 'context', { captureId: 's1' });
   const { v } = await timedClick(page, 's1', byName(c, 'Shadow later').ref);
-  assert.equal(await page.evaluate(() => document.querySelector('div:last-of-type').shadowRoot.querySelector('p').textContent), 'step 3');
+  assert.equal(v.changes.settled, true);
   assert.equal(v.changes.textChanged, true);
-  assert.ok(v.changes.settleMs >= 150 + 80, `waited for the last step: ${v.changes.settleMs}`);
+  assert.equal(v.changes.added, 1, JSON.stringify(v.changes));
   await page.close();
 });
 
@@ -169,16 +171,24 @@ test('settle: a page that never stops changing hits the cap and says settled:fal
     b.textContent = 'Start ticker';
     const out = document.createElement('p');
     b.addEventListener('click', () => {
+      // Task after task (not a timer, which a loaded machine may delay past the quiet window):
+      // the page changes all the time until the test stops it.
       let n = 0;
-      window.__ticker = setInterval(() => { out.textContent = `tick ${++n}`; }, 20);
+      const ch = new MessageChannel();
+      ch.port1.onmessage = () => {
+        out.textContent = `tick ${++n}`;
+        if (!window.__stopTicker) ch.port2.postMessage(0);
+      };
+      ch.port2.postMessage(0);
     });
     document.body.append(b, out);
   });
   const c = await ok(page, 'context', { captureId: 's1' });
   const { v, ms } = await timedClick(page, 's1', byName(c, 'Start ticker').ref);
-  await page.evaluate(() => clearInterval(window.__ticker));
+  await page.evaluate(() => { window.__stopTicker = true; });
   assert.equal(v.done, true);
-  assert.equal(v.changes.settled, false);
+  assert.equal(v.changes.settled, false, JSON.stringify(v.changes));
+  assert.equal(v.changes.reason, 'dom', 'the ticker the click started kept changing the page');
   assert.equal(v.changes.textChanged, true);
   assert.ok(v.changes.settleMs >= 2900, `waited to the 3 s cap: settleMs ${v.changes.settleMs}`);
   console.log(`# a never-settling page answered in ${ms} ms (settleMs ${v.changes.settleMs})`);
@@ -230,4 +240,91 @@ test('settle: a navigation away ends the wait, before the document goes (navigat
   console.log(`# a navigating click answered in ${ms} ms`);
   await page.waitForURL(/navigate-target\.html/);
   await page.close();
+});
+
+// ---- with the real extension: its worker's request dates and clock, tabs in front and behind ----
+//
+// What a person would notice: the answer comes with the act's result in it, not after whatever
+// else the page is doing, and a tab the agent works in behind the person's answers as well.
+
+let rig = null;
+before(async () => { if (!skip) rig = await SettleRig.start(); });
+after(async () => { await rig?.close(); });
+
+const text = (tab, sel) => tab.page.evaluate((s) => document.querySelector(s)?.textContent ?? null, sel);
+
+for (const where of ['front', 'background']) {
+  const put = (tab) => (where === 'front' ? rig.front(tab) : rig.background(tab));
+
+  test(`settle (${where}): a ticker does not hold up a fill or a click, and is not the act's change`, { skip }, async () => {
+    const tab = await rig.open('/settle-ticker.html');
+    await put(tab);
+    const ctx = await rig.capture(tab);
+    const fill = await rig.act(tab, ctx, 'Note', 'setValue', { value: 'gate 12' });
+    assert.deepEqual({ ...fill.value.changes, settleMs: 0 }, { urlChanged: false, titleChanged: false, added: 0,
+      removed: 0, textChanged: false, settled: true, settleMs: 0 }, 'the clock kept ticking; the fill changed nothing');
+    const click = await rig.act(tab, ctx, 'Mark', 'click');
+    assert.equal(click.value.changes.settled, true, JSON.stringify(click.value.changes));
+    assert.equal(click.value.changes.textChanged, true);
+    assert.equal(await text(tab, '#status'), 'Marked (1).');
+    assert.ok(await tab.page.evaluate(() => Number.parseInt(document.querySelector('#ticks').textContent, 10) > 0),
+      'the ticker was running');
+    await tab.page.close();
+  });
+
+  test(`settle (${where}): polling is not waited for; a request the click started is, with its result`, { skip }, async () => {
+    const tab = await rig.open('/settle-polling.html');
+    await put(tab);
+    await domWait(tab.page, () => /poll/.test(document.querySelector('#sync').textContent), null, { what: 'a poll' });
+    const ctx = await rig.capture(tab);
+    // The polls (150 ms each, every 200 ms) keep the tab's network busy: none is the click's.
+    const mark = await rig.act(tab, ctx, 'Mark', 'click');
+    assert.equal(mark.value.changes.settled, true, JSON.stringify(mark.value.changes));
+    assert.equal(await text(tab, '#status'), 'Marked (1).');
+    const more = await rig.act(tab, ctx, 'Load more', 'click');
+    assert.equal(more.value.changes.settled, true, JSON.stringify(more.value.changes));
+    assert.equal(await tab.page.evaluate(() => window.__loads), 1, 'the fetch and its change were done when it answered');
+    assert.equal(more.value.changes.added, 1, JSON.stringify(more.value.changes));
+    await tab.page.close();
+  });
+
+  test(`settle (${where}): a spinner the click showed is waited for, and the toast after it is in the answer`, { skip }, async () => {
+    const tab = await rig.open('/settle-spinner.html');
+    await put(tab);
+    const ctx = await rig.capture(tab);
+    // Save: a spinner while its request runs. Recalculate: one for the page's own timer (in a
+    // background tab that timer is throttled to a second; the spinner is still waited for).
+    for (const [button, toast] of [['Save', 'Saved (1).'], ['Recalculate', 'Recalculated (1).']]) {
+      const r = await rig.act(tab, ctx, button, 'click');
+      assert.equal(r.value.changes.settled, true, `${button}: ${JSON.stringify(r.value.changes)}`);
+      assert.equal(await tab.page.evaluate(() => document.querySelectorAll('.spinner').length), 0, `${button}: no spinner left`);
+      assert.ok((await text(tab, '#toasts')).includes(toast), `${button}: the toast was there when it answered`);
+      assert.ok(r.value.changes.added >= 1 && r.value.changes.textChanged, JSON.stringify(r.value.changes));
+    }
+    await tab.page.close();
+  });
+
+  test(`settle (${where}): an event stream and a long poll never hold an act up`, { skip }, async () => {
+    const tab = await rig.open('/settle-stream.html');
+    await put(tab);
+    await domWait(tab.page, () => /message/.test(document.querySelector('#stream').textContent), null, { what: 'the stream' });
+    const ctx = await rig.capture(tab);
+    const fill = await rig.act(tab, ctx, 'Note', 'setValue', { value: 'hello' });
+    assert.equal(fill.value.changes.settled, true, JSON.stringify(fill.value.changes));
+    const mark = await rig.act(tab, ctx, 'Mark', 'click');
+    assert.equal(mark.value.changes.settled, true, JSON.stringify(mark.value.changes));
+    assert.equal(await text(tab, '#status'), 'Marked (1).');
+    await tab.page.close();
+  });
+}
+
+test('settle: a request the click started that never ends is capped: settled:false, reason network', { skip }, async () => {
+  const tab = await rig.open('/settle-stream.html');
+  const ctx = await rig.capture(tab);
+  const watch = await rig.act(tab, ctx, 'Watch', 'click');
+  assert.equal(watch.value.done, true);
+  assert.equal(watch.value.changes.settled, false);
+  assert.equal(watch.value.changes.reason, 'network');
+  assert.equal(watch.value.changes.textChanged, true, 'what it did change is still said');
+  await tab.page.close();
 });

@@ -132,18 +132,20 @@ test('an action over the port hears its tab\u2019s request count there, and a sy
   const port = pagePort({ answer: (m, p) => { if (m.op) finish = () => p.fromPage({ id: m.id, reply: { ok: true, value: { done: true } } }); } });
   bridge.connect(port);
   const release = network.watch(1);
-  const req = (requestId) => ({ requestId, tabId: 1, type: 'xmlhttprequest' });
+  const req = (requestId) => ({ requestId, tabId: 1, type: 'xmlhttprequest', url: `https://a.example/${requestId}`, timeStamp: 5 });
+  // The page hears the requests with the time each started (page-settle.js dates them against its act).
+  const dated = (m) => (m.net?.requests ? { ...m, net: { ...m.net, requests: m.net.requests.map(([, at]) => at) } } : m);
   webRequest.onBeforeRequest.fire(req('before-op'));
   const pending = bridge.run({ tabId: 1, frameId: 0, documentId: 'DOC1' }, 'action', { action: 'click', net: true }, { network });
   await null;
   const id = port.got[0].id;
   assert.equal(port.got[0].args.inflight, 1, 'the count so far goes with the op');
   webRequest.onBeforeRequest.fire(req('by-the-click'));
-  assert.deepEqual(port.got.at(-1), { id, net: { inflight: 2, watching: true } });
+  assert.deepEqual(dated(port.got.at(-1)), { id, net: { inflight: 2, watching: true, requests: [5, 5] } });
   port.fromPage({ id, sync: 1 });
   assert.deepEqual(port.got.at(-1), { id, synced: 1, net: { inflight: 2, watching: true } });
   webRequest.onCompleted.fire(req('by-the-click'));
-  assert.deepEqual(port.got.at(-1), { id, net: { inflight: 1, watching: true } });
+  assert.deepEqual(dated(port.got.at(-1)), { id, net: { inflight: 1, watching: true, requests: [5] } });
   await null;
   finish();
   assert.deepEqual(await pending, { done: true });

@@ -10,6 +10,7 @@
 
 #include "chp-mcp-tools-private.h"
 
+#include "chp-memory.h"
 #include "chp-redact.h"
 
 /* One answer on its way: the reply task's data. The main thread fills it, hands it to the
@@ -105,6 +106,9 @@ release_thread (GTask        *task,
                 GCancellable *cancellable)
 {
   json_node_unref (task_data);
+  /* A snapshot's tree (up to 16 MiB of JSON): what it held goes back to the system once the
+   * agent's burst of calls is over (chp-memory.c). */
+  chp_memory_trim_soon ("a snapshot's answer was released");
   g_task_return_boolean (task, TRUE);
 }
 
@@ -187,8 +191,13 @@ chp_tool_agent_call (ChpMcpTools         *self,
   reply->user_data = user_data;
   g_task_set_source_tag (task, chp_tool_agent_call);
   g_task_set_task_data (task, reply, g_free);
-  chp_engine_agent_call_async (engine, device_id, method, params, timeout_ms, cancellable,
-                               engine_answered_cb, task);
+  /* On behalf of the call's agent session: a hold it makes is that agent's (a person's rule
+   * names the agent). */
+  chp_engine_agent_call_as_async (engine,
+                                  call != NULL ? chp_mcp_context_get_session_id (call->context)
+                                               : NULL,
+                                  device_id, method, params, timeout_ms, cancellable,
+                                  engine_answered_cb, task);
 }
 
 /* Returns: (transfer full) (nullable): the browser's answer, redacted, or %NULL with its error */

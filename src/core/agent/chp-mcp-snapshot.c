@@ -59,45 +59,6 @@ fields_by_ref (JsonObject *snapshot)
   return out;
 }
 
-static JsonNode *
-structured_node (Build      *build,
-                 JsonObject *node,
-                 JsonObject *field)
-{
-  static const char * const plain_members[] = { "role", NULL };
-  JsonObject *copy = json_object_new ();
-  JsonNode *out = json_node_new (JSON_NODE_OBJECT);
-  g_autoptr(GList) members = json_object_get_members (node);
-  const char *ref = json_object_get_string_member (node, "ref");
-  g_autofree char *agent_ref = g_strdup_printf ("%s%s", build->options->ref_prefix,
-                                                page_ref_of (ref));
-
-  /* The extension's node, minus what costs bytes and says nothing: the tag (the role says it)
-   * and an empty state. The rest is the page's (the name, the link, state values), marked;
-   * the role stays plain when it is a role, one word of ARIA's. */
-  json_object_set_string_member (copy, "ref", agent_ref);
-  for (GList *l = members; l != NULL; l = l->next)
-    {
-      JsonNode *value = json_object_get_member (node, l->data);
-
-      if (g_str_equal (l->data, "ref") || g_str_equal (l->data, "tag") ||
-          (g_str_equal (l->data, "state") && JSON_NODE_HOLDS_OBJECT (value) &&
-           json_object_get_size (json_node_get_object (value)) == 0))
-        continue;
-      json_object_set_member (copy, l->data, json_node_copy (value));
-      chp_mcp_format_mark_member (copy, l->data, build->marker, plain_members);
-    }
-  if (field != NULL)
-    {
-      if (chp_mcp_json_bool (field, "credential"))
-        json_object_set_boolean_member (copy, "credential", TRUE);
-      json_object_set_boolean_member (copy, "filled",
-                                      chp_mcp_json_bool (field, "filled"));
-    }
-  json_node_take_object (out, copy);
-  return out;
-}
-
 static void
 copy_member (JsonObject *to,
              JsonObject *from,
@@ -129,8 +90,6 @@ chp_mcp_format_snapshot (JsonObject                  *snapshot,
   g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (Item));
   g_autoptr(GString) text = g_string_new (NULL);
   g_autoptr(GString) body = g_string_new (NULL);
-  g_autoptr(JsonArray) page_nodes = json_array_new ();
-  g_autoptr(JsonArray) page_headings = json_array_new ();
   g_autoptr(JsonArray) diff_added = json_array_new ();
   g_autoptr(JsonArray) diff_changed = json_array_new ();
   g_autoptr(JsonArray) diff_removed = json_array_new ();
@@ -243,34 +202,20 @@ chp_mcp_format_snapshot (JsonObject                  *snapshot,
           first = first == 0 ? item->ordinal : first;
           last = item->ordinal;
         }
-      if (item->node >= 0)
+      /* The diff's refs are said plainly here as well as in the text: a client that keeps its
+       * own list of elements updates it from them. */
+      if (item->node >= 0 && (item->section == SECTION_ADDED || item->section == SECTION_CHANGED))
         {
           JsonObject *node = json_array_get_object_element (build.nodes, item->node);
-          JsonNode *field = json_object_get_member (fields, json_object_get_string_member (node,
-                                                                                           "ref"));
-          JsonNode *copy = structured_node (&build, node,
-                                            field != NULL ? json_node_get_object (field) : NULL);
-          const char *copy_ref = json_object_get_string_member (json_node_get_object (copy), "ref");
+          g_autofree char *agent_ref =
+            g_strdup_printf ("%s%s", options->ref_prefix,
+                             page_ref_of (json_object_get_string_member (node, "ref")));
 
-          if (item->section == SECTION_ADDED)
-            json_array_add_string_element (diff_added, copy_ref);
-          else if (item->section == SECTION_CHANGED)
-            json_array_add_string_element (diff_changed, copy_ref);
-          json_array_add_element (page_nodes, copy);
+          json_array_add_string_element (item->section == SECTION_ADDED ? diff_added : diff_changed,
+                                         agent_ref);
         }
       else if (item->section == SECTION_REMOVED)
         json_array_add_string_element (diff_removed, item->ref);
-      else if (item->section == SECTION_HEADINGS || item->section == SECTION_MORE_HEADINGS)
-        {
-          JsonObject *h = json_object_new ();
-          const char *space = strchr (item->line, ' ');
-
-          g_autofree char *marked = chp_mcp_format_mark (build.marker, space + 1);
-
-          json_object_set_int_member (h, "level", space - item->line);
-          json_object_set_string_member (h, "text", marked);
-          json_array_add_object_element (page_headings, h);
-        }
     }
 
   if (result->out_of_range)
@@ -297,7 +242,10 @@ chp_mcp_format_snapshot (JsonObject                  *snapshot,
   result->text = chp_mcp_format_truncate (text->str, options->max_chars,
                                           "Ask for the next page, or a query.");
 
-  /* The page's words marked as in the text, with the same marker; ids, refs and counts plain. */
+  /* What a client can use beside the text, without repeating it (the elements, headings and
+   * words are the text's: an agent reads them there once): where the page is, which page of how
+   * many, counts, frames and sign-in signals. The page's words marked as in the text, with the
+   * same marker; ids, refs and counts plain. */
   structured = json_object_new ();
   json_object_set_string_member (structured, "untrusted", build.marker);
   copy_member (structured, snapshot, "url");
@@ -323,7 +271,6 @@ chp_mcp_format_snapshot (JsonObject                  *snapshot,
                               chp_mcp_json_int (snapshot, "nodeCount",
                                                 json_array_get_length (build.nodes)));
   json_object_set_int_member (structured, "listed", build.listed);
-  json_object_set_array_member (structured, "nodes", g_steal_pointer (&page_nodes));
   if (!build.diff && build.folded_query == NULL && result->page == 1)
     {
       static const char * const frame_plain[] = { "documentId", "reason", NULL };
@@ -334,8 +281,6 @@ chp_mcp_format_snapshot (JsonObject                  *snapshot,
         json_object_set_member (structured, "frames",
                                 chp_mcp_format_marked (frames, build.marker, frame_plain));
     }
-  if (json_array_get_length (page_headings) > 0)
-    json_object_set_array_member (structured, "headings", g_steal_pointer (&page_headings));
   if (build.diff)
     {
       JsonObject *diff = json_object_new ();

@@ -67,6 +67,19 @@ static const char * const stmt_sql[N_STMTS] = {
     "INSERT INTO state (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
   [STMT_STATE_DELETE] = "DELETE FROM state WHERE key = ?1",
   [STMT_STATE_LIST] = "SELECT key, value FROM state",
+  [STMT_RULE_INSERT] =
+    "INSERT INTO rules (rule_id, agent, site, kind, created_at, expires_at)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+  [STMT_RULE_LIST] =
+    "SELECT rule_id, agent, site, kind, created_at, expires_at, use_count, last_used, revoked_at"
+    " FROM rules WHERE revoked_at = 0 AND expires_at > ?1 ORDER BY created_at, rule_id",
+  /* A rule that ended a month ago has nothing left to show; Activity keeps its story. */
+  [STMT_RULE_TRIM] =
+    "DELETE FROM rules WHERE (revoked_at > 0 AND revoked_at < ?1) OR expires_at < ?1",
+  [STMT_RULE_USE] =
+    "UPDATE rules SET use_count = use_count + 1, last_used = ?2"
+    " WHERE rule_id = ?1 AND revoked_at = 0",
+  [STMT_RULE_REVOKE] = "UPDATE rules SET revoked_at = ?2 WHERE rule_id = ?1 AND revoked_at = 0",
 };
 
 /* Each migration runs in its own transaction and moves user_version by one. */
@@ -108,6 +121,18 @@ static const char * const migrations[] = {
   "CREATE TABLE state ("
   "  key TEXT PRIMARY KEY,"
   "  value TEXT NOT NULL);",
+  /* 3: the person's "Always allow" rules (chp-store-rules.c). Only a write is ever covered:
+   * the CHECK refuses any other kind even from a bug above it (docs/security.md). */
+  "CREATE TABLE rules ("
+  "  rule_id TEXT PRIMARY KEY,"
+  "  agent TEXT NOT NULL CHECK (length (agent) BETWEEN 1 AND 128),"
+  "  site TEXT NOT NULL CHECK (length (site) BETWEEN 1 AND 512),"
+  "  kind TEXT NOT NULL CHECK (kind = 'write'),"
+  "  created_at INTEGER NOT NULL,"
+  "  expires_at INTEGER NOT NULL CHECK (expires_at > created_at),"
+  "  use_count INTEGER NOT NULL DEFAULT 0,"
+  "  last_used INTEGER NOT NULL DEFAULT 0,"
+  "  revoked_at INTEGER NOT NULL DEFAULT 0);",
 };
 
 void

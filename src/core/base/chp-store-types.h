@@ -105,4 +105,23 @@ typedef struct
   gint64 max_id;     /* the greatest id in the log when counted (any filter); 0 when empty */
 } ChpAuditCount;
 
+/* A person's "Always allow" rule (chp-store-rules.c): one kind of act (only "write"), on one
+ * site (an origin), for one agent (its name), until it expires or is revoked. */
+typedef struct
+{
+  char   *rule_id;
+  char   *agent;
+  char   *site;
+  char   *kind;
+  gint64  created_at;   /* ms since the epoch */
+  gint64  expires_at;
+  gint64  use_count;
+  gint64  last_used;    /* 0 until used */
+  gint64  revoked_at;   /* 0 while the rule stands */
+} ChpRuleInfo;
+
+ChpRuleInfo   *chp_rule_info_copy       (const ChpRuleInfo   *info);
+void           chp_rule_info_free       (ChpRuleInfo         *info);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ChpRuleInfo, chp_rule_info_free)
+
 G_END_DECLS

@@ -141,6 +141,32 @@ gboolean    chp_store_write_finish           (ChpStore             *self,
                                               GAsyncResult         *result,
                                               GError              **error);
 
+void        chp_store_save_rule_async        (ChpStore             *self,
+                                              const ChpRuleInfo    *info,
+                                              GCancellable         *cancellable,
+                                              GAsyncReadyCallback   callback,
+                                              gpointer              user_data);
+void        chp_store_load_rules_async       (ChpStore             *self,
+                                              gint64                now,
+                                              GCancellable         *cancellable,
+                                              GAsyncReadyCallback   callback,
+                                              gpointer              user_data);
+GPtrArray  *chp_store_load_rules_finish      (ChpStore             *self,
+                                              GAsyncResult         *result,
+                                              GError              **error);
+void        chp_store_use_rule_async         (ChpStore             *self,
+                                              const char           *rule_id,
+                                              gint64                at,
+                                              GCancellable         *cancellable,
+                                              GAsyncReadyCallback   callback,
+                                              gpointer              user_data);
+void        chp_store_revoke_rule_async      (ChpStore             *self,
+                                              const char           *rule_id,
+                                              gint64                at,
+                                              GCancellable         *cancellable,
+                                              GAsyncReadyCallback   callback,
+                                              gpointer              user_data);
+
 void        chp_store_close                  (ChpStore             *self);
 
 G_END_DECLS

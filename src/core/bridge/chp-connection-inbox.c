@@ -8,6 +8,8 @@
 
 #include "chp-connection-private.h"
 
+#include "chp-memory.h"
+
 #include "chp-protocol-error.h"
 
 /* A message smaller than this is parsed where it arrives, on the main thread, when nothing waits
@@ -173,6 +175,8 @@ take_whole (ChpConnection *self,
             ChpFrame      *inner,
             const GError  *error)
 {
+  /* What parsing it left free in the worker's arena goes back once the burst is over. */
+  chp_memory_trim_after (whole->len, "a large message was parsed");
   chp_chunk_assembler_recycle (self->assembler, whole, chp_connection_now_ms ());
   if (chp_chunk_assembler_get_spare_bytes (self->assembler) > 0)
     chp_connection_ensure_expire_timer (self);

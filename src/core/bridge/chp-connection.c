@@ -9,6 +9,7 @@
 #include "chp-connection-private.h"
 
 #include "chp-crypto.h"
+#include "chp-memory.h"
 #include "chp-protocol-error.h"
 
 #include <string.h>
@@ -220,9 +221,13 @@ static gboolean
 expire_cb (gpointer user_data)
 {
   ChpConnection *self = user_data;
+  gsize spare = chp_chunk_assembler_get_spare_bytes (self->assembler);
 
   if (chp_chunk_assembler_expire (self->assembler, chp_connection_now_ms ()) > 0)
     g_debug ("Connection %s: dropped an idle chunked transfer", self->connection_id);
+  /* The large buffer kept for the next large message went: its pages go back to the system. */
+  if (chp_chunk_assembler_get_spare_bytes (self->assembler) < spare)
+    chp_memory_trim_after (spare, "a large message's spare buffer was released");
 
   if (chp_chunk_assembler_get_n_transfers (self->assembler) == 0 &&
       chp_chunk_assembler_get_spare_bytes (self->assembler) == 0)

@@ -41,6 +41,16 @@ chp_engine_post_plan (ChpEngine   *self,
   return g_steal_pointer (&plan);
 }
 
+void
+chp_engine_agent_call_free (AgentCall *call)
+{
+  g_clear_object (&call->task);
+  g_free (call->device_id);
+  g_free (call->method);
+  g_free (call->agent);
+  g_free (call);
+}
+
 static void
 agent_call_cb (GObject      *source,
                GAsyncResult *result,
@@ -50,6 +60,11 @@ agent_call_cb (GObject      *source,
   ChpEngine *self = g_task_get_source_object (call->task);
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) node = chp_bridge_call_finish (CHP_BRIDGE (source), result, &error);
+
+  /* A hold this act made waits for its answer, which says whose act it was; a rule of the
+   * person's may then approve it, and the call is answered when that has run. */
+  if (chp_engine_release_holds (self, call, node))
+    return;
 
   g_ptr_array_remove_fast (self->agent_calls, call);
   if (!call->answered)
@@ -61,8 +76,7 @@ agent_call_cb (GObject      *source,
                                (GDestroyNotify) json_node_unref);
     }
 
-  g_object_unref (call->task);
-  g_free (call);
+  chp_engine_agent_call_free (call);
 }
 
 /**
@@ -87,7 +101,31 @@ chp_engine_agent_call_async (ChpEngine           *self,
                              GAsyncReadyCallback  callback,
                              gpointer             user_data)
 {
+  chp_engine_agent_call_as_async (self, NULL, device_id, method, params, timeout_ms, cancellable,
+                                  callback, user_data);
+}
+
+/**
+ * chp_engine_agent_call_as_async:
+ * @session_id: (nullable): the agent session making the call
+ *
+ * chp_engine_agent_call_async() on behalf of an agent session: a hold the call makes is then
+ * known to be that agent's, which is what a person's "Always allow" rule names. The name is
+ * looked up here, from the session list, never taken from the call's arguments.
+ */
+void
+chp_engine_agent_call_as_async (ChpEngine           *self,
+                                const char          *session_id,
+                                const char          *device_id,
+                                const char          *method,
+                                JsonNode            *params,
+                                guint                timeout_ms,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
   g_autoptr(GTask) task = NULL;
+  ChpAgentSession *session;
   ChpDevice *device;
   AgentCall *call;
 
@@ -139,6 +177,12 @@ chp_engine_agent_call_async (ChpEngine           *self,
 
   call = g_new0 (AgentCall, 1);
   call->task = g_steal_pointer (&task);
+  call->device_id = g_strdup (device_id);
+  call->method = g_strdup (method);
+  session = session_id != NULL
+            ? chp_agent_session_list_lookup (self->agent_sessions, session_id) : NULL;
+  if (session != NULL)
+    call->agent = g_strdup (chp_agent_session_get_client_key (session));
   g_ptr_array_add (self->agent_calls, call);
   chp_bridge_call_async (self->bridge, device_id, method, params, timeout_ms, cancellable,
                          agent_call_cb, call);

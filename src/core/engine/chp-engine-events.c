@@ -116,14 +116,31 @@ info_query_new (ChpEngine  *self,
 }
 
 /* A hold the browser reported, by its event or in its answer to the person's Approve or
- * Decline: mirrored, audited (metadata only), and said to whoever waits on it. */
+ * Decline: mirrored, audited (metadata only), and said to whoever waits on it. One that arrives
+ * while an act is on its way to that browser waits for the act's answer, which says whose act it
+ * was (chp-engine-rules.c). */
 void
 chp_engine_apply_hold (ChpEngine  *self,
                        const char *device_id,
                        JsonObject *object)
 {
+  if (!chp_engine_park_hold (self, device_id, object))
+    chp_engine_apply_hold_now (self, device_id, object);
+}
+
+/* The same, never parked: a rule of the person's may approve it (no card), or it is mirrored. */
+void
+chp_engine_apply_hold_now (ChpEngine  *self,
+                           const char *device_id,
+                           JsonObject *object)
+{
   g_autoptr(GError) error = NULL;
-  g_autoptr(ChpHold) hold = chp_hold_list_apply (self->holds, device_id, object, &error);
+  g_autoptr(ChpHold) hold = NULL;
+
+  if (chp_engine_apply_by_rule (self, device_id, object, NULL, NULL))
+    return;
+
+  hold = chp_hold_list_apply (self->holds, device_id, object, &error);
 
   if (error != NULL)
     g_message ("hold.changed from %s refused: %s", device_id, error->message);
@@ -136,6 +153,8 @@ chp_engine_apply_hold (ChpEngine  *self,
                           chp_hold_get_state (hold), device_id, 0,
                           code != NULL && *code != '\0' ? code : NULL);
       chp_engine_emit_hold_changed (self, hold, chp_hold_is_held (hold));
+      if (!chp_hold_is_held (hold))
+        chp_engine_forget_hold_agent (self, hold);
     }
 }
 

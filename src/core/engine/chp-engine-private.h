@@ -26,6 +26,9 @@ struct _ChpEngine
   ChpUrlFloor *floor;
   ChpAgentSessionList *agent_sessions;
   ChpSafetySettings *safety;
+  ChpApprovalRuleList *rules;
+  GPtrArray *parked;        /* ParkedHold: held holds waiting for the answer of the act they came from */
+  GHashTable *hold_agents;  /* "device\nhold" → the name of the agent whose act it held */
 
   gboolean stopped;
   GPtrArray *agent_calls;  /* AgentCall: the agents' calls on their way to a browser */
@@ -54,6 +57,9 @@ typedef struct
 {
   GTask    *task;
   gboolean  answered;  /* Stop all answered it already; the browser's answer is dropped */
+  char     *device_id;
+  char     *method;
+  char     *agent;     /* the calling agent's name (clientInfo.name), or NULL */
 } AgentCall;
 
 /* chp-engine.c: the engine's signals and the stopped flag's notification. */
@@ -71,6 +77,27 @@ void chp_engine_watch_bridge         (ChpEngine  *self);
 void chp_engine_apply_hold           (ChpEngine  *self,
                                       const char *device_id,
                                       JsonObject *object);
+void chp_engine_apply_hold_now       (ChpEngine  *self,
+                                      const char *device_id,
+                                      JsonObject *object);
+
+/* chp-engine-rules.c: which agent's act a hold came from, and the person's rules. */
+void     chp_engine_rules_init        (ChpEngine    *self);
+void     chp_engine_rules_dispose     (ChpEngine    *self);
+gboolean chp_engine_park_hold         (ChpEngine    *self,
+                                       const char   *device_id,
+                                       JsonObject   *object);
+gboolean chp_engine_apply_by_rule     (ChpEngine    *self,
+                                       const char   *device_id,
+                                       JsonObject   *object,
+                                       AgentCall    *call,
+                                       JsonNode     *answer);
+void     chp_engine_forget_hold_agent (ChpEngine    *self,
+                                       ChpHold      *hold);
+gboolean chp_engine_release_holds     (ChpEngine    *self,
+                                       AgentCall    *call,
+                                       JsonNode     *answer);
+void     chp_engine_agent_call_free   (AgentCall    *call);
 
 /* chp-engine-person.c: tells one browser to stop (fire and forget). */
 void chp_engine_send_stop            (ChpEngine  *self,

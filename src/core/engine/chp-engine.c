@@ -30,6 +30,9 @@ static void apply_floor_rules          (ChpEngine         *self);
 static void state_loaded_cb            (GObject           *source,
                                         GAsyncResult      *result,
                                         gpointer           user_data);
+static void rules_loaded_cb            (GObject           *source,
+                                        GAsyncResult      *result,
+                                        gpointer           user_data);
 
 static void
 chp_engine_dispose (GObject *object)
@@ -50,6 +53,7 @@ chp_engine_dispose (GObject *object)
   g_clear_object (&self->plans);
   g_clear_object (&self->floor);
   g_clear_object (&self->agent_sessions);
+  chp_engine_rules_dispose (self);
   if (self->safety != NULL)
     g_signal_handlers_disconnect_by_data (self->safety, self);
   g_clear_object (&self->safety);
@@ -239,6 +243,7 @@ chp_engine_new (const char *data_dir)
   self->plans = chp_plan_list_new ();
   self->floor = chp_url_floor_new ();
   self->agent_sessions = chp_agent_session_list_new ();
+  chp_engine_rules_init (self);
   self->safety = chp_safety_settings_new ();
   g_signal_connect (self->safety, "notify::floor-blind", G_CALLBACK (safety_floor_cb), self);
   g_signal_connect (self->safety, "notify::floor-hands-only", G_CALLBACK (safety_floor_cb), self);
@@ -299,7 +304,6 @@ state_loaded_cb (GObject      *source,
   ChpEngine *self = g_task_get_source_object (task);
   g_autoptr(GHashTable) state = NULL;
   g_autoptr(GError) error = NULL;
-  guint port = GPOINTER_TO_UINT (g_task_get_task_data (task));
 
   state = chp_store_load_state_finish (CHP_STORE (source), result, &error);
   if (state == NULL)
@@ -320,6 +324,31 @@ state_loaded_cb (GObject      *source,
       g_message ("Stop all (kept from before the app quit)");
       chp_engine_notify_stopped (self);
     }
+
+  /* The person's rules are in the list before the first hold can arrive. */
+  chp_store_load_rules_async (self->store, g_get_real_time () / 1000,
+                              g_task_get_cancellable (task), rules_loaded_cb,
+                              g_object_ref (task));
+}
+
+static void
+rules_loaded_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ChpEngine *self = g_task_get_source_object (task);
+  g_autoptr(GPtrArray) rules = NULL;
+  g_autoptr(GError) error = NULL;
+  guint port = GPOINTER_TO_UINT (g_task_get_task_data (task));
+
+  rules = chp_store_load_rules_finish (CHP_STORE (source), result, &error);
+  if (rules == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  chp_approval_rule_list_set_all (self->rules, rules);
 
   if (!chp_bridge_listen (self->bridge, port, &error))
     {

@@ -6,6 +6,7 @@
 #include <gio/gio.h>
 
 #include "chp-agent-session-list.h"
+#include "chp-approval-rule-list.h"
 #include "chp-bridge.h"
 #include "chp-device-list.h"
 #include "chp-grant-list.h"
@@ -101,11 +102,37 @@ gboolean           chp_engine_rename_device_finish   (ChpEngine           *self,
                                                       GError             **error);
 
 ChpAgentSessionList *chp_engine_get_agent_sessions   (ChpEngine           *self);
+ChpApprovalRuleList *chp_engine_get_rules            (ChpEngine           *self);
+const char        *chp_engine_get_hold_agent         (ChpEngine           *self,
+                                                      ChpHold             *hold);
+gboolean           chp_engine_can_allow_always       (ChpEngine           *self,
+                                                      ChpHold             *hold);
+void               chp_engine_allow_always_async     (ChpEngine           *self,
+                                                      ChpHold             *hold,
+                                                      guint                seconds,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+void               chp_engine_revoke_rule_async      (ChpEngine           *self,
+                                                      const char          *rule_id,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+gboolean           chp_engine_revoke_rule_finish     (ChpEngine           *self,
+                                                      GAsyncResult        *result,
+                                                      GError             **error);
 gboolean           chp_engine_get_stopped            (ChpEngine           *self);
 void               chp_engine_stop_all               (ChpEngine           *self,
                                                       const char          *source);
 void               chp_engine_resume_all             (ChpEngine           *self);
 void               chp_engine_agent_call_async       (ChpEngine           *self,
+                                                      const char          *device_id,
+                                                      const char          *method,
+                                                      JsonNode            *params,
+                                                      guint                timeout_ms,
+                                                      GCancellable        *cancellable,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+void               chp_engine_agent_call_as_async    (ChpEngine           *self,
+                                                      const char          *session_id,
                                                       const char          *device_id,
                                                       const char          *method,
                                                       JsonNode            *params,

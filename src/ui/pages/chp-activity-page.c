@@ -40,6 +40,7 @@ struct _ChpActivityPage
 
   ChpEngine *engine;
   ChpAuditList *audit;
+  GtkSelectionModel *selection;  /* over audit: the column view's model while the page is mapped */
   GListModel *devices;
   gulong devices_changed_id;
   GPtrArray *browser_ids;  /* the browser dropdown's device ids; NULL first, for "all" */
@@ -434,6 +435,7 @@ chp_activity_page_set_engine (ChpActivityPage *self,
 
   if (self->column_view != NULL)
     gtk_column_view_set_model (self->column_view, NULL);
+  g_clear_object (&self->selection);
   if (self->audit != NULL)
     g_signal_handlers_disconnect_by_data (self->audit, self);
   g_clear_object (&self->audit);
@@ -444,11 +446,10 @@ chp_activity_page_set_engine (ChpActivityPage *self,
 
   if (engine != NULL && chp_engine_get_store (engine) != NULL)
     {
-      g_autoptr(GtkSelectionModel) selection = NULL;
-
       self->audit = chp_audit_list_new (chp_engine_get_store (engine));
-      selection = GTK_SELECTION_MODEL (gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->audit))));
-      gtk_column_view_set_model (self->column_view, selection);
+      self->selection = GTK_SELECTION_MODEL (gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->audit))));
+      if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+        gtk_column_view_set_model (self->column_view, self->selection);
       g_signal_connect_swapped (self->audit, "notify::loading", G_CALLBACK (update_page), self);
       g_signal_connect_swapped (self->audit, "notify::count", G_CALLBACK (update_page), self);
 
@@ -477,6 +478,28 @@ words_model (const char * const *words,
   return G_LIST_MODEL (list);
 }
 
+/* The column view has its model only while the page is on screen: GTK 4.8 keeps about 200 rows
+ * of a list realized whether or not they show, four labels each, 17 MB with a long log, for a
+ * page the person is not looking at. Coming back shows the newest entries first again. */
+static void
+chp_activity_page_map (GtkWidget *widget)
+{
+  ChpActivityPage *self = CHP_ACTIVITY_PAGE (widget);
+
+  GTK_WIDGET_CLASS (chp_activity_page_parent_class)->map (widget);
+  if (self->selection != NULL)
+    gtk_column_view_set_model (self->column_view, self->selection);
+}
+
+static void
+chp_activity_page_unmap (GtkWidget *widget)
+{
+  ChpActivityPage *self = CHP_ACTIVITY_PAGE (widget);
+
+  gtk_column_view_set_model (self->column_view, NULL);
+  GTK_WIDGET_CLASS (chp_activity_page_parent_class)->unmap (widget);
+}
+
 static void
 chp_activity_page_dispose (GObject *object)
 {
@@ -497,6 +520,9 @@ chp_activity_page_class_init (ChpActivityPageClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  widget_class->map = chp_activity_page_map;
+  widget_class->unmap = chp_activity_page_unmap;
 
   object_class->dispose = chp_activity_page_dispose;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-grants-page.c: the grant mirror is one list for every browser; here each browser gets its
  * own group, whose list is the mirror filtered to that browser, so a grant moves, appears and
- * goes with the mirror and nothing is copied. */
+ * goes with the mirror and nothing is copied. Above them, the person's "Always allow" rules. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-grants-page"
@@ -9,6 +9,7 @@
 #include "chp-grants-page.h"
 
 #include "chp-grant-row.h"
+#include "chp-rule-row.h"
 
 
 struct _ChpGrantsPage
@@ -17,10 +18,14 @@ struct _ChpGrantsPage
 
   GtkStack *stack;
   AdwPreferencesPage *groups_page;
+  GtkWidget *rules_group;
+  GtkListBox *rules_list;
 
   ChpEngine *engine;
   GListModel *grants;
   GListModel *devices;
+  GListModel *rules;
+  gulong rules_changed_id;
   gulong grants_changed_id;
   gulong devices_changed_id;
   GPtrArray *groups;    /* AdwPreferencesGroup, one per device */
@@ -31,7 +36,11 @@ G_DEFINE_FINAL_TYPE (ChpGrantsPage, chp_grants_page, ADW_TYPE_BIN)
 static void
 update_page (ChpGrantsPage *self)
 {
-  gboolean empty = self->grants == NULL || g_list_model_get_n_items (self->grants) == 0;
+  gboolean no_rules = self->rules == NULL || g_list_model_get_n_items (self->rules) == 0;
+  gboolean empty = (self->grants == NULL || g_list_model_get_n_items (self->grants) == 0) &&
+                   no_rules;
+
+  gtk_widget_set_visible (self->rules_group, !no_rules);
 
   gtk_stack_set_visible_child_name (self->stack, empty ? "empty" : "list");
 }
@@ -41,6 +50,13 @@ create_row (gpointer item,
             gpointer user_data)
 {
   return chp_grant_row_new (CHP_GRANT (item), CHP_GRANTS_PAGE (user_data)->engine);
+}
+
+static GtkWidget *
+create_rule_row (gpointer item,
+                 gpointer user_data)
+{
+  return chp_rule_row_new (CHP_APPROVAL_RULE (item), CHP_GRANTS_PAGE (user_data)->engine);
 }
 
 static gboolean
@@ -128,6 +144,11 @@ chp_grants_page_set_engine (ChpGrantsPage *self,
     g_clear_signal_handler (&self->grants_changed_id, self->grants);
   if (self->devices != NULL)
     g_clear_signal_handler (&self->devices_changed_id, self->devices);
+  if (self->rules != NULL)
+    g_clear_signal_handler (&self->rules_changed_id, self->rules);
+  if (self->rules_list != NULL)
+    gtk_list_box_bind_model (self->rules_list, NULL, NULL, NULL, NULL);
+  g_clear_object (&self->rules);
   g_clear_object (&self->grants);
   g_clear_object (&self->devices);
   g_set_object (&self->engine, engine);
@@ -141,6 +162,10 @@ chp_grants_page_set_engine (ChpGrantsPage *self,
       self->devices_changed_id = g_signal_connect_swapped (self->devices, "items-changed",
                                                            G_CALLBACK (rebuild_groups), self);
       rebuild_groups (self);
+      self->rules = G_LIST_MODEL (g_object_ref (chp_engine_get_rules (engine)));
+      self->rules_changed_id = g_signal_connect_swapped (self->rules, "items-changed",
+                                                         G_CALLBACK (update_page), self);
+      gtk_list_box_bind_model (self->rules_list, self->rules, create_rule_row, self, NULL);
     }
 
   if (self->stack != NULL)
@@ -174,6 +199,8 @@ chp_grants_page_class_init (ChpGrantsPageClass *klass)
                                                "/io/github/chaperone/Chaperone/chp-grants-page.ui");
   gtk_widget_class_bind_template_child (widget_class, ChpGrantsPage, stack);
   gtk_widget_class_bind_template_child (widget_class, ChpGrantsPage, groups_page);
+  gtk_widget_class_bind_template_child (widget_class, ChpGrantsPage, rules_group);
+  gtk_widget_class_bind_template_child (widget_class, ChpGrantsPage, rules_list);
 }
 
 static void

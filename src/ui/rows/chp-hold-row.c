@@ -34,6 +34,9 @@ struct _ChpHoldRow
   GtkLabel *error_label;
   GtkWidget *decline_button;
   GtkWidget *approve_button;
+  GtkWidget *always_box;
+  GtkLabel *always_label;
+  GtkDropDown *duration_dropdown;
 
   ChpHold *hold;
   ChpEngine *engine;
@@ -151,6 +154,29 @@ update_waited (ChpHoldRow *self)
   gtk_widget_set_visible (GTK_WIDGET (self->waited_label), TRUE);
 }
 
+/* "Always allow" only where the engine would make the rule: a held write, on a web site, by an
+ * agent it knows by name. Never offered for a send or a delete. */
+static void
+fill_always (ChpHoldRow *self)
+{
+  gboolean offered = chp_engine_can_allow_always (self->engine, self->hold);
+  g_autofree char *host = NULL;
+  g_autofree char *text = NULL;
+
+  gtk_widget_set_visible (self->always_box, offered);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "hold.always-allow", offered);
+  if (!offered)
+    return;
+
+  host = chp_hold_site_for_title (chp_hold_get_site (self->hold));
+  /* Translators: the first %s is a site's host name, the second an agent's name, e.g.
+   * "Always allow changes on notes.example by Claude Code" */
+  text = g_strdup_printf (_("Always allow changes on %s by %s"), host,
+                          chp_engine_get_hold_agent (self->engine, self->hold));
+  gtk_label_set_text (self->always_label, text);
+  chp_a11y_name_dropdown (self->duration_dropdown, _("How long to always allow"));
+}
+
 static void
 fill (ChpHoldRow *self)
 {
@@ -199,6 +225,7 @@ fill (ChpHoldRow *self)
       gtk_box_append (self->fields_box, new_field_label (text));
     }
 
+  fill_always (self);
   update_waited (self);
 }
 
@@ -216,6 +243,8 @@ set_busy (ChpHoldRow *self,
 {
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "hold.approve", !busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "hold.decline", !busy);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "hold.always-allow",
+                                 !busy && gtk_widget_get_visible (self->always_box));
 }
 
 static void
@@ -291,6 +320,60 @@ approve_action (GtkWidget  *widget,
   resolve (CHP_HOLD_ROW (widget), "approve");
 }
 
+/* Seconds from now to the end of the person's day (local time), at least a minute. */
+static guint
+seconds_until_tomorrow (void)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autoptr(GDateTime) midnight = g_date_time_new_local (g_date_time_get_year (now),
+                                                         g_date_time_get_month (now),
+                                                         g_date_time_get_day_of_month (now),
+                                                         0, 0, 0);
+  g_autoptr(GDateTime) tomorrow = g_date_time_add_days (midnight, 1);
+  GTimeSpan span = g_date_time_difference (tomorrow, now) / G_TIME_SPAN_SECOND;
+
+  return (guint) CLAMP (span, 60, 24 * 3600);
+}
+
+/**
+ * chp_hold_row_duration_seconds:
+ * @choice: the position in the card's duration menu: 1 hour, today, 30 days
+ *
+ * Returns: how long a rule made with that choice stands, in seconds
+ */
+guint
+chp_hold_row_duration_seconds (guint choice)
+{
+  switch (choice)
+    {
+    case 1:
+      return seconds_until_tomorrow ();
+    case 2:
+      return CHP_APPROVAL_RULE_MAX_SECONDS;
+    default:
+      return 3600;
+    }
+}
+
+/* The person's "Always allow": the rule is made and this hold approved (chp-engine-rules.c). */
+static void
+always_allow_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  ChpHoldRow *self = CHP_HOLD_ROW (widget);
+  guint seconds = chp_hold_row_duration_seconds (gtk_drop_down_get_selected (self->duration_dropdown));
+
+  /* Only where the card offers it, however the action was reached. */
+  if (!gtk_widget_get_visible (self->always_box))
+    return;
+
+  set_busy (self, TRUE);
+  gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
+  chp_engine_allow_always_async (self->engine, self->hold, seconds, resolved_cb,
+                                 g_object_ref (self));
+}
+
 static void
 decline_action (GtkWidget  *widget,
                 const char *action_name,
@@ -341,9 +424,13 @@ chp_hold_row_class_init (ChpHoldRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ChpHoldRow, error_label);
   gtk_widget_class_bind_template_child (widget_class, ChpHoldRow, decline_button);
   gtk_widget_class_bind_template_child (widget_class, ChpHoldRow, approve_button);
+  gtk_widget_class_bind_template_child (widget_class, ChpHoldRow, always_box);
+  gtk_widget_class_bind_template_child (widget_class, ChpHoldRow, always_label);
+  gtk_widget_class_bind_template_child (widget_class, ChpHoldRow, duration_dropdown);
 
   gtk_widget_class_install_action (widget_class, "hold.approve", NULL, approve_action);
   gtk_widget_class_install_action (widget_class, "hold.decline", NULL, decline_action);
+  gtk_widget_class_install_action (widget_class, "hold.always-allow", NULL, always_allow_action);
 }
 
 static void

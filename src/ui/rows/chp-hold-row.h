@@ -17,5 +17,6 @@ GtkWidget *chp_hold_row_new       (ChpHold    *hold,
                                    ChpEngine  *engine);
 char      *chp_hold_site_for_title (const char *site);
 ChpHold   *chp_hold_row_get_hold  (ChpHoldRow *self);
+guint      chp_hold_row_duration_seconds (guint   choice);
 
 G_END_DECLS

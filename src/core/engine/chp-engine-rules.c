@@ -1,0 +1,553 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* chp-engine-rules.c: the person's "Always allow" rules (docs/security.md).
+ *
+ * A rule names an agent, and a hold does not: the browser reports a hold (hold.changed) before
+ * it answers the act that made it, and only that answer, to a call the engine made for one agent
+ * session, says whose act it was. So a held hold that arrives while an act is on its way to that
+ * browser is parked until the act's answer comes: then the engine knows the agent, and either a
+ * standing rule approves the hold — through chp_engine_resolve_hold_async(), the person's own
+ * Approve — with no card, or the card shows as it always did.
+ *
+ * Who may change a rule: the person, through the hold card's "Always allow" and the Rules list's
+ * Revoke (widget actions in src/ui/). Nothing here reads a rule from a browser's event or an
+ * agent's arguments: a hold only ever matches one. */
+#include "config.h"
+
+#define G_LOG_DOMAIN "chaperone-engine"
+
+#include "chp-engine-private.h"
+
+#include "chp-json-util.h"
+#include "chp-protocol-error.h"
+
+/* A browser cannot make the engine keep more than this many holds aside. */
+#define MAX_PARKED 32
+/* Holds whose agent is known; more than the holds that can wait (32) and some that ended. */
+#define MAX_HOLD_AGENTS 256
+
+typedef struct
+{
+  char       *device_id;
+  char       *hold_id;
+  JsonObject *object;
+} ParkedHold;
+
+static void
+parked_hold_free (ParkedHold *parked)
+{
+  g_free (parked->device_id);
+  g_free (parked->hold_id);
+  json_object_unref (parked->object);
+  g_free (parked);
+}
+
+static void
+rule_expired_cb (ChpApprovalRuleList *rules,
+                 ChpApprovalRule     *rule,
+                 gpointer             user_data)
+{
+  ChpEngine *self = user_data;
+
+  if (self->bridge != NULL)
+    chp_bridge_audit (self->bridge, "rule", "expire", "expired", NULL, 0, NULL);
+}
+
+void
+chp_engine_rules_init (ChpEngine *self)
+{
+  self->rules = chp_approval_rule_list_new ();
+  g_signal_connect (self->rules, "expired", G_CALLBACK (rule_expired_cb), self);
+  self->parked = g_ptr_array_new_with_free_func ((GDestroyNotify) parked_hold_free);
+  self->hold_agents = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+}
+
+void
+chp_engine_rules_dispose (ChpEngine *self)
+{
+  /* The Rules list may keep the model a while longer: it must not call back into us. */
+  if (self->rules != NULL)
+    g_signal_handlers_disconnect_by_data (self->rules, self);
+  g_clear_object (&self->rules);
+  g_clear_pointer (&self->parked, g_ptr_array_unref);
+  g_clear_pointer (&self->hold_agents, g_hash_table_unref);
+}
+
+static JsonObject *
+object_member (JsonObject *object,
+               const char *member)
+{
+  JsonNode *node = json_object_get_member (object, member);
+
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+static gint64
+now_ms (void)
+{
+  return g_get_real_time () / 1000;
+}
+
+static char *
+hold_key (const char *device_id,
+          const char *hold_id)
+{
+  return g_strdup_printf ("%s\n%s", device_id, hold_id);
+}
+
+static gboolean
+act_in_flight (ChpEngine  *self,
+               const char *device_id,
+               AgentCall  *except)
+{
+  for (guint i = 0; i < self->agent_calls->len; i++)
+    {
+      AgentCall *call = g_ptr_array_index (self->agent_calls, i);
+
+      if (call != except && g_strcmp0 (call->device_id, device_id) == 0 &&
+          g_strcmp0 (call->method, "browser.node.action") == 0)
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+static ParkedHold *
+find_parked (ChpEngine  *self,
+             const char *device_id,
+             const char *hold_id,
+             guint      *index)
+{
+  for (guint i = 0; i < self->parked->len; i++)
+    {
+      ParkedHold *parked = g_ptr_array_index (self->parked, i);
+
+      if (g_str_equal (parked->device_id, device_id) && g_str_equal (parked->hold_id, hold_id))
+        {
+          if (index != NULL)
+            *index = i;
+          return parked;
+        }
+    }
+
+  return NULL;
+}
+
+/* Called for every hold a browser reports, before it is applied. TRUE when it was set aside
+ * until the act on its way to that browser answers. A hold that ends while parked is no longer
+ * parked and is applied as it ends (browser_wait learns the end). */
+gboolean
+chp_engine_park_hold (ChpEngine  *self,
+                      const char *device_id,
+                      JsonObject *object)
+{
+  const char *hold_id = chp_json_get_string (object, "holdId");
+  const char *state = chp_json_get_string (object, "state");
+  guint index;
+
+  if (hold_id == NULL || device_id == NULL)
+    return FALSE;
+
+  if (g_strcmp0 (state, "held") != 0)
+    {
+      if (find_parked (self, device_id, hold_id, &index) != NULL)
+        g_ptr_array_remove_index (self->parked, index);
+      return FALSE;
+    }
+
+  if (find_parked (self, device_id, hold_id, NULL) != NULL)
+    return TRUE;
+  if (chp_hold_list_lookup (self->holds, device_id, hold_id) != NULL ||
+      self->parked->len >= MAX_PARKED || !act_in_flight (self, device_id, NULL))
+    return FALSE;
+
+  {
+    ParkedHold *parked = g_new0 (ParkedHold, 1);
+
+    parked->device_id = g_strdup (device_id);
+    parked->hold_id = g_strdup (hold_id);
+    parked->object = json_object_ref (object);
+    g_ptr_array_add (self->parked, parked);
+  }
+  return TRUE;
+}
+
+static void
+remember_hold_agent (ChpEngine  *self,
+                     const char *device_id,
+                     const char *hold_id,
+                     const char *agent)
+{
+  if (!chp_approval_rule_agent_allowed (agent))
+    return;
+  /* Holds that ended are forgotten as they end; a browser that went away leaves its own, and
+   * those are let go all at once rather than one by one. */
+  if (g_hash_table_size (self->hold_agents) >= MAX_HOLD_AGENTS)
+    g_hash_table_remove_all (self->hold_agents);
+  g_hash_table_replace (self->hold_agents, hold_key (device_id, hold_id), g_strdup (agent));
+}
+
+void
+chp_engine_forget_hold_agent (ChpEngine *self,
+                              ChpHold   *hold)
+{
+  g_autofree char *key = hold_key (chp_hold_get_device_id (hold), chp_hold_get_id (hold));
+
+  g_hash_table_remove (self->hold_agents, key);
+}
+
+/**
+ * chp_engine_get_hold_agent:
+ *
+ * Returns: (nullable): the name of the agent whose act @hold holds, when the engine knows it
+ */
+const char *
+chp_engine_get_hold_agent (ChpEngine *self,
+                           ChpHold   *hold)
+{
+  g_autofree char *key = NULL;
+
+  g_return_val_if_fail (CHP_IS_ENGINE (self), NULL);
+  g_return_val_if_fail (CHP_IS_HOLD (hold), NULL);
+
+  key = hold_key (chp_hold_get_device_id (hold), chp_hold_get_id (hold));
+  return g_hash_table_lookup (self->hold_agents, key);
+}
+
+typedef struct
+{
+  ChpEngine *self;
+  AgentCall *call;     /* (nullable): the act the hold came from, answered once this has run */
+  JsonNode  *answer;   /* its answer as the browser gave it: `held` */
+} RuleRun;
+
+/* What the agent's act answers when a rule ran it: the act done, with what it changed, as if it
+ * had never been held; or, when the page changed meanwhile or the run failed, the browser's
+ * own `held` answer, and browser_wait tells how the hold ended. */
+static void
+rule_resolved_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  RuleRun *run = user_data;
+  ChpEngine *self = run->self;
+  AgentCall *call = run->call;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = chp_engine_person_call_finish (self, result, &error);
+  JsonObject *ended = node != NULL && JSON_NODE_HOLDS_OBJECT (node)
+                      ? json_node_get_object (node) : NULL;
+
+  if (ended == NULL)
+    g_message ("a rule's approval was not done: %s", error != NULL ? error->message : "no hold");
+
+  if (call != NULL)
+    {
+      g_ptr_array_remove_fast (self->agent_calls, call);
+      if (!call->answered && ended != NULL &&
+          g_strcmp0 (chp_json_get_string (ended, "state"), "done") == 0)
+        {
+          g_autoptr(JsonObject) done = json_object_new ();
+          JsonNode *reply = json_node_new (JSON_NODE_OBJECT);
+          JsonObject *changes = object_member (ended, "changes");
+
+          json_object_set_boolean_member (done, "done", TRUE);
+          if (changes != NULL)
+            json_object_set_object_member (done, "changes", json_object_ref (changes));
+          json_node_set_object (reply, done);
+          g_task_return_pointer (call->task, reply, (GDestroyNotify) json_node_unref);
+        }
+      else if (!call->answered)
+        g_task_return_pointer (call->task, g_steal_pointer (&run->answer),
+                               (GDestroyNotify) json_node_unref);
+      chp_engine_agent_call_free (call);
+    }
+
+  g_clear_pointer (&run->answer, json_node_unref);
+  g_object_unref (run->self);
+  g_free (run);
+}
+
+/* A held hold about to be applied: when its agent is known and a standing rule covers it, the
+ * rule approves it — counted, stored, audited — and it never becomes a card. TRUE then; @call
+ * (when given) is answered once the approval has run. Never while the person has stopped
+ * everything, and never for an act Stop all already answered. */
+gboolean
+chp_engine_apply_by_rule (ChpEngine  *self,
+                          const char *device_id,
+                          JsonObject *object,
+                          AgentCall  *call,
+                          JsonNode   *answer)
+{
+  g_autoptr(ChpHold) hold = NULL;
+  ChpApprovalRule *rule;
+  const char *agent;
+  RuleRun *run;
+  gint64 now = now_ms ();
+
+  if (self->stopped || (call != NULL && call->answered) ||
+      g_strcmp0 (chp_json_get_string (object, "state"), "held") != 0 ||
+      g_strcmp0 (chp_json_get_string (object, "kind"), "write") != 0)
+    return FALSE;
+
+  hold = chp_hold_new_from_json (device_id, object, NULL);
+  if (hold == NULL || chp_hold_list_lookup (self->holds, device_id, chp_hold_get_id (hold)) != NULL)
+    return FALSE;
+  agent = chp_engine_get_hold_agent (self, hold);
+  rule = agent != NULL ? chp_approval_rule_list_find_match (self->rules, agent,
+                                                            chp_hold_get_site (hold),
+                                                            chp_hold_get_kind (hold), now)
+                       : NULL;
+  if (rule == NULL)
+    return FALSE;
+
+  chp_approval_rule_record_use (rule, now);
+  if (self->store != NULL)
+    chp_store_use_rule_async (self->store, chp_approval_rule_get_id (rule), now, NULL, NULL, NULL);
+  if (self->bridge != NULL)
+    chp_bridge_audit (self->bridge, "rule", "use", "approved", device_id, 0, NULL);
+  g_message ("a rule approved hold %s on %s", chp_hold_get_id (hold), device_id);
+
+  run = g_new0 (RuleRun, 1);
+  run->self = g_object_ref (self);
+  run->call = call;
+  run->answer = answer != NULL ? json_node_ref (answer) : NULL;
+  chp_engine_resolve_hold_async (self, device_id, chp_hold_get_id (hold), "approve",
+                                 rule_resolved_cb, run);
+  return TRUE;
+}
+
+/* An act answered (@answer, %NULL when it failed): its held hold, parked meanwhile, is now known
+ * to be its agent's. Every parked hold of that browser goes on its way once no act is left on
+ * the way there. TRUE when a rule took @call over (rule_resolved_cb() answers it). */
+gboolean
+chp_engine_release_holds (ChpEngine *self,
+                          AgentCall *call,
+                          JsonNode  *answer)
+{
+  JsonObject *o = answer != NULL && JSON_NODE_HOLDS_OBJECT (answer)
+                  ? json_node_get_object (answer) : NULL;
+  JsonObject *held = o != NULL && chp_json_get_bool (o, "held", FALSE)
+                     ? object_member (o, "hold") : NULL;
+  const char *held_id = held != NULL ? chp_json_get_string (held, "holdId") : NULL;
+  gboolean busy;
+  gboolean taken = FALSE;
+
+  if (g_strcmp0 (call->method, "browser.node.action") != 0)
+    return FALSE;
+
+  if (held_id != NULL && call->agent != NULL)
+    remember_hold_agent (self, call->device_id, held_id, call->agent);
+
+  busy = act_in_flight (self, call->device_id, call);
+  for (guint i = 0; i < self->parked->len;)
+    {
+      ParkedHold *parked = g_ptr_array_index (self->parked, i);
+      gboolean mine = g_strcmp0 (parked->hold_id, held_id) == 0;
+      g_autoptr(JsonObject) object = NULL;
+      g_autofree char *device_id = NULL;
+
+      if (!g_str_equal (parked->device_id, call->device_id) || (!mine && busy))
+        {
+          i++;
+          continue;
+        }
+
+      object = json_object_ref (parked->object);
+      device_id = g_strdup (parked->device_id);
+      g_ptr_array_remove_index (self->parked, i);
+      if (mine && !taken && chp_engine_apply_by_rule (self, device_id, object, call, answer))
+        taken = TRUE;
+      else
+        chp_engine_apply_hold_now (self, device_id, object);
+      /* Applying may have changed the array: look again from the start. */
+      i = 0;
+    }
+
+  return taken;
+}
+
+/* Whether the person may make a rule from @hold's card: a write, still held, on a site that is an
+ * origin, from an agent whose name the engine knows. */
+gboolean
+chp_engine_can_allow_always (ChpEngine *self,
+                             ChpHold   *hold)
+{
+  g_return_val_if_fail (CHP_IS_ENGINE (self), FALSE);
+  g_return_val_if_fail (CHP_IS_HOLD (hold), FALSE);
+
+  return chp_hold_is_held (hold) &&
+         chp_hold_list_lookup (self->holds, chp_hold_get_device_id (hold),
+                               chp_hold_get_id (hold)) == hold &&
+         chp_approval_rule_kind_allowed (chp_hold_get_kind (hold)) &&
+         chp_approval_rule_site_allowed (chp_hold_get_site (hold)) &&
+         chp_approval_rule_agent_allowed (chp_engine_get_hold_agent (self, hold));
+}
+
+static void
+allow_resolved_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+  JsonNode *node = chp_engine_person_call_finish (CHP_ENGINE (source), result, &error);
+
+  if (node == NULL)
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_pointer (task, node, (GDestroyNotify) json_node_unref);
+}
+
+static void
+rule_saved_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ChpEngine *self = g_task_get_source_object (task);
+  ChpRuleInfo *info = g_task_get_task_data (task);
+  ChpHold *hold = g_object_get_data (G_OBJECT (task), "hold");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ChpApprovalRule) rule = NULL;
+
+  /* Stored first, listed and used second: no rule works that a restart would lose. */
+  if (!chp_store_write_finish (CHP_STORE (source), result, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  rule = chp_approval_rule_new (info);
+  chp_approval_rule_list_add (self->rules, rule);
+  if (self->bridge != NULL)
+    chp_bridge_audit (self->bridge, "rule", "create", "created", chp_hold_get_device_id (hold),
+                      0, NULL);
+
+  /* And the hold the person chose it on is approved, as Approve would. */
+  chp_engine_resolve_hold_async (self, chp_hold_get_device_id (hold), chp_hold_get_id (hold),
+                                 "approve", allow_resolved_cb, g_steal_pointer (&task));
+}
+
+/**
+ * chp_engine_allow_always_async:
+ * @hold: a held write on the person's screen (chp_engine_can_allow_always())
+ * @seconds: how long the rule stands, at most %CHP_APPROVAL_RULE_MAX_SECONDS
+ *
+ * The person chose "Always allow" on @hold's card (a widget action; nothing else calls this): a
+ * rule for this kind of act, on this site, for this agent, until @seconds from now — stored
+ * durably, listed and audited — and @hold approved. Finish with chp_engine_person_call_finish().
+ */
+void
+chp_engine_allow_always_async (ChpEngine           *self,
+                               ChpHold             *hold,
+                               guint                seconds,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  ChpRuleInfo *info;
+  gint64 now = now_ms ();
+
+  g_return_if_fail (CHP_IS_ENGINE (self));
+  g_return_if_fail (CHP_IS_HOLD (hold));
+
+  task = g_task_new (self, NULL, callback, user_data);
+  g_task_set_source_tag (task, chp_engine_allow_always_async);
+
+  if (!chp_engine_can_allow_always (self, hold) || seconds < 60 ||
+      seconds > CHP_APPROVAL_RULE_MAX_SECONDS)
+    {
+      g_task_return_new_error (task, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_INVALID_PARAMS,
+                               "Only a held change of data, by a known agent, on a web site, "
+                               "can be always allowed, for up to 30 days");
+      return;
+    }
+  if (self->store == NULL)
+    {
+      g_task_return_new_error (task, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_DEVICE_OFFLINE,
+                               "Chaperone is not running");
+      return;
+    }
+
+  info = g_new0 (ChpRuleInfo, 1);
+  info->rule_id = g_uuid_string_random ();
+  info->agent = g_strdup (chp_engine_get_hold_agent (self, hold));
+  info->site = g_ascii_strdown (chp_hold_get_site (hold), -1);
+  info->kind = g_strdup (chp_hold_get_kind (hold));
+  info->created_at = now;
+  info->expires_at = now + (gint64) seconds * 1000;
+  g_task_set_task_data (task, info, (GDestroyNotify) chp_rule_info_free);
+  g_object_set_data_full (G_OBJECT (task), "hold", g_object_ref (hold), g_object_unref);
+  chp_store_save_rule_async (self->store, info, NULL, rule_saved_cb, g_steal_pointer (&task));
+}
+
+static void
+rule_revoked_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!chp_store_write_finish (CHP_STORE (source), result, &error))
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+/**
+ * chp_engine_revoke_rule_async:
+ *
+ * The person pressed Revoke in the Rules list (a widget action): the rule stops matching at once,
+ * leaves the list, and is marked revoked in the store. Audited. Finish with
+ * chp_engine_revoke_rule_finish().
+ */
+void
+chp_engine_revoke_rule_async (ChpEngine           *self,
+                              const char          *rule_id,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autofree char *id = NULL;
+
+  g_return_if_fail (CHP_IS_ENGINE (self));
+  g_return_if_fail (rule_id != NULL);
+
+  task = g_task_new (self, NULL, callback, user_data);
+  g_task_set_source_tag (task, chp_engine_revoke_rule_async);
+  /* @rule_id may be the rule's own string, which goes with it when it leaves the list. */
+  id = g_strdup (rule_id);
+  rule_id = id;
+
+  /* Out of the list before anything is awaited: the very next hold is not covered. */
+  if (!chp_approval_rule_list_remove (self->rules, rule_id) || self->store == NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                               "No standing rule has the id %s", rule_id);
+      return;
+    }
+
+  if (self->bridge != NULL)
+    chp_bridge_audit (self->bridge, "rule", "revoke", "revoked", NULL, 0, NULL);
+  chp_store_revoke_rule_async (self->store, rule_id, now_ms (), NULL, rule_revoked_cb,
+                               g_steal_pointer (&task));
+}
+
+gboolean
+chp_engine_revoke_rule_finish (ChpEngine     *self,
+                               GAsyncResult  *result,
+                               GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* Returns: (transfer none): the person's standing rules, which the Rules list shows */
+ChpApprovalRuleList *
+chp_engine_get_rules (ChpEngine *self)
+{
+  g_return_val_if_fail (CHP_IS_ENGINE (self), NULL);
+
+  return self->rules;
+}
