@@ -123,7 +123,7 @@ async function measure(d, apps, extra = {}) {
       success: `${good.length}/${runs.length}`,
       calls: median(use.map((r) => r.calls)), bytes: median(use.map((r) => r.bytes)),
       ms: round(median(use.map((r) => r.ms)), 0), approvals: median(use.map((r) => r.approvals)),
-      why: [...new Set(runs.filter((r) => !r.ok).map((r) => r.why))].slice(0, 2),
+      why: [...new Set(runs.filter((r) => !r.ok).map((r) => r.why.slice(0, 300)))].slice(0, 2),
     };
   }
   for (const app of Object.values(apps)) {
@@ -238,7 +238,7 @@ for (const c of cols) {
 
 // Ratios (Chaperone / the better peer): ≤ the bound meets the issue's target.
 const peerBest = (get) => {
-  const v = ['playwright', 'devtools'].map((c) => (S[c] ? get(S[c]) : NaN)).filter(Number.isFinite);
+  const v = ['playwright', 'devtools'].map((c) => (S[c] ? (get(S[c]) ?? NaN) : NaN)).filter(Number.isFinite);
   return v.length ? Math.min(...v) : NaN;
 };
 const targets = [];
@@ -254,7 +254,8 @@ for (const name of Object.keys(ACTS)) {
 }
 console.log('\ntargets (ratio = Chaperone / the better peer)');
 for (const [what, get, bound, peerGet = get] of targets) {
-  const ours = S.ours ? get(S.ours) : NaN;
+  // A figure with nothing measured (every act refused) is no figure: never "met".
+  const ours = S.ours ? (get(S.ours) ?? NaN) : NaN;
   const ref = peerBest(peerGet);
   const ratio = ours / ref;
   const met = Number.isFinite(ratio) ? ratio <= bound : null;

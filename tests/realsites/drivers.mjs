@@ -58,7 +58,8 @@ class Driver {
     this.counts.calls += 1;
     const r = await this.agent.call(tool, args, { timeout: 60000 });
     this.counts.bytes += this.reportBytes(r);
-    if (r.isError && !allowError) throw new Error(`${this.label} ${tool} failed: ${H.textOf(r).slice(0, 600)}`);
+    // The whole message: an agent reads it all (and tasks.mjs's act() looks for "detached" in it).
+    if (r.isError && !allowError) throw new Error(`${this.label} ${tool} failed: ${H.textOf(r).slice(0, 4000)}`);
     return r;
   }
 
