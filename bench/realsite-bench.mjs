@@ -242,9 +242,11 @@ const peerBest = (get) => {
   return v.length ? Math.min(...v) : NaN;
 };
 const targets = [];
+// A task's figures count only where it was done (a failed run's time or bytes beat nobody).
+const done = (t) => t && !t.success.startsWith('0/');
 for (const key of Object.keys(TASKS)) {
-  targets.push([`${key}: wall time ≤ the faster peer's`, (s) => s.tasks[key]?.ms, 1]);
-  targets.push([`${key}: bytes ≤ the smaller peer's`, (s) => s.tasks[key]?.bytes, 1]);
+  targets.push([`${key}: wall time ≤ the faster peer's`, (s) => (done(s.tasks[key]) ? s.tasks[key].ms : NaN), 1]);
+  targets.push([`${key}: bytes ≤ the smaller peer's`, (s) => (done(s.tasks[key]) ? s.tasks[key].bytes : NaN), 1]);
 }
 for (const name of Object.keys(ACTS)) {
   targets.push([`${name}: fill ≤ 1/2 of the faster peer's (front)`, (s) => s.acts[name]?.front?.fill_ms, 0.5]);

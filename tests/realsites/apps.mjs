@@ -15,7 +15,7 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -226,7 +226,6 @@ export async function startNodeRed() {
     externalModules: { autoInstall: false, palette: { allowInstall: false } },
     logging: { console: { level: 'warn' } },
   })};\n`);
-  const { mkdir } = await import('node:fs/promises');
   await mkdir(userDir);
   await writeFile(join(userDir, 'flows.json'), JSON.stringify(FLOW_SEED));
   const proc = await startProcess('Node-RED', BIN.nodered, ['--settings', settings, '--userDir', userDir, '--port', String(port)],

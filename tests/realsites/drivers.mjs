@@ -27,7 +27,6 @@ const CHROME_FLAGS = ['--disable-gpu', '--disable-quic', '--no-first-run', '--di
   '--disable-component-update', '--disable-sync'];
 
 export const bytesOf = (x) => Buffer.byteLength(JSON.stringify(x));
-const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function versionOf(dir) {
   try { return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version; } catch { return null; }
@@ -288,4 +287,3 @@ export class DevtoolsDriver extends Driver {
   fill(ref, label, value) { return this.call('fill', { pageId: this.pageId, uid: ref, value }); }
 }
 
-export { escapeRe };
