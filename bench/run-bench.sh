@@ -5,7 +5,9 @@
 # run the extension benchmark (bench/extension-bench.mjs: real Chromium, the real extension and the
 # core engine, against Playwright and raw CDP) when Chromium, node and playwright-core are here, and
 # the agent-interface benchmark (bench/mcp-bench.mjs: chaperone-mcp beside Playwright MCP and
-# Chrome DevTools MCP, installed into bench/peers when missing).
+# Chrome DevTools MCP, installed into bench/peers when missing), and the real-site benchmark
+# (bench/realsite-bench.mjs: TiddlyWiki, MailDev and Node-RED from npm, the same tasks through
+# Chaperone and both peers).
 #
 # Usage: bench/run-bench.sh [build-dir] [chaperone-bench options…]
 #   build-dir   an existing meson build directory (default: build); set up if it does not exist
@@ -153,6 +155,23 @@ else
     node "$src/bench/mcp-bench.mjs" $mcp_args --json="$build/bench/mcp-bench.json" || mcp_status=$?
 fi
 
+# --- Real web apps (TiddlyWiki, MailDev, Node-RED from npm): the same tasks, three MCP servers --
+# bench/realsite-bench.mjs: success, tool calls, bytes, wall time, approvals per task and server;
+# fill and click + settle on each app's page, Chaperone's tab in front and in the background.
+
+real_status=0
+echo
+if [ -n "$mcp_skip" ]; then
+  echo "realsite bench: skipped: $mcp_skip"
+elif ! (cd "$src" && node -e "require.resolve('tiddlywiki/package.json'); require.resolve('maildev/package.json'); require.resolve('node-red/package.json')") >/dev/null 2>&1; then
+  echo "realsite bench: skipped: the real apps are not installed (npm ci)"
+else
+  echo "run-bench: running bench/realsite-bench.mjs (several minutes; --quick: a few)"
+  CHAPERONE_TEST_ENGINE="$engine" CHAPERONE_MCP="$build/src/relay/chaperone-mcp" CHAPERONE_CHROMIUM="$chromium" \
+    node "$src/bench/realsite-bench.mjs" $mcp_args --json="$build/bench/realsite-bench.json" || real_status=$?
+fi
+
 [ "$rss_status" -ne 0 ] && exit "$rss_status"
 [ "$ext_status" -ne 0 ] && exit "$ext_status"
-exit "$mcp_status"
+[ "$mcp_status" -ne 0 ] && exit "$mcp_status"
+exit "$real_status"

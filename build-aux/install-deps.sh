@@ -45,10 +45,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ "${1:-}" = "--test" ]; then
-  # The JS test tools (ws, playwright-core, the MCP SDK as the agent) from npm, pinned by
-  # package-lock.json.
+  # The JS test tools (ws, playwright-core, the MCP SDK as the agent) and the real web apps of
+  # the real-site suite (TiddlyWiki, MailDev, Node-RED: tests/realsites/apps.mjs) from npm,
+  # pinned by package-lock.json; served on loopback at test time, nothing fetched then.
   if [ ! -d "$here/node_modules/ws" ] || [ ! -d "$here/node_modules/playwright-core" ] ||
      [ ! -d "$here/node_modules/@modelcontextprotocol/sdk" ] ||
+     [ ! -d "$here/node_modules/tiddlywiki" ] || [ ! -d "$here/node_modules/maildev" ] ||
+     [ ! -d "$here/node_modules/node-red" ] ||
      [ "$here/package-lock.json" -nt "$here/node_modules" ]; then
     (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
   fi

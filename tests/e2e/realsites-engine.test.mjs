@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A person's tasks on real open-source web apps, installed from npm and served on loopback
+// (tests/realsites/apps.mjs: TiddlyWiki, MailDev, Node-RED), done by a scripted agent through
+// Chaperone's MCP interface with the official SDK: the relay → the core engine harness → the real
+// extension in real Chromium → the app's page. Each task is judged by the app's own state (the
+// wiki's HTTP API, the mail server's inbox, the flow runtime's deployed flows), never by what the
+// agent believes. The person's approvals (a plan before a write, a held delete) go through the
+// engine's JSON lines; realsites-app.test.mjs presses them in the real app through AT-SPI.
+// bench/realsite-bench.mjs runs the same tasks beside Playwright MCP and Chrome DevTools MCP.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import { appsWhyNot, startApps } from '../realsites/apps.mjs';
+import { TASKS, runTask } from '../realsites/tasks.mjs';
+import { chaperoneWhyNot, startChaperoneWorld } from '../realsites/world.mjs';
+
+const skip = appsWhyNot() ?? await chaperoneWhyNot() ?? false;
+if (skip) console.log(`# skipped: ${skip}`);
+
+const W = {};
+
+before(async () => {
+  if (skip) return;
+  W.running = await startApps();
+  W.apps = W.running.apps;
+  W.world = await startChaperoneWorld(Object.values(W.apps), { name: 'realsites-engine' });
+}, { timeout: 120000 });
+
+after(async () => {
+  await W.world?.stop();
+  await W.running?.stop();
+});
+
+/** Runs `task` once through Chaperone; a failure says why and what the relay said. */
+async function run(task) {
+  const app = W.apps[task.app];
+  await W.world.pages[task.app].bringToFront();
+  const out = await runTask(task, W.world.driver, app);
+  if (!out.ok) console.log(W.world.agent.stderr().slice(-1500));
+  console.log(`# ${task.title}: ${out.ok ? 'done' : 'FAILED'} in ${out.calls} calls, ${out.bytes} bytes, `
+    + `${out.approvals} approval(s), ${Math.round(out.ms)} ms`);
+  assert.equal(out.why, null, `${task.title}: ${out.why}`);
+  return out;
+}
+
+test('TiddlyWiki: search a word, open the first result, and read the text the server holds', { skip, timeout: 60000 }, async () => {
+  const out = await run(TASKS.wikiRead);
+  assert.equal(out.approvals, 0, 'a read asks the person nothing');
+});
+
+// The body editor is an about:blank iframe (read today as "not readable (not_web)") and "Confirm
+// changes to this tiddler" is held as outward, then answers target_denied once approved: two
+// fixes other branches make (issue 15, items 2 and 3). The lead lifts the skip at the merge.
+test('TiddlyWiki: a new tiddler with a title and body, saved, is on the server, with one approval (the plan)',
+  { skip: skip || 'needs same-origin about:blank frames (issue 15 item 2) and "Confirm changes" as a coverable save (item 3)', timeout: 60000 },
+  async () => {
+    const out = await run(TASKS.wikiWrite);
+    assert.ok(out.approvals <= 1, `at most one approval: ${out.approvals}`);
+  });
+
+test('MailDev: search the inbox, open the message, read the body the server holds', { skip, timeout: 60000 }, async () => {
+  const out = await run(TASKS.mailRead);
+  assert.ok(out.approvals <= 1, `at most the one hold below: ${out.approvals}`);
+});
+
+// Opening the message is held today as an outward act: the list item's accessible name carries
+// the preview, "…please pay by Friday", and the classifier reads "pay". Telling a message-list
+// item from a Pay button is the classifier's work (issue 15 item 3); the lead lifts the skip then.
+test('MailDev: reading a message asks the person nothing',
+  { skip: skip || 'needs the outward classifier to read a mail-list item whose preview says "pay" as opening it (issue 15 item 3)', timeout: 60000 },
+  async () => {
+    const out = await run(TASKS.mailRead);
+    assert.equal(out.approvals, 0, 'a read asks the person nothing');
+  });
+
+test('MailDev: a delete is held for the person; approved, the message is gone from the server and only it', { skip, timeout: 60000 }, async () => {
+  const before = W.world.person.log.length;
+  const out = await run(TASKS.mailDelete);
+  assert.equal(out.approvals, 1, 'one approval: the held delete');
+  assert.ok(W.world.person.log.slice(before).some((e) => e.hold), 'the person approved a hold');
+});
+
+test('Node-RED: search the flows and read the matching nodes the runtime holds', { skip, timeout: 60000 }, async () => {
+  const out = await run(TASKS.flowRead);
+  assert.equal(out.approvals, 0, 'a read asks the person nothing');
+});
+
+test('Node-RED: add a flow and deploy it; the runtime has it, with at most one approval', { skip, timeout: 60000 }, async () => {
+  const out = await run(TASKS.flowAdd);
+  assert.ok(out.approvals <= 1, `at most one approval: ${out.approvals}`);
+});

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Real open-source web apps, installed from npm (root package.json, pinned) and served on loopback
+// for the real-site suite (tests/e2e/realsites-*.test.mjs) and bench (bench/realsite-bench.mjs):
+//
+//   TiddlyWiki 5.4.1   a personal wiki (a single-page app with its own widgets and an iframe editor)
+//   MailDev 3.0.0      a mail catcher with a React inbox (read, search, delete); mail arrives by SMTP
+//   Node-RED 4.1.15    a flow editor (jQuery, icon-only controls, a canvas)
+//
+// Each starts on a free 127.0.0.1 port in a fresh temporary folder, seeded with the content the
+// tasks look for, and is waited on until its HTTP port answers (polled with a deadline: the event,
+// not a sleep). `stop()` ends its process group and removes the folder. Nothing here reaches the
+// internet: the apps are configured with their update checks and telemetry off.
+//
+//   const wiki = await startTiddlyWiki();   // {name, url, origin, pid, …app's own state…, stop()}
+
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { until } from '../lib/until.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const BIN = {
+  tiddlywiki: join(root, 'node_modules', 'tiddlywiki', 'tiddlywiki.js'),
+  maildev: join(root, 'node_modules', 'maildev', 'dist', 'bin', 'maildev.js'),
+  nodered: join(root, 'node_modules', 'node-red', 'red.js'),
+};
+
+/** Why the real apps cannot run here (not installed: `npm ci`), or null. */
+export function appsWhyNot() {
+  const missing = Object.entries(BIN).filter(([, path]) => !existsSync(path)).map(([name]) => name);
+  return missing.length ? `${missing.join(', ')} not installed (npm ci at the top of the tree)` : null;
+}
+
+/** A free loopback port (the kernel's pick; the app binds it a moment later). */
+function freePort() {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+  });
+}
+
+/** GET/PUT/DELETE against an app's own HTTP API → {status, body (JSON when it is)}. */
+export async function http(url, { method = 'GET', headers = {}, body } = {}) {
+  const res = await fetch(url, { method, headers: { accept: 'application/json', ...headers }, body });
+  const text = await res.text();
+  let parsed = text;
+  try { parsed = JSON.parse(text); } catch { /* not JSON */ }
+  return { status: res.status, body: parsed };
+}
+
+/**
+ * Starts `node script ...args` in its own process group in `home`; resolves once `ready()` is
+ * true (polled, bounded), with {pid, log(), stop()}. A process that exits first fails with its log.
+ */
+async function startProcess(name, script, args, { home, ready, timeout = 60000, env = {} }) {
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd: home, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, HOME: home, NODE_ENV: 'production', ...env },
+  });
+  const lines = [];
+  for (const s of [child.stdout, child.stderr]) {
+    s.on('data', (d) => {
+      lines.push(d.toString());
+      if (lines.length > 200) lines.splice(0, lines.length - 200);
+    });
+  }
+  let exited = null;
+  const gone = new Promise((r) => child.once('exit', (code, signal) => { exited = code ?? signal; r(); }));
+  const proc = {
+    pid: child.pid,
+    log: () => lines.join(''),
+    async stop() {
+      if (exited === null) {
+        try { process.kill(-child.pid, 'SIGTERM'); } catch { /* gone */ }
+        const timer = setTimeout(() => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } }, 5000);
+        await gone;
+        clearTimeout(timer);
+      }
+      await rm(home, { recursive: true, force: true });
+    },
+  };
+  try {
+    await until(async () => {
+      if (exited !== null) throw new Error(`${name} exited (${exited}) before it answered:\n${proc.log().slice(-2000)}`);
+      return ready().catch(() => false);
+    }, { timeout, what: `${name} to answer on its port` });
+  } catch (err) {
+    await proc.stop();
+    throw err;
+  }
+  return proc;
+}
+
+// ---- TiddlyWiki --------------------------------------------------------------------------------
+
+/** What the wiki holds for the read task: a tiddler found by a word only its text has. */
+export const WIKI_SEED = [
+  { title: 'Harbour Notes', text: 'The lighthouse keeper logs every ferry that passes the breakwater.', tags: 'notes' },
+  { title: 'Garden Plan', text: 'Tomatoes along the south fence; basil between them.', tags: 'notes' },
+];
+export const WIKI_WORD = 'lighthouse';
+
+export async function startTiddlyWiki() {
+  const home = await mkdtemp(join(tmpdir(), 'chp-realsite-tw-'));
+  const port = await freePort();
+  const wiki = join(home, 'wiki');
+  const init = spawn(process.execPath, [BIN.tiddlywiki, wiki, '--init', 'server'], { cwd: home, stdio: 'ignore' });
+  await new Promise((ok, fail) => init.once('exit', (c) => (c === 0 ? ok() : fail(new Error(`tiddlywiki --init: exit ${c}`)))));
+  const origin = `http://127.0.0.1:${port}`;
+  const proc = await startProcess('TiddlyWiki', BIN.tiddlywiki, [wiki, '--listen', `port=${port}`, 'host=127.0.0.1'],
+    { home, ready: async () => (await http(`${origin}/status`)).status === 200 });
+  const tiddlerUrl = (title) => `${origin}/recipes/default/tiddlers/${encodeURIComponent(title)}`;
+  const app = {
+    name: 'tiddlywiki', label: 'TiddlyWiki 5.4.1', url: `${origin}/`, origin, pid: proc.pid, log: proc.log,
+    /** A tiddler as the server holds it (its HTTP API), or null. */
+    async tiddler(title) {
+      const r = await http(tiddlerUrl(title));
+      return r.status === 200 ? r.body : null;
+    },
+    // The server's CSRF guard wants this header on writes (TiddlyWiki's own client sends it).
+    async putTiddler(t) {
+      const r = await http(tiddlerUrl(t.title), { method: 'PUT', body: JSON.stringify(t),
+        headers: { 'content-type': 'application/json', 'x-requested-with': 'TiddlyWiki' } });
+      if (r.status >= 300) throw new Error(`PUT ${t.title}: ${r.status}`);
+    },
+    async deleteTiddler(title) {
+      await http(tiddlerUrl(title), { method: 'DELETE', headers: { 'x-requested-with': 'TiddlyWiki' } });
+    },
+    stop: () => proc.stop(),
+  };
+  for (const t of WIKI_SEED) await app.putTiddler(t);
+  return app;
+}
+
+// ---- MailDev -----------------------------------------------------------------------------------
+
+/** The inbox for the mail tasks: one to find by a word and read, one to delete. */
+export const MAIL_SEED = [
+  { subject: 'Invoice 2291 overdue', body: 'Invoice 2291 for the harbour repairs is 14 days overdue; please pay by Friday.' },
+  { subject: 'Team lunch on Friday', body: 'Shall we meet at the noodle bar at noon?' },
+  { subject: 'Weekly status', body: 'All builds green; release candidate on Tuesday.' },
+];
+export const MAIL_WORD = 'invoice';
+
+/** Sends one message to an SMTP port the plain way (EHLO … DATA … QUIT), waiting for each reply. */
+export function sendMail(port, { from = 'alice@example.test', to = 'bob@example.test', subject, body }) {
+  const steps = ['EHLO realsites.test', `MAIL FROM:<${from}>`, `RCPT TO:<${to}>`, 'DATA',
+    `From: Alice <${from}>\r\nTo: Bob <${to}>\r\nSubject: ${subject}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${body}\r\n.`,
+    'QUIT'];
+  return new Promise((ok, fail) => {
+    const s = connect(port, '127.0.0.1');
+    let buf = '';
+    let i = 0;
+    s.setTimeout(10000, () => { s.destroy(); fail(new Error('SMTP: no answer')); });
+    s.on('error', fail);
+    s.on('close', () => (i === steps.length ? ok() : fail(new Error(`SMTP: closed after ${i} steps`))));
+    s.on('data', (d) => {
+      buf += d;
+      const lines = buf.split('\r\n');
+      buf = lines.pop();
+      for (const line of lines) {
+        if (/^[45]\d\d /.test(line)) { s.destroy(); fail(new Error(`SMTP: ${line}`)); return; }
+        if (/^\d{3} /.test(line) && i < steps.length) s.write(`${steps[i++]}\r\n`);
+      }
+    });
+  });
+}
+
+export async function startMailDev() {
+  const home = await mkdtemp(join(tmpdir(), 'chp-realsite-mail-'));
+  const [web, smtp] = [await freePort(), await freePort()];
+  const origin = `http://127.0.0.1:${web}`;
+  const proc = await startProcess('MailDev', BIN.maildev, ['--smtp', String(smtp), '--web', String(web),
+    '--ip', '127.0.0.1', '--web-ip', '127.0.0.1', '--mail-directory', join(home, 'mail'), '--silent'],
+  { home, ready: async () => (await http(`${origin}/api/healthz`)).status === 200 });
+  const app = {
+    name: 'maildev', label: 'MailDev 3.0.0', url: `${origin}/`, origin, smtpPort: smtp, pid: proc.pid, log: proc.log,
+    /** The inbox as the server holds it: [{id, subject, text, …}]. */
+    async messages() { return (await http(`${origin}/api/email`)).body; },
+    async bySubject(subject) { return (await app.messages()).find((m) => m.subject === subject) ?? null; },
+    send: (message) => sendMail(smtp, message),
+    /** Puts the seed inbox back (a run may have deleted a message), and nothing else. */
+    async reset() {
+      await http(`${origin}/api/email/all`, { method: 'DELETE' });
+      for (const m of MAIL_SEED) await app.send(m);
+      await until(async () => (await app.messages()).length === MAIL_SEED.length, { timeout: 10000, what: 'the seeded inbox' });
+    },
+    stop: () => proc.stop(),
+  };
+  await app.reset();
+  return app;
+}
+
+// ---- Node-RED ----------------------------------------------------------------------------------
+
+/** The flows for the Node-RED tasks: a "Backups" flow whose nodes the read task finds by a word. */
+export const FLOW_SEED = [
+  { id: 'f1backups0000001', type: 'tab', label: 'Backups', disabled: false, info: '' },
+  { id: 'n1inject00000001', type: 'inject', z: 'f1backups0000001', name: 'Every night at two', props: [{ p: 'payload' }],
+    repeat: '', crontab: '00 02 * * *', once: false, topic: '', payload: '', payloadType: 'date', x: 160, y: 80, wires: [['n2comment0000001']] },
+  { id: 'n2comment0000001', type: 'debug', z: 'f1backups0000001', name: 'Nightly backup report', active: true,
+    tosidebar: true, console: false, complete: 'payload', targetType: 'msg', x: 420, y: 80, wires: [] },
+];
+export const FLOW_WORD = 'nightly';
+
+export async function startNodeRed() {
+  const home = await mkdtemp(join(tmpdir(), 'chp-realsite-nr-'));
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const userDir = join(home, 'user');
+  const settings = join(home, 'settings.js');
+  // No consent prompt, tour or update check: the editor opens straight on the flows, offline.
+  await writeFile(settings, `module.exports = ${JSON.stringify({
+    uiHost: '127.0.0.1', uiPort: port, userDir, flowFile: 'flows.json', credentialSecret: false,
+    telemetry: { enabled: false, updateNotification: false }, diagnostics: { enabled: false },
+    editorTheme: { tours: false, palette: { catalogues: [] }, projects: { enabled: false } },
+    externalModules: { autoInstall: false, palette: { allowInstall: false } },
+    logging: { console: { level: 'warn' } },
+  })};\n`);
+  await mkdir(userDir);
+  await writeFile(join(userDir, 'flows.json'), JSON.stringify(FLOW_SEED));
+  const proc = await startProcess('Node-RED', BIN.nodered, ['--settings', settings, '--userDir', userDir, '--port', String(port)],
+    { home, ready: async () => (await http(`${origin}/flows`)).status === 200 });
+  const app = {
+    name: 'nodered', label: 'Node-RED 4.1.15', url: `${origin}/`, origin, pid: proc.pid, log: proc.log,
+    /** The deployed flows as the runtime holds them (its admin API). */
+    async flows() { return (await http(`${origin}/flows`)).body; },
+    async tabs() { return (await app.flows()).filter((n) => n.type === 'tab'); },
+    /** Deploys the seed again (a write run adds a flow). */
+    async reset() {
+      const r = await http(`${origin}/flows`, { method: 'POST', body: JSON.stringify(FLOW_SEED),
+        headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' } });
+      if (r.status >= 300) throw new Error(`Node-RED reset: ${r.status}`);
+    },
+    stop: () => proc.stop(),
+  };
+  return app;
+}
+
+export const START = { tiddlywiki: startTiddlyWiki, maildev: startMailDev, nodered: startNodeRed };
+
+/** Starts the named apps (all three by default) side by side; `stop()` ends them all. */
+export async function startApps(names = Object.keys(START)) {
+  const apps = {};
+  const started = await Promise.allSettled(names.map(async (n) => { apps[n] = await START[n](); }));
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) {
+    for (const a of Object.values(apps)) await a.stop().catch(() => {});
+    throw failed.reason;
+  }
+  return { apps, async stop() { for (const a of Object.values(apps)) await a.stop().catch(() => {}); } };
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A person's tasks on real web apps (apps.mjs), written once as a scripted agent over a driver
+// (drivers.mjs: Chaperone, Playwright MCP or Chrome DevTools MCP): look (snapshot), find the
+// element by its role and name, act, look again. Each task has a read or a write to do, and is
+// judged by the app's own state — the server's API, not what the agent believes it did.
+//
+//   const out = await runTask(TASKS.wikiWrite, driver, app);  // {ok, why, calls, bytes, approvals, ms}
+
+import { performance } from 'node:perf_hooks';
+
+import { FLOW_SEED, FLOW_WORD, MAIL_SEED, MAIL_WORD, WIKI_SEED, WIKI_WORD } from './apps.mjs';
+import { until } from '../lib/until.mjs';
+
+class TaskError extends Error {}
+
+/** The element or a TaskError that says what the agent could not find. */
+function need(d, snap, what, opts) {
+  const item = d.find(snap, what, opts);
+  if (!item) {
+    if (process.env.REALSITES_DEBUG) console.error(`---- ${d.label} snapshot\n${d.text(snap)}\n----`);
+    const role = [].concat(what.role ?? 'any').join('|');
+    throw new TaskError(`${d.label}: no ${role} ${what.name ?? ''} in its snapshot`
+      + (opts?.after ? ` after ${opts.after.name ?? opts.after.role}` : ''));
+  }
+  return item;
+}
+
+/**
+ * Looks until `what` is on the page: a snapshot, and another while it is not there yet (an app
+ * still loading, a list still filtering) — at most `tries` — as an agent does. → {snap, item}
+ */
+async function look(d, what, opts, { tries = 8 } = {}) {
+  for (let i = 1; ; i++) {
+    const snap = await d.snapshot();
+    const item = d.find(snap, what, opts);
+    if (item) return { snap, item };
+    if (i >= tries) need(d, snap, what, opts);
+  }
+}
+
+/**
+ * Finds `what` and clicks it (or fills it with `value`); when the page re-rendered under the ref
+ * (the server says the ref is gone), looks again and acts once more, as an agent told so does.
+ */
+async function act(d, what, opts, label, value) {
+  const doIt = (ref) => (value === undefined ? d.click(ref, label) : d.fill(ref, label, value));
+  const { item } = await look(d, what, opts);
+  try {
+    return await doIt(item.ref);
+  } catch (err) {
+    if (!/not found|stale|no longer|detached|snapshot/i.test(err.message)) throw err;
+    return doIt((await look(d, what, opts)).item.ref);
+  }
+}
+
+const TEXTBOX = ['textbox', 'searchbox', 'combobox'];
+// The body of TiddlyWiki's editor: the textarea inside its about:blank iframe (the only textbox
+// after the frame in every server's snapshot, which lists a frame's content in place).
+const FRAME = ['iframe', 'frame', 'Iframe'];
+
+let stamp = Date.now() % 1000000;
+const unique = () => (stamp += 1);
+
+// An icon-only control: its name is empty or only the icon font's glyphs.
+const UNNAMED = /^[^\p{L}\p{N}]*$/u;
+const SEARCH_AFTER = { after: { role: 'button', name: /^control panel$|^Server status$/ } };
+
+export const TASKS = {
+  // TiddlyWiki read: search a word, open the first result, read its text.
+  wikiRead: {
+    app: 'tiddlywiki', kind: 'read', title: 'TiddlyWiki: search, open the first result, read it',
+    async run(d, app) {
+      await d.open(app);
+      await act(d, { role: TEXTBOX }, SEARCH_AFTER, 'search box', WIKI_WORD);
+      let snap = await d.snapshot();
+      let hit = d.find(snap, { role: 'link', name: WIKI_SEED[0].title });
+      if (!hit) {
+        // The results list opens when the box has focus (typing gives it); after a fill that set
+        // the value without it, a click into the box opens the list, as for a person.
+        await d.click(need(d, snap, { role: TEXTBOX }, SEARCH_AFTER).ref, 'search box');
+        hit = (await look(d, { role: 'link', name: WIKI_SEED[0].title })).item;
+      }
+      await d.click(hit.ref, `${hit.name} link`);
+      snap = await d.snapshot();
+      return { read: d.text(snap) };
+    },
+    async verify(app, out) {
+      const t = await app.tiddler(WIKI_SEED[0].title);
+      if (!out.read.includes(t.text)) throw new TaskError('the text read is not the tiddler\'s text on the server');
+    },
+  },
+
+  // TiddlyWiki write: a new tiddler with a title and a body, saved; read back from the server.
+  wikiWrite: {
+    app: 'tiddlywiki', kind: 'write', title: 'TiddlyWiki: create a tiddler with a title and body, save it',
+    async prepare() {
+      this.tiddler = `Ferry timetable ${unique()}`;
+      this.body = 'The 7:40 ferry now leaves from pier 3.';
+    },
+    async run(d, app) {
+      await d.open(app);
+      await d.beginWrite(app, `Add the tiddler "${this.tiddler}" to the wiki`,
+        [{ kind: 'create', summary: `Create and save the tiddler "${this.tiddler}"` }]);
+      await act(d, { role: 'button', name: 'new tiddler' }, {}, 'new tiddler button');
+      const confirm = { role: 'button', name: 'Confirm changes to this tiddler' };
+      const { snap } = await look(d, confirm);
+      const title = need(d, snap, { role: TEXTBOX }, { after: confirm });
+      // The frame's textarea, unnamed or named by its placeholder ("Type the text for this
+      // tiddler"); the named fields after the frame (content type, field name) are not it.
+      const body = need(d, snap, { role: TEXTBOX, name: /^[^\p{L}\p{N}]*$|\btext\b/iu }, { after: { role: FRAME } });
+      await d.fill(title.ref, 'title field', this.tiddler);
+      await d.fill(body.ref, 'body field', this.body);
+      await d.click(need(d, snap, confirm).ref, 'Confirm changes button');
+      return {};
+    },
+    async verify(app) {
+      // The wiki saves to its server a moment after the click (its syncer): wait for it, bounded.
+      const t = await until(() => app.tiddler(this.tiddler), { timeout: 15000, what: `"${this.tiddler}" on the server` })
+        .catch(() => null);
+      if (!t) throw new TaskError(`no tiddler "${this.tiddler}" on the server`);
+      if (t.text !== this.body) throw new TaskError(`the saved body is ${JSON.stringify(t.text)}`);
+    },
+    async cleanup(app) {
+      await app.deleteTiddler(this.tiddler);
+      await app.deleteTiddler(`Draft of '${this.tiddler}'`);
+      await app.deleteTiddler('Draft of \'New Tiddler\'');
+    },
+  },
+
+  // MailDev read: search the inbox for a word, open the message, read its body.
+  mailRead: {
+    app: 'maildev', kind: 'read', title: 'MailDev: search the inbox, open the message, read it',
+    async run(d, app) {
+      await d.open(app);
+      await act(d, { role: TEXTBOX, name: /search/i }, {}, 'search box', MAIL_WORD);
+      await act(d, { role: 'button', name: new RegExp(MAIL_SEED[0].subject) }, {}, 'the message in the list');
+      const { snap } = await look(d, { role: 'button', name: 'Delete email' });
+      return { read: d.text(snap) };
+    },
+    async verify(app, out) {
+      const m = await app.bySubject(MAIL_SEED[0].subject);
+      if (!out.read.includes(m.text.trim())) throw new TaskError('the body read is not the message\'s text on the server');
+    },
+  },
+
+  // MailDev write: open a message and delete it (a delete: Chaperone holds it for the person).
+  mailDelete: {
+    app: 'maildev', kind: 'write', title: 'MailDev: open a message and delete it',
+    async prepare(app) { await app.reset(); },
+    async run(d, app) {
+      await d.open(app);
+      await act(d, { role: 'button', name: new RegExp(MAIL_SEED[1].subject) }, {}, 'the message in the list');
+      await act(d, { role: 'button', name: 'Delete email' }, {}, 'Delete email button');
+      return {};
+    },
+    async verify(app) {
+      const gone = await until(async () => !(await app.bySubject(MAIL_SEED[1].subject)), { timeout: 10000, what: 'the message to be deleted' })
+        .catch(() => false);
+      if (!gone) throw new TaskError(`"${MAIL_SEED[1].subject}" is still in the inbox`);
+      if ((await app.messages()).length !== MAIL_SEED.length - 1) throw new TaskError('another message went too');
+    },
+  },
+
+  // Node-RED read: search the flows for a word, read the matching node's name.
+  flowRead: {
+    app: 'nodered', kind: 'read', title: 'Node-RED: search the flows, read what matches',
+    async run(d, app) {
+      await d.open(app);
+      await d.waitFor(FLOW_SEED[0].label);
+      await act(d, { role: TEXTBOX, name: 'Search flows' }, {}, 'Search flows box', FLOW_WORD);
+      const snap = await d.snapshot();
+      return { read: d.text(snap) };
+    },
+    async verify(app, out) {
+      const names = (await app.flows()).map((n) => n.name).filter((n) => n && n.toLowerCase().includes(FLOW_WORD));
+      if (!names.length || !names.every((n) => out.read.includes(n))) throw new TaskError(`not every node matching "${FLOW_WORD}" was read`);
+    },
+  },
+
+  // Node-RED write: add a flow (its "+" is an icon without a name: the link after the flow tabs)
+  // and deploy it.
+  flowAdd: {
+    app: 'nodered', kind: 'write', title: 'Node-RED: add a flow and deploy it',
+    async prepare(app) { await app.reset(); },
+    async run(d, app) {
+      await d.open(app);
+      await d.waitFor(FLOW_SEED[0].label);
+      await d.beginWrite(app, 'Add a new flow to Node-RED and deploy it', [{ kind: 'create', summary: 'Add a flow and deploy' }]);
+      const lastTab = FLOW_SEED.filter((n) => n.type === 'tab').at(-1).label;
+      await act(d, { role: 'link', name: UNNAMED }, { after: { role: 'link', name: lastTab } }, 'add flow link');
+      await act(d, { role: 'link', name: /^\s*Deploy\s*$/ }, {}, 'Deploy link');
+      return {};
+    },
+    async verify(app) {
+      const seeded = FLOW_SEED.filter((n) => n.type === 'tab').length;
+      const tabs = await until(async () => ((await app.tabs()).length > seeded ? app.tabs() : null), { timeout: 10000, what: 'a new flow deployed' })
+        .catch(() => null);
+      if (!tabs) throw new TaskError('no new flow was deployed');
+    },
+  },
+};
+
+/**
+ * Runs one task once on `driver` against `app`: prepare (untimed), run (timed, counted), verify
+ * against the app's state (untimed). → {ok, why, calls, bytes, approvals, ms}
+ */
+export async function runTask(task, driver, app) {
+  await task.prepare?.(app);
+  driver.reset();
+  const start = performance.now();
+  let out;
+  let why = null;
+  try {
+    out = await task.run(driver, app);
+  } catch (err) {
+    why = err.message;
+  }
+  const ms = performance.now() - start;
+  if (!why) {
+    try { await task.verify(app, out); } catch (err) { why = err.message; }
+  }
+  await task.cleanup?.(app).catch(() => {});
+  return { ok: !why, why, ...driver.counts, ms };
+}
+
+export { TaskError };
