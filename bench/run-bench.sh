@@ -65,6 +65,21 @@ else
   python3 "$src/bench/app-bench.py" "$app" --runs "$app_runs" || rss_status=$?
 fi
 
+# --- The real app's memory after real work: bench/app-memory-bench.mjs ---------------------------
+# 100,000 activity rows, a real Chromium paired through the accessibility tree, an agent reading a
+# 10,000-element page and acting; RSS with the window open and closed to the tray.
+
+mem_status=0
+echo
+if [ -n "$app" ] && command -v xvfb-run >/dev/null 2>&1 && command -v node >/dev/null 2>&1 \
+   && [ -x "$build/src/relay/chaperone-mcp" ]; then
+  CHAPERONE_APP="$app" CHAPERONE_MCP="$build/src/relay/chaperone-mcp" GSETTINGS_SCHEMA_DIR="$build/data" \
+    xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- \
+    node "$src/bench/app-memory-bench.mjs" --json="$build/bench/app-memory-bench.json" || mem_status=$?
+else
+  echo "app memory bench: skipped: needs the app, chaperone-mcp, xvfb-run and node"
+fi
+
 # --- The Activity page with 100,000 audit rows: first paint and frame times ---------------------
 
 echo
@@ -172,6 +187,7 @@ else
 fi
 
 [ "$rss_status" -ne 0 ] && exit "$rss_status"
+[ "$mem_status" -ne 0 ] && exit "$mem_status"
 [ "$ext_status" -ne 0 ] && exit "$ext_status"
 [ "$mcp_status" -ne 0 ] && exit "$mcp_status"
 exit "$real_status"

@@ -53,6 +53,7 @@
   const ANCESTOR_MAX = 8;       // levels describe() climbs from a click target to its control
   const ICON_MAX = 3;           // icons (img alt, aria-label, title) read inside a textless control
   const PROSE_WORDS = 6;        // non-button names longer (Latin words + Han chars / 2) are prose
+  const PROSE_LEAD = 4;         // …and a command's name that long is judged by this many first words
   const SCOPE_UP = 8;           // levels describe() climbs for the form, dialog or fields around
   const HINTS_MAX = 24;         // field names (label, aria-label, placeholder, name, autocomplete)
   const HINT_MAX = 80;          // characters of each
@@ -314,6 +315,25 @@
     return words + Math.ceil(han / 2) > PROSE_WORDS;
   }
 
+  /** The first PROSE_LEAD words of a name (a Han character counts as half a word). */
+  function leadOf(name) {
+    const out = [];
+    let words = 0;
+    for (const w of String(name).split(/\s+/)) {
+      if (!w) continue;
+      const h = (w.match(/\p{Script=Han}/gu) || []).length;
+      if (h > 0) {
+        out.push(Array.from(w).slice(0, Math.max(1, (PROSE_LEAD - words) * 2)).join(''));
+        words += Math.ceil(h / 2);
+      } else {
+        out.push(w);
+        words += 1;
+      }
+      if (words >= PROSE_LEAD) break;
+    }
+    return out.join(' ');
+  }
+
   function implicitRole(desc) {
     const tag = String(desc.tag || '').toLowerCase();
     const type = String(desc.type || '').toLowerCase();
@@ -418,8 +438,12 @@
     if (FIELD_ROLES.has(role) && !isSubmit) return { kind: 'none', reason: 'none', word: null };
 
     const prose = !COMMAND_ROLES.has(role) && !isSubmit;
+    // A command says what it does first ("Pay now", "Send feedback to the team"): a long name on
+    // one (a mail list's row as a button: sender, subject, "…please pay by Friday") is judged by
+    // its leading words, never by a word deep in its prose.
     const visible = [d.label, d.text, d.title, d.value].map(str)
-      .filter((f) => normalize(f) && !(prose && isProse(normalize(f))));
+      .filter((f) => normalize(f) && !(prose && isProse(normalize(f))))
+      .map((f) => (isProse(normalize(f)) ? leadOf(f) : f));
     const ctx = { scope: str(d.scope), hints: d.hints, editing: d.editing === true };
     let found = findWord(visible, ctx);
     if (!found && ![d.label, d.text, d.title, d.value].some((f) => normalize(str(f)))) {

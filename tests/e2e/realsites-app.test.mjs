@@ -94,11 +94,10 @@ test('MailDev: the agent\'s delete is held; the person presses Approve in the ap
   assert.equal(await atspi('absent', 'Approve'), '', 'no hold card is left');
 });
 
-// TiddlyWiki's body editor is an about:blank iframe (today "not readable (not_web)"), and "Confirm
-// changes to this tiddler" is held as outward and then answers target_denied: other branches fix
-// both (issue 15 items 2 and 3); the lead lifts the skip at the merge.
+// TiddlyWiki's body editor is an about:blank iframe, part of the page, and "Confirm changes to
+// this tiddler" a save: one plan, approved in the app, covers the whole write (issue 15).
 test('TiddlyWiki: the write runs under one plan approved in the app (Approve Plan), and the tiddler is on the server',
-  { skip: skip || 'needs same-origin about:blank frames (issue 15 item 2) and "Confirm changes" as a coverable save (item 3)', timeout: 90000 },
+  { skip, timeout: 90000 },
   async () => {
     const before = person.log.length;
     const out = await run(TASKS.wikiWrite);

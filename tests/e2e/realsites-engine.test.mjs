@@ -49,11 +49,10 @@ test('TiddlyWiki: search a word, open the first result, and read the text the se
   assert.equal(out.approvals, 0, 'a read asks the person nothing');
 });
 
-// The body editor is an about:blank iframe (read today as "not readable (not_web)") and "Confirm
-// changes to this tiddler" is held as outward, then answers target_denied once approved: two
-// fixes other branches make (issue 15, items 2 and 3). The lead lifts the skip at the merge.
+// The body editor is a script-written about:blank iframe, part of the page; "Confirm changes to
+// this tiddler" is a save the plan covers (issue 15, items 2 and 3).
 test('TiddlyWiki: a new tiddler with a title and body, saved, is on the server, with one approval (the plan)',
-  { skip: skip || 'needs same-origin about:blank frames (issue 15 item 2) and "Confirm changes" as a coverable save (item 3)', timeout: 60000 },
+  { skip, timeout: 60000 },
   async () => {
     const out = await run(TASKS.wikiWrite);
     assert.ok(out.approvals <= 1, `at most one approval: ${out.approvals}`);
@@ -64,11 +63,10 @@ test('MailDev: search the inbox, open the message, read the body the server hold
   assert.ok(out.approvals <= 1, `at most the one hold below: ${out.approvals}`);
 });
 
-// Opening the message is held today as an outward act: the list item's accessible name carries
-// the preview, "…please pay by Friday", and the classifier reads "pay". Telling a message-list
-// item from a Pay button is the classifier's work (issue 15 item 3); the lead lifts the skip then.
+// The list item's accessible name carries the preview, "…please pay by Friday": a command's long
+// name is judged by what it says first (content/outward.js), so opening it is no payment.
 test('MailDev: reading a message asks the person nothing',
-  { skip: skip || 'needs the outward classifier to read a mail-list item whose preview says "pay" as opening it (issue 15 item 3)', timeout: 60000 },
+  { skip, timeout: 60000 },
   async () => {
     const out = await run(TASKS.mailRead);
     assert.equal(out.approvals, 0, 'a read asks the person nothing');

@@ -138,6 +138,10 @@ const REAL = [
   ['French app', 'Confirmer le paiement', button('Confirmer le paiement'), 'outward', true],
   ['Chinese app', '确认修改', button('确认修改'), 'write', true],
   ['Chinese app', '确认支付', button('确认支付'), 'outward', true],
+  // A mail list's row is a button named by its whole preview: judged by what it says first.
+  ['MailDev', 'a message row whose preview says pay', button('Invoice 2291 overdue Invoice 2291 for the harbour repairs is 14 days overdue; please pay by Friday.'), 'none', false],
+  ['mail', 'a long Send label still sends', button('Send feedback about the new dashboard to the whole team'), 'outward', true],
+  ['shop', 'a long Pay label still pays', button('Pay now with the card ending in 4242 and finish your order'), 'outward', true],
 ];
 
 test(`real apps' controls: ${REAL.length} rows, confirm judged by its subject and context`, () => {

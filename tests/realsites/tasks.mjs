@@ -105,9 +105,12 @@ export const TASKS = {
       const confirm = { role: 'button', name: 'Confirm changes to this tiddler' };
       const { snap } = await look(d, confirm);
       const title = need(d, snap, { role: TEXTBOX }, { after: confirm });
-      // The frame's textarea, unnamed or named by its placeholder ("Type the text for this
-      // tiddler"); the named fields after the frame (content type, field name) are not it.
-      const body = need(d, snap, { role: TEXTBOX, name: /^[^\p{L}\p{N}]*$|\btext\b/iu }, { after: { role: FRAME } });
+      // The frame's textarea, named by its placeholder ("Type the text for this tiddler") where
+      // the frame's elements are listed with the page's (Chaperone: the frame is part of the
+      // page), else the unnamed one after the frame; the named fields after the frame (content
+      // type, field name) are not it.
+      const body = d.find(snap, { role: TEXTBOX, name: /\btext for\b/iu }, { after: confirm })
+        ?? need(d, snap, { role: TEXTBOX, name: /^[^\p{L}\p{N}]*$|\btext\b/iu }, { after: { role: FRAME } });
       await d.fill(title.ref, 'title field', this.tiddler);
       await d.fill(body.ref, 'body field', this.body);
       await d.click(need(d, snap, confirm).ref, 'Confirm changes button');
