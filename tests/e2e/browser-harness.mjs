@@ -176,8 +176,9 @@ export class Browser {
     const page = await this.extensionPage('options/options.html');
     await page.fill('#port', String(port));
     await page.click('#port-save');
+    // The worker stores the port and reconnects first: on a loaded machine that is seconds.
     await domWait(page, () => document.querySelector('#port-message')?.textContent.trim(), null,
-                  { what: 'the options page to say the port was saved' });
+                  { timeout: 30000, what: 'the options page to say the port was saved' });
     await page.close();
   }
 
