@@ -14,6 +14,18 @@ main (int   argc,
 {
   g_autoptr(ChpApplication) app = NULL;
 
+  /* GLib 2.74's slice allocator keeps what json-glib's nodes freed in its own magazines, out of
+   * malloc's reach: after an agent read a large page, 13 MB that the heap trim (chp-memory.c)
+   * could not give back. With malloc underneath, it can; GLib 2.76 made that the only mode.
+   * GLib reads G_SLICE at its first slice, which its own constructors make before main(): the
+   * setting takes a fresh start of this same program (the same process id), once. */
+  if (g_getenv ("G_SLICE") == NULL)
+    {
+      g_setenv ("G_SLICE", "always-malloc", TRUE);
+      execv ("/proc/self/exe", argv);
+      /* No /proc, say: run as we are. */
+    }
+
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
@@ -29,17 +41,6 @@ main (int   argc,
     {
       g_setenv ("GDK_DEBUG", "gl-disable", TRUE);
       g_setenv ("GSK_RENDERER", "cairo", TRUE);   /* else GSK tries GL first, and says it failed */
-    }
-  /* GLib 2.74's slice allocator keeps what json-glib's nodes freed in its own magazines, out of
-   * malloc's reach: after an agent read a large page, 13 MB that the heap trim (chp-memory.c)
-   * could not give back. With malloc underneath, it can; GLib 2.76 made that the only mode.
-   * GLib reads G_SLICE at its first slice, which its own constructors make before main(): the
-   * setting takes a fresh start of this same program (the same process id), once. */
-  if (g_getenv ("G_SLICE") == NULL)
-    {
-      g_setenv ("G_SLICE", "always-malloc", TRUE);
-      execv ("/proc/self/exe", argv);
-      /* No /proc, say: run as we are. */
     }
 
   app = chp_application_new ();

@@ -5,8 +5,8 @@
  * formatted in another: json-glib builds hundreds of thousands of small nodes for it, in the
  * malloc arena of whichever thread did the work. Freeing them returns the space to that arena,
  * not to the system: glibc keeps the pages for reuse, and a free chunk in the middle of a heap
- * pins everything below the top. So after one such session the app sat at 255 MB of RSS for
- * good, most of it free heap. malloc_trim(0) walks every arena and gives free pages back
+ * pins everything below the top, so the app went on holding what one session had freed
+ * (bench/app-memory-bench.mjs measures it). malloc_trim(0) walks every arena and gives free pages back
  * (madvise, not only the top), which takes a few milliseconds on a large heap: it runs once the
  * main loop has been idle for a moment after the last large payload, never in the middle of one,
  * and one trim covers a burst of them (paging through a large snapshot). */
