@@ -181,8 +181,12 @@ test('widgets-editors.html: Enter that posts a form with no button is held by it
   assert.equal((await ok(page, 'action', { captureId: 'p1', ref: title, action: held.heldAction, expect: held.held.canonical })).changed, true);
   await page.fill('#note-title', 'Groceries');
   // The person's Approve (the hold runs its action with the canonical it showed).
-  await page.evaluate(([ref, action, expect]) => { globalThis.__chaperonePage.run('action', { captureId: 'p1', ref, action, expect }); },
+  // Its answer comes before the form's POST takes the document away (navigating:true): awaited,
+  // never left running into a navigation that would leave Playwright's evaluate hanging.
+  const approved = await page.evaluate(([ref, action, expect]) => globalThis.__chaperonePage.run('action', { captureId: 'p1', ref, action, expect }),
     [held.heldRef, held.heldAction, held.held.canonical]);
+  assert.equal(approved.value?.done, true, JSON.stringify(approved));
+  assert.equal(approved.value.changes.navigating, true, JSON.stringify(approved));
   const sent = await server.sinkWait((e) => e.path.endsWith('/note'), { what: 'the note posted' });
   assert.equal(sent.method, 'POST');
   await page.close();
