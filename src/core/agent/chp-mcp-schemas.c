@@ -278,24 +278,14 @@ chp_tool_act_input (void)
 {
   return schema_object (TRUE,
     "tab", tab_prop (), TRUE,
-    "ref", prop_string ("An element's ref from this tab's latest browser_snapshot, e.g. \"3:e12\". "
-                        "Required, except for press and type: without it they go to the element "
-                        "that has focus.", 0, 0, REF_PATTERN), FALSE,
-    "action", prop_enum ("click; focus; scroll into view; fill a field with value (text fields, "
-                         "editors, a select's option by its label or value, a checkbox or radio "
-                         "with true or false, a date as YYYY-MM-DD); hover (the pointer comes to "
-                         "rest on it: menus that open on hover open); press a key; type text key "
-                         "by key.", actions), TRUE,
-    "value", prop_string ("For fill only (required there): what to put in the field.", 0,
-                          VALUE_MAX_CHARS, NULL), FALSE,
-    "key", prop_string ("For press only (required there): Enter, Tab, Escape, Backspace, Delete, "
-                        "Space, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, F1-F12 or "
-                        "one character, with modifiers: Shift+Tab, Control+s, Control+Enter. A key "
-                        "that would send, delete or save (Enter in a form, Control+Enter) is held "
-                        "as a click on its button would be.", 1, 64, KEY_PATTERN), FALSE,
-    "text", prop_string ("For type only (required there): the text, typed key by key into the "
-                         "element (or the focused one). For a whole field's value, use fill.", 1,
-                         TYPE_MAX_CHARS, NULL), FALSE,
+    "ref", prop_string ("A ref from the latest browser_snapshot; press and type without one go "
+                        "to the focused element.", 0, 0, REF_PATTERN), FALSE,
+    "action", prop_enum ("fill takes value (text, an option, true/false, YYYY-MM-DD); press takes "
+                         "key; type takes text.", actions), TRUE,
+    "value", prop_string (NULL, 0, VALUE_MAX_CHARS, NULL), FALSE,
+    "key", prop_string ("E.g. Enter, Tab, Control+s. One that would send or save is held.", 1,
+                        64, KEY_PATTERN), FALSE,
+    "text", prop_string (NULL, 1, TYPE_MAX_CHARS, NULL), FALSE,
     NULL);
 }
 
@@ -307,10 +297,8 @@ chp_tool_act_output (void)
     "tab", prop ("string", NULL), FALSE,
     "ref", prop ("string", NULL), FALSE,
     "action", prop ("string", NULL), FALSE,
-    "changes", prop ("object", "What changed on the page: urlChanged, titleChanged, added, "
-                     "removed, textChanged."), FALSE,
-    "page", prop ("object", "When the page changed: the diff against your previous snapshot, "
-                  "as browser_snapshot gives it."), FALSE,
+    "changes", prop ("object", "What the act changed."), FALSE,
+    "page", prop ("object", "The diff since your last snapshot."), FALSE,
     "held", prop ("boolean", "A person must release this act first."), FALSE,
     "holdId", prop ("string", NULL), FALSE,
     "waiting", prop ("boolean", NULL), FALSE,
@@ -391,10 +379,8 @@ static const char * const step_kinds[] = { "create", "edit", NULL };
 JsonObject *
 chp_tool_plan_input (void)
 {
-  JsonObject *steps = prop_array ("What you will create or edit, one step per item saved "
-                                  "(opening its editor uses none): at most 20. Deletes, messages "
-                                  "and payments are never part of a plan; each of those waits "
-                                  "for the person.",
+  JsonObject *steps = prop_array ("One step per item you will save (opening an editor uses "
+                                  "none), at most 20; never deletes, messages or payments.",
                                   schema_object (TRUE,
                                     "kind", prop_enum (NULL, step_kinds), TRUE,
                                     "site", prop_string ("The host, e.g. docs.example.com.", 1,
