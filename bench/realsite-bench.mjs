@@ -63,12 +63,14 @@ setTimeout(() => {
 }, watchdogMs).unref();
 
 // The act figures: on each app's page, the field filled and a neutral control clicked (one the
-// field's own popup does not cover: TiddlyWiki's search results hang over its sidebar tabs).
+// field's own popup does not cover: TiddlyWiki's search results hang over its sidebar tabs; and
+// one a second click soon after does not turn into a double click: on Node-RED's flow tab that
+// opens the flow's editor, whose shade then covers the tab, for a person too).
 const ACTS = {
   tiddlywiki: { fill: { role: ['searchbox', 'textbox'], after: { role: 'button', name: /^control panel$|^Server status$/ } },
     click: { role: 'button', name: 'advanced search' } },
   maildev: { fill: { role: ['textbox', 'searchbox'], name: /search/i }, click: { role: 'button', name: 'Refresh emails' } },
-  nodered: { fill: { role: ['textbox', 'searchbox'], name: 'filter nodes' }, click: { role: 'link', name: 'Backups' } },
+  nodered: { fill: { role: ['textbox', 'searchbox'], name: 'filter nodes' }, click: { role: 'link', name: /^[^\p{L}\p{N}]*info$/u } },
 };
 
 async function actFigures(d, app, { background = null } = {}) {
@@ -87,11 +89,17 @@ async function actFigures(d, app, { background = null } = {}) {
   const fill = [];
   const click = [];
   const failed = { fill: 0, click: 0, first: null };
+  // Acts that answered before their effects settled (capped), by the reason the answer gave.
+  const unsettled = {};
+  const noteSettle = (r) => {
+    const c = r?.structuredContent?.changes;
+    if (c?.settled === false) unsettled[c.reason ?? 'unsaid'] = (unsettled[c.reason ?? 'unsaid'] ?? 0) + 1;
+  };
   // One act, timed when it succeeds; a refusal is counted and said, and the figures go on.
   const timedAct = async (kind, times, i, fn) => {
     const s = performance.now();
     try {
-      await fn();
+      noteSettle(await fn());
       if (i) times.push(performance.now() - s);
     } catch (err) {
       failed[kind] += 1;
@@ -105,7 +113,7 @@ async function actFigures(d, app, { background = null } = {}) {
     await timedAct('click', click, i, () => d.click(t.control.ref, 'neutral control'));
   }
   return { fill_ms: round(median(fill), 1), click_ms: round(median(click), 1), n: N.acts,
-    ...(failed.first ? { failed } : {}) };
+    ...(failed.first ? { failed } : {}), ...(Object.keys(unsettled).length ? { unsettled } : {}) };
 }
 
 async function measure(d, apps, extra = {}) {
@@ -227,6 +235,8 @@ for (const c of cols) {
     for (const where of ['front', 'background']) {
       const f = a[where]?.failed;
       if (f) console.log(`${head[c]} acts on ${name} (${where}): ${f.fill} fill(s) and ${f.click} click(s) refused; first: ${f.first}`);
+      const u = a[where]?.unsettled;
+      if (u) console.log(`${head[c]} acts on ${name} (${where}) answered unsettled (capped): ${Object.entries(u).map(([k, n]) => `${n}× ${k}`).join(', ')}`);
     }
     if (a.error) console.log(`${head[c]} acts on ${name}: ${a.error.slice(0, 300)}`);
   }

@@ -26,7 +26,7 @@
   if (!P || typeof P.opContext !== 'function' || typeof P.opAction !== 'function') return;
 
   const { PageError, fail, core, ui, pagePort, showsPassword, refuseSignIn, planStep, opContext,
-    opInspect, opAction } = P;
+    opInspect, opWaitText, opAction } = P;
 
   const MESSAGE_MAX = 500;           // UTF-16 units: the worker allows 250 code points (≤ 500 units)
 
@@ -67,10 +67,11 @@
 
   // ---- entry point ---------------------------------------------------------------------------
 
-  const OPS = { context: opContext, inspect: opInspect, action: opAction, pill: opPill, handoff: opHandoff };
+  const OPS = { context: opContext, inspect: opInspect, waitText: opWaitText, action: opAction, pill: opPill,
+    handoff: opHandoff };
   // The ops that read or act for an agent: refused on a sign-in page. The pill and the banner are
   // Chaperone talking to the person, and the login handoff needs its banner on exactly that page.
-  const FLOORED = new Set(['context', 'inspect', 'action']);
+  const FLOORED = new Set(['context', 'inspect', 'waitText', 'action']);
 
   async function run(op, args, via) {
     try {

@@ -12,7 +12,7 @@
   if (!P) return;                           // page-common.js did not run: nothing installs
 
   const { core, owns, state, Desc, inheritedDoc, frameOf, frameChain, composedContains, deepActiveElement,
-    isVisibleStyle, isRendered, shownPassword, refuseSignIn, openModals, isDisabled, resolve } = P;
+    isVisibleStyle, isRendered, shownPassword, refuseSignIn, openModals, isDisabled, resolve, fail } = P;
 
   const KEEP_CAPTURES = 4;             // per document (this isolated world lives as long as it)
   const MAX_TEXT = 20480;
@@ -232,6 +232,20 @@
     'address', 'br', 'hr', 'dialog']);
 
   /**
+   * How much text `root`'s children could show, counted until past `limit`: scripts, styles and
+   * children hidden by style left out. TiddlyWiki keeps its whole store (megabytes of JSON) in
+   * a script in the body; the body's textContent cost 16 ms there at every snapshot.
+   */
+  function textSize(root, limit) {
+    let size = 0;
+    for (let n = root.firstChild; n && size <= limit; n = n.nextSibling) {
+      if (n.nodeType === 3) size += n.data.length;
+      else if (n.nodeType === 1 && !TEXT_SKIP.has(n.localName) && !owns(n) && isVisibleStyle(n)) size += n.textContent.length;
+    }
+    return size;
+  }
+
+  /**
    * The page's rendered text. innerText is what a person sees: no hidden text, no field values,
    * nothing from shadow roots (so never Chaperone's own pill or banner). It costs in proportion to
    * the page (~5–10 ms per 60 KB here), so on a huge page only about `budget` UTF-16 units are
@@ -242,7 +256,7 @@
   function pageText(budget) {
     const root = document.body || document.documentElement;
     if (!root) return { text: '', cut: false };
-    if (root.textContent.length <= WHOLE_TEXT_LIMIT) return { text: root.innerText || '', cut: false };
+    if (textSize(root, WHOLE_TEXT_LIMIT) <= WHOLE_TEXT_LIMIT) return { text: root.innerText || '', cut: false };
     let out = '';
     const visit = (el) => {
       for (let n = el.firstChild; n && out.length < budget; n = n.nextSibling) {
@@ -565,5 +579,56 @@
     };
   }
 
-  Object.assign(P, { opContext, opInspect });
+  // ---- op: waitText --------------------------------------------------------------------------
+
+  // The worker bounds the wait (lib/capabilities/read.js, 10 s on its clock); this bound only
+  // lets the observer go when nobody is waiting any more.
+  const WAIT_TEXT_MAX_MS = 12000;
+  const WAIT_TEXT_POLL_MS = 100;
+
+  /**
+   * Resolves {found:true} once the page shows `text` (case-insensitive, spaces collapsed, in its
+   * rendered text: what innerText gives, so not hidden text and not a script's), or {found:false}
+   * at the bound. Checked at once, then whenever the page changes — at most a fifth of the time
+   * (a check on a big page costs milliseconds) — and on a slow timer for a change that check
+   * skipped. `timeoutMs` (at most the bound) ends it sooner.
+   */
+  function opWaitText(args) {
+    const C = core();
+    const want = typeof args.text === 'string' ? C.collapse(args.text).toLowerCase() : '';
+    if (!want || want.length > 200) fail('invalid_params', 'text must be a short non-empty string');
+    const shows = () => {
+      const root = document.body || document.documentElement;
+      return !!root && C.collapse(root.innerText || '').toLowerCase().includes(want);
+    };
+    if (shows()) return { found: true };
+    return new Promise((resolve) => {
+      let cost = 0;
+      let last = -Infinity;
+      let done = false;
+      const finish = (found) => {
+        if (done) return;
+        done = true;
+        mo.disconnect();
+        clearTimeout(bound);
+        clearInterval(poll);
+        resolve({ found });
+      };
+      const check = (force) => {
+        const start = performance.now();
+        if (done || (!force && start - last < cost * 4)) return;
+        last = start;
+        const found = shows();
+        cost = performance.now() - start;
+        if (found) finish(true);
+      };
+      const mo = new MutationObserver(() => check(false));
+      mo.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+      const poll = setInterval(() => check(true), WAIT_TEXT_POLL_MS);
+      const limit = Number.isSafeInteger(args.timeoutMs) ? Math.min(Math.max(args.timeoutMs, 0), WAIT_TEXT_MAX_MS) : WAIT_TEXT_MAX_MS;
+      const bound = setTimeout(() => finish(false), limit);
+    });
+  }
+
+  Object.assign(P, { opContext, opInspect, opWaitText });
 })();

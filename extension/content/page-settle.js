@@ -40,7 +40,7 @@
   // handlers, which ran before we wait. "Light": answer a task later when nothing happened.
   const SETTLE_QUIET_LIGHT_MS = 2;
   // After a light action the page reacted to (a re-render, a counter): quiet for this long.
-  const SETTLE_REACT_MS = 16;
+  const SETTLE_REACT_MS = 6;
   const SETTLE_CAP_MS = 3000;
   // A request that started this long after the action's last own event is not its doing.
   const CAUSAL_MS = 25;
@@ -124,7 +124,7 @@
 
   function shown(el) {
     if (!el.isConnected) return false;
-    if (typeof el.checkVisibility === 'function') return el.checkVisibility({ visibilityProperty: true });
+    if (typeof el.checkVisibility === 'function') return el.checkVisibility({ visibilityProperty: true, opacityProperty: true });
     return el.getClientRects().length > 0;
   }
 
@@ -134,6 +134,13 @@
     if (isBusy(el)) set.add(el);
     if (!el.firstElementChild) return;
     for (const c of el.querySelectorAll(BUSY_SELECTOR)) if (isBusy(c)) set.add(c);
+  }
+
+  /** Whether `el` holds any text that is not blank: the first such text node ends the walk. */
+  function hasText(el) {
+    const t = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = t.nextNode(); n; n = t.nextNode()) if (/\S/.test(n.data)) return true;
+    return false;
   }
 
   /** Calls fn on every open shadow root in the subtree of `node` (itself included), nested too. */
@@ -220,9 +227,10 @@
           for (const n of list) {
             if (owns(n)) continue;
             own = true;
-            if (n.nodeType === 3) w.textMutated = true;
+            if (n.nodeType === 3) w.textMutated = w.textMutated || /\S/.test(n.data);
             else if (n.nodeType === 1) {
               w[key] += countEls(n);
+              if (!w.textMutated && hasText(n)) w.textMutated = true;
               if (key === 'added') {
                 eachOpenShadowRoot(n, observe);
                 findBusy(n, w.busy);

@@ -187,6 +187,26 @@ scenario('browser_snapshot of the compose page: one line per control with its re
   }
 });
 
+scenario('browser_snapshot with until: waits for words the page shows later, and says so when they never show', async () => {
+  // The page shows the words 300 ms from now, from its own timer: one call reads them.
+  await W.compose.evaluate(() => setTimeout(() => {
+    const p = document.createElement('p');
+    p.id = 'late-words';
+    p.textContent = 'Delivery confirmed at noon';
+    document.body.append(p);
+  }, 300));
+  const r = H.ok(await call('browser_snapshot', { tab: W.tabs.compose, until: 'delivery  CONFIRMED' }), 'until');
+  assert.equal(r.structuredContent.untilFound, true, JSON.stringify(r.structuredContent));
+  assert.ok(H.textOf(r).includes('Delivery confirmed at noon'), H.textOf(r));
+  assert.ok(H.onlyInsideUntrusted(H.textOf(r), 'Delivery confirmed at noon'), 'the words are the page\'s');
+  // Words that never show: after the extension's 10 s, the page as it is, and our words first.
+  const none = H.ok(await call('browser_snapshot', { tab: W.tabs.compose, until: 'never on this page' }), 'until, never shown');
+  assert.equal(none.structuredContent.untilFound, false);
+  assert.match(H.textOf(none), /^The text you waited for \(until\) did not show within 10 s/);
+  assert.ok(H.refLines(H.textOf(none)).some((l) => l.name === 'Subject'), 'the snapshot follows');
+  await W.compose.evaluate(() => document.getElementById('late-words')?.remove());
+});
+
 scenario('browser_snapshot of the 10,000-element page: bounded pages, and every actionable element reachable by page and by query', async () => {
   // Every actionable element's name, as the page knows it (light DOM and the open shadow root).
   const expected = await W.large.evaluate(() => {

@@ -197,6 +197,31 @@ test('dynamic.html: action reports changes; diff re-uses refs and names what cha
   await page.close();
 });
 
+test('waitText: words shown now or later are found; hidden and script text are not; it ends at its bound', { skip }, async () => {
+  const page = await open('/dynamic.html');
+  assert.deepEqual(await ok(page, 'waitText', { text: 'waiting' }), { found: true }, 'shown already, any case');
+  // The page shows the words later, from its own timer: found then, not at the bound.
+  await page.evaluate(() => setTimeout(() => document.getElementById('load').click(), 150));
+  const started = Date.now();
+  assert.deepEqual(await ok(page, 'waitText', { text: 'The details   are here', timeoutMs: 10000 }), { found: true });
+  assert.ok(Date.now() - started < 10000, 'answered when the words came, before the bound');
+  // What a person does not see does not count: hidden text, a script's text.
+  await page.evaluate(() => {
+    const p = document.createElement('p');
+    p.hidden = true;
+    p.textContent = 'Hidden words here';
+    const s = document.createElement('script');
+    s.type = 'application/json';
+    s.textContent = '{"store":"Script words here"}';
+    document.body.append(p, s);
+  });
+  for (const text of ['Hidden words here', 'Script words here']) {
+    assert.deepEqual(await ok(page, 'waitText', { text, timeoutMs: 200 }), { found: false }, text);
+  }
+  await refused(page, 'waitText', { text: '   ' }, 'invalid_params');
+  await page.close();
+});
+
 test('stale_node: removed, unknown, evicted; refs never retarget', { skip }, async () => {
   const page = await open('/handoff.html');
   const c1 = await ok(page, 'context', { captureId: 'k1' });

@@ -138,11 +138,15 @@ export class ChaperoneDriver extends Driver {
 
   snapshot(extra = {}) { return this.call('browser_snapshot', { tab: this.tab, ...extra }); }
 
-  // No wait-for-text tool: a snapshot narrowed by `query` (cheap), again until the name is there.
+  // A snapshot that first waits for the text (`until`): one call where the peers make two.
   async waitFor(name) {
     const { until } = await import('../lib/until.mjs');
-    await until(async () => this.find(await this.snapshot({ query: name }), { name }),
-      { timeout: 30000, what: `${name} on the page` });
+    await until(async () => {
+      const r = await this.call('browser_snapshot', { tab: this.tab, until: name }, { allowError: true });
+      // An app that navigates while it loads: "the page changed, take a new snapshot".
+      if (r.isError && !/stale_document/.test(H.textOf(r))) throw new Error(`${this.label} browser_snapshot failed: ${H.textOf(r).slice(0, 4000)}`);
+      return !r.isError && this.find(r, { name });
+    }, { timeout: 30000, what: `${name} on the page` });
   }
 
   // `[3:e12] button "Send" disabled`, one line per element in the text; those listed under "not
@@ -209,7 +213,19 @@ export class PlaywrightDriver extends Driver {
     this.refKey = click?.inputSchema?.properties?.ref ? 'ref' : 'target';
   }
 
-  open(app, url = app.url) { return this.call('browser_navigate', { url }); }
+  // A page with unsaved state (TiddlyWiki after a search or an edit) asks "leave this page?"
+  // on the way out; Playwright MCP stops at that dialog until the agent answers it, as an agent
+  // told so does (the calls count).
+  async open(app, url = app.url) {
+    const r = await this.call('browser_navigate', { url }, { allowError: true });
+    if (/Modal state[\s\S]*"beforeunload" dialog/.test(H.textOf(r))) {
+      await this.call('browser_handle_dialog', { accept: true });
+      return r;
+    }
+    if (r.isError) throw new Error(`${this.label} browser_navigate failed: ${H.textOf(r).slice(0, 4000)}`);
+    return r;
+  }
+
   snapshot() { return this.call('browser_snapshot', {}); }
   get waitTool() { return 'browser_wait_for'; }
 

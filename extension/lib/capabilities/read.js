@@ -8,6 +8,32 @@ import { frameReadability, inheritsOrigin, webOrigin } from '../targets.js';
 import { bad, frameId, obj, optString, parseRef, tabId } from './common.js';
 
 export const CONTEXT_LIMITS = Object.freeze({ maxTextBytes: 20480, maxNodes: 2000, maxScan: 10000 });
+// How long a snapshot waits for its `until` text (on the worker's clock: a hidden tab's timers
+// run late). The app's call allows 20 s for the whole snapshot.
+export const UNTIL_MAX_MS = 10000;
+const UNTIL_MAX_CHARS = 200;
+
+/**
+ * Waits until the page shows `text` (page op waitText), at most UNTIL_MAX_MS. → whether it did.
+ * A Stop or the app's own timeout (`signal`) still ends the call; only the wait's bound does not.
+ */
+async function waitForText(router, where, text, signal) {
+  const bound = new AbortController();
+  const pass = () => bound.abort(signal.reason);
+  if (signal?.aborted) pass();
+  signal?.addEventListener('abort', pass, { once: true });
+  const timer = setTimeout(() => bound.abort(), UNTIL_MAX_MS);
+  try {
+    const r = await router.page.run(where, 'waitText', { text }, { signal: bound.signal });
+    return r?.found === true;
+  } catch (e) {
+    if (signal?.aborted || !bound.signal.aborted) throw e;
+    return false;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', pass);
+  }
+}
 
 /** Refs in a page result get the capture's prefix, so a ref names its capture on the wire. */
 export function prefixRefs(value, captureId, previousCaptureId) {
@@ -101,15 +127,17 @@ export const HANDLERS = Object.freeze({
     params(p) {
       const o = obj(p);
       if (o.diff !== undefined && typeof o.diff !== 'boolean') throw bad('diff is not a boolean');
+      const until = optString(o.until, 'until', UNTIL_MAX_CHARS);
       return {
         tabId: tabId(o.tabId), frameId: frameId(o.frameId),
-        documentId: optString(o.documentId, 'documentId', 128), diff: o.diff === true,
+        documentId: optString(o.documentId, 'documentId', 128), diff: o.diff === true, until,
       };
     },
     target: (p) => ({ tabId: p.tabId, frameId: p.frameId, documentId: p.documentId }),
     async run({ router, chrome, params, signal, tabId: tab, frameId: frame, documentId, grant }) {
-      const captureId = router.newCaptureId();
       const where = { tabId: tab, frameId: frame, documentId };
+      const untilFound = params.until ? await waitForText(router, where, params.until, signal) : undefined;
+      const captureId = router.newCaptureId();
       const value = await router.page.run(where, 'context',
         { captureId, ...CONTEXT_LIMITS, diff: params.diff }, { signal });
       if (!value || typeof value !== 'object') throw new ChaperoneError('internal', 'The page answered nothing');
@@ -125,6 +153,7 @@ export const HANDLERS = Object.freeze({
         ...prefixRefs(value, captureId, previous?.captureId),
         captureId, tabId: tab, frameId: frame, documentId,
         frames: mergeFrames(navFrames, value.iframes, grant, tab, frame),
+        ...(untilFound === undefined ? {} : { untilFound }),
       };
     },
   },

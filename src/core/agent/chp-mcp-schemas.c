@@ -213,14 +213,16 @@ chp_tool_snapshot_input (void)
 {
   return schema_object (TRUE,
     "tab", tab_prop (), TRUE,
-    "frame", prop_integer ("A child frame's id from the snapshot's frame list; 0 (the default) is "
-                           "the tab's page.", 0), FALSE,
+    "frame", prop_integer ("A frame id from the snapshot's frame list; 0 (the default): the "
+                           "page.", 0), FALSE,
     "query", prop_string ("Lists only the elements whose role or name contains this text "
                           "(case-insensitive).", 1, QUERY_MAX_CHARS, NULL), FALSE,
-    "page", prop_integer ("Which page of the snapshot, from 1 (the default); a result says when "
-                          "there are more.", 1), FALSE,
-    "diff", prop ("boolean", "Only what changed since your previous snapshot of this tab and frame "
-                  "(a full snapshot when there is none or the page changed document)."), FALSE,
+    "until", prop_string ("Waits first (10 s at most) for this text to show on the page.", 1,
+                          QUERY_MAX_CHARS, NULL), FALSE,
+    "page", prop_integer ("Page of the snapshot, from 1; a result says when there are more.", 1),
+    FALSE,
+    "diff", prop ("boolean", "Only what changed since your previous snapshot of this tab and "
+                  "frame."), FALSE,
     NULL);
 }
 
@@ -245,6 +247,7 @@ chp_tool_snapshot_output (void)
     "frames", prop_array (NULL, prop ("object", NULL)), FALSE,
     "auth", prop ("object", "Sign-in signals: password, one-time code, CAPTCHA, QR."), FALSE,
     "diff", prop ("object", "With diff: the refs added, changed and removed."), FALSE,
+    "untilFound", prop ("boolean", "With until: whether the text showed in time."), FALSE,
     NULL));
 }
 

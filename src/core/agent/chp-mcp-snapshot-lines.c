@@ -357,17 +357,58 @@ add_meta_items (Build  *build,
     }
 }
 
+/* Whether the browser said @o is not rendered now (a closed menu's item, a panel's, a dialog's). */
+static gboolean
+node_hidden (JsonObject *o)
+{
+  JsonNode *state = json_object_get_member (o, "state");
+
+  return state != NULL && JSON_NODE_HOLDS_OBJECT (state) &&
+         chp_mcp_json_bool (json_node_get_object (state), "hidden");
+}
+
+/* Element lines the text need not repeat: a button's or a list row's words are its name, and
+ * on a mail list the rows' text is most of the page. Bounded, so that checking every text line
+ * against it stays cheap whatever the page. */
+#define SAID_MAX_CHARS 16384
+
+static void
+said_add (GString    *said,
+          const char *element_line)
+{
+  if (element_line != NULL && said->len < SAID_MAX_CHARS)
+    {
+      g_string_append (said, element_line);
+      g_string_append_c (said, '\n');
+    }
+}
+
+/* Whether a line of the page's text is said already, inside an element's line. A one-character
+ * line ("/", "•") costs as little as the check. */
+static gboolean
+said_already (GString    *said,
+              const char *text_line)
+{
+  return said != NULL && said->len > 0 && text_line[0] != '\0' && text_line[1] != '\0' &&
+         strstr (said->str, text_line) != NULL;
+}
+
 static void
 add_text_items (Build      *build,
                 GArray     *items,
-                const char *text)
+                const char *text,
+                GString    *said)
 {
   g_autoptr(GPtrArray) lines = text_lines (text);
   guint used = 0;
 
   for (guint i = 0; i < lines->len; i++)
     {
-      char *line = g_strdup (g_ptr_array_index (lines, i));
+      char *line;
+
+      if (said_already (said, g_ptr_array_index (lines, i)))
+        continue;
+      line = g_strdup (g_ptr_array_index (lines, i));
 
       used += nchars (line) + 1;
       add_item (items, used <= first_page_share (build, FIRST_PAGE_TEXT_CHARS)
@@ -375,10 +416,13 @@ add_text_items (Build      *build,
     }
 }
 
+
 /* The full snapshot's stream: the page's title, URL and frames, the start of its headings, the
  * elements (rendered ones first), the start of the text — kept on the first page however many
  * elements push the rest onwards — then the rest of the headings and text. A query keeps only
- * elements. */
+ * elements. Elements not rendered now are listed only for a query: a person does not see a
+ * closed menu's items either, and on an app like Node-RED they are most of the page's bytes;
+ * the footer says how many were left out (chp_mcp_snapshot_footer()). */
 void
 chp_mcp_snapshot_add_full_items (Build      *build,
                                  GArray     *items,
@@ -393,9 +437,22 @@ chp_mcp_snapshot_add_full_items (Build      *build,
   if (build->folded_query == NULL)
     {
       g_autoptr(GArray) head = g_array_new (FALSE, FALSE, sizeof (Item));
+      g_autoptr(GString) said = g_string_new (NULL);
 
+      /* The rendered elements' lines, which the text then does not repeat. */
+      for (guint i = 0; i < json_array_get_length (build->nodes) && said->len < SAID_MAX_CHARS; i++)
+        {
+          JsonNode *n = json_array_get_element (build->nodes, i);
+          const char *ref;
+
+          if (!JSON_NODE_HOLDS_OBJECT (n) || node_hidden (json_node_get_object (n)))
+            continue;
+          ref = chp_mcp_json_string (json_node_get_object (n), "ref", NULL);
+          if (ref != NULL)
+            said_add (said, chp_mcp_json_string (lines, page_ref_of (ref), NULL));
+        }
       add_meta_items (build, head);
-      add_text_items (build, head, chp_mcp_json_string (build->snapshot, "text", ""));
+      add_text_items (build, head, chp_mcp_json_string (build->snapshot, "text", ""), said);
       for (guint i = 0; i < head->len; i++)
         {
           Item *item = &g_array_index (head, Item, i);
@@ -418,8 +475,7 @@ chp_mcp_snapshot_add_full_items (Build      *build,
       JsonObject *o;
       const char *ref;
       char *line;
-      JsonNode *state;
-      gboolean is_hidden = FALSE;
+      gboolean is_hidden;
 
       if (!JSON_NODE_HOLDS_OBJECT (n))
         continue;
@@ -432,9 +488,12 @@ chp_mcp_snapshot_add_full_items (Build      *build,
                           chp_mcp_json_string (o, "role", NULL)))
         continue;
 
-      state = json_object_get_member (o, "state");
-      if (state != NULL && JSON_NODE_HOLDS_OBJECT (state))
-        is_hidden = chp_mcp_json_bool (json_node_get_object (state), "hidden");
+      is_hidden = node_hidden (o);
+      if (is_hidden && build->folded_query == NULL)
+        {
+          build->unlisted_hidden++;
+          continue;
+        }
       line = g_strdup_printf ("[%s%s] %s", build->options->ref_prefix, page_ref_of (ref),
                               json_object_get_string_member (lines, page_ref_of (ref)));
       add_item (is_hidden ? hidden : elements, is_hidden ? SECTION_HIDDEN : SECTION_ELEMENTS, line,
@@ -475,6 +534,7 @@ chp_mcp_snapshot_add_diff_items (Build      *build,
   g_autoptr(GPtrArray) old_text = text_lines (base_text);
   g_autoptr(GPtrArray) new_text = text_lines (text);
   g_autoptr(GList) base_refs = base_lines != NULL ? json_object_get_members (base_lines) : NULL;
+  g_autoptr(GString) said = g_string_new (NULL);
   guint ordinal = 0;
 
   for (guint i = 0; i < json_array_get_length (build->nodes); i++)
@@ -501,10 +561,19 @@ chp_mcp_snapshot_add_diff_items (Build      *build,
         build->added++;
       else
         build->changed++;
+      if (!node_hidden (o))
+        said_add (said, line);
       if (!matches_query (build->folded_query,
                           chp_mcp_json_string (o, "name", NULL),
                           chp_mcp_json_string (o, "role", NULL)))
         continue;
+      /* Added while not rendered: as in a full snapshot, counted, not listed. A change (a menu
+       * item that hid or showed) is listed: that is what the act did. */
+      if (before == NULL && build->folded_query == NULL && node_hidden (o))
+        {
+          build->unlisted_hidden++;
+          continue;
+        }
 
       item.section = before == NULL ? SECTION_ADDED : SECTION_CHANGED;
       item.line = g_strdup_printf ("[%s%s] %s", build->options->ref_prefix, page_ref_of (ref),
@@ -557,7 +626,8 @@ chp_mcp_snapshot_add_diff_items (Build      *build,
           continue;
         }
       build->new_text_lines++;
-      if (build->folded_query == NULL)
+      /* New words an added or changed element says already are not said twice. */
+      if (build->folded_query == NULL && !said_already (said, line))
         add_item (items, SECTION_NEW_TEXT, g_strdup (line), -1);
     }
   build->text_changed = g_strcmp0 (base_text, text) != 0;

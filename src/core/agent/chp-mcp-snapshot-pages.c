@@ -186,6 +186,14 @@ chp_mcp_snapshot_footer (Build    *build,
     g_string_append_printf (out, "The browser listed %u of the page's %" G_GINT64_FORMAT
                             " actionable elements%s.\n", listed_by_browser, count,
                             build->compact ? "" : " (visible ones first)");
+  if (build->unlisted_hidden > 0)
+    g_string_append_printf (out, build->compact
+                            ? "Not listed: %u %s not rendered now (a query lists them).\n"
+                            : "Not listed: %u %s not rendered now (in closed menus, panels or "
+                              "dialogs); a query lists those that match, and they are listed "
+                              "once shown.\n",
+                            build->unlisted_hidden,
+                            build->unlisted_hidden == 1 ? "element" : "elements");
   if (text_cut)
     g_string_append (out, build->compact ? "The text is an excerpt.\n"
                                          : "The browser cut the page text to an excerpt.\n");

@@ -73,9 +73,9 @@ static const ToolSpec tools[] = {
     .name = "browser_tabs",
     .title = "List granted tabs",
     .description =
-      "Lists the browser tabs the person granted you, in every connected browser: for each, its "
-      "tab id (use it in the other tools), title, URL, the grant's label, scopes and expiry. Only "
-      "the person can grant a tab, in the Chaperone extension's popup.",
+      "Lists the tabs the person granted you, in every connected browser: tab id (for the other "
+      "tools), title, URL, the grant's label, scopes and expiry. Only the person grants tabs, in "
+      "the Chaperone extension's popup.",
     .read_only = TRUE,
     .destructive = FALSE,
     .idempotent = TRUE,
@@ -89,9 +89,9 @@ static const ToolSpec tools[] = {
     .title = "Read a tab",
     .description =
       "Reads a granted tab: one line per actionable element, like [3:e12] button \"Send\" "
-      "disabled, then headings and the page text. Long pages come in pages (page) and can be "
-      "filtered by role or name (query); diff returns only what changed since your previous "
-      "snapshot. Refs are valid for the document they came from.",
+      "disabled, then headings and the page text. Long pages come in pages; query filters by role "
+      "or name; diff gives only what changed; until waits for a text first. Refs are valid for "
+      "their document.",
     .read_only = TRUE,
     .destructive = FALSE,
     .idempotent = TRUE,

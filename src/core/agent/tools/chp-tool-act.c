@@ -44,6 +44,39 @@ save_sign (const char *by)
   return "it changed";
 }
 
+/* What the answer may say in words, as the extension's settle and save check say them: the
+ * reason an act answered before its effects were over, and the sign that a write was saved. */
+static const char * const SETTLE_REASONS[] = { "network", "busy", "dom", "cap", NULL };
+static const char * const SAVE_SIGNS[] = { "notice", "url", "control-disabled", "control-gone",
+                                           "list-item", NULL };
+static const char * const CHANGES_PLAIN[] = { "reason", "by", NULL };
+
+/* Keeps @member of @changes only when it is one of @words: these go to the agent unwrapped, so
+ * anything else (a browser that says more than it should) is dropped, not passed on. */
+static void
+keep_word (JsonObject         *changes,
+           const char         *member,
+           const char * const *words)
+{
+  const char *value = chp_mcp_json_string (changes, member, NULL);
+
+  if (json_object_has_member (changes, member) &&
+      (value == NULL || !g_strv_contains (words, value)))
+    json_object_remove_member (changes, member);
+}
+
+static const char *
+settle_reason (const char *reason)
+{
+  if (g_strcmp0 (reason, "network") == 0)
+    return "requests it started were still running";
+  if (g_strcmp0 (reason, "busy") == 0)
+    return "a busy indicator it showed was still there";
+  if (g_strcmp0 (reason, "dom") == 0)
+    return "the page was still changing";
+  return "it took too long";
+}
+
 /* The browser held the click instead of doing it. Nothing was sent; the agent learns the hold's
  * id, and what the person will see. The control and the site are the page's words. */
 static void
@@ -292,8 +325,15 @@ acted_cb (GObject      *source,
   json_object_set_string_member (structured, "ref", call->ref);
   json_object_set_string_member (structured, "action", action);
   chp_tool_copy_typed (structured, answer, "changes", JSON_TYPE_OBJECT);
-  /* Counts and yes/no today; a string the browser adds there would be the page's. */
-  chp_mcp_format_mark_member (structured, "changes", call->marker, NULL);
+  if (json_object_has_member (structured, "changes"))
+    {
+      JsonObject *c = json_object_get_object_member (structured, "changes");
+
+      keep_word (c, "reason", SETTLE_REASONS);
+      keep_word (c, "by", SAVE_SIGNS);
+    }
+  /* Counts, yes/no and the two words above; any other string there would be the page's. */
+  chp_mcp_format_mark_member (structured, "changes", call->marker, CHANGES_PLAIN);
 
   /* What changed, in numbers and yes/no, with the value an agent filled never said back; the
    * page's own words come after, from the diff (act_diff_wanted), in their wrapper. */
@@ -312,6 +352,12 @@ acted_cb (GObject      *source,
                               ? "changed" : "did not change",
                               chp_mcp_json_bool (changes, "textChanged")
                               ? "changed" : "did not change");
+      /* An act capped before its own effects were over: the page may still be changing. */
+      if (json_object_has_member (changes, "settled") && !chp_mcp_json_bool (changes, "settled") &&
+          !chp_mcp_json_bool (changes, "navigating"))
+        g_string_append_printf (text, " The page had not settled when this answered (%s); "
+                                "look again before relying on it.",
+                                settle_reason (chp_mcp_json_string (changes, "reason", NULL)));
     }
   /* A write that went through (a plan's): the page's own sign that it was saved, or none. */
   if (changes != NULL && json_object_has_member (changes, "verified"))

@@ -276,6 +276,22 @@ snapshot_answered_cb (GObject      *source,
   json_object_set_string_member (structured, "tab", tab);
   json_object_set_int_member (structured, "frame", frame);
   json_object_set_int_member (structured, "document", document);
+  /* Waited for a text that did not show: said first, in our words; the page as it is follows. */
+  if (json_object_has_member (call->args, "until") &&
+      json_object_has_member (answer, "untilFound"))
+    {
+      gboolean found = chp_mcp_json_bool (answer, "untilFound");
+      g_autofree char *text = NULL;
+
+      json_object_set_boolean_member (structured, "untilFound", found);
+      if (!found)
+        {
+          text = g_strconcat ("The text you waited for (until) did not show within 10 s; this is "
+                              "the page as it is now.\n", snapshot->text, NULL);
+          chp_tool_return_ok (task, text, structured, "Ask for the next page, or a query.");
+          return;
+        }
+    }
   chp_tool_return_ok (task, snapshot->text, structured, "Ask for the next page, or a query.");
 }
 
@@ -300,6 +316,8 @@ void
 chp_tool_snapshot (ToolCall *call)
 {
   GTask *task = call->task;
+  JsonNode *params;
+  const char *until = chp_mcp_json_string (call->args, "until", NULL);
 
   if (!chp_tool_resolve_tab (task, json_object_get_string_member (call->args, "tab")) ||
       !chp_tool_floor_allows (task, NULL, FALSE, FALSE))
@@ -307,12 +325,15 @@ chp_tool_snapshot (ToolCall *call)
 
   /* The extension's own diff is against the page's previous capture, whoever made it; the diff
    * an agent asks for is against its own previous snapshot, which only the app knows. */
-  chp_tool_browser_call_format (task, "browser.context",
-                                chp_tool_params_new ("tabId", chp_tool_int_node (call->tab_id),
-                                                     "frameId", chp_tool_int_node (
-                                                       chp_tool_int_argument (call->args,
-                                                                              "frame", 0)),
-                                                     NULL),
+  params = chp_tool_params_new ("tabId", chp_tool_int_node (call->tab_id),
+                                "frameId", chp_tool_int_node (chp_tool_int_argument (call->args,
+                                                                                     "frame", 0)),
+                                NULL);
+  /* The page waits for the text first (at most 10 s, the extension's bound: well inside
+   * CONTEXT_TIMEOUT_MS), then reads; the answer says whether it came (untilFound). */
+  if (until != NULL)
+    json_object_set_string_member (json_node_get_object (params), "until", until);
+  chp_tool_browser_call_format (task, "browser.context", params,
                                 CONTEXT_TIMEOUT_MS, &snapshot_reply, snapshot_answered_cb);
 }
 
