@@ -197,9 +197,7 @@ chp_mcp_snapshot_footer (Build    *build,
   if (text_cut)
     g_string_append (out, build->compact ? "The text is an excerpt.\n"
                                          : "The browser cut the page text to an excerpt.\n");
-  if (!build->compact)
-    g_string_append (out, "Refs are valid for this document: browser_act and browser_inspect take "
-                     "them with the same tab.\n");
+  /* That refs are valid for their document the tool's description says once, not every result. */
   if (out->len > 0)
     g_string_truncate (out, out->len - 1);
   return g_string_free (out, FALSE);
