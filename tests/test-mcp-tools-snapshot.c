@@ -93,8 +93,13 @@ test_snapshot_lines (void)
   g_assert_false (json_object_has_member (structured, "nodes"));
   g_assert_false (json_object_has_member (structured, "headings"));
   g_assert_false (json_object_has_member (structured, "text"));
-  g_assert_cmpstr (json_object_get_string_member (structured, "captureId"), ==, "cap1abcd");
-  g_assert_cmpstr (json_object_get_string_member (structured, "documentId"), ==, "DOC1");
+  /* …nor its title and URL; and the browser's ids are the app's, not the agent's. */
+  for (guint i = 0; i < 4; i++)
+    {
+      static const char *members[] = { "title", "url", "captureId", "documentId" };
+
+      g_assert_false (json_object_has_member (structured, members[i]));
+    }
   g_assert_true (json_object_get_null_member (structured, "nextPage") ||
                  JSON_NODE_HOLDS_NULL (json_object_get_member (structured, "nextPage")));
   g_assert_false (json_object_get_boolean_member (structured, "truncated"));
@@ -246,7 +251,7 @@ page_through (JsonObject *snapshot,
   return pages;
 }
 
-/* structuredContent carries the page's URL, title and frames for programs, and a client may show it to the
+/* structuredContent carries the frames for programs (the title and URL are the text's), and a client may show it to the
  * model instead of the text: every page-derived string in it sits inside the same tags as the
  * text, with the same marker; our own members (refs, counts, ids) stay plain. */
 static void
@@ -258,20 +263,16 @@ test_snapshot_structured_marked (void)
   JsonObject *frame = json_array_get_object_element (json_object_get_array_member (structured,
                                                                                    "frames"), 0);
   g_autofree char *marker = marker_of (s->text);
-  g_autofree char *title = marked (marker, "Cart — Shop");
-  g_autofree char *url = marked (marker, "https://shop.example/cart?x=1");
   g_autofree char *frame_title = marked (marker, "Card");
   g_autofree char *all = json_to_string (s->structured, FALSE);
 
   g_test_message ("%s", all);
   g_assert_cmpuint (strlen (marker), >=, 8);
   g_assert_cmpstr (json_object_get_string_member (structured, "untrusted"), ==, marker);
-  g_assert_cmpstr (json_object_get_string_member (structured, "title"), ==, title);
-  g_assert_cmpstr (json_object_get_string_member (structured, "url"), ==, url);
   g_assert_cmpstr (json_object_get_string_member (frame, "title"), ==, frame_title);
 
-  /* Ours, plain: ids and counts. */
-  g_assert_cmpstr (json_object_get_string_member (structured, "captureId"), ==, "cap1abcd");
+  /* Ours, plain: counts. */
+  g_assert_cmpint (json_object_get_int_member (structured, "nodeCount"), ==, 8);
 
   /* Not one string of the page outside the tags: the text's "</untrusted-page-content>" is
    * disarmed here too, and the direction override is gone. */

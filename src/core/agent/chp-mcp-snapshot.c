@@ -242,31 +242,28 @@ chp_mcp_format_snapshot (JsonObject                  *snapshot,
   result->text = chp_mcp_format_truncate (text->str, options->max_chars,
                                           "Ask for the next page, or a query.");
 
-  /* What a client can use beside the text, without repeating it (the elements, headings and
-   * words are the text's: an agent reads them there once): where the page is, which page of how
-   * many, counts, frames and sign-in signals. The page's words marked as in the text, with the
-   * same marker; ids, refs and counts plain. */
+  /* What a client can use beside the text, without repeating it (the elements, headings,
+   * words, title and URL are the text's: an agent reads them there once, and on a mail app the
+   * title and URL marked again here cost a sixth of each result): which page of how many,
+   * counts, frames and sign-in signals. The frames' words marked as in the text, with the same
+   * marker; refs and counts plain. The browser's ids are the app's business, not the agent's. */
   structured = json_object_new ();
-  json_object_set_string_member (structured, "untrusted", build.marker);
-  copy_member (structured, snapshot, "url");
-  copy_member (structured, snapshot, "title");
-  chp_mcp_format_mark_member (structured, "url", build.marker, NULL);
-  chp_mcp_format_mark_member (structured, "title", build.marker, NULL);
-  copy_member (structured, snapshot, "documentId");
-  copy_member (structured, snapshot, "captureId");
-  copy_member (structured, snapshot, "frameId");
   json_object_set_int_member (structured, "page", result->page);
   json_object_set_int_member (structured, "pages", result->pages);
   if (result->page < result->pages)
     json_object_set_int_member (structured, "nextPage", result->page + 1);
   else
     json_object_set_null_member (structured, "nextPage");
-  json_object_set_boolean_member (structured, "browserTruncated",
-                                  chp_mcp_json_bool (snapshot, "truncated") ||
-                                  chp_mcp_json_bool (snapshot, "textTruncated"));
-  json_object_set_boolean_member (structured, "truncated",
-                                  result->page < result->pages ||
-                                  json_object_get_boolean_member (structured, "browserTruncated"));
+  {
+    gboolean browser_cut = chp_mcp_json_bool (snapshot, "truncated") ||
+                           chp_mcp_json_bool (snapshot, "textTruncated");
+
+    /* Said only when so: a member that is false says nothing. */
+    if (browser_cut)
+      json_object_set_boolean_member (structured, "browserTruncated", TRUE);
+    json_object_set_boolean_member (structured, "truncated",
+                                    result->page < result->pages || browser_cut);
+  }
   json_object_set_int_member (structured, "nodeCount",
                               chp_mcp_json_int (snapshot, "nodeCount",
                                                 json_array_get_length (build.nodes)));
@@ -277,9 +274,13 @@ chp_mcp_format_snapshot (JsonObject                  *snapshot,
       JsonNode *frames = json_object_get_member (snapshot, "frames");
 
       copy_member (structured, snapshot, "auth");
-      if (frames != NULL)
-        json_object_set_member (structured, "frames",
-                                chp_mcp_format_marked (frames, build.marker, frame_plain));
+      if (frames != NULL && JSON_NODE_HOLDS_ARRAY (frames) &&
+          json_array_get_length (json_node_get_array (frames)) > 0)
+        {
+          json_object_set_string_member (structured, "untrusted", build.marker);
+          json_object_set_member (structured, "frames",
+                                  chp_mcp_format_marked (frames, build.marker, frame_plain));
+        }
     }
   if (build.diff)
     {
