@@ -72,6 +72,26 @@ function memoryOf(pid) {
            pss: kib(rollup, 'Pss') };
 }
 
+/**
+ * Where the RSS is: /proc/<pid>/smaps summed by what is mapped (a library's or font's file name,
+ * [heap], [anon] for the rest of the anonymous memory), the `top` largest in KiB, largest first.
+ */
+function mappingsOf(pid, top = 12) {
+  const by = new Map();
+  let name = null;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const path = head[1].trim();
+      name = !path ? '[anon]' : path.startsWith('[') ? path : path.split('/').pop();
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss && name) by.set(name, (by.get(name) ?? 0) + Number(rss[1]));
+  }
+  return [...by.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
+}
+
 /** Waits until the app's RSS stops moving (two readings 250 ms apart within 1%), at most 5 s. */
 async function settledMemory(pid) {
   let last = memoryOf(pid);
@@ -171,16 +191,23 @@ try {
   await atspi('page', 'Activity');
   await until(() => trims() > before, { timeout: 15000, what: 'the app to trim its heap after the session' });
   figures.afterSessionOpen = await settledMemory(app.pid);
+  figures.afterSessionOpen.top = mappingsOf(app.pid);
 
-  // Closed to the tray: the window is destroyed, the app stays.
+  // Closed to the tray: the window is destroyed, the app stays, trims its heap and, after a few
+  // seconds in the tray, gives back the pages of the libraries only a window uses
+  // (chp_memory_page_out_now()). Measured after it served an agent's call from the tray: what
+  // that call needs is back in memory.
   const beforeClose = trims();
+  const pagedOut = () => app.log.filter((l) => l.includes('paged out')).length;
+  const pagedBefore = pagedOut();
   await atspi('press', 'Close');
   await until(() => trims() > beforeClose, { timeout: 15000, what: 'the app to trim its heap after the window closed' });
+  await until(() => pagedOut() > pagedBefore, { timeout: 20000, what: 'the app to page out in the tray' });
   H.ok(await agent.call('browser_tabs'), 'the app answers after its window closed');
   figures.afterSessionClosed = await settledMemory(app.pid);
+  figures.afterSessionClosed.top = mappingsOf(app.pid);
 
   // The buffer kept for the next large message goes 30 s after the last one (the chunk
-  // timeout): the app as it stays for the rest of the day.
   // timeout): the app as it stays for the rest of the day. Only a message of 1 MiB or more
   // keeps one (the 10,000-element page's snapshot pages are smaller).
   if (app.log.some((l) => l.includes('a large message was parsed'))) {
@@ -219,6 +246,10 @@ for (const [label, key, goal] of [['idle, window open', 'idleOpen', null],
   if (!m) continue;
   console.log(`  ${label.padEnd(40)} ${mb(m.rss).padStart(7)} MB  (${mb(m.anon)} MB; PSS ${mb(m.pss)} MB)`
               + (goal ? `  goal ≤ ${goal} MB: ${(m.rss / 1024 / goal).toFixed(2)}×` : ''));
+}
+for (const [label, key] of [['window open', 'afterSessionOpen'], ['closed to the tray', 'afterSessionClosed']]) {
+  const top = figures[key]?.top;
+  if (top) console.log(`  where, ${label}: ${top.slice(0, 8).map(([n, k]) => `${n} ${mb(k)}`).join(', ')} (MB)`);
 }
 await mkdir(dirname(opts.json), { recursive: true });
 await writeFile(opts.json, JSON.stringify(figures, null, 2));

@@ -6,6 +6,11 @@
 
 #include "chp-memory.h"
 
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 static gboolean
 deadline_cb (gpointer data)
 {
@@ -26,6 +31,65 @@ wait_trims_above (guint count,
   if (!expired)
     g_source_remove (deadline);
   return chp_memory_get_trims () > count;
+}
+
+/* The RSS of the process's file mappings, in KiB, as a person's tools see it. */
+static guint64
+rss_file_kib (void)
+{
+  g_autofree char *status = NULL;
+  const char *at;
+
+  g_assert_true (g_file_get_contents ("/proc/self/status", &status, NULL, NULL));
+  at = strstr (status, "RssFile:");
+  g_assert_nonnull (at);
+  return g_ascii_strtoull (at + strlen ("RssFile:"), NULL, 10);
+}
+
+/* In the tray: a read-only file mapping (a library's code, a font) gives its pages back, and
+ * comes back when read again. The file is the test's own, mapped by no other process: a page
+ * that another process maps too (libc's, under a running build) is not the kernel's to reclaim. */
+static void
+test_memory_page_out (void)
+{
+#ifdef MADV_PAGEOUT
+  const gsize size = 8 * 1024 * 1024;
+  g_autofree char *path = NULL;
+  g_autofree char *data = g_malloc (size);
+  g_autoptr(GError) error = NULL;
+  guint64 before, mapped, after;
+  volatile const char *map;
+  guint advised;
+  int fd;
+
+  memset (data, 'c', size);
+  fd = g_file_open_tmp ("chaperone-memory-XXXXXX", &path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (write (fd, data, size), ==, (gssize) size);
+  g_assert_cmpint (fsync (fd), ==, 0);    /* clean pages: nothing to write back */
+  map = mmap (NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  g_assert_true (map != MAP_FAILED);
+
+  before = rss_file_kib ();
+  for (gsize i = 0; i < size; i += 4096)
+    (void) map[i];
+  mapped = rss_file_kib ();
+  advised = chp_memory_page_out_now ();
+  after = rss_file_kib ();
+  g_test_message ("file RSS %" G_GUINT64_FORMAT " → %" G_GUINT64_FORMAT " → %" G_GUINT64_FORMAT
+                  " KiB (%u mappings advised)", before, mapped, after, advised);
+  g_assert_cmpuint (advised, >, 0);
+  g_assert_cmpuint (mapped, >=, before + 6 * 1024);     /* the file came in… */
+  g_assert_cmpuint (after, <=, mapped - 6 * 1024);      /* …and went out again */
+  /* And it reads the same when it comes back. */
+  g_assert_cmpint (map[size - 1], ==, 'c');
+
+  munmap ((void *) map, size);
+  close (fd);
+  g_unlink (path);
+#else
+  g_test_skip ("this C library has no MADV_PAGEOUT");
+#endif
 }
 
 static void
@@ -64,6 +128,7 @@ main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/memory/page-out-gives-back-file-pages", test_memory_page_out);
   g_test_add_func ("/memory/small-payloads-do-not-trim", test_memory_small_payloads_do_not_trim);
   g_test_add_func ("/memory/a-burst-trims-once", test_memory_a_burst_trims_once);
   return g_test_run ();

@@ -101,6 +101,8 @@ enter_background (ChpApplication *self)
   g_debug ("running in the background");
   self->background_hold = TRUE;
   g_application_hold (G_APPLICATION (self));
+  /* Nothing draws in the tray: the libraries only a window uses give their pages back. */
+  chp_memory_page_out_soon ();
 }
 
 static void
@@ -110,6 +112,7 @@ leave_background (ChpApplication *self)
     return;
 
   /* The main window now keeps the app alive, as any GtkApplication window does. */
+  chp_memory_page_out_cancel ();
   self->background_hold = FALSE;
   g_application_release (G_APPLICATION (self));
 }

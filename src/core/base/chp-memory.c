@@ -9,7 +9,14 @@
  * (bench/app-memory-bench.mjs measures it). malloc_trim(0) walks every arena and gives free pages back
  * (madvise, not only the top), which takes a few milliseconds on a large heap: it runs once the
  * main loop has been idle for a moment after the last large payload, never in the middle of one,
- * and one trim covers a burst of them (paging through a large snapshot). */
+ * and one trim covers a burst of them (paging through a large snapshot).
+ *
+ * In the tray the app keeps its bridge and engine, but nothing draws: the pages of the libraries
+ * only a window uses (GTK, librsvg for icons, fonts, ~25 MB) stay mapped until the kernel needs
+ * them. chp_memory_page_out_soon() asks for them back (madvise MADV_PAGEOUT on every read-only
+ * file mapping) once the app has been in the tray for a moment; what the main loop, the bridge
+ * and the engine go on using faults back in at once, from the page cache or the disk, and a
+ * window opened later reads the rest again (a few milliseconds). */
 
 #include "config.h"
 
@@ -20,13 +27,21 @@
 #ifdef HAVE_MALLOC_TRIM
 #include <malloc.h>
 #endif
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
 
 /* Long enough for a burst of pages to end; short enough that the memory is back before the
  * person looks. */
 #define TRIM_DELAY_MS 1500
 
+/* Long enough for the window to be gone and the trim done; short enough that the tray's
+ * figure is the lean one when a person looks. */
+#define PAGE_OUT_DELAY_MS 5000
+
 static guint trim_source;
 static guint trims;
+static guint page_out_source;
 
 static gboolean
 trim_now (gpointer data)
@@ -90,4 +105,83 @@ guint
 chp_memory_get_trims (void)
 {
   return trims;
+}
+
+/**
+ * chp_memory_page_out_now:
+ *
+ * Asks the kernel to reclaim the resident pages of every read-only file mapping of the process
+ * (libraries' code and constants, fonts, caches); they come back on their next use. Writable
+ * mappings, anonymous memory and shared memory are left alone. A no-op where the kernel or the
+ * C library has no MADV_PAGEOUT.
+ *
+ * Returns: how many mappings the kernel took the advice for
+ */
+guint
+chp_memory_page_out_now (void)
+{
+  guint advised = 0;
+#ifdef MADV_PAGEOUT
+  g_autofree char *maps = NULL;
+  char *next;
+
+  if (!g_file_get_contents ("/proc/self/maps", &maps, NULL, NULL))
+    return 0;
+  for (char *line = maps; line != NULL && *line != '\0'; line = next)
+    {
+      unsigned long start, end, inode;
+      unsigned long long offset;
+      char perms[5] = "";
+      char dev[16] = "";
+
+      next = strchr (line, '\n');
+      if (next != NULL)
+        *next++ = '\0';
+      if (sscanf (line, "%lx-%lx %4s %llx %15s %lu", &start, &end, perms, &offset, dev,
+                  &inode) != 6)
+        continue;
+      /* A file (an inode), readable and never written here: [heap], [stack], [vdso] and
+       * anonymous memory have no inode; shared memory and data segments are writable. */
+      if (inode == 0 || perms[0] != 'r' || perms[1] == 'w' || end <= start)
+        continue;
+      if (madvise ((void *) start, end - start, MADV_PAGEOUT) == 0)
+        advised++;
+    }
+#endif
+  g_debug ("paged out %u file mappings", advised);
+  return advised;
+}
+
+static gboolean
+page_out_cb (gpointer data)
+{
+  (void) data;
+  page_out_source = 0;
+  chp_memory_page_out_now ();
+  return G_SOURCE_REMOVE;
+}
+
+/**
+ * chp_memory_page_out_soon:
+ *
+ * The app went to the tray: chp_memory_page_out_now() in a few seconds, unless
+ * chp_memory_page_out_cancel() comes first (a window opened again). Main thread only.
+ */
+void
+chp_memory_page_out_soon (void)
+{
+  chp_memory_page_out_cancel ();
+  page_out_source = g_timeout_add_full (G_PRIORITY_LOW, PAGE_OUT_DELAY_MS, page_out_cb, NULL, NULL);
+  g_source_set_name_by_id (page_out_source, "[chaperone] memory page-out");
+}
+
+/**
+ * chp_memory_page_out_cancel:
+ *
+ * A window is back: nothing is paged out for the tray. Main thread only.
+ */
+void
+chp_memory_page_out_cancel (void)
+{
+  g_clear_handle_id (&page_out_source, g_source_remove);
 }

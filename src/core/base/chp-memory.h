@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-memory.h: giving memory back to the system after a large payload. */
+/* chp-memory.h: giving memory back to the system after a large payload, and in the tray. */
 #pragma once
 
 #include <glib.h>
@@ -13,6 +13,10 @@ void chp_memory_trim_after (gsize       payload_bytes,
                             const char *why);
 void chp_memory_trim_soon  (const char *why);
 guint chp_memory_get_trims (void);
+
+void  chp_memory_page_out_soon   (void);
+void  chp_memory_page_out_cancel (void);
+guint chp_memory_page_out_now    (void);
 
 
 G_END_DECLS
