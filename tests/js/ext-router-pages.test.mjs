@@ -207,6 +207,29 @@ test('navigate: same origin waits for the commit; another origin is target_denie
   assert.equal(router.grants.list()[0].targets[0].url, 'https://a.example/next');
 });
 
+test('navigate: the page moving its own hash while the navigation is on its way does not end it; an anchor link does', async () => {
+  const { router, fake } = await setup();
+  fake.chrome.tabs.update = async (tabId, props) => {
+    // The old document writes its hash first (as Node-RED does while it loads), then the new one commits.
+    fake.chrome.webNavigation.onReferenceFragmentUpdated.fire({ tabId, frameId: 0, url: 'https://a.example/#flow/1',
+      documentId: fake.frame(1, 0).documentId, documentLifecycle: 'active' });
+    setTimeout(() => fake.navigate(tabId, 0, props.url), 5);
+    return {};
+  };
+  const r = await router.handle('browser.navigate', { tabId: 1, url: 'https://a.example/' });
+  assert.equal(r.url, 'https://a.example/');
+  assert.equal(r.documentId, fake.frame(1, 0).documentId, 'the new document, not the old one');
+
+  // A link to an anchor of the same document ends with that same-document update.
+  fake.chrome.tabs.update = async (tabId, props) => {
+    fake.chrome.webNavigation.onReferenceFragmentUpdated.fire({ tabId, frameId: 0, url: props.url,
+      documentId: fake.frame(1, 0).documentId, documentLifecycle: 'active' });
+    return {};
+  };
+  const same = await router.handle('browser.navigate', { tabId: 1, url: 'https://a.example/#part-2' });
+  assert.equal(same.url, 'https://a.example/#part-2');
+});
+
 test('takeover focuses the tab and its window', async () => {
   const { router, fake } = await setup();
   assert.deepEqual(await router.handle('browser.takeover', { tabId: 1 }), { tabId: 1, focused: true });

@@ -9,14 +9,31 @@ import { bad, obj, tabId } from './common.js';
 export const NAVIGATE_TIMEOUT_MS = 15000;
 const MAX_URL_CHARS = 8192;
 
-/** Waits for the tab's main frame to commit (or change its URL within the document). */
-function waitForCommit(chrome, tabId, { signal, timeoutMs }) {
+/** The URL as the browser spells it, to compare. */
+function hrefOf(url) {
+  try {
+    return new URL(url).href;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Waits for the tab's main frame to commit, or to change its URL within the document to `url`
+ * (a link to an anchor). Only to that URL: the page's own script moving the hash while the
+ * navigation is on its way (Node-RED writes #flow/… as it loads) is not the navigation ending,
+ * and the agent's next call would then meet the old document going away.
+ */
+function waitForCommit(chrome, tabId, { signal, timeoutMs, url }) {
   const nav = chrome.webNavigation;
+  const want = hrefOf(url);
   let cleanup = () => {};
   const promise = new Promise((resolve, reject) => {
     const mine = (d) => d && d.tabId === tabId && d.frameId === 0 && d.documentLifecycle !== 'prerender';
     const onCommitted = (d) => { if (mine(d)) done(resolve, { url: d.url, documentId: d.documentId }); };
-    const onSameDoc = (d) => { if (mine(d)) done(resolve, { url: d.url, documentId: d.documentId }); };
+    const onSameDoc = (d) => {
+      if (mine(d) && hrefOf(d.url) === want) done(resolve, { url: d.url, documentId: d.documentId });
+    };
     const onError = (d) => {
       if (mine(d)) done(reject, new ChaperoneError('stale_document', 'The navigation failed; the tab shows an error page'));
     };
@@ -64,7 +81,7 @@ export const HANDLERS = Object.freeze({
       if (webOrigin(params.url) !== target.origin) {
         throw new ChaperoneError('target_denied', 'Navigation stays within the granted site', { tabId: tab });
       }
-      const wait = waitForCommit(chrome, tab, { signal, timeoutMs: NAVIGATE_TIMEOUT_MS });
+      const wait = waitForCommit(chrome, tab, { signal, timeoutMs: NAVIGATE_TIMEOUT_MS, url: params.url });
       try {
         await chrome.tabs.update(tab, { url: params.url });
       } catch {
