@@ -474,7 +474,22 @@ test_browser_marked (Env           *env,
     structured = result_structured (call.result);
     g_assert_cmpstr (json_object_get_string_member (structured, "url"), ==, url);
     g_assert_cmpstr (json_object_get_string_member (structured, "documentId"), ==, "DOC3");
+    g_assert_null (strstr (result_text (call.result), "had not finished loading"));
   }
+  g_clear_pointer (&request, json_object_unref);
+  call_clear (&call);
+
+  /* A page still loading when the extension's wait for it ended: said, in our words. */
+  call_start (env->tools, env->context, "browser_navigate",
+              "{\"tab\":\"b1:7\",\"url\":\"https://shop.example/slow\"}", NULL, &call);
+  request = browser_request (client, "browser.navigate");
+  browser_answer (client, request, "{\"tabId\":7,\"url\":\"https://shop.example/slow\","
+                  "\"documentId\":\"DOC5\",\"loaded\":false}");
+  call_wait (&call);
+  g_assert_false (result_is_error (call.result));
+  g_assert_false (json_object_get_boolean_member (result_structured (call.result), "loaded"));
+  g_assert_nonnull (strstr (result_text (call.result), "The page had not finished loading"));
+  g_assert_false (inside_wrapper (result_text (call.result), "had not finished loading"));
   g_clear_pointer (&request, json_object_unref);
   call_clear (&call);
 }

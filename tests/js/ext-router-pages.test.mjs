@@ -230,6 +230,40 @@ test('navigate: the page moving its own hash while the navigation is on its way 
   assert.equal(same.url, 'https://a.example/#part-2');
 });
 
+test('navigate answers once the new document loaded, so the next snapshot sees the page; a failed load says loaded:false', async () => {
+  const { router, fake } = await setup();
+  const order = [];
+  let documentId = null;
+  fake.chrome.tabs.update = async (tabId, props) => {
+    setTimeout(() => {
+      documentId = fake.navigate(tabId, 0, props.url, { load: false });
+      order.push('committed');
+      setTimeout(() => {
+        order.push('loaded');
+        fake.chrome.webNavigation.onCompleted.fire({ tabId, frameId: 0, url: props.url, documentId });
+      }, 30);
+    }, 1);
+    return {};
+  };
+  const r = await router.handle('browser.navigate', { tabId: 1, url: 'https://a.example/slow-images' });
+  order.push('answered');
+  assert.deepEqual(order, ['committed', 'loaded', 'answered']);
+  assert.equal(r.loaded, true);
+  assert.equal(r.documentId, documentId);
+
+  // The load fails after the commit (the server hung up on a script): answered, and said so.
+  fake.chrome.tabs.update = async (tabId, props) => {
+    setTimeout(() => {
+      const doc = fake.navigate(tabId, 0, props.url, { load: false });
+      setTimeout(() => fake.chrome.webNavigation.onErrorOccurred.fire({ tabId, frameId: 0, url: props.url,
+        documentId: doc, error: 'net::ERR_CONNECTION_RESET' }), 5);
+    }, 1);
+    return {};
+  };
+  const failed = await router.handle('browser.navigate', { tabId: 1, url: 'https://a.example/broken' });
+  assert.equal(failed.loaded, false);
+});
+
 test('takeover focuses the tab and its window', async () => {
   const { router, fake } = await setup();
   assert.deepEqual(await router.handle('browser.takeover', { tabId: 1 }), { tabId: 1, focused: true });

@@ -60,6 +60,7 @@ export function makeFakeChrome({ storage, pageRun } = {}) {
   const webNavigation = {
     onCommitted: fakeEvent(),
     onDOMContentLoaded: fakeEvent(),
+    onCompleted: fakeEvent(),
     onReferenceFragmentUpdated: fakeEvent(),
     onHistoryStateUpdated: fakeEvent(),
     onErrorOccurred: fakeEvent(),
@@ -199,8 +200,11 @@ export function makeFakeChrome({ storage, pageRun } = {}) {
     frame(tabId, frameId) {
       return frames.get(tabId)?.get(frameId);
     },
-    /** A frame commits a new document (a main-frame navigation drops the children). */
-    navigate(tabId, frameId, url, { fire = true } = {}) {
+    /**
+     * A frame commits a new document (a main-frame navigation drops the children), which loads
+     * a moment later (webNavigation.onCompleted) unless `load` is false.
+     */
+    navigate(tabId, frameId, url, { fire = true, load = true } = {}) {
       const m = frames.get(tabId);
       const f = m.get(frameId);
       f.url = url;
@@ -214,6 +218,13 @@ export function makeFakeChrome({ storage, pageRun } = {}) {
         webNavigation.onCommitted.fire({ tabId, frameId, url, documentId: f.documentId,
           documentLifecycle: 'active', frameType: frameId === 0 ? 'outermost_frame' : 'sub_frame',
           parentFrameId: f.parentFrameId, timeStamp: Date.now() });
+        // The document loads a moment later, as a page with nothing slow to fetch does
+        // (fake.navigate(…, {load: false}) leaves it loading).
+        if (load) {
+          const documentId = f.documentId;
+          setTimeout(() => webNavigation.onCompleted.fire({ tabId, frameId, url, documentId,
+            documentLifecycle: 'active', timeStamp: Date.now() }), 1);
+        }
       }
       return f.documentId;
     },

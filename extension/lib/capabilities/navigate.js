@@ -7,6 +7,10 @@ import { webOrigin } from '../targets.js';
 import { bad, obj, tabId } from './common.js';
 
 export const NAVIGATE_TIMEOUT_MS = 15000;
+// After the commit, how long the answer waits for the new document's load (its scripts, styles
+// and images): an agent's next snapshot then sees the page, not its loading skeleton. Commit and
+// load together stay inside the app's 25 s for the call.
+export const NAVIGATE_LOAD_MS = 8000;
 const MAX_URL_CHARS = 8192;
 
 /** The URL as the browser spells it, to compare. */
@@ -62,6 +66,50 @@ function waitForCommit(chrome, tabId, { signal, timeoutMs, url }) {
   return { promise, cancel: () => cleanup() };
 }
 
+/**
+ * Notes the documents of the tab's main frame that finish loading (webNavigation.onCompleted),
+ * from before the navigation starts, so that a load that ends before the commit is answered is
+ * not missed. until(documentId) → whether that document loaded within NAVIGATE_LOAD_MS (false at
+ * the bound, or when its load failed); stop() lets go of the events.
+ */
+function watchLoads(chrome, tabId, { signal, timeoutMs = NAVIGATE_LOAD_MS }) {
+  const nav = chrome.webNavigation;
+  const done = new Map();        // documentId → true (loaded) | false (failed)
+  let waiter = null;
+  const mine = (d) => d && d.tabId === tabId && d.frameId === 0;
+  const onCompleted = (d) => { if (mine(d)) settle(d.documentId, true); };
+  const onError = (d) => { if (mine(d)) settle(d.documentId, false); };
+  function settle(documentId, loaded) {
+    done.set(documentId, loaded);
+    if (waiter && (waiter.documentId === documentId || !documentId)) waiter.resolve(loaded);
+  }
+  nav.onCompleted?.addListener(onCompleted);
+  nav.onErrorOccurred?.addListener(onError);
+  const stop = () => {
+    nav.onCompleted?.removeListener(onCompleted);
+    nav.onErrorOccurred?.removeListener(onError);
+  };
+  const until = (documentId) => {
+    if (!nav.onCompleted) return Promise.resolve(true);    // a browser without the event: commit is all
+    if (done.has(documentId)) return Promise.resolve(done.get(documentId));
+    return new Promise((resolve, reject) => {
+      const end = (fn, v) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        waiter = null;
+        fn(v);
+      };
+      const onAbort = () => end(reject, signal.reason instanceof ChaperoneError
+        ? signal.reason : new ChaperoneError('cancelled', 'The call was cancelled'));
+      const timer = setTimeout(() => end(resolve, false), timeoutMs);
+      timer?.unref?.();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      waiter = { documentId, resolve: (v) => end(resolve, v) };
+    });
+  };
+  return { until, stop };
+}
+
 export const HANDLERS = Object.freeze({
   'browser.navigate': {
     params(p) {
@@ -77,23 +125,31 @@ export const HANDLERS = Object.freeze({
       return { tabId: tabId(o.tabId), url: o.url };
     },
     target: (p) => ({ tabId: p.tabId, frameId: 0 }),
-    async run({ chrome, params, signal, tabId: tab, target }) {
+    async run({ chrome, params, signal, tabId: tab, target, documentId: before }) {
       if (webOrigin(params.url) !== target.origin) {
         throw new ChaperoneError('target_denied', 'Navigation stays within the granted site', { tabId: tab });
       }
       const wait = waitForCommit(chrome, tab, { signal, timeoutMs: NAVIGATE_TIMEOUT_MS, url: params.url });
+      const loads = watchLoads(chrome, tab, { signal });
       try {
-        await chrome.tabs.update(tab, { url: params.url });
-      } catch {
-        wait.cancel();
-        throw new ChaperoneError('stale_document', 'The tab is gone');
+        try {
+          await chrome.tabs.update(tab, { url: params.url });
+        } catch {
+          wait.cancel();
+          throw new ChaperoneError('stale_document', 'The tab is gone');
+        }
+        const committed = await wait.promise;
+        // A server redirect can land elsewhere: the grant does not follow it.
+        if (webOrigin(committed.url) !== target.origin) {
+          throw new ChaperoneError('origin_changed', 'The page redirected to another site', { tabId: tab });
+        }
+        // A new document: its load is waited for (a same-document move has nothing to load).
+        const sameDocument = !!committed.documentId && committed.documentId === before;
+        const loaded = sameDocument ? true : await loads.until(committed.documentId ?? null);
+        return { tabId: tab, url: committed.url, documentId: committed.documentId ?? null, loaded };
+      } finally {
+        loads.stop();
       }
-      const committed = await wait.promise;
-      // A server redirect can land elsewhere: the grant does not follow it.
-      if (webOrigin(committed.url) !== target.origin) {
-        throw new ChaperoneError('origin_changed', 'The page redirected to another site', { tabId: tab });
-      }
-      return { tabId: tab, url: committed.url, documentId: committed.documentId ?? null };
     },
   },
 });

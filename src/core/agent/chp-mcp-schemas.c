@@ -322,6 +322,7 @@ chp_tool_navigate_output (void)
     "tab", prop ("string", NULL), TRUE,
     "url", prop ("string", "Where the page committed (page content)."), FALSE,
     "documentId", prop ("string", NULL), FALSE,
+    "loaded", prop ("boolean", "Whether it finished loading in time."), FALSE,
     NULL));
 }
 

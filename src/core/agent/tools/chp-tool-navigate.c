@@ -21,6 +21,7 @@ navigated_cb (GObject      *source,
   g_autofree char *origin = NULL;
   g_autofree char *shown = NULL;
   JsonObject *structured;
+  gboolean loaded;
 
   if (answer == NULL)
     return;
@@ -33,10 +34,16 @@ navigated_cb (GObject      *source,
   json_object_set_string_member (structured, "url", url);
   chp_mcp_format_mark_member (structured, "url", call->marker, NULL);
   chp_tool_copy_typed (structured, answer, "documentId", G_TYPE_STRING);
+  /* The extension waits for the new document's load (8 s at most) before it answers. */
+  loaded = !json_object_has_member (answer, "loaded") || chp_mcp_json_bool (answer, "loaded");
+  json_object_set_boolean_member (structured, "loaded", loaded);
 
   text = g_string_new (NULL);
   g_string_append_printf (text, "Navigated tab %s. Refs from the previous page no longer work: "
                           "take a new browser_snapshot.\n", tab);
+  if (!loaded)
+    g_string_append (text, "The page had not finished loading when this answered: a snapshot "
+                           "shows it as it is now (browser_snapshot with until waits for a text).\n");
   shown = g_strdup_printf ("url: %s", url);
   chp_mcp_format_add_untrusted (text, call->marker, origin != NULL ? origin : "the tab", shown);
   chp_tool_return_ok (task, text->str, structured, NULL);
