@@ -149,6 +149,17 @@ export class ChaperoneDriver extends Driver {
     }, { timeout: 30000, what: `${name} on the page` });
   }
 
+  /**
+   * A look for an element named by plain words (a string, or a RegExp that is only words): a
+   * snapshot that first waits for those words to show, as an agent told of `until` does after a
+   * search whose results come a moment later (MailDev asks its server as you type).
+   */
+  lookSnapshot({ name } = {}) {
+    const words = typeof name === 'string' ? name
+      : name instanceof RegExp && /^[\p{L}\p{N} ,.'-]+$/u.test(name.source) && !name.flags.includes('i') ? name.source : null;
+    return this.snapshot(words && words.trim() ? { until: words.slice(0, 200) } : {});
+  }
+
   // `[3:e12] button "Send" disabled`, one line per element in the text; those listed under "not
   // rendered now (hidden)" end in "hidden" and are not for acting on.
   items(result) {

@@ -31,7 +31,8 @@ function need(d, snap, what, opts) {
  */
 async function look(d, what, opts, { tries = 8 } = {}) {
   for (let i = 1; ; i++) {
-    const snap = await d.snapshot();
+    // A server that can wait for the words first (Chaperone's snapshot `until`) is asked to.
+    const snap = await (d.lookSnapshot ? d.lookSnapshot(what) : d.snapshot());
     const item = d.find(snap, what, opts);
     if (item) return { snap, item };
     if (i >= tries) need(d, snap, what, opts);
