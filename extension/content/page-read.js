@@ -588,7 +588,8 @@
 
   /**
    * Resolves {found:true} once the page shows `text` (case-insensitive, spaces collapsed, in its
-   * rendered text: what innerText gives, so not hidden text and not a script's), or {found:false}
+   * rendered text: what innerText gives, so not hidden text and not a script's; or in a rendered
+   * element's label: aria-label, title, placeholder, alt, value), or {found:false}
    * at the bound. Checked at once, then whenever the page changes — at most a fifth of the time
    * (a check on a big page costs milliseconds) — and on a slow timer for a change that check
    * skipped. `timeoutMs` (at most the bound) ends it sooner.
@@ -597,9 +598,19 @@
     const C = core();
     const want = typeof args.text === 'string' ? C.collapse(args.text).toLowerCase() : '';
     if (!want || want.length > 200) fail('invalid_params', 'text must be a short non-empty string');
+    // An element's label counts as shown too (an icon button's aria-label, a field's
+    // placeholder): the snapshot names elements by them, and the agent waits for what it reads.
+    const labelled = ['aria-label', 'title', 'placeholder', 'alt', 'value']
+      .map((a) => `[${a}*=${JSON.stringify(want)} i]`).join(',');
     const shows = () => {
       const root = document.body || document.documentElement;
-      return !!root && C.collapse(root.innerText || '').toLowerCase().includes(want);
+      if (!root) return false;
+      if (C.collapse(root.innerText || '').toLowerCase().includes(want)) return true;
+      const named = root.querySelectorAll(labelled);
+      for (let i = 0; i < named.length && i < 50; i++) {
+        if (isRendered(named[i], named[i].getBoundingClientRect())) return true;
+      }
+      return false;
     };
     if (shows()) return { found: true };
     return new Promise((resolve) => {

@@ -197,7 +197,7 @@ test('dynamic.html: action reports changes; diff re-uses refs and names what cha
   await page.close();
 });
 
-test('waitText: words shown now or later are found; hidden and script text are not; it ends at its bound', { skip }, async () => {
+test('waitText: words and labels shown now or later are found; hidden and script text are not; it ends at its bound', { skip }, async () => {
   const page = await open('/dynamic.html');
   assert.deepEqual(await ok(page, 'waitText', { text: 'waiting' }), { found: true }, 'shown already, any case');
   // The page shows the words later, from its own timer: found then, not at the bound.
@@ -218,6 +218,18 @@ test('waitText: words shown now or later are found; hidden and script text are n
   for (const text of ['Hidden words here', 'Script words here']) {
     assert.deepEqual(await ok(page, 'waitText', { text, timeoutMs: 200 }), { found: false }, text);
   }
+  // A rendered element's label is what the snapshot names it by: it counts; a hidden one's not.
+  await page.evaluate(() => {
+    const shown = document.createElement('button');
+    shown.setAttribute('aria-label', 'Confirm changes to this note');
+    shown.textContent = '✓';
+    const hidden = document.createElement('button');
+    hidden.setAttribute('aria-label', 'Discard the hidden draft');
+    hidden.style.display = 'none';
+    document.body.append(shown, hidden);
+  });
+  assert.deepEqual(await ok(page, 'waitText', { text: 'confirm CHANGES', timeoutMs: 200 }), { found: true });
+  assert.deepEqual(await ok(page, 'waitText', { text: 'Discard the hidden', timeoutMs: 200 }), { found: false });
   await refused(page, 'waitText', { text: '   ' }, 'invalid_params');
   await page.close();
 });
