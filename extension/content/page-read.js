@@ -606,7 +606,12 @@
       const root = document.body || document.documentElement;
       if (!root) return false;
       if (C.collapse(root.innerText || '').toLowerCase().includes(want)) return true;
-      const named = root.querySelectorAll(labelled);
+      let named = [];
+      try {
+        named = root.querySelectorAll(labelled);
+      } catch (_) {
+        named = [];                            // words no selector can hold: the text decides
+      }
       for (let i = 0; i < named.length && i < 50; i++) {
         if (isRendered(named[i], named[i].getBoundingClientRect())) return true;
       }

@@ -24,7 +24,8 @@ async function waitForText(router, where, text, signal) {
   signal?.addEventListener('abort', pass, { once: true });
   const timer = setTimeout(() => bound.abort(), UNTIL_MAX_MS);
   try {
-    const r = await router.page.run(where, 'waitText', { text }, { signal: bound.signal });
+    // The page's own bound is the same (it lets its observer go then), on its own clock.
+    const r = await router.page.run(where, 'waitText', { text, timeoutMs: UNTIL_MAX_MS }, { signal: bound.signal });
     return r?.found === true;
   } catch (e) {
     if (signal?.aborted || !bound.signal.aborted) throw e;

@@ -383,13 +383,14 @@ said_add (GString    *said,
     }
 }
 
-/* Whether a line of the page's text is said already, inside an element's line. A one-character
- * line ("/", "•") costs as little as the check. */
+/* Whether a line of the page's text is said already, inside an element's line. A line of fewer
+ * than four bytes ("/", "•", "OK") costs as little as the check, and could be found inside
+ * any element's name by chance. */
 static gboolean
 said_already (GString    *said,
               const char *text_line)
 {
-  return said != NULL && said->len > 0 && text_line[0] != '\0' && text_line[1] != '\0' &&
+  return said != NULL && said->len > 0 && strlen (text_line) >= 4 &&
          strstr (said->str, text_line) != NULL;
 }
 
@@ -415,7 +416,6 @@ add_text_items (Build      *build,
                        ? SECTION_TEXT : SECTION_MORE_TEXT, line, -1);
     }
 }
-
 
 /* The full snapshot's stream: the page's title, URL and frames, the start of its headings, the
  * elements (rendered ones first), the start of the text — kept on the first page however many
