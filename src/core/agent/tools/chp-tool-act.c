@@ -27,54 +27,56 @@ hold_words (const char *kind)
   return "would change data with the person's login, and no plan they approved covers it";
 }
 
-/* The page's sign that a write was saved (page-holds.js watchWrite), in words. */
-static const char *
-save_sign (const char *by)
+/* The words the answer may say, as the extension says them, and ours for each: the reason an act
+ * answered before its effects were over (page-settle.js), the page's sign that a write was saved
+ * (page-holds.js watchWrite). */
+typedef struct
 {
-  if (g_strcmp0 (by, "notice") == 0)
-    return "a notice appeared";
-  if (g_strcmp0 (by, "url") == 0)
-    return "the URL changed";
-  if (g_strcmp0 (by, "control-disabled") == 0)
-    return "the control got disabled";
-  if (g_strcmp0 (by, "control-gone") == 0)
-    return "the control went away";
-  if (g_strcmp0 (by, "list-item") == 0)
-    return "a list got a new item";
-  return "it changed";
-}
+  const char *word;
+  const char *said;
+} Word;
 
-/* What the answer may say in words, as the extension's settle and save check say them: the
- * reason an act answered before its effects were over, and the sign that a write was saved. */
-static const char * const SETTLE_REASONS[] = { "network", "busy", "dom", "cap", NULL };
-static const char * const SAVE_SIGNS[] = { "notice", "url", "control-disabled", "control-gone",
-                                           "list-item", NULL };
+static const Word SETTLE_REASONS[] = {
+  { "network", "requests it started were still running" },
+  { "busy", "a busy indicator it showed was still there" },
+  { "dom", "the page was still changing" },
+  { "cap", "it took too long" },
+  { NULL, NULL },
+};
+
+static const Word SAVE_SIGNS[] = {
+  { "notice", "a notice appeared" },
+  { "url", "the URL changed" },
+  { "control-disabled", "the control got disabled" },
+  { "control-gone", "the control went away" },
+  { "list-item", "a list got a new item" },
+  { NULL, NULL },
+};
+
 static const char * const CHANGES_PLAIN[] = { "reason", "by", NULL };
+
+/* Our words for @word, or @otherwise when it is none of @words. */
+static const char *
+said_for (const Word *words,
+          const char *word,
+          const char *otherwise)
+{
+  for (guint i = 0; word != NULL && words[i].word != NULL; i++)
+    if (g_str_equal (words[i].word, word))
+      return words[i].said;
+  return otherwise;
+}
 
 /* Keeps @member of @changes only when it is one of @words: these go to the agent unwrapped, so
  * anything else (a browser that says more than it should) is dropped, not passed on. */
 static void
-keep_word (JsonObject         *changes,
-           const char         *member,
-           const char * const *words)
+keep_word (JsonObject *changes,
+           const char *member,
+           const Word *words)
 {
-  const char *value = chp_mcp_json_string (changes, member, NULL);
-
   if (json_object_has_member (changes, member) &&
-      (value == NULL || !g_strv_contains (words, value)))
+      said_for (words, chp_mcp_json_string (changes, member, NULL), NULL) == NULL)
     json_object_remove_member (changes, member);
-}
-
-static const char *
-settle_reason (const char *reason)
-{
-  if (g_strcmp0 (reason, "network") == 0)
-    return "requests it started were still running";
-  if (g_strcmp0 (reason, "busy") == 0)
-    return "a busy indicator it showed was still there";
-  if (g_strcmp0 (reason, "dom") == 0)
-    return "the page was still changing";
-  return "it took too long";
 }
 
 /* The browser held the click instead of doing it. Nothing was sent; the agent learns the hold's
@@ -357,14 +359,17 @@ acted_cb (GObject      *source,
           !chp_mcp_json_bool (changes, "navigating"))
         g_string_append_printf (text, " The page had not settled when this answered (%s); "
                                 "look again before relying on it.",
-                                settle_reason (chp_mcp_json_string (changes, "reason", NULL)));
+                                said_for (SETTLE_REASONS,
+                                          chp_mcp_json_string (changes, "reason", NULL),
+                                          "it took too long"));
     }
   /* A write that went through (a plan's): the page's own sign that it was saved, or none. */
   if (changes != NULL && json_object_has_member (changes, "verified"))
     {
       if (chp_mcp_json_bool (changes, "verified"))
         g_string_append_printf (text, " Saved, as the page showed (%s).",
-                                save_sign (chp_mcp_json_string (changes, "by", "")));
+                                said_for (SAVE_SIGNS, chp_mcp_json_string (changes, "by", NULL),
+                                          "it changed"));
       else
         g_string_append (text, " Could not confirm that it was saved: no notice appeared, the "
                                "control stayed, the URL did not change and no list grew.");
