@@ -142,6 +142,8 @@ test_browser_tools (Env           *env,
   g_assert_cmpstr (json_object_get_string_member (params, "ref"), ==, "cap1abcd:e3");
   g_assert_cmpstr (json_object_get_string_member (params, "action"), ==, "setValue");
   g_assert_cmpstr (json_object_get_string_member (params, "value"), ==, "ada@secret.example");
+  /* A fill's result never shows the page: the page is not asked to read itself again. */
+  g_assert_false (json_object_has_member (params, "capture"));
   browser_answer (client, request, "{\"action\":\"setValue\",\"ref\":\"cap1abcd:e3\",\"done\":true,"
                   "\"changes\":{\"urlChanged\":false,\"titleChanged\":false,\"added\":2,"
                   "\"removed\":0,"
@@ -221,6 +223,55 @@ test_browser_tools (Env           *env,
   g_assert_true (inside_wrapper (result_text (call.result), "Total 40.00 EUR"));
   g_assert_null (strstr (result_text (call.result), "To see the page now"));
   g_assert_true (json_object_has_member (result_structured (call.result), "page"));
+  g_clear_pointer (&request, json_object_unref);
+
+  /* The same click, with the page's own read taken as soon as the act settled (the app asked
+   * for it: capture): the result shows the diff from it, and the browser is not asked again
+   * (the next request the browser sees is the next act's). */
+  call_start (env->tools, env->context, "browser_act",
+              "{\"tab\":\"b1:7\",\"ref\":\"1:e8\",\"action\":\"click\"}", NULL, &call);
+  request = browser_request (client, "browser.node.action");
+  params = json_object_get_object_member (request, "params");
+  g_assert_true (json_object_get_boolean_member (params, "capture"));
+  {
+    g_autoptr(GString) after = g_string_new (shop);
+    g_autofree char *reply = NULL;
+
+    g_string_replace (after, "Total 42.50 EUR", "Total 38.00 EUR", 1);
+    reply = g_strdup_printf ("{\"action\":\"click\",\"ref\":\"cap1abcd:e8\",\"done\":true,"
+                              "\"changes\":{\"added\":0,\"removed\":0,\"textChanged\":true,"
+                              "\"settled\":true},\"context\":%s}", after->str);
+    browser_answer (client, request, reply);
+  }
+  call_wait (&call);
+  assert_result_fits (env->tools, "browser_act", call.result);
+  g_assert_false (result_is_error (call.result));
+  g_assert_nonnull (strstr (result_text (call.result), "Changes on tab b1:7 since your previous "
+                            "snapshot of this document"));
+  g_assert_true (inside_wrapper (result_text (call.result), "Total 38.00 EUR"));
+  g_assert_null (strstr (result_text (call.result), "To see the page now"));
+  g_assert_true (json_object_has_member (result_structured (call.result), "page"));
+  g_assert_false (json_object_has_member (result_structured (call.result), "context"));
+  g_clear_pointer (&request, json_object_unref);
+
+  /* A page read that shows a password field (the act brought up a sign-in form) is not shown,
+   * whoever took it. */
+  call_start (env->tools, env->context, "browser_act",
+              "{\"tab\":\"b1:7\",\"ref\":\"1:e2\",\"action\":\"click\"}", NULL, &call);
+  request = browser_request (client, "browser.node.action");
+  {
+    g_autofree char *reply =
+      g_strdup_printf ("{\"action\":\"click\",\"ref\":\"cap1abcd:e8\",\"done\":true,"
+                       "\"changes\":{\"added\":3,\"removed\":0,\"textChanged\":true,"
+                       "\"settled\":true},\"context\":%s}", small_snapshot);
+
+    browser_answer (client, request, reply);
+  }
+  call_wait (&call);
+  g_assert_false (result_is_error (call.result));
+  g_assert_nonnull (strstr (result_text (call.result), "To see the page now, browser_snapshot"));
+  g_assert_null (strstr (result_text (call.result), "Your cart"));
+  g_assert_false (json_object_has_member (result_structured (call.result), "page"));
   g_clear_pointer (&request, json_object_unref);
 
   /* A click that brings up a sign-in form: the act is done and says so, but the page, blind
@@ -369,6 +420,8 @@ test_browser_tools (Env           *env,
   g_assert_cmpstr (audit, ==,
                    "browser_tabs ok -\n"
                    "browser_snapshot ok -\n"
+                   "browser_act ok -\n"
+                   "browser_act ok -\n"
                    "browser_act ok -\n"
                    "browser_act ok -\n"
                    "browser_act ok -\n"

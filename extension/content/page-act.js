@@ -488,6 +488,18 @@
       answer.plan = { planId: String(args.allow.planId ?? ''), site: location.hostname, ...planStep(args.allow) };
       if (planOpens) answer.plan.opens = true;
     }
+    // The page changed in place and the worker asked for it: read it again now, as the context op
+    // would, which spares the agent's next look a round trip. A page that now shows a password
+    // field is read by nobody (the context op refuses): the answer goes without it, and so it
+    // does whatever else stops the read, since the act itself is done and must be said.
+    const capture = args.capture && typeof args.capture === 'object' ? args.capture : null;
+    if (capture && !outcome.navigating && (changes.added || changes.removed || changes.textChanged)) {
+      try {
+        answer.context = P.opContext(capture);
+      } catch (_) {
+        // The app reads the page again itself (browser.context), and hears why there.
+      }
+    }
     return answer;
   }
 

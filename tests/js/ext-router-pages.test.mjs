@@ -126,6 +126,54 @@ test('an action that makes the page navigate answers stale_document (done), neve
   assert.equal(ok.done, true);
 });
 
+test('capture: an act that changed the page in place answers with the page read right after, as browser.context would', async () => {
+  const { router, fake } = await setup();
+  const ctx = await router.handle('browser.context', { tabId: 1 });
+  const page = pageAgent([]);
+  const asked = [];
+  const real = fake.chrome.scripting.executeScript;
+  fake.chrome.scripting.executeScript = async (opts) => {
+    const out = await real(opts);
+    if (opts.func && opts.args[0] === 'action') {
+      asked.push(opts.args[1].capture ?? null);
+      // As the page agent answers when its act changed the page: its context op's read of it.
+      if (opts.args[1].capture) {
+        out[0].result.value.changes = { added: 1, removed: 1, textChanged: false, settled: true };
+        out[0].result.value.context = (await page('context', opts.args[1].capture)).value;
+      }
+    }
+    return out;
+  };
+  const acted = await router.handle('browser.node.action', { ref: `${ctx.captureId}:e1`, action: 'click', capture: true });
+  assert.match(asked[0].captureId, /^[a-z0-9]{8}$/);
+  assert.equal(asked[0].diff, true, 'a diff against the capture the agent last saw');
+  const read = acted.context;
+  assert.equal(read.captureId, asked[0].captureId);
+  assert.equal(read.documentId, ctx.documentId);
+  assert.deepEqual(read.nodes.map((n) => n.ref), [`${read.captureId}:e1`, `${read.captureId}:e2`]);
+  assert.deepEqual(read.diff.removed, [`${ctx.captureId}:e2`], 'removed nodes are named as the agent saw them');
+  assert.ok(read.frames.some((f) => f.frameId === 5), 'frames as browser.context has them');
+  // It is the document's latest capture: its refs act, and the next diff is against it.
+  assert.equal((await router.handle('browser.node.inspect', { ref: `${read.captureId}:e1` })).tag, 'button');
+  const next = await router.handle('browser.context', { tabId: 1, diff: true });
+  assert.deepEqual(next.diff.removed, [`${read.captureId}:e2`]);
+  // Not asked for: the page is not asked to read itself, and a page's stray context is dropped.
+  fake.chrome.scripting.executeScript = async (opts) => {
+    const out = await real(opts);
+    if (opts.func && opts.args[0] === 'action') {
+      asked.push(opts.args[1].capture ?? null);
+      out[0].result.value.context = { nodes: [], text: 'unasked' };
+    }
+    return out;
+  };
+  const plain = await router.handle('browser.node.action', { ref: `${next.captureId}:e1`, action: 'click' });
+  assert.equal(asked.at(-1), null);
+  assert.equal('context' in plain, false);
+  assert.equal(await code(router.handle('browser.node.action', { ref: `${next.captureId}:e1`, action: 'click', capture: 'yes' })),
+    'invalid_params');
+  fake.chrome.scripting.executeScript = real;
+});
+
 test('keys: press and type go without a ref to the capture\'s document; a held press is the click it stands for', async () => {
   const { router, fake, pageLog } = await setup();
   const ctx = await router.handle('browser.context', { tabId: 1 });

@@ -10,6 +10,7 @@ import { ChaperoneError } from '../scopes.js';
 import { publicHold } from '../holds.js';
 import { bad, id, obj, oneOf, parseRef } from './common.js';
 import { allowOf } from './plan.js';
+import { CONTEXT_LIMITS, capturedContext } from './read.js';
 
 export const ACTIONS = Object.freeze(['click', 'focus', 'scroll', 'setValue', 'hover', 'press', 'type']);
 const MAX_VALUE_CHARS = 65536;
@@ -47,7 +48,8 @@ export const HANDLERS = Object.freeze({
       }
       const allow = allowOf(o.allow);
       if (allow && action !== 'click' && action !== 'press') throw bad('allow goes with a click or a key press');
-      const common = { action, value: o.value, key, text: o.text, allow };
+      if (o.capture !== undefined && typeof o.capture !== 'boolean') throw bad('capture is not a boolean');
+      const common = { action, value: o.value, key, text: o.text, allow, capture: o.capture === true };
       // press and type without a ref act on the focused element of the capture's document.
       if (o.ref === undefined && (action === 'press' || action === 'type')) {
         if (o.captureId === undefined) throw bad('press and type need a ref, or the captureId of the document whose focused element they go to');
@@ -70,6 +72,11 @@ export const HANDLERS = Object.freeze({
         const { planId, sites, step, of } = params.allow;
         args.allow = { planId, sites, ...(step !== undefined && of !== undefined ? { step, of } : {}) };
       }
+      // capture: an act that changed the page in place answers with the page read again (a
+      // diff against the document's last capture), taken by the page as soon as it settled:
+      // what browser.context would answer next, without the round trip to the app and back.
+      const captureId = params.capture ? router.newCaptureId() : null;
+      if (captureId) args.capture = { captureId, ...CONTEXT_LIMITS, diff: true };
       // The page settles on DOM quiet and network quiet: count the tab's requests from now on
       // (before the page acts, so the action's own requests are seen), and let the page ask.
       const network = router.network;
@@ -111,6 +118,13 @@ export const HANDLERS = Object.freeze({
       // document that unloaded before answering never answers (stale_document above). So only
       // an answer that says a navigation started needs the browser's word on where it got to.
       const answer = value && typeof value === 'object' ? { ...value, ref: params.ref } : value;
+      if (answer && typeof answer === 'object' && 'context' in answer) {
+        delete answer.context;
+        if (captureId && value.context && typeof value.context === 'object' && !value.changes?.navigating) {
+          answer.context = await capturedContext({ router, chrome, grant, tabId: tab, frameId: frame, documentId },
+            captureId, value.context);
+        }
+      }
       if (!value?.changes?.navigating) return answer;
       let now = null;
       try {

@@ -113,6 +113,27 @@ export function mergeFrames(navFrames, pageIframes, grant, tabId, parentFrameId)
   return out;
 }
 
+/**
+ * What browser.context answers for the page's capture `value` taken as `captureId` (by the context
+ * op, or by an act right after it settled: act.js): the capture recorded as the document's
+ * latest, its refs named by it, and its frames as the browser knows them.
+ */
+export async function capturedContext({ router, chrome, grant, tabId: tab, frameId: frame, documentId }, captureId, value) {
+  const previous = router.lastCaptureOf(tab, frame, documentId);
+  router.recordCapture(captureId, { tabId: tab, frameId: frame, documentId, grantId: grant.grantId });
+  let navFrames = [];
+  try {
+    navFrames = (await chrome.webNavigation.getAllFrames({ tabId: tab })) ?? [];
+  } catch {
+    navFrames = [];
+  }
+  return {
+    ...prefixRefs(value, captureId, previous?.captureId),
+    captureId, tabId: tab, frameId: frame, documentId,
+    frames: mergeFrames(navFrames, value.iframes, grant, tab, frame),
+  };
+}
+
 function cookieView(c) {
   const view = {
     name: c.name, domain: c.domain, path: c.path, secure: !!c.secure, httpOnly: !!c.httpOnly,
@@ -142,18 +163,8 @@ export const HANDLERS = Object.freeze({
       const value = await router.page.run(where, 'context',
         { captureId, ...CONTEXT_LIMITS, diff: params.diff }, { signal });
       if (!value || typeof value !== 'object') throw new ChaperoneError('internal', 'The page answered nothing');
-      const previous = router.lastCaptureOf(tab, frame, documentId);
-      router.recordCapture(captureId, { tabId: tab, frameId: frame, documentId, grantId: grant.grantId });
-      let navFrames = [];
-      try {
-        navFrames = (await chrome.webNavigation.getAllFrames({ tabId: tab })) ?? [];
-      } catch {
-        navFrames = [];
-      }
       return {
-        ...prefixRefs(value, captureId, previous?.captureId),
-        captureId, tabId: tab, frameId: frame, documentId,
-        frames: mergeFrames(navFrames, value.iframes, grant, tab, frame),
+        ...(await capturedContext({ router, chrome, grant, tabId: tab, frameId: frame, documentId }, captureId, value)),
         ...(untilFound === undefined ? {} : { untilFound }),
       };
     },

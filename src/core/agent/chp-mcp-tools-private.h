@@ -88,9 +88,11 @@ struct _ToolCall
   char               *ref;
   JsonObject         *document;
 
-  /* browser_act, while the page is read again for its diff: the act's own result so far */
+  /* browser_act, while the page is read again for its diff: the act's own result so far; and
+   * whether the page was asked to read itself again once the act settled (capture) */
   char               *act_text;
   JsonObject         *act_structured;
+  gboolean            act_capture;
 
   /* browser_wait */
   char               *wait_id;

@@ -190,31 +190,44 @@ plan_step_used (ToolCall   *call,
   }
 }
 
-/* Whether an act's result should show the page's diff: the page changed (elements or text),
- * did not start leaving, and the agent has a snapshot of this very document to compare with.
- * Never after a fill or typing: a page that echoes what is typed (a preview, a strength meter
- * quoting it) would say the value back, and their results never do. */
+/* Whether the agent has a snapshot of the very document the act is on, for a diff to compare with. */
 static gboolean
-act_diff_wanted (ToolCall   *call,
-                 const char *action,
-                 JsonObject *changes)
+act_document_known (ToolCall *call)
 {
   g_autofree char *key = NULL;
   JsonObject *previous;
 
-  if (changes == NULL || call->document == NULL || chp_mcp_json_bool (changes, "navigating") ||
-      g_strcmp0 (action, "fill") == 0 || g_strcmp0 (action, "type") == 0)
+  if (call->document == NULL)
     return FALSE;
-  if (chp_mcp_json_int (changes, "added", 0) == 0 &&
-      chp_mcp_json_int (changes, "removed", 0) == 0 &&
-      !chp_mcp_json_bool (changes, "textChanged"))
-    return FALSE;
-
   key = chp_tool_frame_key (call, chp_mcp_json_int (call->document, "frameId", 0));
   previous = chp_tool_recall_object (call->context, key);
   return previous != NULL &&
          g_strcmp0 (chp_mcp_json_string (previous, "documentId", NULL),
                     chp_mcp_json_string (call->document, "documentId", "")) == 0;
+}
+
+/* Never after a fill or typing: a page that echoes what is typed (a preview, a strength meter
+ * quoting it) would say the value back, and their results never do. */
+static gboolean
+act_may_show_diff (const char *action)
+{
+  return g_strcmp0 (action, "fill") != 0 && g_strcmp0 (action, "type") != 0;
+}
+
+/* Whether an act's result should show the page's diff: the page changed (elements or text),
+ * did not start leaving, and the agent has a snapshot of this very document to compare with. */
+static gboolean
+act_diff_wanted (ToolCall   *call,
+                 const char *action,
+                 JsonObject *changes)
+{
+  if (changes == NULL || chp_mcp_json_bool (changes, "navigating") || !act_may_show_diff (action))
+    return FALSE;
+  if (chp_mcp_json_int (changes, "added", 0) == 0 &&
+      chp_mcp_json_int (changes, "removed", 0) == 0 &&
+      !chp_mcp_json_bool (changes, "textChanged"))
+    return FALSE;
+  return act_document_known (call);
 }
 
 /* The page read again after an act is formatted as a diff of the frame the ref was from, in the
@@ -234,23 +247,44 @@ static const ReplyFormat act_diff_reply = {
   .unshared = TRUE,
 };
 
-/* The page read again after an act. The act is done whatever happens here: a page that cannot
- * be read now (gone, blind, the agent paused) leaves the act's result as it was, with the hint. */
-static void
-act_diff_cb (GObject      *source,
-             GAsyncResult *result,
-             gpointer      user_data)
+/* The act's own answer, when the page was asked to read itself again once the act settled: its
+ * capture (the answer's context, when the page took one) is formatted as that diff would be. */
+static gpointer
+act_capture_prepare (ToolCall *call)
 {
-  g_autoptr(GTask) task = user_data;
+  return call->act_capture ? act_diff_prepare (call) : NULL;
+}
+
+static void
+act_capture_format (gpointer  data,
+                    JsonNode *answer)
+{
+  JsonObject *o = JSON_NODE_HOLDS_OBJECT (answer) ? json_node_get_object (answer) : NULL;
+  JsonNode *context = o != NULL ? json_object_get_member (o, "context") : NULL;
+
+  if (context != NULL && JSON_NODE_HOLDS_OBJECT (context))
+    chp_tool_snapshot_format (data, context);
+}
+
+static const ReplyFormat act_reply = {
+  .prepare = act_capture_prepare,
+  .format = act_capture_format,
+  .free = chp_tool_snapshot_job_free,
+};
+
+/* The act's result with the page read again after it (@answer: that capture, or %NULL when it
+ * could not be read). The act is done whatever happens here: a page that cannot be read now
+ * (gone, blind, the agent paused) leaves the act's result as it was, with the hint. */
+static void
+act_diff_show (GTask       *task,
+               JsonObject  *answer,
+               SnapshotJob *job)
+{
   ToolCall *call = call_of (task);
   g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) node = chp_tool_reply_finish (result, &error);
   g_autoptr(GString) text = g_string_new (call->act_text);
   g_autoptr(ChpMcpSnapshot) snapshot = NULL;
   JsonObject *structured = g_steal_pointer (&call->act_structured);
-  JsonObject *answer = node != NULL && JSON_NODE_HOLDS_OBJECT (node)
-                       ? json_node_get_object (node) : NULL;
   const char *capture_id = answer != NULL ? chp_mcp_json_string (answer, "captureId", "") : "";
   const char *url = answer != NULL ? chp_mcp_json_string (answer, "url", "") : "";
   gint64 document;
@@ -267,13 +301,26 @@ act_diff_cb (GObject      *source,
       return;
     }
 
-  snapshot = chp_tool_remember_snapshot (call, answer, chp_tool_reply_get_data (result),
-                                         &document);
+  snapshot = chp_tool_remember_snapshot (call, answer, job, &document);
   g_string_append (text, "\n\n");
   g_string_append (text, snapshot->text);
   json_object_set_object_member (structured, "page",
                                  json_object_ref (json_node_get_object (snapshot->structured)));
   chp_tool_return_ok (task, text->str, structured, NULL);
+}
+
+static void
+act_diff_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = chp_tool_reply_finish (result, &error);
+
+  act_diff_show (task, node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node)
+                                                                     : NULL,
+                 chp_tool_reply_get_data (result));
 }
 
 static void
@@ -376,13 +423,21 @@ acted_cb (GObject      *source,
     }
   plan_step_used (call, answer, structured, text);
 
-  /* The page changed in place: read it again, and the result shows what changed. */
+  /* The page changed in place: the result shows what changed, from the page's own read right
+   * after the act when it took one, else from reading it again. */
   if (act_diff_wanted (call, action, changes))
     {
       gint64 frame = chp_mcp_json_int (call->document, "frameId", 0);
+      JsonNode *context = json_object_get_member (answer, "context");
+      SnapshotJob *job = chp_tool_reply_get_data (result);
 
       call->act_text = g_strdup (text->str);
       call->act_structured = structured;
+      if (context != NULL && JSON_NODE_HOLDS_OBJECT (context) && job != NULL)
+        {
+          act_diff_show (task, json_node_get_object (context), job);
+          return;
+        }
       chp_tool_browser_call_format (task, "browser.context",
                                     chp_tool_params_new ("tabId", chp_tool_int_node (call->tab_id),
                                                          "frameId", chp_tool_int_node (frame),
@@ -503,6 +558,12 @@ chp_tool_act (ToolCall *call)
           ? plan_allowance (call) : NULL;
   if (allow != NULL)
     json_object_set_member (json_node_get_object (params), "allow", allow);
+  /* An act that may show the page's diff asks the page to read itself again once it settled,
+   * which spares the result a second round trip to the browser. */
+  call->act_capture = act_may_show_diff (action) && act_document_known (call);
+  if (call->act_capture)
+    json_object_set_boolean_member (o, "capture", TRUE);
 
-  chp_tool_browser_call (task, "browser.node.action", params, NODE_TIMEOUT_MS, acted_cb);
+  chp_tool_browser_call_format (task, "browser.node.action", params, NODE_TIMEOUT_MS, &act_reply,
+                                acted_cb);
 }
