@@ -9,6 +9,8 @@
 
 #include "chp-mcp-tools-private.h"
 
+#include "chp-memory.h"
+
 /* After an act that changed the page, its result shows what changed (a diff against the agent's
  * previous snapshot) within this many characters; browser_snapshot with diff gives the rest. */
 #define ACT_DIFF_MAX_CHARS    4000
@@ -435,6 +437,9 @@ acted_cb (GObject      *source,
       call->act_structured = structured;
       if (context != NULL && JSON_NODE_HOLDS_OBJECT (context) && job != NULL)
         {
+          /* The page's read goes with the answer, once this returns: a burst of acts leaves
+           * freed heap as a burst of snapshots does (chp-mcp-reply.c). */
+          chp_memory_trim_soon ("an act's page read was released");
           act_diff_show (task, json_node_get_object (context), job);
           return;
         }
