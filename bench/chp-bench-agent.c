@@ -357,6 +357,95 @@ measure_one (ChpEngine     *engine,
   return ok;
 }
 
+/* One browser_act fill, timed from the call to its result, in µs; < 0 when it failed. */
+static double
+measure_act (ChpMcpTools   *tools,
+             ChpMcpContext *context,
+             const char    *ref,
+             int            i)
+{
+  g_autofree char *text = g_strdup_printf ("{\"tab\":\"b1:7\",\"ref\":\"%s\","
+                                           "\"action\":\"fill\",\"value\":\"word %d\"}",
+                                           ref, i);
+  g_autoptr(JsonNode) args = json_from_string (text, NULL);
+  Waiting w = { 0, };
+  gint64 start = now_ns ();
+  double us;
+
+  chp_mcp_tools_call_async (tools, context, "browser_act", json_node_get_object (args),
+                            NULL, NULL, NULL, NULL, tool_answered_cb, &w);
+  chp_test_spin_until (is_done, &w, 10000);
+  us = (now_ns () - start) / 1e3;
+  if (!w.done || w.result == NULL ||
+      json_object_get_boolean_member_with_default (json_node_get_object (w.result), "isError",
+                                                   FALSE))
+    us = -1;
+  g_clear_pointer (&w.result, json_node_unref);
+  g_clear_error (&w.error);
+  return us;
+}
+
+/* The first element's ref in the agent's latest snapshot of the bench tab: "1:e1" style. */
+static char *
+first_ref (ChpMcpTools   *tools,
+           ChpMcpContext *context)
+{
+  g_autoptr(JsonNode) args = json_from_string ("{\"tab\":\"b1:7\"}", NULL);
+  Waiting w = { 0, };
+  const char *text, *open, *close;
+  char *ref = NULL;
+
+  chp_mcp_tools_call_async (tools, context, "browser_snapshot", json_node_get_object (args),
+                            NULL, NULL, NULL, NULL, tool_answered_cb, &w);
+  chp_test_spin_until (is_done, &w, 120000);
+  text = w.result != NULL
+         ? json_object_get_string_member (json_array_get_object_element (
+             json_object_get_array_member (json_node_get_object (w.result), "content"), 0), "text")
+         : NULL;
+  open = text != NULL ? strstr (text, "\n[") : NULL;
+  close = open != NULL ? strchr (open, ']') : NULL;
+  if (close != NULL)
+    ref = g_strndup (open + 2, close - open - 2);
+  g_clear_pointer (&w.result, json_node_unref);
+  g_clear_error (&w.error);
+  return ref;
+}
+
+/* What tracing adds to a tool call: small acts, traced and not in turn, so that drift on a
+ * shared machine hits both alike. */
+static void
+measure_tracing (ChpMcpTools   *tools,
+                 ChpMcpContext *context,
+                 int            calls,
+                 ChpBenchAgent *out)
+{
+  g_autoptr(GArray) traced = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(GArray) untraced = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autofree char *ref = first_ref (tools, context);
+
+  if (ref == NULL)
+    {
+      g_printerr ("bench: no element to act on in the bench snapshot\n");
+      out->failures++;
+      return;
+    }
+  for (int i = 0; i < 2 * calls; i++)
+    {
+      double us;
+
+      chp_mcp_tools_set_tracing (tools, i % 2 == 0);
+      us = measure_act (tools, context, ref, i);
+      if (us < 0)
+        out->failures++;
+      else
+        g_array_append_val (i % 2 == 0 ? traced : untraced, us);
+    }
+  chp_mcp_tools_set_tracing (tools, TRUE);
+  out->act_calls = calls;
+  out->act_traced_us = median (traced);
+  out->act_untraced_us = median (untraced);
+}
+
 static gboolean
 never (gpointer data)
 {
@@ -438,6 +527,8 @@ chp_bench_agent_measure (int            repeats,
       /* The worker that lets the answer go finishes before the next call is timed. */
       chp_test_spin_until (never, NULL, 300);
     }
+
+  measure_tracing (tools, context, 400, out);
 
 out:
   out->engine_stall_ms = median (engine_stall);

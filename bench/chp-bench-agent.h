@@ -17,6 +17,10 @@ typedef struct
   double engine_stall_ms, engine_total_ms;   /* the engine's call alone: the bridge's share */
   double main_stall_ms, main_total_ms;       /* browser_snapshot, formatted on the main thread */
   double worker_stall_ms, worker_total_ms;   /* browser_snapshot, formatted in a worker */
+  /* A small browser_act (a fill the browser answers at once), median µs per call, with its
+   * trace step recorded and without: what tracing adds to a tool call. */
+  int    act_calls;
+  double act_traced_us, act_untraced_us;
 } ChpBenchAgent;
 
 void chp_bench_agent_measure (int            repeats,

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
-# run-bench.sh: build and run the core benchmark, time the real app's start and measure its memory with
-# the window open and closed (bench/app-bench.py), then
+# run-bench.sh: build and run the core benchmark and the trace store's (bench/trace-bench.c), time the
+# real app's start and measure its memory with the window open and closed (bench/app-bench.py), then
 # run the extension benchmark (bench/extension-bench.mjs: real Chromium, the real extension and the
 # core engine, against Playwright and raw CDP) when Chromium, node and playwright-core are here, and
 # the agent-interface benchmark (bench/mcp-bench.mjs: chaperone-mcp beside Playwright MCP and
@@ -35,6 +35,20 @@ ninja -C "$build" bench/chaperone-bench
 
 echo "run-bench: running chaperone-bench (a minute or so)"
 "$build/bench/chaperone-bench" "$@"
+
+# --- The trace store: ingest, a step's cost to the caller, a million steps read, the cap --------
+# Takes only --quick (100,000 steps instead of 1,000,000) of the options.
+
+trace_args=""
+for arg in "$@"; do
+  case $arg in
+    --quick|-q) trace_args=--quick ;;
+  esac
+done
+ninja -C "$build" bench/chaperone-trace-bench
+echo
+echo "run-bench: running chaperone-trace-bench (a minute or so; --quick: seconds)"
+"$build/bench/chaperone-trace-bench" $trace_args
 
 # The extension benchmark takes only --quick of the options.
 ext_args=""

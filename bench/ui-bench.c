@@ -274,6 +274,8 @@ main (int   argc,
   chp_window_show_page (self.window, "activity");
   self.page = CHP_ACTIVITY_PAGE (chp_ui_test_find_type (GTK_WIDGET (self.window),
                                                         CHP_TYPE_ACTIVITY_PAGE));
+  /* Activity opens on the agents' sessions; the log of every event is its other view. */
+  chp_activity_page_show_view (self.page, "events");
   self.vadj = gtk_scrolled_window_get_vadjustment (chp_activity_page_get_scroller (self.page));
 
   gtk_window_set_default_size (GTK_WINDOW (self.window), 1200, 800);

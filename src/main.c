@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "chp-application.h"
+#include "chp-report-command.h"
 
 #include <glib/gi18n.h>
 #include <locale.h>
@@ -30,6 +31,11 @@ main (int   argc,
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
+
+  /* `chaperone report …` writes a trace report and exits: it never starts the application, so
+   * it runs beside a Chaperone that is running (chp-report-command.c). */
+  if (argc > 1 && g_strcmp0 (argv[1], "report") == 0)
+    return chp_report_command_run (argc, argv);
 
   /* Chaperone draws with cairo, not OpenGL, unless the person's environment chose (GDK_DEBUG or
    * GSK_RENDERER set). It stays running for days, mostly without a window, and GTK's X11 backend

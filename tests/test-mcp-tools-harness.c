@@ -447,13 +447,21 @@ browser_connect (Env *env)
   return client;
 }
 
-/* Waits for the engine's next request to the browser; it must be @method. */
+/* Waits for the engine's next request to the browser; it must be @method. The screenshot the
+ * app asks for after a failing act (for its trace) is refused, as a tab in the background would
+ * refuse it, unless it is what the test waits for. */
 JsonObject *
 browser_request (ChpTestClient *client,
                  const char    *method)
 {
   JsonObject *request = chp_test_client_next_type (client, "request", 5000);
 
+  while (request != NULL && g_strcmp0 (method, "browser.screenshot") != 0 &&
+         g_strcmp0 (json_object_get_string_member (request, "method"), "browser.screenshot") == 0)
+    {
+      browser_refuse (client, request, "target_denied", "the tab is not in front");
+      request = chp_test_client_next_type (client, "request", 5000);
+    }
   g_assert_nonnull (request);
   g_assert_cmpstr (json_object_get_string_member (request, "method"), ==, method);
   return json_object_ref (request);

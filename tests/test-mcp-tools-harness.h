@@ -132,5 +132,6 @@ void test_mcp_tools_add_browser  (void);
 void test_mcp_tools_add_safety   (void);
 void test_mcp_tools_add_handoff  (void);
 void test_mcp_tools_add_rules    (void);
+void test_mcp_tools_add_trace    (void);
 
 G_END_DECLS

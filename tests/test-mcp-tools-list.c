@@ -17,7 +17,7 @@ test_tools_list (void)
   JsonArray *array = json_node_get_array (list);
   static const char *names[] = {
     "browser_tabs", "browser_snapshot", "browser_inspect", "browser_act", "browser_navigate",
-    "browser_handoff", "browser_wait", "browser_plan", "browser_stop",
+    "browser_handoff", "browser_wait", "browser_plan", "browser_history", "browser_stop",
   };
   static const struct
   {

@@ -22,6 +22,7 @@ main (int    argc,
   test_mcp_tools_add_safety ();
   test_mcp_tools_add_handoff ();
   test_mcp_tools_add_rules ();
+  test_mcp_tools_add_trace ();
 
   return g_test_run ();
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-ui-preferences.c: the Preferences window under a display: each row shows its GSettings key
  * and writes it back when the person changes it (memory backend); the floor's lists and the result
- * cap show and change the engine's safety settings, never GSettings; Start at Login writes and
- * removes the autostart entry. Skips, saying why, without a display. */
+ * cap show and change the engine's safety settings, never GSettings; the trace cap is a key; Start
+ * at Login writes and removes the autostart entry. Skips, saying why, without a display. */
 #include "config.h"
 
 #include "chp-autostart.h"
@@ -38,6 +38,7 @@ fixture_set_up (Fixture       *fixture,
   g_settings_reset (fixture->settings, "run-in-background");
   g_settings_reset (fixture->settings, "default-grant-minutes");
   g_settings_reset (fixture->settings, "audit-max-rows");
+  g_settings_reset (fixture->settings, "trace-cap-mb");
   g_settings_reset (fixture->settings, "agent-result-max-chars");
   g_settings_reset (fixture->settings, "floor-blind");
   g_settings_reset (fixture->settings, "floor-hands-only");
@@ -348,6 +349,35 @@ test_audit_rows (Fixture       *fixture,
   g_assert_cmpuint (g_settings_get_uint (fixture->settings, "audit-max-rows"), ==, 1000000);
 }
 
+/* The traces' cap: 100 MB unless changed, never under 1 MB, written to the key the application
+ * applies to the store (chp_store_set_trace_cap()). */
+static void
+test_trace_cap (Fixture       *fixture,
+                gconstpointer  data)
+{
+  GtkSpinButton *spin;
+
+  if (skip_without_display ())
+    return;
+
+  open_window (fixture);
+  spin = GTK_SPIN_BUTTON (row_control (fixture, "Trace Size Limit", GTK_TYPE_SPIN_BUTTON));
+
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 100);
+
+  gtk_spin_button_set_value (spin, 250);
+  chp_test_spin_pending ();
+  g_assert_cmpuint (g_settings_get_uint (fixture->settings, "trace-cap-mb"), ==, 250);
+
+  g_settings_set_uint (fixture->settings, "trace-cap-mb", 40);
+  chp_test_spin_pending ();
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 40);
+
+  gtk_spin_button_set_value (spin, 0);
+  chp_test_spin_pending ();
+  g_assert_cmpuint (g_settings_get_uint (fixture->settings, "trace-cap-mb"), ==, 1);
+}
+
 static void
 test_result_chars (Fixture       *fixture,
                    gconstpointer  data)
@@ -607,6 +637,7 @@ main (int   argc,
   ADD ("default-grant", test_default_grant);
   ADD ("audit-rows", test_audit_rows);
   ADD ("result-chars", test_result_chars);
+  ADD ("trace-cap", test_trace_cap);
   ADD ("start-at-login", test_start_at_login);
   ADD ("start-at-login-reads-file", test_start_at_login_reads_file);
   ADD ("start-at-login-fails", test_start_at_login_fails);

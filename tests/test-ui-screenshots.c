@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-ui-screenshots.c: renders every page of the main window, light and dark, 360 px and
  * 1200 px wide, to PNG files in $CHAPERONE_SCREENSHOT_DIR, with the models holding one of each
- * kind of item. A render that is blank (one colour) or shows the wrong page fails. */
+ * kind of item; Activity three times: the agent sessions, a session's timeline (a held step, an
+ * error with its screenshot shown) and every event. A render that is blank (one colour) or
+ * shows the wrong page fails. */
 #include "config.h"
 
 #include <adwaita.h>
+#include <gdk-pixbuf/gdk-pixbuf.h>
 
 #include "chp-activity-page.h"
+#include "chp-step-row.h"
 #include "chp-test-client.h"
 #include "chp-ui-test.h"
 #include "chp-window.h"
@@ -113,6 +117,137 @@ populate (ChpEngine *engine)
     }
 }
 
+/* A page as a downscaled screenshot would show it: a header, a form, a button. */
+static GBytes *
+page_jpeg (int width,
+           int height)
+{
+  g_autoptr(GdkPixbuf) pixbuf = gdk_pixbuf_new (GDK_COLORSPACE_RGB, FALSE, 8, width, height);
+  guchar *pixels = gdk_pixbuf_get_pixels (pixbuf);
+  int stride = gdk_pixbuf_get_rowstride (pixbuf);
+  char *buffer = NULL;
+  gsize size = 0;
+
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++)
+      {
+        guchar *p = pixels + y * stride + x * 3;
+        gboolean header = y < height / 6;
+        gboolean field = x > width / 8 && x < width * 5 / 8 &&
+                         ((y > height / 3 && y < height / 3 + 18) ||
+                          (y > height / 2 && y < height / 2 + 18));
+        gboolean button = x > width / 8 && x < width / 3 && y > height * 2 / 3 &&
+                          y < height * 2 / 3 + 24;
+
+        p[0] = header ? 52 : button ? 53 : field ? 235 : 250;
+        p[1] = header ? 101 : button ? 132 : field ? 235 : 250;
+        p[2] = header ? 164 : button ? 228 : field ? 235 : 250;
+      }
+  g_assert_true (gdk_pixbuf_save_to_buffer (pixbuf, &buffer, &size, "jpeg", NULL, "quality", "85",
+                                            NULL));
+  return g_bytes_new_take (buffer, size);
+}
+
+static void
+trace_step (ChpStore         *store,
+            ChpTraceHandle   *trace,
+            const char       *tool,
+            const char       *host,
+            const char       *path,
+            const char       *role,
+            const char       *name,
+            gint64            run_ms,
+            const char       *error_code,
+            ChpTraceDecision  decision_kind,
+            const char       *decision)
+{
+  ChpTraceStep step = {
+    .tool = (char *) tool, .host = (char *) host, .path = (char *) path, .role = (char *) role,
+    .name = (char *) name, .queue_us = 1500, .run_us = run_ms * 1000, .page_us = run_ms * 400,
+    .outcome = error_code != NULL ? "error" : "ok", .error_code = (char *) error_code,
+    .rung = "page", .decision_kind = decision_kind, .decision = (char *) decision,
+    .decision_wait_us = 8 * G_USEC_PER_SEC,
+    .snippet = error_code != NULL ? "Reservations — Table for 4, Friday 19:30" : NULL,
+  };
+
+  chp_store_trace_add_step (store, trace, &step);
+}
+
+/* Three agent sessions: one that failed after a held act the person approved, with a
+ * screenshot of where it failed; one that completed; one still running. Returns the first's id. */
+static char *
+populate_traces (ChpEngine *engine)
+{
+  ChpStore *store = chp_engine_get_store (engine);
+  g_autoptr(ChpTraceHandle) failed = chp_store_trace_begin (store, "Claude Desktop",
+                                                            "Work Chromium");
+  g_autoptr(ChpTraceHandle) done = chp_store_trace_begin (store, "Cursor", "Work Chromium");
+  g_autoptr(ChpTraceHandle) running = chp_store_trace_begin (store, "Claude Desktop",
+                                                             "Work Chromium");
+  g_autoptr(GBytes) jpeg = page_jpeg (480, 300);
+  char *id = g_strdup (chp_trace_handle_get_id (failed));
+
+  trace_step (store, failed, "browser_navigate", "bistro.example", "/book", NULL, NULL, 620,
+              NULL, CHP_TRACE_DECISION_NONE, NULL);
+  trace_step (store, failed, "browser_act", "bistro.example", "/book", "button",
+              "Confirm booking", 240, NULL, CHP_TRACE_DECISION_HOLD, "approved");
+  trace_step (store, failed, "browser_act", "bistro.example", "/book/confirm", "link",
+              "Add to calendar", 180, "stale_node", CHP_TRACE_DECISION_NONE, NULL);
+  chp_store_trace_add_shot (store, failed, 3, jpeg, 480, 300);
+  trace_step (store, failed, "browser_snapshot", "bistro.example", "/book/confirm", NULL, NULL,
+              95, NULL, CHP_TRACE_DECISION_NONE, NULL);
+  chp_store_trace_end (store, failed, "failed");
+
+  trace_step (store, done, "browser_tabs", NULL, NULL, NULL, NULL, 12, NULL,
+              CHP_TRACE_DECISION_NONE, NULL);
+  trace_step (store, done, "browser_act", "calendar.example", "/new", "button", "Save", 310,
+              NULL, CHP_TRACE_DECISION_PLAN, "approved");
+  chp_store_trace_end (store, done, "completed");
+
+  trace_step (store, running, "browser_snapshot", "news.example", "/today", NULL, NULL, 140,
+              NULL, CHP_TRACE_DECISION_NONE, NULL);
+
+  g_signal_emit_by_name (engine, "trace-changed", id);
+  return id;
+}
+
+/* The leaflet has finished sliding to its page. */
+static void
+wait_slide (ChpActivityPage *activity)
+{
+  AdwLeaflet *leaflet = ADW_LEAFLET (chp_ui_test_find_type (GTK_WIDGET (activity),
+                                                            ADW_TYPE_LEAFLET));
+
+  chp_test_until (!adw_leaflet_get_child_transition_running (leaflet));
+}
+
+/* The failed session's timeline, its screenshot shown. */
+static void
+open_timeline (ChpActivityPage *activity,
+               const char      *id)
+{
+  ChpTimelineView *timeline = chp_activity_page_get_timeline_view (activity);
+  GListModel *sessions = G_LIST_MODEL (chp_activity_page_get_trace_list (activity));
+  ChpTraceStepList *steps;
+  g_autoptr(ChpTraceStepItem) error_step = NULL;
+
+  for (guint i = 0; i < g_list_model_get_n_items (sessions); i++)
+    {
+      g_autoptr(ChpTraceItem) item = g_list_model_get_item (sessions, i);
+
+      if (g_strcmp0 (chp_trace_item_get_id (item), id) == 0)
+        g_assert_true (chp_sessions_view_activate (chp_activity_page_get_sessions_view (activity),
+                                                   i));
+    }
+  steps = chp_timeline_view_get_steps (timeline);
+  g_assert_nonnull (steps);
+  chp_test_until (g_list_model_get_n_items (G_LIST_MODEL (steps)) == 4);
+  error_step = g_list_model_get_item (G_LIST_MODEL (steps), 2);
+  chp_step_row_toggle_shot (steps, error_step);
+  chp_test_until (g_object_get_data (G_OBJECT (error_step), "chp-step-texture") != NULL);
+  wait_slide (activity);
+}
+
 /* Distinct colours among a sample of pixels: a blank or failed render has one or two. */
 static guint
 count_colours (GdkTexture *texture)
@@ -189,6 +324,8 @@ test_every_page (void)
   ChpWindow *window;
   AdwStyleManager *style = adw_style_manager_get_default ();
   const int widths[] = { 360, 1200 };
+  g_autofree char *failed_id = NULL;
+  ChpActivityPage *activity;
   guint port;
 
   if (dir == NULL)
@@ -200,18 +337,23 @@ test_every_page (void)
 
   engine = chp_test_engine_start ("chp-ui-shots-XXXXXX", &engine_dir, &port);
   populate (engine);
+  failed_id = populate_traces (engine);
   window = chp_window_new (app);
   chp_window_set_engine (window, engine);
   gtk_window_set_default_size (GTK_WINDOW (window), 800, 720);
   gtk_window_present (GTK_WINDOW (window));
-  /* The Activity page shows all 60 rows populate() wrote, not a part of them. */
+  /* The Activity page shows all 60 rows populate() wrote, not a part of them, and the three
+   * sessions. */
+  activity = CHP_ACTIVITY_PAGE (chp_ui_test_find_type (GTK_WIDGET (window),
+                                                       CHP_TYPE_ACTIVITY_PAGE));
   {
-    ChpActivityPage *activity = CHP_ACTIVITY_PAGE (chp_ui_test_find_type (GTK_WIDGET (window),
-                                                                          CHP_TYPE_ACTIVITY_PAGE));
     ChpAuditList *list = chp_activity_page_get_audit_list (activity);
+    ChpTraceList *traces = chp_activity_page_get_trace_list (activity);
 
     chp_test_until (g_list_model_get_n_items (G_LIST_MODEL (list)) >= 60 &&
                     !chp_audit_list_get_loading (list));
+    chp_test_until (g_list_model_get_n_items (G_LIST_MODEL (traces)) == 3 &&
+                    !chp_trace_list_get_loading (traces));
   }
 
   for (guint scheme = 0; scheme < 2; scheme++)
@@ -234,6 +376,31 @@ test_every_page (void)
               g_assert_cmpstr (chp_window_get_visible_page (window), ==, page_names[p]);
               shoot (window, dir, name);
             }
+
+          /* Activity's other faces: a session's timeline, and every event. */
+          {
+            const char *scheme_name = scheme == 0 ? "light" : "dark";
+            g_autofree char *timeline = g_strdup_printf ("window-activity-timeline-%s-%d.png",
+                                                         scheme_name, widths[w]);
+            g_autofree char *events = g_strdup_printf ("window-activity-events-%s-%d.png",
+                                                       scheme_name, widths[w]);
+
+            chp_window_show_page (window, "activity");
+            open_timeline (activity, failed_id);
+            shoot (window, dir, timeline);
+            g_assert_true (gtk_widget_activate_action (GTK_WIDGET (activity), "activity.back",
+                                                       NULL));
+            wait_slide (activity);
+            chp_activity_page_show_view (activity, "events");
+            {
+              GtkStack *modes = GTK_STACK (gtk_widget_get_parent (GTK_WIDGET (chp_activity_page_get_sessions_view (activity))));
+
+              g_assert_cmpstr (gtk_stack_get_visible_child_name (modes), ==, "events");
+              chp_test_until (!gtk_stack_get_transition_running (modes));
+            }
+            shoot (window, dir, events);
+            chp_activity_page_show_view (activity, "sessions");
+          }
         }
     }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-ui-window.c: the main window under a real display (Xvfb in the test run): each page's
  * empty state, items appearing as the engine's models change, the badge, Stop all / Resume and
- * its shortcut, the view switcher at 360 px and 1200 px, and Clear asking first. */
+ * its shortcut, the view switcher at 360 px and 1200 px, and Clear (of Activity's every event)
+ * asking first. The trace browser has its own test (test-ui-traces.c). */
 #include "config.h"
 
 #include <adwaita.h>
@@ -127,7 +128,7 @@ test_empty_states (Fixture       *f,
     { "browsers", "ChpBrowsersPage", "No browsers paired yet" },
     { "grants", "ChpGrantsPage", "No grants" },
     { "agents", "ChpAgentsPage", "No agents connected" },
-    { "activity", "ChpActivityPage", "No activity yet" },
+    { "activity", "ChpActivityPage", "No agent sessions yet" },
   };
 
   show_at (f, 800);
@@ -376,6 +377,15 @@ find_dialog (void)
   return NULL;
 }
 
+/* The activity log's own stack (the page's first is the sessions'). */
+static const char *
+events_state (ChpActivityPage *activity)
+{
+  GtkWidget *scroller = GTK_WIDGET (chp_activity_page_get_scroller (activity));
+
+  return gtk_stack_get_visible_child_name (GTK_STACK (gtk_widget_get_parent (scroller)));
+}
+
 static gboolean
 list_has_n (gpointer data)
 {
@@ -399,6 +409,10 @@ test_clear_asks (Fixture       *f,
 
   show_at (f, 1200);
   chp_window_show_page (f->window, "activity");
+  /* Every event, not the agent sessions: pairings and connections are no agent's. */
+  chp_activity_page_show_view (activity, "events");
+  chp_test_until (g_strcmp0 (events_state (activity), "empty") == 0);
+  g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (activity), "No activity yet"));
   for (guint i = 0; i < 5; i++)
     {
       g_autoptr(ChpAuditEntry) entry = chp_audit_entry_new ("call", "browser.snapshot", "ok",
@@ -407,7 +421,7 @@ test_clear_asks (Fixture       *f,
       chp_store_add_audit_async (store, entry, NULL, NULL, NULL);
     }
   g_assert_true (chp_test_spin_until (list_has_n, five, 5000));
-  chp_test_until (g_strcmp0 (page_state (f, CHP_TYPE_ACTIVITY_PAGE), "list") == 0);
+  chp_test_until (g_strcmp0 (events_state (activity), "list") == 0);
 
   /* Clear asks first; Cancel keeps everything. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (activity), "activity.clear", NULL));
@@ -430,7 +444,7 @@ test_clear_asks (Fixture       *f,
   g_assert_nonnull (dialog);
   adw_message_dialog_response (dialog, "clear");
   g_assert_true (chp_test_spin_until (list_has_n, none, 5000));
-  chp_test_until (g_strcmp0 (page_state (f, CHP_TYPE_ACTIVITY_PAGE), "empty") == 0);
+  chp_test_until (g_strcmp0 (events_state (activity), "empty") == 0);
 }
 
 static void

@@ -317,7 +317,9 @@ export class Router {
       if (this.stopState.stopped && !exempt) throw new ChaperoneError('stopped', 'The person stopped the agent');
       if (ac.signal.aborted) throw ac.signal.reason instanceof ChaperoneError
         ? ac.signal.reason : new ChaperoneError('cancelled', 'The call was cancelled');
-      if (!frameless) {
+      // A screenshot is the app's, for the person's trace of a step that failed: no step of the
+      // agent's of its own, so the pill's count and the agent.step events do not move.
+      if (!frameless && method !== 'browser.screenshot') {
         if (method === 'browser.node.action') this._planArrives(named.tabId, params);
         this._step(named.tabId, { pill: false });
         stepped = named.tabId;

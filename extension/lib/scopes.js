@@ -66,6 +66,7 @@ export const METHODS = Object.freeze({
   'browser.handoff.cancel': { scope: SCOPES.HUMAN_TAKEOVER },
   'browser.hold.status': { scope: SCOPES.DOM_WRITE },
   'browser.cookies': { scope: SCOPES.COOKIES_READ },
+  'browser.screenshot': { scope: SCOPES.DOM_READ },
   'grant.revoke': { scope: null, stopExempt: true },
   'extension.grants': { scope: null, stopExempt: true },
   'extension.handoff.resolve': { scope: null, stopExempt: true },

@@ -10,6 +10,7 @@
 #include "chp-application-private.h"
 
 #include "chp-needs-page.h"
+#include "chp-store-traces.h"
 
 /* Versions before the store kept them took the floor entries and the result cap from GSettings,
  * where any process of the user can rewrite them. The store has them now; what the person set
@@ -56,6 +57,21 @@ bind_engine_settings (ChpApplication *self)
     }
 }
 
+/* The trace cap is the store's, not a property of the engine: applied when the store is there,
+ * and again on every change the person makes in Preferences. */
+static void
+apply_trace_cap (ChpApplication *self)
+{
+  ChpStore *store = self->engine != NULL ? chp_engine_get_store (self->engine) : NULL;
+
+  if (self->settings == NULL || store == NULL)
+    return;
+
+  chp_store_set_trace_cap (store,
+                           (guint64) g_settings_get_uint (self->settings, "trace-cap-mb") *
+                           1024 * 1024);
+}
+
 /* An agent at work keeps the app running even with "Run in background" off and the window
  * closed: quitting under it would fail its calls half-way. */
 static void
@@ -95,6 +111,8 @@ chp_application_stop_engine (ChpApplication *self)
       g_clear_signal_handler (&self->handoff_arrived_id, self->engine);
       g_clear_signal_handler (&self->hold_arrived_id, self->engine);
       g_clear_signal_handler (&self->stopped_changed_id, self->engine);
+      if (self->settings != NULL)
+        g_clear_signal_handler (&self->trace_cap_changed_id, self->settings);
       if (self->settings != NULL)
         {
           g_settings_unbind (self->engine, "default-grant-minutes");
@@ -169,6 +187,12 @@ engine_started_cb (GObject      *source,
   g_clear_object (&self->start_cancellable);
   start_agent_endpoint (self);
   import_legacy_safety_settings (self);
+  /* Connected before the key is read: GSettings tells changes only of keys read since. */
+  if (self->settings != NULL)
+    self->trace_cap_changed_id =
+      g_signal_connect_object (self->settings, "changed::trace-cap-mb",
+                               G_CALLBACK (apply_trace_cap), self, G_CONNECT_SWAPPED);
+  apply_trace_cap (self);
 
   pairing = chp_engine_get_pairing (engine);
   self->pairing_changed_id =

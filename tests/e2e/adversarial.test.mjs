@@ -421,6 +421,15 @@ const DOORS = {
     const click = await h.call('browser_act', { tab: d.tab, ref: d.ref, action: 'click' });
     return [r.outcome, `click under a waiting plan:${click.outcome}`];
   },
+  async browser_history(h, d) {
+    // It reads the app's trace only: the site of the form's own page, and a site name shaped to
+    // break out of the query.
+    const out = [];
+    for (const [label, site] of [['site', new URL(d.sink).host], ['hostile site', "x' OR 1=1 --"]]) {
+      out.push(`${label}:${(await h.call('browser_history', { site })).outcome}`);
+    }
+    return out;
+  },
   async browser_stop(h, d) {
     const r = await h.call('browser_stop', { reason: 'the other-doors test' });
     const after = await h.call('browser_act', { tab: d.tab, ref: d.ref, action: 'click' });

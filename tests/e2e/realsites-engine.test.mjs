@@ -88,3 +88,45 @@ test('Node-RED: add a flow and deploy it; the runtime has it, with at most one a
   const out = await run(TASKS.flowAdd);
   assert.ok(out.approvals <= 1, `at most one approval: ${out.approvals}`);
 });
+
+// Issue 16: what the agent did above is its trace, masked; the same agent, connecting again
+// later, reads its earlier steps on the wiki with browser_history (the official SDK as the agent).
+test('traces: the tasks above are in the trace file without a typed word; browser_history gives the agent its steps', { skip, timeout: 60000 }, async () => {
+  const { readFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const H = await import('./mcp-harness.mjs');
+  // The body, as typed (the title is also the page's own words after the save: its editor is
+  // named by it, and element names are kept).
+  const typed = [TASKS.wikiWrite.body].filter(Boolean);
+  assert.ok(typed.length > 0, 'the write task typed something');
+  // The recorder's writes are batched: the file catches up with what was queued.
+  const { until } = await import('../lib/until.mjs');
+  const { dataDir } = W.world.world.engine;
+  const bytes = async () => {
+    const parts = await Promise.all(['traces.db', 'traces.db-wal'].map((f) => readFile(join(dataDir, f)).catch(() => Buffer.alloc(0))));
+    return Buffer.concat(parts);
+  };
+  await until(async () => (await bytes()).includes('browser_act'), { timeout: 10000, what: 'the steps in traces.db' });
+  const all = await bytes();
+  for (const word of typed) assert.equal(all.includes(Buffer.from(word)), false, `"${word}" is not in the trace file`);
+
+  const again = await H.connectAgent({ name: 'realsites-engine', socket: W.world.world.socket, timeoutMs: 20000 });
+  try {
+    const r = await again.call('browser_history', { site: new URL(W.apps.tiddlywiki.origin).host });
+    assert.equal(r.isError, undefined, JSON.stringify(r).slice(0, 500));
+    assert.ok(r.structuredContent.sessions >= 1, JSON.stringify(r.structuredContent));
+    const text = H.textOf(r);
+    assert.match(text, /browser_act fill textbox/);
+    assert.match(text, /untrusted-page-content/);
+    for (const word of typed) assert.equal(text.includes(word), false, `"${word}" is not given back`);
+    const stranger = await H.connectAgent({ name: 'someone-else', socket: W.world.world.socket, timeoutMs: 20000 });
+    try {
+      const s = await stranger.call('browser_history', { site: new URL(W.apps.tiddlywiki.origin).host });
+      assert.equal(s.structuredContent.sessions, 0, 'another agent sees none of it');
+    } finally {
+      await stranger.close();
+    }
+  } finally {
+    await again.close();
+  }
+});

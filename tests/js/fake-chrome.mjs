@@ -42,6 +42,12 @@ export function fakeStorageArea(backing = new Map()) {
   return area;
 }
 
+/**
+ * A real 64×40 JPEG (a light grey picture with a blue block), as chrome.tabs.captureVisibleTab
+ * answers: a data URL. Made once by Chromium's canvas.
+ */
+export const TINY_JPEG = 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/4gHYSUNDX1BST0ZJTEUAAQEAAAHIAAAAAAQwAABtbnRyUkdCIFhZWiAH4AABAAEAAAAAAABhY3NwAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAQAA9tYAAQAAAADTLQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAlkZXNjAAAA8AAAACRyWFlaAAABFAAAABRnWFlaAAABKAAAABRiWFlaAAABPAAAABR3dHB0AAABUAAAABRyVFJDAAABZAAAAChnVFJDAAABZAAAAChiVFJDAAABZAAAAChjcHJ0AAABjAAAADxtbHVjAAAAAAAAAAEAAAAMZW5VUwAAAAgAAAAcAHMAUgBHAEJYWVogAAAAAAAAb6IAADj1AAADkFhZWiAAAAAAAABimQAAt4UAABjaWFlaIAAAAAAAACSgAAAPhAAAts9YWVogAAAAAAAA9tYAAQAAAADTLXBhcmEAAAAAAAQAAAACZmYAAPKnAAANWQAAE9AAAApbAAAAAAAAAABtbHVjAAAAAAAAAAEAAAAMZW5VUwAAACAAAAAcAEcAbwBvAGcAbABlACAASQBuAGMALgAgADIAMAAxADb/2wBDABALDA4MChAODQ4SERATGCgaGBYWGDEjJR0oOjM9PDkzODdASFxOQERXRTc4UG1RV19iZ2hnPk1xeXBkeFxlZ2P/2wBDARESEhgVGC8aGi9jQjhCY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2P/wAARCAAoAEADASIAAhEBAxEB/8QAFgABAQEAAAAAAAAAAAAAAAAAAAYH/8QAGBABAAMBAAAAAAAAAAAAAAAAABZko+L/xAAXAQEBAQEAAAAAAAAAAAAAAAAAAwIE/8QAIREBAAEDAgcAAAAAAAAAAAAAAAIBAxMUURESITEyYWL/2gAMAwEAAhEDEQA/ALoGZr2bOTj1TnPkaYMzFtJ9J5vTTAHE6AABMxG9l0phuFyUPGrMo0l3TMRvZdERvZdKYU1FzdnFHYAQUAAAAAAAAAAf/9k=';
+
 let documentCounter = 0;
 export const newDocumentId = () => `DOC${String(++documentCounter).padStart(6, '0')}`;
 
@@ -53,7 +59,7 @@ export function makeFakeChrome({ storage, pageRun } = {}) {
   const tabs = new Map(); // tabId → {id, windowId, url, title, active, incognito}
   const frames = new Map(); // tabId → Map(frameId → frame)
   const cookies = [];
-  const calls = { executeScript: [], tabsUpdate: [], windowsUpdate: [], alarms: [], cleared: [], page: [] };
+  const calls = { executeScript: [], tabsUpdate: [], windowsUpdate: [], alarms: [], cleared: [], page: [], capture: [] };
   const installed = new Set(); // documentIds the page agent was injected into
   let nextFrameId = 100;
 
@@ -113,11 +119,27 @@ export function makeFakeChrome({ storage, pageRun } = {}) {
         if (props.url) setTimeout(() => fake.navigate(tabId, 0, props.url), 1);
         return { ...t };
       },
+      /**
+       * The window's active tab as a JPEG data URL (fake.captureDataUrl, TINY_JPEG by default).
+       * fake.onCapture(windowId, options), when set, runs first and may throw (Chrome's refusals)
+       * or change tabs (what the person does meanwhile).
+       */
+      async captureVisibleTab(windowId, options) {
+        const shown = [...tabs.values()].find((t) => t.windowId === windowId && t.active);
+        calls.capture.push({ windowId, options: structuredClone(options), tabId: shown?.id ?? null });
+        if (fake.onCapture) await fake.onCapture(windowId, options);
+        if (!shown) throw new Error(`No window with id: ${windowId}.`);
+        return fake.captureDataUrl ?? TINY_JPEG;
+      },
     },
     windows: {
       async update(windowId, props) {
         calls.windowsUpdate.push({ windowId, props });
         return { id: windowId };
+      },
+      /** {id, state}: 'normal' unless fake.windowStates says otherwise ('minimized'). */
+      async get(windowId) {
+        return { id: windowId, state: fake.windowStates.get(windowId) ?? 'normal' };
       },
     },
     webNavigation,
@@ -177,6 +199,11 @@ export function makeFakeChrome({ storage, pageRun } = {}) {
     chrome,
     // When set, tabs.query awaits it before answering (a query still in flight while events land).
     queryGate: null,
+    // tabs.captureVisibleTab: the picture it answers (TINY_JPEG when null) and a hook run first.
+    captureDataUrl: null,
+    onCapture: null,
+    windowStates: new Map(), // windowId → 'minimized', …
+
     calls,
     tabs,
     frames,

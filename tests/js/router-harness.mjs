@@ -24,6 +24,10 @@ const noticed = (emit) => {
   return Object.assign(wrapped, { events: emit.events, named: emit.named });
 };
 
+/** What the fake page agent's shotMask answers: one filled field, [left, top, right, bottom]. */
+export const SHOT_MASK = Object.freeze({ width: 32, height: 20, dpr: 2, scrollX: 0, scrollY: 0,
+  boxes: Object.freeze([Object.freeze([4, 4, 16, 10])]), frames: Object.freeze([]) });
+
 /** What the fake page agent answers, per op. */
 export function pageAgent(log = []) {
   told(log);
@@ -43,6 +47,9 @@ export function pageAgent(log = []) {
         return { ok: true, value: { ref: args.ref, tag: 'button', name: 'Send' } };
       case 'action':
         return { ok: true, value: { action: args.action, ref: args.ref, done: true, changes: {} } };
+      case 'shotMask':
+        // A 32×20 CSS px viewport at devicePixelRatio 2: fake-chrome's TINY_JPEG (64×40) is its picture.
+        return { ok: true, value: { ...SHOT_MASK, boxes: SHOT_MASK.boxes.map((b) => [...b]), frames: [] } };
       default:
         return { ok: true, value: { shown: true } };
     }

@@ -12,6 +12,8 @@
 //                                             look after acting)
 //   browser.node.inspect        read.js       chp-tool-read.c (browser_inspect)
 //   browser.cookies             read.js       none yet (read family)
+//   browser.screenshot          trace.js      none: the app's trace recording after a failed act
+//                                             (src/core/agent/tools or the engine); never an agent
 //   browser.node.action         act.js        chp-tool-act.c (browser_act); its `allow` comes
 //                                             from a plan, chp-tool-plan.c (checked in plan.js)
 //   extension.hold.resolve      hold.js       the person's Approve / Decline (chp-engine-person.c)
@@ -49,6 +51,7 @@ import * as navigate from './navigate.js';
 import * as read from './read.js';
 import * as stop from './stop.js';
 import * as tabs from './tabs.js';
+import * as trace from './trace.js';
 
 function assemble(families) {
   const table = {};
@@ -62,4 +65,4 @@ function assemble(families) {
   return Object.freeze(table);
 }
 
-export const HANDLERS = assemble({ tabs, read, act, hold, navigate, handoff, grants, stop });
+export const HANDLERS = assemble({ tabs, read, act, hold, navigate, handoff, grants, stop, trace });

@@ -166,13 +166,13 @@ static const char * const reasons[] = { "qr", "mfa", "captcha", "device", "login
 static JsonObject *
 tab_prop (void)
 {
-  return prop_string ("A tab from browser_tabs, e.g. \"b1:1842\".", 0, 0, TAB_PATTERN);
+  return prop_string ("From browser_tabs, e.g. b1:1842.", 0, 0, TAB_PATTERN);
 }
 
 static JsonObject *
 ref_prop (void)
 {
-  return prop_string ("An element's ref from this tab's latest browser_snapshot, e.g. \"3:e12\".",
+  return prop_string ("A ref from this tab's latest browser_snapshot, e.g. 3:e12.",
                       0, 0, REF_PATTERN);
 }
 
@@ -213,16 +213,13 @@ chp_tool_snapshot_input (void)
 {
   return schema_object (TRUE,
     "tab", tab_prop (), TRUE,
-    "frame", prop_integer ("A frame id from the snapshot's frame list; 0 (the default): the "
-                           "page.", 0), FALSE,
-    "query", prop_string ("Lists only the elements whose role or name contains this text "
-                          "(case-insensitive).", 1, QUERY_MAX_CHARS, NULL), FALSE,
+    "frame", prop_integer ("A frame id from the snapshot; 0 (default): the page.", 0), FALSE,
+    "query", prop_string ("Only elements whose role or name contains this (any case).", 1,
+                          QUERY_MAX_CHARS, NULL), FALSE,
     "until", prop_string ("Waits first (10 s at most) for this text to show on the page.", 1,
                           QUERY_MAX_CHARS, NULL), FALSE,
-    "page", prop_integer ("Page of the snapshot, from 1; a result says when there are more.", 1),
-    FALSE,
-    "diff", prop ("boolean", "Only what changed since your previous snapshot of this tab and "
-                  "frame."), FALSE,
+    "page", prop_integer ("From 1; a result says when there are more.", 1), FALSE,
+    "diff", prop ("boolean", "Only what changed since your previous snapshot of it."), FALSE,
     NULL);
 }
 
@@ -423,5 +420,21 @@ chp_tool_stop_output (void)
 {
   return output_schema (schema_object (FALSE,
     "stopped", prop ("boolean", NULL), TRUE,
+    NULL));
+}
+
+JsonObject *
+chp_tool_history_input (void)
+{
+  return schema_object (TRUE,
+    "site", prop_string ("A host, e.g. shop.example.", 1, 253, NULL), TRUE,
+    NULL);
+}
+
+JsonObject *
+chp_tool_history_output (void)
+{
+  return output_schema (schema_object (FALSE,
+    "sessions", prop ("integer", NULL), TRUE,
     NULL));
 }

@@ -147,6 +147,16 @@ granted_url (ChpEngine  *engine,
   return NULL;
 }
 
+/* Returns: (transfer full) (nullable): the page of the call's tab, as its grant last recorded it */
+char *
+chp_tool_tab_url (ToolCall *call)
+{
+  g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
+
+  return engine != NULL && call->device_id != NULL
+         ? granted_url (engine, call->device_id, call->tab_id) : NULL;
+}
+
 /* The floor judges hosts and paths. A browser's answer has been redacted already, which may have
  * put a marker with spaces into a query (?session_id=[redacted …]): the query and fragment are
  * not what the floor looks at, so they go before it does. */

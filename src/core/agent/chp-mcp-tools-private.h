@@ -41,6 +41,7 @@ struct _ChpMcpTools
   GQueue replies;           /* browsers' answers waiting for their turn (chp-mcp-reply.c) */
   gboolean reply_busy;      /* one of them is with its worker or its tool */
   gboolean reply_in_thread; /* FALSE only for the benchmark's "before" */
+  gboolean tracing;         /* FALSE only for the benchmark's "without" (chp-mcp-trace.c) */
 };
 
 typedef struct _ToolCall ToolCall;
@@ -151,6 +152,8 @@ JsonObject    *chp_tool_wait_input           (void);
 JsonObject    *chp_tool_wait_output          (void);
 JsonObject    *chp_tool_plan_input           (void);
 JsonObject    *chp_tool_plan_output          (void);
+JsonObject    *chp_tool_history_input        (void);
+JsonObject    *chp_tool_history_output       (void);
 JsonObject    *chp_tool_stop_input           (void);
 JsonObject    *chp_tool_stop_output          (void);
 
@@ -172,6 +175,13 @@ gint64         chp_tool_int_argument         (JsonObject      *args,
 gboolean       chp_tool_loop_guard_enter     (ToolCall        *call);
 gboolean       chp_tool_loop_guard_failed    (ToolCall        *call,
                                               const char      *code);
+
+/* chp-mcp-trace.c: the call as a step of its agent session's trace, masked */
+char          *chp_tool_trace_mask_args      (JsonObject      *args);
+void           chp_tool_trace                (ToolCall        *call,
+                                              const char      *outcome,
+                                              const char      *code,
+                                              JsonNode        *result);
 
 /* chp-mcp-tools.c: finishing a call */
 void           chp_tool_audit                (ToolCall        *call,
@@ -204,6 +214,7 @@ void           chp_tool_see_devices          (ChpMcpTools     *self,
 gboolean       chp_tool_resolve_tab          (GTask           *task,
                                               const char      *tab);
 char          *chp_tool_tab_name             (ToolCall        *call);
+char          *chp_tool_tab_url              (ToolCall        *call);
 JsonNode      *chp_tool_params_new           (const char      *first_member,
                                               ...);
 JsonNode      *chp_tool_int_node             (gint64           value);
@@ -266,6 +277,8 @@ JsonObject    *chp_tool_browser_answer       (GTask           *task,
                                               const char      *what);
 void           chp_mcp_tools_set_reply_in_thread (ChpMcpTools *self,
                                                   gboolean     in_thread);
+void           chp_mcp_tools_set_tracing     (ChpMcpTools     *self,
+                                              gboolean         tracing);
 void           chp_tool_copy_typed           (JsonObject      *to,
                                               JsonObject      *from,
                                               const char      *member,
@@ -280,6 +293,7 @@ void           chp_tool_navigate             (ToolCall        *call);
 void           chp_tool_handoff              (ToolCall        *call);
 void           chp_tool_wait                 (ToolCall        *call);
 void           chp_tool_plan                 (ToolCall        *call);
+void           chp_tool_history              (ToolCall        *call);
 void           chp_tool_stop                 (ToolCall        *call);
 
 /* tools/chp-tool-read.c, for browser_act's diff: a capture formatted off the main thread and

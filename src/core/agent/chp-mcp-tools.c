@@ -73,9 +73,8 @@ static const ToolSpec tools[] = {
     .name = "browser_tabs",
     .title = "List granted tabs",
     .description =
-      "Lists the tabs the person granted you, in every connected browser: tab id (for the other "
-      "tools), title, URL, the grant's label, scopes and expiry. Only the person grants tabs, in "
-      "the Chaperone extension's popup.",
+      "Lists the tabs the person granted you in every connected browser: tab id, title, URL, "
+      "grant label, scopes, expiry. Only the person grants tabs, in the extension's popup.",
     .read_only = TRUE,
     .destructive = FALSE,
     .idempotent = TRUE,
@@ -88,10 +87,9 @@ static const ToolSpec tools[] = {
     .name = "browser_snapshot",
     .title = "Read a tab",
     .description =
-      "Reads a granted tab: one line per actionable element, like [3:e12] button \"Send\" "
-      "disabled, then headings and the page text. Long pages come in pages; query filters by role "
-      "or name; diff gives only what changed; until waits for a text first. Refs are valid for "
-      "their document.",
+      "Reads a granted tab: one line per actionable element ([3:e12] button \"Send\" disabled), "
+      "then headings and text. Long pages come in pages; query filters; diff gives what changed; "
+      "until waits for a text. Refs last as long as their document.",
     .read_only = TRUE,
     .destructive = FALSE,
     .idempotent = TRUE,
@@ -104,8 +102,8 @@ static const ToolSpec tools[] = {
     .name = "browser_inspect",
     .title = "Inspect an element",
     .description =
-      "Describes one element from a snapshot: role, name, safe attributes, visibility, state and "
-      "bounds. Never a field's value.",
+      "One element from a snapshot: role, name, safe attributes, visibility, state, bounds; never "
+      "a field's value.",
     .read_only = TRUE,
     .destructive = FALSE,
     .idempotent = TRUE,
@@ -118,11 +116,10 @@ static const ToolSpec tools[] = {
     .name = "browser_act",
     .title = "Act on an element",
     .description =
-      "Clicks, focuses, scrolls to or fills an element from a snapshot, as the person would, and "
-      "says what changed on the page. Covered, hidden, disabled or stale elements are refused, "
-      "never retargeted. A click that would send, post, pay or delete, or change data no approved "
-      "plan covers, is held: nothing happens until the person approves it in the Chaperone app "
-      "(browser_wait gives the outcome).",
+      "Acts on an element from a snapshot as the person would and says what changed. Covered, "
+      "hidden, disabled or stale elements are refused, never retargeted. A send, post, payment, "
+      "delete, or a change no approved plan covers is held until the person approves it in the "
+      "Chaperone app (browser_wait gives the outcome).",
     .read_only = FALSE,
     .destructive = TRUE,
     .idempotent = FALSE,
@@ -149,9 +146,8 @@ static const ToolSpec tools[] = {
     .name = "browser_handoff",
     .title = "Hand a step to the person",
     .description =
-      "Asks the person to do a step only they should do (scan a QR code, enter an MFA code, solve "
-      "a CAPTCHA, confirm on a device, sign in) in a granted tab. Returns at once with an id; "
-      "browser_wait tells when they are done.",
+      "Asks the person to do a step only they should do (a QR code, an MFA code, a CAPTCHA, a "
+      "device, a sign-in) in a granted tab. Returns an id at once; browser_wait tells when done.",
     .read_only = FALSE,
     .destructive = FALSE,
     .idempotent = FALSE,
@@ -164,9 +160,8 @@ static const ToolSpec tools[] = {
     .name = "browser_wait",
     .title = "Wait for the person",
     .description =
-      "Waits until the person has decided on a handoff, a held act or a plan (or timeoutMs passes, "
-      "20 s by default, 50 s at most) and returns its state. Call it again while the state is "
-      "still waiting (or held).",
+      "Waits until the person decided on a handoff, a held act or a plan (or timeoutMs passes) "
+      "and returns its state. Call it again while it is still waiting or held.",
     .read_only = TRUE,
     .destructive = FALSE,
     .idempotent = TRUE,
@@ -180,8 +175,8 @@ static const ToolSpec tools[] = {
     .title = "Ask for a plan",
     .description =
       "Asks the person to approve, once, a list of creates and edits on named sites. Until it ends "
-      "(steps used, an hour, or a Stop) those writes run without a card each. Returns at once with "
-      "an id for browser_wait.",
+      "(steps used, an hour, a Stop) those writes run without a card each. Returns an id for "
+      "browser_wait.",
     .read_only = FALSE,
     .destructive = FALSE,
     .idempotent = FALSE,
@@ -191,11 +186,25 @@ static const ToolSpec tools[] = {
     .run = chp_tool_plan,
   },
   {
+    .name = "browser_history",
+    .title = "Recall earlier sessions",
+    .description =
+      "Your own earlier sessions on a site from Chaperone's trace (tools, paths, elements, "
+      "outcomes; never values).",
+    .read_only = TRUE,
+    .destructive = FALSE,
+    .idempotent = TRUE,
+    .open_world = FALSE,
+    .input = chp_tool_history_input,
+    .output = chp_tool_history_output,
+    .run = chp_tool_history,
+  },
+  {
     .name = "browser_stop",
     .title = "Stop all agents",
     .description =
-      "Stops every agent's work in every browser at once, the same Stop the person has. Only the "
-      "person can resume, in the Chaperone app.",
+      "Stops every agent in every browser at once, as the person's Stop does. Only the person "
+      "resumes, in the Chaperone app.",
     .read_only = FALSE,
     .destructive = FALSE,
     .idempotent = TRUE,
@@ -293,6 +302,7 @@ chp_mcp_tools_init (ChpMcpTools *self)
   self->devices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_queue_init (&self->replies);
   self->reply_in_thread = TRUE;
+  self->tracing = TRUE;
 
   for (guint i = 0; i < G_N_ELEMENTS (tools); i++)
     {
@@ -431,11 +441,13 @@ chp_tool_return (GTask      *task,
     {
       json_node_unref (result);
       chp_tool_audit (call, "cancelled", "cancelled");
+      chp_tool_trace (call, "cancelled", "cancelled", NULL);
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The call was cancelled");
       return;
     }
 
   chp_tool_audit (call, outcome_of (code), code);
+  chp_tool_trace (call, outcome_of (code), code, result);
   g_task_return_pointer (task, result, (GDestroyNotify) json_node_unref);
 }
 
@@ -569,6 +581,7 @@ chp_mcp_tools_call_async (ChpMcpTools         *self,
     {
       call->finished = TRUE;
       chp_tool_audit (call, "refused", "invalid_params");
+      chp_tool_trace (call, "refused", "invalid_params", NULL);
       g_prefix_error (&error, "Invalid arguments for %s: ", spec->name);
       g_task_return_error (task, g_steal_pointer (&error));
       return;
@@ -578,6 +591,7 @@ chp_mcp_tools_call_async (ChpMcpTools         *self,
     {
       call->finished = TRUE;
       chp_tool_audit (call, "cancelled", "cancelled");
+      chp_tool_trace (call, "cancelled", "cancelled", NULL);
       return;
     }
 

@@ -48,6 +48,9 @@ typedef enum
   N_STMTS
 } StmtId;
 
+/* The trace file's part of the store (chp-store-traces-private.h). */
+typedef struct _ChpStoreTraces ChpStoreTraces;
+
 struct _ChpStore
 {
   GObject parent_instance;
@@ -63,6 +66,8 @@ struct _ChpStore
   sqlite3 *db;
   sqlite3_stmt *stmts[N_STMTS];
   gint audit_limit; /* atomic */
+
+  ChpStoreTraces *traces;
 };
 
 enum {
@@ -107,10 +112,30 @@ void          chp_store_bind_text        (sqlite3_stmt        *stmt,
                                           const char          *text);
 char         *chp_store_column_dup       (sqlite3_stmt        *stmt,
                                           int                  col);
+gint64        chp_store_pragma_int       (sqlite3             *db,
+                                          const char          *sql,
+                                          int                 *rc_out);
+gboolean      chp_store_prepare_file     (const char          *path,
+                                          GError             **error);
+gboolean      chp_store_move_file_aside  (const char          *path,
+                                          char               **moved_to,
+                                          GError             **error);
 
-/* chp-store-audit.c: the one job the thread batches (run_audit_batch) */
+/* chp-store-audit.c: a job the thread batches (run_audit_batch) */
 gpointer      chp_store_add_audit_job    (ChpStore            *self,
                                           gpointer             data,
                                           GError             **error);
+
+/* chp-store-traces*.c: the trace file, attached to this connection as "trace". All but _new and
+ * _free run on the database thread. Trace writes are batched with the audit's: each batch runs
+ * them in a savepoint of its own, so a failing trace file never costs an audit entry. */
+ChpStoreTraces *chp_store_traces_new        (const char          *store_path);
+void            chp_store_traces_free       (ChpStoreTraces      *traces);
+void            chp_store_traces_attach     (ChpStore            *self);
+void            chp_store_traces_close      (ChpStore            *self);
+gboolean        chp_store_traces_is_batched (ChpStoreJobFunc      func);
+void            chp_store_traces_batch_end  (ChpStore            *self);
+void            chp_store_traces_batch_done (ChpStore            *self,
+                                             const GError        *error);
 
 G_END_DECLS

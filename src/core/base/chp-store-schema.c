@@ -215,10 +215,10 @@ chp_store_step_done (ChpStore      *self,
   return TRUE;
 }
 
-static gint64
-pragma_int (sqlite3     *db,
-            const char  *sql,
-            int         *rc_out)
+gint64
+chp_store_pragma_int (sqlite3     *db,
+                      const char  *sql,
+                      int         *rc_out)
 {
   sqlite3_stmt *stmt = NULL;
   gint64 value = -1;
@@ -256,7 +256,7 @@ check_database (sqlite3  *db,
   gboolean ok = FALSE;
   int rc;
 
-  app_id = pragma_int (db, "PRAGMA application_id", &rc);
+  app_id = chp_store_pragma_int (db, "PRAGMA application_id", &rc);
   if ((rc & 0xff) == SQLITE_NOTADB || (rc & 0xff) == SQLITE_CORRUPT)
     return CHECK_BAD;
   if (rc != SQLITE_OK)
@@ -265,8 +265,8 @@ check_database (sqlite3  *db,
       return CHECK_ERROR;
     }
 
-  version = pragma_int (db, "PRAGMA user_version", &rc);
-  n_tables = pragma_int (db, "SELECT count(*) FROM sqlite_schema", &rc);
+  version = chp_store_pragma_int (db, "PRAGMA user_version", &rc);
+  n_tables = chp_store_pragma_int (db, "SELECT count(*) FROM sqlite_schema", &rc);
   if (rc != SQLITE_OK)
     return CHECK_BAD;
 
@@ -292,35 +292,38 @@ check_database (sqlite3  *db,
   return ok ? CHECK_OK : CHECK_BAD;
 }
 
-static gboolean
-move_aside (ChpStore  *self,
-            GError   **error)
+/* Renames a bad database file (with its -wal and -shm) to <path>.corrupt-<timestamp>: a person
+ * may want it back, so it is never deleted. */
+gboolean
+chp_store_move_file_aside (const char  *path,
+                           char       **moved_to,
+                           GError     **error)
 {
   g_autoptr(GDateTime) now = g_date_time_new_now_local ();
   g_autofree char *stamp = g_date_time_format (now, "%Y%m%d-%H%M%S");
-  g_autofree char *target = g_strdup_printf ("%s.corrupt-%s", self->path, stamp);
+  g_autofree char *target = g_strdup_printf ("%s.corrupt-%s", path, stamp);
   const char * const suffixes[] = { "-wal", "-shm" };
 
   /* Two bad files within a second must not overwrite each other. */
   for (guint n = 1; g_file_test (target, G_FILE_TEST_EXISTS); n++)
     {
       g_free (target);
-      target = g_strdup_printf ("%s.corrupt-%s.%u", self->path, stamp, n);
+      target = g_strdup_printf ("%s.corrupt-%s.%u", path, stamp, n);
     }
 
-  if (g_rename (self->path, target) != 0)
+  if (g_rename (path, target) != 0)
     {
       int saved = errno;
 
       g_set_error (error, CHP_STORE_ERROR, CHP_STORE_ERROR_OPEN,
                    _("The database %s is damaged and could not be moved aside: %s"),
-                   self->path, g_strerror (saved));
+                   path, g_strerror (saved));
       return FALSE;
     }
 
   for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
     {
-      g_autofree char *from = g_strconcat (self->path, suffixes[i], NULL);
+      g_autofree char *from = g_strconcat (path, suffixes[i], NULL);
       g_autofree char *to = g_strconcat (target, suffixes[i], NULL);
 
       if (g_file_test (from, G_FILE_TEST_EXISTS))
@@ -328,6 +331,21 @@ move_aside (ChpStore  *self,
     }
 
   g_message ("The database was damaged or not Chaperone's; it was moved to %s", target);
+  if (moved_to != NULL)
+    *moved_to = g_steal_pointer (&target);
+
+  return TRUE;
+}
+
+static gboolean
+move_aside (ChpStore  *self,
+            GError   **error)
+{
+  g_autofree char *target = NULL;
+
+  if (!chp_store_move_file_aside (self->path, &target, error))
+    return FALSE;
+
   g_free (self->moved_aside_path);
   self->moved_aside_path = g_steal_pointer (&target);
 
@@ -339,7 +357,7 @@ migrate (ChpStore  *self,
          GError   **error)
 {
   int rc;
-  gint64 version = pragma_int (self->db, "PRAGMA user_version", &rc);
+  gint64 version = chp_store_pragma_int (self->db, "PRAGMA user_version", &rc);
 
   if (rc != SQLITE_OK)
     {
@@ -370,16 +388,16 @@ migrate (ChpStore  *self,
   return TRUE;
 }
 
-/* The database holds pairings and the audit: 0600, like the key beside it. SQLite gives its
- * -wal and -shm files the mode of the database file, so creating that file 0600 before SQLite
- * does (rather than letting it use 0644 and the umask) settles all three. A file an older
- * version made 0644 is tightened, with its -wal and -shm. */
-static gboolean
-prepare_file_modes (ChpStore  *self,
-                    GError   **error)
+/* The database holds pairings and the audit (the trace file, what agents did): 0600, like the
+ * key beside it. SQLite gives its -wal and -shm files the mode of the database file, so creating
+ * that file 0600 before SQLite does (rather than letting it use 0644 and the umask) settles all
+ * three. A file an older version made 0644 is tightened, with its -wal and -shm. */
+gboolean
+chp_store_prepare_file (const char  *path,
+                        GError     **error)
 {
   const char * const suffixes[] = { "", "-wal", "-shm" };
-  int fd = g_open (self->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  int fd = g_open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 
   if (fd >= 0)
     {
@@ -392,18 +410,18 @@ prepare_file_modes (ChpStore  *self,
 
       g_set_error (error, CHP_STORE_ERROR, CHP_STORE_ERROR_READ_ONLY,
                    _("Chaperone cannot create its database %s: %s"),
-                   self->path, g_strerror (saved));
+                   path, g_strerror (saved));
       return FALSE;
     }
 
   for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
     {
-      g_autofree char *path = g_strconcat (self->path, suffixes[i], NULL);
+      g_autofree char *file = g_strconcat (path, suffixes[i], NULL);
       GStatBuf st;
 
-      if (g_lstat (path, &st) == 0 && S_ISREG (st.st_mode) && (st.st_mode & 0077) != 0 &&
-          g_chmod (path, st.st_mode & 0700) != 0)
-        g_message ("Could not make %s private: %s", path, g_strerror (errno));
+      if (g_lstat (file, &st) == 0 && S_ISREG (st.st_mode) && (st.st_mode & 0077) != 0 &&
+          g_chmod (file, st.st_mode & 0700) != 0)
+        g_message ("Could not make %s private: %s", file, g_strerror (errno));
     }
 
   return TRUE;
@@ -415,7 +433,7 @@ open_connection (ChpStore  *self,
 {
   int rc;
 
-  if (!prepare_file_modes (self, error))
+  if (!chp_store_prepare_file (self->path, error))
     return FALSE;
 
   rc = sqlite3_open_v2 (self->path, &self->db,
@@ -479,6 +497,10 @@ chp_store_open_job (ChpStore  *self,
       g_clear_pointer (&self->db, sqlite3_close);
       return NULL;
     }
+
+  /* Traces are what agents did, not what the person decided: a trace file that cannot be
+   * opened is logged and leaves the rest of the store working. */
+  chp_store_traces_attach (self);
 
   return GINT_TO_POINTER (TRUE);
 }

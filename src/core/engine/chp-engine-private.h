@@ -27,6 +27,7 @@ struct _ChpEngine
   ChpAgentSessionList *agent_sessions;
   ChpSafetySettings *safety;
   ChpApprovalRuleList *rules;
+  ChpTraceRecorder *traces;  /* from start on */
   GPtrArray *parked;        /* ParkedHold: held holds waiting for the answer of the act they came from */
   GHashTable *hold_agents;  /* "device\nhold" → the name of the agent whose act it held */
 
@@ -50,6 +51,7 @@ enum {
   SIGNAL_HANDOFF_CHANGED,
   SIGNAL_HOLD_ARRIVED,
   SIGNAL_HOLD_CHANGED,
+  SIGNAL_TRACE_CHANGED,
   N_SIGNALS
 };
 

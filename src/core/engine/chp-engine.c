@@ -41,6 +41,13 @@ chp_engine_dispose (GObject *object)
 
   /* Agents went first: whoever composed an agent endpoint on this engine closed it, since its
    * sessions hold calls that hold the bridge (chp_agent_endpoint_close()). */
+  /* The agents' traces end before the store closes (their ends are queued writes). */
+  if (self->traces != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->traces, self);
+      chp_trace_recorder_end_all (self->traces, "app-closed");
+    }
+  g_clear_object (&self->traces);
   /* Calls in flight hold the bridge: stop it now, not when the last of them finishes. */
   if (self->bridge != NULL)
     g_object_run_dispose (G_OBJECT (self->bridge));
@@ -213,6 +220,24 @@ chp_engine_class_init (ChpEngineClass *klass)
   signals[SIGNAL_HOLD_CHANGED] =
     g_signal_new ("hold-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                   NULL, NULL, NULL, G_TYPE_NONE, 1, CHP_TYPE_HOLD);
+
+  /**
+   * ChpEngine::trace-changed:
+   * @trace_id: an agent session's trace that began, grew or ended
+   *
+   * For the trace browser. The writes are queued: chp_store_trace_flush_async() before reading.
+   */
+  signals[SIGNAL_TRACE_CHANGED] =
+    g_signal_new ("trace-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+}
+
+static void
+trace_changed_cb (ChpTraceRecorder *traces,
+                  const char       *trace_id,
+                  gpointer          user_data)
+{
+  g_signal_emit (user_data, signals[SIGNAL_TRACE_CHANGED], 0, trace_id);
 }
 
 static void
@@ -446,6 +471,9 @@ chp_engine_start_async (ChpEngine           *self,
   self->store = chp_store_new (db_path);
   self->pairing = chp_pairing_manager_new (self->store);
   self->bridge = chp_bridge_new (self->identity, self->store, self->devices, self->pairing);
+  self->traces = chp_trace_recorder_new (self->store, self->bridge, self->agent_sessions,
+                                         self->devices);
+  g_signal_connect (self->traces, "changed", G_CALLBACK (trace_changed_cb), self);
   chp_engine_watch_bridge (self);
   apply_settings (self);
 
@@ -460,6 +488,15 @@ chp_engine_start_finish (ChpEngine     *self,
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
 
   return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* Returns: (nullable): the agents' traces, once the engine started */
+ChpTraceRecorder *
+chp_engine_get_traces (ChpEngine *self)
+{
+  g_return_val_if_fail (CHP_IS_ENGINE (self), NULL);
+
+  return self->traces;
 }
 
 ChpIdentity *

@@ -17,6 +17,7 @@
 #include "chp-plan-list.h"
 #include "chp-safety-settings.h"
 #include "chp-store.h"
+#include "chp-trace-recorder.h"
 #include "chp-url-floor.h"
 
 G_BEGIN_DECLS
@@ -102,6 +103,7 @@ gboolean           chp_engine_rename_device_finish   (ChpEngine           *self,
                                                       GError             **error);
 
 ChpAgentSessionList *chp_engine_get_agent_sessions   (ChpEngine           *self);
+ChpTraceRecorder  *chp_engine_get_traces             (ChpEngine           *self);
 ChpApprovalRuleList *chp_engine_get_rules            (ChpEngine           *self);
 const char        *chp_engine_get_hold_agent         (ChpEngine           *self,
                                                       ChpHold             *hold);

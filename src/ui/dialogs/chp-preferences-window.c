@@ -25,6 +25,7 @@ struct _ChpPreferencesWindow
   GtkSpinButton *port_spin;
   AdwComboRow *grant_row;
   GtkSpinButton *audit_spin;
+  GtkSpinButton *trace_spin;
   GtkSpinButton *result_spin;
   AdwActionRow *data_row;
   AdwPreferencesGroup *blind_group;
@@ -340,6 +341,9 @@ chp_preferences_window_constructed (GObject *object)
   g_settings_bind (self->settings, "audit-max-rows",
                    gtk_spin_button_get_adjustment (self->audit_spin), "value",
                    G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "trace-cap-mb",
+                   gtk_spin_button_get_adjustment (self->trace_spin), "value",
+                   G_SETTINGS_BIND_DEFAULT);
 
   if (self->safety != NULL)
     {
@@ -481,6 +485,7 @@ chp_preferences_window_class_init (ChpPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, port_spin);
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, grant_row);
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, audit_spin);
+  gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, trace_spin);
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, result_spin);
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, data_row);
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, blind_group);

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-activity-page.c: a GtkColumnView over ChpAuditList, which reads the store a page at a time:
- * the view asks only for the rows it shows, so a log of 100,000 rows scrolls like one of 100.
- * Filters and the search become the list's query; Clear asks first. */
+/* chp-activity-page.c: the Activity page: agent sessions (ChpSessionsView over ChpTraceList), a
+ * session's timeline (ChpTimelineView) in a leaflet that slides to it and back, and every event
+ * of the audit log, since pairings and connections are no agent's: a GtkColumnView over
+ * ChpAuditList, which reads the store a page at a time: the view asks only for the rows it
+ * shows, so a log of 100,000 rows scrolls like one of 100. Filters and the search become the
+ * list's query; Clear asks first. The engine says when traces change (ChpEngine::trace-changed):
+ * the sessions and an open timeline follow. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-activity-page"
@@ -9,6 +13,8 @@
 #include "chp-activity-page.h"
 
 #include "chp-a11y.h"
+#include "chp-sessions-view.h"
+#include "chp-timeline-view.h"
 
 #include <glib/gi18n.h>
 
@@ -28,6 +34,10 @@ struct _ChpActivityPage
 {
   AdwBin parent_instance;
 
+  AdwLeaflet *leaflet;
+  GtkStack *mode_stack;
+  ChpSessionsView *sessions_view;
+  ChpTimelineView *timeline_view;
   GtkSearchEntry *search_entry;
   GtkWidget *clear_button;
   GtkDropDown *category_dropdown;
@@ -39,14 +49,18 @@ struct _ChpActivityPage
   GtkColumnView *column_view;
 
   ChpEngine *engine;
+  gulong trace_changed_id;
+  ChpTraceList *traces;
   ChpAuditList *audit;
-  GtkSelectionModel *selection;  /* over audit: the column view's model while the page is mapped */
+  GtkSelectionModel *selection;  /* over audit: the column view's model while it is shown */
   GListModel *devices;
   gulong devices_changed_id;
   GPtrArray *browser_ids;  /* the browser dropdown's device ids; NULL first, for "all" */
 };
 
 G_DEFINE_FINAL_TYPE (ChpActivityPage, chp_activity_page, ADW_TYPE_BIN)
+
+static void sync_column_model (ChpActivityPage *self);
 
 /* The values stored in the log, and the words shown for them. NULL first: no filter. */
 static const struct { const char *value; const char *words; } categories[] = {
@@ -408,6 +422,123 @@ clear_action (GtkWidget  *widget,
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+/* Sessions and timelines */
+
+static void
+toast (ChpActivityPage *self,
+       const char      *text)
+{
+  GtkWidget *overlay = gtk_widget_get_ancestor (GTK_WIDGET (self), ADW_TYPE_TOAST_OVERLAY);
+
+  if (overlay != NULL)
+    adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), adw_toast_new (text));
+}
+
+/* @session_id: (nullable): the trace that began, grew or ended; %NULL for any */
+static void
+chp_activity_page_traces_changed (ChpActivityPage *self,
+                                  const char      *session_id)
+{
+  if (self->traces != NULL)
+    chp_trace_list_invalidate (self->traces, session_id);
+  chp_timeline_view_invalidate (self->timeline_view, session_id);
+}
+
+static void
+session_activated_cb (ChpActivityPage *self,
+                      ChpTraceItem    *item)
+{
+  if (self->engine == NULL)
+    return;
+
+  chp_timeline_view_set_session (self->timeline_view, chp_engine_get_store (self->engine), item);
+  adw_leaflet_set_visible_child_name (self->leaflet, "timeline");
+  chp_timeline_view_focus (self->timeline_view);
+}
+
+static void
+back_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  ChpActivityPage *self = CHP_ACTIVITY_PAGE (widget);
+
+  if (g_strcmp0 (adw_leaflet_get_visible_child_name (self->leaflet), "timeline") != 0)
+    return;
+
+  adw_leaflet_set_visible_child_name (self->leaflet, "overview");
+  /* Where the person came from: the list of sessions. */
+  gtk_widget_grab_focus (GTK_WIDGET (chp_sessions_view_get_list_view (self->sessions_view)));
+}
+
+/* Back at the sessions, once the slide is over: the timeline lets go of its session, and of
+ * the screenshots it showed. */
+static void
+leaflet_transition_cb (ChpActivityPage *self)
+{
+  /* Back (and its Escape) only from a timeline: elsewhere Escape is not the page's. */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "activity.back",
+                                 g_strcmp0 (adw_leaflet_get_visible_child_name (self->leaflet),
+                                            "timeline") == 0);
+
+  if (adw_leaflet_get_child_transition_running (self->leaflet) ||
+      g_strcmp0 (adw_leaflet_get_visible_child_name (self->leaflet), "overview") != 0)
+    return;
+
+  chp_timeline_view_set_session (self->timeline_view, NULL, NULL);
+}
+
+static void
+forgotten_cb (ChpActivityPage *self,
+              const char      *session_id)
+{
+  if (self->traces != NULL)
+    chp_trace_list_reload (self->traces);
+  if (g_strcmp0 (adw_leaflet_get_visible_child_name (self->leaflet), "timeline") == 0)
+    gtk_widget_activate_action (GTK_WIDGET (self), "activity.back", NULL);
+  toast (self, _("Session forgotten"));
+}
+
+/**
+ * chp_activity_page_show_view:
+ * @name: "sessions" (the agent sessions) or "events" (every event of the activity log)
+ */
+void
+chp_activity_page_show_view (ChpActivityPage *self,
+                             const char      *name)
+{
+  g_return_if_fail (CHP_IS_ACTIVITY_PAGE (self));
+  g_return_if_fail (g_strcmp0 (name, "sessions") == 0 || g_strcmp0 (name, "events") == 0);
+
+  adw_leaflet_set_visible_child_name (self->leaflet, "overview");
+  gtk_stack_set_visible_child_name (self->mode_stack, name);
+}
+
+/* Returns: (transfer none) (nullable): the sessions the page lists */
+ChpTraceList *
+chp_activity_page_get_trace_list (ChpActivityPage *self)
+{
+  g_return_val_if_fail (CHP_IS_ACTIVITY_PAGE (self), NULL);
+
+  return self->traces;
+}
+
+ChpSessionsView *
+chp_activity_page_get_sessions_view (ChpActivityPage *self)
+{
+  g_return_val_if_fail (CHP_IS_ACTIVITY_PAGE (self), NULL);
+
+  return self->sessions_view;
+}
+
+ChpTimelineView *
+chp_activity_page_get_timeline_view (ChpActivityPage *self)
+{
+  g_return_val_if_fail (CHP_IS_ACTIVITY_PAGE (self), NULL);
+
+  return self->timeline_view;
+}
+
 /* Returns: (transfer none) (nullable): the model the column view shows */
 ChpAuditList *
 chp_activity_page_get_audit_list (ChpActivityPage *self)
@@ -435,6 +566,13 @@ chp_activity_page_set_engine (ChpActivityPage *self,
 
   if (self->column_view != NULL)
     gtk_column_view_set_model (self->column_view, NULL);
+  if (self->timeline_view != NULL)
+    chp_timeline_view_set_session (self->timeline_view, NULL, NULL);
+  if (self->sessions_view != NULL)
+    chp_sessions_view_set_list (self->sessions_view, NULL);
+  if (self->engine != NULL)
+    g_clear_signal_handler (&self->trace_changed_id, self->engine);
+  g_clear_object (&self->traces);
   g_clear_object (&self->selection);
   if (self->audit != NULL)
     g_signal_handlers_disconnect_by_data (self->audit, self);
@@ -448,8 +586,7 @@ chp_activity_page_set_engine (ChpActivityPage *self,
     {
       self->audit = chp_audit_list_new (chp_engine_get_store (engine));
       self->selection = GTK_SELECTION_MODEL (gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->audit))));
-      if (gtk_widget_get_mapped (GTK_WIDGET (self)))
-        gtk_column_view_set_model (self->column_view, self->selection);
+      sync_column_model (self);
       g_signal_connect_swapped (self->audit, "notify::loading", G_CALLBACK (update_page), self);
       g_signal_connect_swapped (self->audit, "notify::count", G_CALLBACK (update_page), self);
 
@@ -457,6 +594,15 @@ chp_activity_page_set_engine (ChpActivityPage *self,
       self->devices_changed_id = g_signal_connect_swapped (self->devices, "items-changed",
                                                            G_CALLBACK (rebuild_browsers), self);
       apply_filters (self);
+
+      self->traces = chp_trace_list_new (chp_engine_get_store (engine));
+      chp_sessions_view_set_list (self->sessions_view, self->traces);
+      /* ChpEngine::trace-changed is the engine's since the trace recorder; an engine without
+       * it leaves the sessions as first read, until the page is shown again. */
+      if (g_signal_lookup ("trace-changed", G_OBJECT_TYPE (engine)) != 0)
+        self->trace_changed_id = g_signal_connect_swapped (engine, "trace-changed",
+                                                           G_CALLBACK (chp_activity_page_traces_changed),
+                                                           self);
     }
 
   if (self->stack != NULL)
@@ -478,17 +624,27 @@ words_model (const char * const *words,
   return G_LIST_MODEL (list);
 }
 
-/* The column view has its model only while the page is on screen: GTK 4.8 keeps about 200 rows
- * of a list realized whether or not they show, four labels each, 17 MB with a long log, for a
- * page the person is not looking at. Coming back shows the newest entries first again. */
+/* The column view has its model only while it is on screen: GTK 4.8 keeps about 200 rows of a
+ * list realized whether or not they show, four labels each, 17 MB with a long log, for a view
+ * the person is not looking at. Coming back shows the newest entries first again. It is set
+ * and cleared around the page's own map and unmap (never inside the view's unmap: GTK 4.8 then
+ * keeps row widgets its list item manager asserts are gone when the view is disposed). */
+static void
+sync_column_model (ChpActivityPage *self)
+{
+  gboolean shown = gtk_widget_get_mapped (GTK_WIDGET (self)) &&
+                   g_strcmp0 (gtk_stack_get_visible_child_name (self->mode_stack), "events") == 0;
+  GtkSelectionModel *model = shown ? self->selection : NULL;
+
+  if (gtk_column_view_get_model (self->column_view) != model)
+    gtk_column_view_set_model (self->column_view, model);
+}
+
 static void
 chp_activity_page_map (GtkWidget *widget)
 {
-  ChpActivityPage *self = CHP_ACTIVITY_PAGE (widget);
-
   GTK_WIDGET_CLASS (chp_activity_page_parent_class)->map (widget);
-  if (self->selection != NULL)
-    gtk_column_view_set_model (self->column_view, self->selection);
+  sync_column_model (CHP_ACTIVITY_PAGE (widget));
 }
 
 static void
@@ -528,6 +684,12 @@ chp_activity_page_class_init (ChpActivityPageClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/chaperone/Chaperone/chp-activity-page.ui");
+  g_type_ensure (CHP_TYPE_SESSIONS_VIEW);
+  g_type_ensure (CHP_TYPE_TIMELINE_VIEW);
+  gtk_widget_class_bind_template_child (widget_class, ChpActivityPage, leaflet);
+  gtk_widget_class_bind_template_child (widget_class, ChpActivityPage, mode_stack);
+  gtk_widget_class_bind_template_child (widget_class, ChpActivityPage, sessions_view);
+  gtk_widget_class_bind_template_child (widget_class, ChpActivityPage, timeline_view);
   gtk_widget_class_bind_template_child (widget_class, ChpActivityPage, search_entry);
   gtk_widget_class_bind_template_child (widget_class, ChpActivityPage, clear_button);
   gtk_widget_class_bind_template_child (widget_class, ChpActivityPage, category_dropdown);
@@ -538,7 +700,14 @@ chp_activity_page_class_init (ChpActivityPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ChpActivityPage, scroller);
   gtk_widget_class_bind_template_child (widget_class, ChpActivityPage, column_view);
 
+  gtk_widget_class_bind_template_callback (widget_class, session_activated_cb);
+  gtk_widget_class_bind_template_callback (widget_class, forgotten_cb);
+
   gtk_widget_class_install_action (widget_class, "activity.clear", NULL, clear_action);
+  gtk_widget_class_install_action (widget_class, "activity.back", NULL, back_action);
+  /* Alt+Left and the back button of a mouse are the leaflet's own; Escape too, from a
+   * timeline (a search entry keeps its Escape for itself). */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "activity.back", NULL);
 }
 
 static void
@@ -576,5 +745,12 @@ chp_activity_page_init (ChpActivityPage *self)
                             G_CALLBACK (apply_filters), self);
   g_signal_connect_swapped (self->search_entry, "search-changed",
                             G_CALLBACK (apply_filters), self);
+  g_signal_connect_swapped (self->mode_stack, "notify::visible-child",
+                            G_CALLBACK (sync_column_model), self);
+  g_signal_connect_swapped (self->leaflet, "notify::child-transition-running",
+                            G_CALLBACK (leaflet_transition_cb), self);
+  g_signal_connect_swapped (self->leaflet, "notify::visible-child",
+                            G_CALLBACK (leaflet_transition_cb), self);
+  leaflet_transition_cb (self);
   update_page (self);
 }

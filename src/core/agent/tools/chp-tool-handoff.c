@@ -395,6 +395,7 @@ wait_cancelled_idle_cb (gpointer user_data)
       wait_disconnect (task);
       call->finished = TRUE;
       chp_tool_audit (call, "cancelled", "cancelled");
+      chp_tool_trace (call, "cancelled", "cancelled", NULL);
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The call was cancelled");
     }
   return G_SOURCE_REMOVE;
