@@ -41,8 +41,6 @@ history_free (History *history)
   g_free (history);
 }
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (History, history_free)
-
 /* A host as the trace keeps it: lowercase letters, digits, dots, dashes, a port. */
 static char *
 site_of (const char *text)
@@ -119,10 +117,10 @@ steps_loaded_cb (GObject      *source,
   history_next (history);
 }
 
+/* Answers the call, and the history is done with. */
 static void
 history_answer (History *history)
 {
-  g_autoptr(History) owned = history;
   g_autoptr(GString) text = g_string_new (NULL);
   JsonObject *structured = json_object_new ();
   ToolCall *call = call_of (history->task);
@@ -134,6 +132,7 @@ history_answer (History *history)
                               "(the person may have forgotten them, or turned them off).",
                               history->site);
       chp_tool_return_ok (history->task, text->str, structured, NULL);
+      history_free (history);
       return;
     }
   g_string_append_printf (text, "Your %u earlier session(s) on %s, newest first, from "
@@ -142,6 +141,7 @@ history_answer (History *history)
   chp_mcp_format_add_untrusted (text, call->marker, history->site, history->lines->str);
   chp_tool_return_ok (history->task, text->str, structured,
                       "Take browser_snapshot of the site to see it as it is now.");
+  history_free (history);
 }
 
 static void
@@ -192,10 +192,9 @@ sessions_listed_cb (GObject      *source,
   history->sessions = chp_store_list_traces_finish (CHP_STORE (source), result, &error);
   if (history->sessions == NULL)
     {
-      g_autoptr(History) owned = history;
-
       chp_tool_return_error (history->task, "internal", "Chaperone's trace could not be read",
                              NULL);
+      history_free (history);
       return;
     }
   history_next (history);
