@@ -102,6 +102,9 @@ if grep -q "^with_ui\|ui=true" "$build/meson-info/intro-buildoptions.json" 2>/de
     set +e
     ninja -C "$build" bench/chaperone-ui-bench && \
       GSETTINGS_BACKEND=memory xvfb-run -a -s "-screen 0 1280x800x24" "$build/bench/chaperone-ui-bench"
+    # The trace browser over 1,000,000 steps: first paint of the sessions and a search.
+    ninja -C "$build" bench/chaperone-ui-trace-bench && \
+      GSETTINGS_BACKEND=memory xvfb-run -a -s "-screen 0 1280x800x24" "$build/bench/chaperone-ui-trace-bench"
     set -e
   else
     echo "ui bench: skipped: xvfb-run is not installed (Debian: xvfb xauth)"

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* ui-trace-bench.c: the trace browser (Activity's sessions) over a trace store of 1,000,000 steps
  * (10,000 agent sessions of 100 steps, in a temporary store, written through the store's own API):
- * how long from the window to the first frame painted with sessions, and from a search typed to
- * the first frame painted with its results, measured with the window's own frame clock (issue
- * 16's targets: ≤ 200 ms and ≤ 100 ms). Figures, not assertions; needs a display (xvfb-run). */
+ * with the window up on another page, how long from turning to Activity to the first frame
+ * painted with sessions, and from a search typed to the first frame painted with its results,
+ * measured with the window's own frame clock (issue 16's targets: ≤ 200 ms and ≤ 100 ms); and
+ * the store's own share of that search. The window's own first frame is printed apart: it is
+ * GTK's start, whatever the page. Figures, not assertions; needs a display (xvfb-run). */
 #include "config.h"
 
 #include <adwaita.h>
@@ -24,11 +26,17 @@ typedef struct
   ChpWindow *window;
   ChpTraceList *list;
   GMainLoop *loop;
-  guint phase;              /* 0 first paint, 1 searching, 2 done */
+  ChpWindow *shown_window;
+  ChpActivityPage *page;
+  guint phase;              /* 0 the window's first frame, 1 first paint, 2 searching, 3 done */
+  gint64 window_us;
+  gint64 window_paint_us;
   gint64 started_us;
   gint64 first_paint_us;
   gint64 search_us;
   gint64 search_paint_us;
+  gint64 ready_us;          /* the list had its first session read, whatever the frames */
+  gint64 search_ready_us;
   guint search_results;
 } Bench;
 
@@ -61,6 +69,24 @@ flushed_cb (GObject      *source,
   if (!chp_store_trace_flush_finish (CHP_STORE (source), result, &error))
     g_error ("flush: %s", error->message);
   *(gboolean *) user_data = TRUE;
+}
+
+typedef struct
+{
+  gboolean done;
+  guint    n;
+} Listed;
+
+static void
+listed_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  Listed *listed = user_data;
+  g_autoptr(GPtrArray) rows = chp_store_list_traces_finish (CHP_STORE (source), result, NULL);
+
+  listed->n = rows != NULL ? rows->len : 0;
+  listed->done = TRUE;
 }
 
 static void
@@ -124,29 +150,49 @@ first_loaded (Bench *self)
   return chp_trace_item_get_loaded (item);
 }
 
+/* When the list has its rows, apart from when a frame shows them: the model's share. */
+static void
+list_changed_cb (Bench *self)
+{
+  if (self->phase == 1 && self->ready_us == 0 && first_loaded (self))
+    self->ready_us = g_get_monotonic_time ();
+  if (self->phase == 2 && self->search_ready_us == 0 && first_loaded (self))
+    self->search_ready_us = g_get_monotonic_time ();
+}
+
 static void
 after_paint_cb (GdkFrameClock *clock,
                 Bench         *self)
 {
   gint64 now = g_get_monotonic_time ();
 
-  if (self->phase == 0 && first_loaded (self))
+  if (self->phase == 0)
+    {
+      /* The window is up, on another page: now the person turns to Activity. */
+      self->window_paint_us = now;
+      self->phase = 1;
+      self->started_us = g_get_monotonic_time ();
+      chp_window_show_page (self->window, "activity");
+      chp_activity_page_show_view (self->page, "sessions");
+      return;
+    }
+  if (self->phase == 1 && first_loaded (self))
     {
       g_autoptr(ChpTraceQuery) query = chp_trace_query_new ();
 
       self->first_paint_us = now;
-      self->phase = 1;
+      self->phase = 2;
       /* A person looks for where an agent failed on a site. */
       query->search = g_strdup ("stale_node bank");
       self->search_us = g_get_monotonic_time ();
       chp_trace_list_set_query (self->list, query);
       return;
     }
-  if (self->phase == 1 && first_loaded (self))
+  if (self->phase == 2 && first_loaded (self))
     {
       self->search_paint_us = now;
       self->search_results = g_list_model_get_n_items (G_LIST_MODEL (self->list));
-      self->phase = 2;
+      self->phase = 3;
       g_main_loop_quit (self->loop);
     }
 }
@@ -192,35 +238,67 @@ main (int   argc,
   g_application_set_resource_base_path (G_APPLICATION (app), "/io/github/chaperone/Chaperone");
   g_application_register (G_APPLICATION (app), NULL, NULL);
 
+  /* The store's own share of the search below, as the list asks it (the newest page). */
+  {
+    g_autoptr(ChpTraceQuery) query = chp_trace_query_new ();
+    Listed listed = { 0, };
+    gint64 t;
+
+    query->search = g_strdup ("stale_node bank");
+    /* The list holds its listing still while sessions begin: up to now. */
+    query->until = g_get_real_time ();
+    t = g_get_monotonic_time ();
+    chp_store_list_traces_async (chp_engine_get_store (engine), query, 0,
+                                 CHP_TRACE_LIST_PAGE_SIZE, NULL, listed_cb, &listed);
+    spin_until_flag (&listed.done);
+    printf ("  the store's search \"stale_node bank\": %.1f ms (%u sessions)\n",
+            (g_get_monotonic_time () - t) / 1000.0, listed.n);
+    t = g_get_monotonic_time ();
+    flush (chp_engine_get_store (engine));
+    printf ("  the store's flush with nothing queued: %.1f ms\n",
+            (g_get_monotonic_time () - t) / 1000.0);
+  }
+
   self.loop = g_main_loop_new (NULL, FALSE);
-  self.started_us = g_get_monotonic_time ();
+  self.window_us = g_get_monotonic_time ();
   self.window = chp_window_new (app);
   chp_window_set_engine (self.window, engine);
-  chp_window_show_page (self.window, "activity");
+  chp_window_show_page (self.window, "browsers");
   page = CHP_ACTIVITY_PAGE (chp_ui_test_find_type (GTK_WIDGET (self.window),
                                                    CHP_TYPE_ACTIVITY_PAGE));
-  chp_activity_page_show_view (page, "sessions");
+  self.page = page;
   self.list = chp_activity_page_get_trace_list (page);
   if (self.list == NULL)
     g_error ("the Activity page has no trace list");
+  g_signal_connect_swapped (self.list, "items-changed", G_CALLBACK (list_changed_cb), &self);
+  g_signal_connect_swapped (self.list, "notify::loading", G_CALLBACK (list_changed_cb), &self);
 
   gtk_window_set_default_size (GTK_WINDOW (self.window), 1200, 800);
   gtk_window_present (GTK_WINDOW (self.window));
   clock = gtk_widget_get_frame_clock (GTK_WIDGET (self.window));
   g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &self);
-  /* Frames keep coming while the bench waits on them. */
-  gdk_frame_clock_begin_updating (clock);
+  /* Frames come when something changed, as in the app: a frame clock kept running would paint
+   * all the while, and the list's callbacks would wait behind its frames. */
 
   g_main_loop_run (self.loop);
 
-  printf ("  time to first paint of the sessions: %.1f ms (window created to first frame with "
-          "sessions; target ≤ 200)\n", (self.first_paint_us - self.started_us) / 1000.0);
+  printf ("  the window's own first frame (another page): %.1f ms (GTK's start, not the page's)\n",
+          (self.window_paint_us - self.window_us) / 1000.0);
+  printf ("  time to first paint of the sessions: %.1f ms (turning to Activity to the first frame "
+          "with sessions; target ≤ 200)\n", (self.first_paint_us - self.started_us) / 1000.0);
+  if (self.ready_us > 0)
+    printf ("    of which the list had its first sessions read after %.1f ms\n",
+            (self.ready_us - self.started_us) / 1000.0);
+  else
+    printf ("    (the list had read its first sessions before the page was shown)\n");
   printf ("  search \"stale_node bank\": %.1f ms to the first frame with its results "
           "(%u sessions listed so far; target ≤ 100)\n",
           (self.search_paint_us - self.search_us) / 1000.0, self.search_results);
+  printf ("    of which the list had its results read after %.1f ms\n",
+          self.search_ready_us > 0 ? (self.search_ready_us - self.search_us) / 1000.0 : -1.0);
 
-  gdk_frame_clock_end_updating (clock);
   g_signal_handlers_disconnect_by_data (clock, &self);
+  g_signal_handlers_disconnect_by_data (self.list, &self);
   gtk_window_destroy (GTK_WINDOW (self.window));
   g_clear_object (&engine);
   g_main_loop_unref (self.loop);

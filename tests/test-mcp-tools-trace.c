@@ -218,6 +218,9 @@ test_trace_steps (Env           *env,
   g_assert_cmpuint (sessions.rows->len, ==, 1);
   session = g_ptr_array_index (sessions.rows, 0);
   g_assert_cmpuint (session->n_steps, ==, 6);
+  /* Its first call (browser_tabs) asked every browser: the one online is the session's. */
+  g_assert_nonnull (session->device);
+  g_assert_cmpstr (session->device, !=, "");
   g_assert_cmpuint (session->n_errors, ==, 1);
   g_assert_true (session->sites != NULL && g_strv_contains ((const char * const *) session->sites,
                                                             "shop.example"));

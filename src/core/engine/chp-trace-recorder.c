@@ -261,6 +261,7 @@ trace_for (ChpTraceRecorder *self,
            const char       *device_id)
 {
   Trace *trace = g_hash_table_lookup (self->traces, agent_session_id);
+  g_autoptr(ChpDevice) only = NULL;
   ChpAgentSession *agent;
   ChpDevice *device;
 
@@ -269,6 +270,22 @@ trace_for (ChpTraceRecorder *self,
 
   agent = chp_agent_session_list_lookup (self->sessions, agent_session_id);
   device = device_id != NULL ? chp_device_list_lookup (self->devices, device_id) : NULL;
+  /* An agent's first call is mostly browser_tabs, which asks every browser: with one online,
+   * that is the session's browser. */
+  if (device == NULL)
+    {
+      GListModel *devices = G_LIST_MODEL (self->devices);
+      guint online = 0;
+
+      for (guint i = 0; i < g_list_model_get_n_items (devices); i++)
+        {
+          g_autoptr(ChpDevice) d = g_list_model_get_item (devices, i);
+
+          if (chp_device_get_online (d) && online++ == 0)
+            g_set_object (&only, d);
+        }
+      device = online == 1 ? only : NULL;
+    }
   trace = g_new0 (Trace, 1);
   trace->last_ok = TRUE;
   trace->handle = chp_store_trace_begin (self->store,
