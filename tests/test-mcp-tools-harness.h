@@ -134,4 +134,9 @@ void test_mcp_tools_add_handoff  (void);
 void test_mcp_tools_add_rules    (void);
 void test_mcp_tools_add_trace    (void);
 
+/* test-mcp-tools-trace.c: the newest trace, for the families that check what it recorded */
+#include "chp-store-traces.h"
+GPtrArray *trace_read_newest (ChpEngine        *engine,
+                              ChpTraceSession **session);
+
 G_END_DECLS

@@ -205,6 +205,36 @@ test_browser_safety (Env           *env,
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (chp_engine_get_holds (env->engine))),
                     ==, 0);
 
+  /* The trace says it once: the act was held, and the wait heard the person approve it; the
+   * session asked the person once, and they approved once. */
+  {
+    g_autoptr(ChpTraceSession) session = NULL;
+    g_autoptr(GPtrArray) steps = trace_read_newest (env->engine, &session);
+    guint held_steps = 0, decided = 0;
+
+    for (guint i = 0; i < steps->len; i++)
+      {
+        ChpTraceStep *step = g_ptr_array_index (steps, i);
+
+        if (g_strcmp0 (step->outcome, "held") == 0)
+          {
+            held_steps++;
+            g_assert_cmpint (step->decision_kind, ==, CHP_TRACE_DECISION_NONE);
+          }
+        if (step->decision_kind != CHP_TRACE_DECISION_NONE)
+          {
+            decided++;
+            g_assert_cmpstr (step->tool, ==, "browser_wait");
+            g_assert_cmpint (step->decision_kind, ==, CHP_TRACE_DECISION_HOLD);
+            g_assert_cmpstr (step->decision, ==, "approved");
+          }
+      }
+    g_assert_cmpuint (held_steps, ==, 1);
+    g_assert_cmpuint (decided, ==, 1);
+    g_assert_cmpuint (session->n_asked, ==, 1);
+    g_assert_cmpuint (session->n_approved, ==, 1);
+  }
+
   /* Plans: deletes cannot be planned; a good plan waits for the person. */
   call_run (env->tools, env->context, "browser_plan",
             "{\"summary\":\"Tidy up\",\"steps\":[{\"kind\":\"delete\",\"site\":\"shop.example\","

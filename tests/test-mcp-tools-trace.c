@@ -96,6 +96,28 @@ counted (gpointer data)
   return *c->count >= c->at_least;
 }
 
+/* The newest trace's session and its steps, once what was queued is written. */
+GPtrArray *
+trace_read_newest (ChpEngine        *engine,
+                   ChpTraceSession **session)
+{
+  ChpStore *store = chp_engine_get_store (engine);
+  Read sessions = { 0, };
+  Read steps = { 0, };
+
+  flush (store);
+  chp_store_list_traces_async (store, NULL, 0, 1, NULL, listed_cb, &sessions);
+  g_assert_true (chp_test_spin_until (read_done, &sessions, 5000));
+  g_assert_nonnull (sessions.rows);
+  g_assert_cmpuint (sessions.rows->len, ==, 1);
+  *session = chp_trace_session_copy (g_ptr_array_index (sessions.rows, 0));
+  g_ptr_array_unref (sessions.rows);
+  chp_store_load_trace_steps_async (store, (*session)->id, 0, 1000, NULL, steps_cb, &steps);
+  g_assert_true (chp_test_spin_until (read_done, &steps, 5000));
+  g_assert_nonnull (steps.rows);
+  return steps.rows;
+}
+
 /* Whether any of the store's trace files holds @needle. */
 static gboolean
 trace_files_hold (ChpStore   *store,

@@ -600,3 +600,16 @@ scenario('two browsers paired at once: each tab names its browser and a call nev
   assert.equal(await W.compose.inputValue('#subject'), aSubject, 'and did nothing in the other browser');
   H.ok(await call('browser_snapshot', { tab: tA }), 'browser A still works');
 }, { timeout: 120000 });
+
+// Issue 16: the person finds what the agent did in Activity's sessions, as a screen reader reads
+// it: the agent's session, its steps and the holds it asked the person about (approved above).
+scenario('the trace browser: Activity lists the agent\'s session with its steps and what it asked the person (AT-SPI)', async () => {
+  await atspi('page', 'Activity');
+  const summary = await atspi('wait-label', 'asked you,');
+  assert.match(summary, /^\d+ steps? · \d+ asked you, \d+ approved/, summary);
+  const [, steps, asked, approved] = /^(\d+) steps? · (\d+) asked you, (\d+) approved/.exec(summary);
+  assert.ok(Number(steps) >= Number(asked) && Number(asked) >= Number(approved) && Number(approved) >= 1, summary);
+  const labels = (await atspi('labels')).split('\n').map((l) => l.trim());
+  assert.ok(labels.some((l) => /^mcp-e2e-/.test(l)), `an agent's name on its session: ${labels.filter((l) => /mcp|e2e|step/.test(l)).join(' | ')}`);
+  await atspi('page', 'Needs You');
+});

@@ -209,48 +209,48 @@ text_of (JsonNode *result)
          ? chp_mcp_json_string (json_node_get_object (first), "text", NULL) : NULL;
 }
 
-/* What the person was asked, from the step's own result: a held act, or browser_wait's word on
- * a hold, a plan or a hand-over. */
+/* What the person decided, said once per question: on the browser_wait step that heard the
+ * answer (the held act, the plan or the hand-over that asked shows as held or waiting), in the
+ * trace's words: a hold done, changed or failed after Approve was approved. A wait that is
+ * still waiting decides nothing. */
 static void
 decision_of (ToolCall     *call,
              JsonObject   *structured,
              ChpTraceStep *step)
 {
-  const char *state;
-  const char *kind;
+  static const struct { char kind; const char *state, *decision; } decided[] = {
+    { 'k', "done", "approved" }, { 'k', "changed", "approved" }, { 'k', "failed", "approved" },
+    { 'k', "declined", "declined" }, { 'k', "expired", "expired" },
+    { 'h', "done", "done" }, { 'h', "cancelled", "cancelled" }, { 'h', "expired", "expired" },
+    { 'p', "approved", "approved" }, { 'p', "declined", "declined" },
+    { 'p', "expired", "expired" },
+  };
+  const char *state, *colon;
+  char kind;
 
   if (structured != NULL && chp_mcp_json_bool (structured, "held"))
     {
-      step->decision_kind = CHP_TRACE_DECISION_HOLD;
-      step->decision = g_strdup ("asked");
       g_free (step->outcome);
       step->outcome = g_strdup ("held");
       return;
     }
-  if (g_strcmp0 (call->spec->name, "browser_plan") == 0)
-    {
-      step->decision_kind = CHP_TRACE_DECISION_PLAN;
-      step->decision = g_strdup ("asked");
-      return;
-    }
-  if (g_strcmp0 (call->spec->name, "browser_handoff") == 0)
-    {
-      step->decision_kind = CHP_TRACE_DECISION_HANDOFF;
-      step->decision = g_strdup ("asked");
-      return;
-    }
-  if (g_strcmp0 (call->spec->name, "browser_wait") != 0 || structured == NULL)
+  if (g_strcmp0 (call->spec->name, "browser_wait") != 0 || structured == NULL ||
+      call->wait_id == NULL)
     return;
   state = chp_mcp_json_string (structured, "state", NULL);
-  if (state == NULL || !chp_tool_is_plain_id (state))
-    return;
-  /* The id says its kind: "bN:" then h (a hand-over), k (a hold) or the plan's. */
-  kind = call->wait_id != NULL ? strchr (call->wait_id, ':') : NULL;
-  step->decision_kind = kind != NULL && kind[1] == 'h' && kind[2] == '-' ? CHP_TRACE_DECISION_HANDOFF
-                        : kind != NULL && kind[1] == 'k' && kind[2] == '-' ? CHP_TRACE_DECISION_HOLD
-                        : CHP_TRACE_DECISION_PLAN;
-  step->decision = g_strdup (state);
-  step->decision_wait_us = g_get_monotonic_time () - call->started_us;
+  /* The id says its kind: "bN:" then h (a hand-over) or k (a hold), "-" and its own id; else
+   * a plan's. */
+  colon = strchr (call->wait_id, ':');
+  kind = colon != NULL && colon[1] != '\0' && colon[2] == '-' ? colon[1] : 'p';
+  for (guint i = 0; state != NULL && i < G_N_ELEMENTS (decided); i++)
+    if (decided[i].kind == kind && g_str_equal (decided[i].state, state))
+      {
+        step->decision_kind = kind == 'h' ? CHP_TRACE_DECISION_HANDOFF
+                              : kind == 'k' ? CHP_TRACE_DECISION_HOLD : CHP_TRACE_DECISION_PLAN;
+        step->decision = g_strdup (decided[i].decision);
+        step->decision_wait_us = g_get_monotonic_time () - call->started_us;
+        return;
+      }
 }
 
 /**
