@@ -515,3 +515,10 @@ shop_snapshot (void)
   g_string_replace (page, "\"passwordField\":true", "\"passwordField\":false", 1);
   return g_string_free (g_steal_pointer (&page), FALSE);
 }
+
+/* For chp_test_spin_until(): a list model (the engine's grants, holds…) that has an item. */
+gboolean
+has_items (gpointer data)
+{
+  return g_list_model_get_n_items (data) > 0;
+}

@@ -92,6 +92,8 @@ void env_teardown (Env           *env,
 
 char *agent_audit (Env *env);
 
+gboolean has_items (gpointer data);
+
 /* ---- a browser played by the C client ------------------------------------------------------ */
 
 #define TABS_ANSWER \

@@ -17,12 +17,6 @@
   "\"signature\":\"9f2c\",\"tabId\":7,\"createdAt\":1%s}"
 
 static gboolean
-has_items (gpointer data)
-{
-  return g_list_model_get_n_items (data) > 0;
-}
-
-static gboolean
 flag_set (gpointer data)
 {
   return *(gboolean *) data;

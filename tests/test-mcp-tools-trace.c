@@ -23,12 +23,6 @@ typedef struct
 } Read;
 
 static gboolean
-has_items (gpointer data)
-{
-  return g_list_model_get_n_items (data) > 0;
-}
-
-static gboolean
 read_done (gpointer data)
 {
   return ((Read *) data)->done;

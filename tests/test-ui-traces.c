@@ -613,10 +613,20 @@ test_live (Fixture       *f,
     g_assert_true (g_strv_contains (chp_trace_list_get_agents (list), "Zed"));
   }
 
-  /* The session ends: its row says how. */
+  /* The session ends while the person looks at another page: nothing is read for a page off
+   * screen; turning back to Activity reads it once, and its row says how. */
+  chp_window_show_page (f->window, "browsers");
+  chp_test_until (!gtk_widget_get_mapped (GTK_WIDGET (f->page)));
+  edges = 0;
+  edges_id = g_signal_connect (list, "notify::loading", G_CALLBACK (count_cb), &edges);
   chp_store_trace_end (store, f->open, "stopped");
   tell (f, f->open_id);
+  g_assert_cmpuint (edges, ==, 0);
+  g_assert_false (chp_trace_list_get_loading (list));
+  chp_window_show_page (f->window, "activity");
   chp_test_until (g_strcmp0 (chp_trace_item_get_outcome (item), "stopped") == 0);
+  g_signal_handler_disconnect (list, edges_id);
+  g_assert_cmpuint (edges, ==, 2);
 
   /* Escape goes back to the list; the timeline lets go once the slide is over. */
   g_assert_true (press_escape (GTK_WIDGET (f->page)));

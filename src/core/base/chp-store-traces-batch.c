@@ -44,6 +44,17 @@ batch_fail (ChpStore  *self,
   g_clear_error (error);
 }
 
+/* A trace job's end: its error fails the batch, else it counts as written. */
+static void
+batch_leave (ChpStore  *self,
+             GError   **error)
+{
+  if (*error != NULL)
+    batch_fail (self, error);
+  else
+    self->traces->batch_ok++;
+}
+
 /* Opens the batch's savepoint at its first trace job. FALSE: skip the job, which then counts
  * as lost for the next flush. */
 static gboolean
@@ -236,10 +247,7 @@ chp_store_traces_add_step_job (ChpStore  *self,
         }
     }
 
-  if (error != NULL)
-    batch_fail (self, &error);
-  else
-    self->traces->batch_ok++;
+  batch_leave (self, &error);
 
   return GINT_TO_POINTER (TRUE);
 }
@@ -276,10 +284,7 @@ chp_store_traces_add_shot_job (ChpStore  *self,
         }
     }
 
-  if (error != NULL)
-    batch_fail (self, &error);
-  else
-    self->traces->batch_ok++;
+  batch_leave (self, &error);
 
   return GINT_TO_POINTER (TRUE);
 }
@@ -304,10 +309,7 @@ chp_store_traces_end_job (ChpStore  *self,
       chp_store_step_done (self, stmt, _("the trace"), &error);
     }
 
-  if (error != NULL)
-    batch_fail (self, &error);
-  else
-    self->traces->batch_ok++;
+  batch_leave (self, &error);
 
   return GINT_TO_POINTER (TRUE);
 }

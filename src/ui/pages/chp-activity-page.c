@@ -50,6 +50,7 @@ struct _ChpActivityPage
 
   ChpEngine *engine;
   gulong trace_changed_id;
+  gboolean traces_stale;   /* traces changed while the page was not on screen */
   ChpTraceList *traces;
   ChpAuditList *audit;
   GtkSelectionModel *selection;  /* over audit: the column view's model while it is shown */
@@ -439,6 +440,13 @@ static void
 chp_activity_page_traces_changed (ChpActivityPage *self,
                                   const char      *session_id)
 {
+  /* A busy agent changes its trace at every call: off screen, the page reads it again once,
+   * when it is shown, rather than at each step. */
+  if (!gtk_widget_get_mapped (GTK_WIDGET (self)))
+    {
+      self->traces_stale = TRUE;
+      return;
+    }
   if (self->traces != NULL)
     chp_trace_list_invalidate (self->traces, session_id);
   chp_timeline_view_invalidate (self->timeline_view, session_id);
@@ -597,12 +605,9 @@ chp_activity_page_set_engine (ChpActivityPage *self,
 
       self->traces = chp_trace_list_new (chp_engine_get_store (engine));
       chp_sessions_view_set_list (self->sessions_view, self->traces);
-      /* ChpEngine::trace-changed is the engine's since the trace recorder; an engine without
-       * it leaves the sessions as first read, until the page is shown again. */
-      if (g_signal_lookup ("trace-changed", G_OBJECT_TYPE (engine)) != 0)
-        self->trace_changed_id = g_signal_connect_swapped (engine, "trace-changed",
-                                                           G_CALLBACK (chp_activity_page_traces_changed),
-                                                           self);
+      self->trace_changed_id = g_signal_connect_swapped (engine, "trace-changed",
+                                                         G_CALLBACK (chp_activity_page_traces_changed),
+                                                         self);
     }
 
   if (self->stack != NULL)
@@ -643,8 +648,15 @@ sync_column_model (ChpActivityPage *self)
 static void
 chp_activity_page_map (GtkWidget *widget)
 {
+  ChpActivityPage *self = CHP_ACTIVITY_PAGE (widget);
+
   GTK_WIDGET_CLASS (chp_activity_page_parent_class)->map (widget);
-  sync_column_model (CHP_ACTIVITY_PAGE (widget));
+  sync_column_model (self);
+  if (self->traces_stale)
+    {
+      self->traces_stale = FALSE;
+      chp_activity_page_traces_changed (self, NULL);
+    }
 }
 
 static void
