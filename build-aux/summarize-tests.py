@@ -40,8 +40,15 @@ def reasons(stdout):
     lines = (stdout or "").splitlines()
     if NODE_FAILURES in lines:
         # node's own summary of every failing test, stack frames left out.
-        part = lines[lines.index(NODE_FAILURES) + 1:]
-        return [l for l in part if l.strip() and not l.lstrip().startswith("at ")]
+        at = lines.index(NODE_FAILURES)
+        part = [l for l in lines[at + 1:] if l.strip() and not l.lstrip().startswith("at ")]
+        # A whole file that ran out of time names none of its tests: the tests it finished, just
+        # before its line in the report, say where it stopped.
+        for line in list(part):
+            if line.startswith("✖ /") and line in lines[:at]:
+                end = lines.index(line)
+                part += [f"  (before it in the report) {l}" for l in lines[max(0, end - 8):end]]
+        return part
     picked = [l for l in lines if GTEST_ERROR.match(l)]
     return picked or lines[-15:]
 

@@ -12,7 +12,7 @@ import { ChaperoneError, Router } from '../../extension/lib/router.js';
 import { HoldStore, isHoldId, publicHold, signatureOf } from '../../extension/lib/holds.js';
 import { METHODS } from '../../extension/lib/scopes.js';
 import { eventLog, fakeClock, fakeStorageArea, inertTimers, makeFakeChrome } from './fake-chrome.mjs';
-import { skip, open, ok, byName } from './page-agent-harness.mjs';
+import { opts, open, ok, byName } from './page-agent-harness.mjs';
 
 const HELD = {
   kind: 'outward', reason: 'label', word: 'send', control: 'Send', site: 'https://a.example',
@@ -170,7 +170,7 @@ test('a grant that ends expires its holds; allow is checked and passed to the pa
 
 const SAVE = 'Confirm changes to this tiddler';
 
-test('page: a re-rendered toolbar still runs the approved save; a closed editor is changed', { skip }, async () => {
+test('page: a re-rendered toolbar still runs the approved save; a closed editor is changed', opts, async () => {
   const page = await open('/holds-editor.html?open');
   await page.fill('#title', 'Shopping list');
   const ctx = await ok(page, 'context', { captureId: 'r1' });
@@ -203,7 +203,7 @@ test('page: a re-rendered toolbar still runs the approved save; a closed editor 
   await page.close();
 });
 
-test('page: two controls showing the same act are not guessed between', { skip }, async () => {
+test('page: two controls showing the same act are not guessed between', opts, async () => {
   const page = await open('/holds-editor.html?open');
   const ctx = await ok(page, 'context', { captureId: 't1' });
   const ref = byName(ctx, SAVE).ref;
@@ -219,7 +219,7 @@ test('page: two controls showing the same act are not guessed between', { skip }
   await page.close();
 });
 
-test('page: inside a plan for its site, the save runs without a hold', { skip }, async () => {
+test('page: inside a plan for its site, the save runs without a hold', opts, async () => {
   const page = await open('/holds-editor.html?open');
   const ctx = await ok(page, 'context', { captureId: 'p1' });
   const host = new URL(page.url()).hostname;
@@ -240,7 +240,7 @@ test('page: inside a plan for its site, the save runs without a hold', { skip },
   await page.close();
 });
 
-test('page: a write is verified by what the page shows, or said not to be', { skip }, async () => {
+test('page: a write is verified by what the page shows, or said not to be', opts, async () => {
   const page = await open('/holds-editor.html?open');
   const host = new URL(page.url()).hostname;
   const allow = { planId: 'plan-1', sites: [host] };
@@ -264,7 +264,7 @@ test('page: a write is verified by what the page shows, or said not to be', { sk
   await page.close();
 });
 
-test('page: a bare Confirm is judged by the form it sits in (describe() in a real DOM)', { skip }, async () => {
+test('page: a bare Confirm is judged by the form it sits in (describe() in a real DOM)', opts, async () => {
   const page = await open('/holds-checkout.html');
   const kinds = await page.evaluate(() => Object.fromEntries(
     ['confirm-pay', 'pay', 'confirm-send', 'send', 'discard', 'confirm-profile', 'save-profile', 'done-profile', 'done-tour']
@@ -285,7 +285,7 @@ test('page: a bare Confirm is judged by the form it sits in (describe() in a rea
   await page.close();
 });
 
-test('page: a save approved for one draft does not save another, nor changed text', { skip }, async () => {
+test('page: a save approved for one draft does not save another, nor changed text', opts, async () => {
   const page = await open('/holds-editor.html?open');
   await page.fill('#title', 'First');
   const ctx = await ok(page, 'context', { captureId: 'd1' });
@@ -297,7 +297,7 @@ test('page: a save approved for one draft does not save another, nor changed tex
   await page.close();
 });
 
-test('page: an approval given while the story river slides waits for it, then clicks', { skip }, async () => {
+test('page: an approval given while the story river slides waits for it, then clicks', opts, async () => {
   const page = await open('/holds-editor.html?open');
   await page.fill('#title', 'Slid');
   const ctx = await ok(page, 'context', { captureId: 's1' });
@@ -318,7 +318,7 @@ test('page: an approval given while the story river slides waits for it, then cl
   await page.close();
 });
 
-test('page: the agent\u2019s own click waits for the slide too, inside a plan', { skip }, async () => {
+test('page: the agent\u2019s own click waits for the slide too, inside a plan', opts, async () => {
   const page = await open('/holds-editor.html?open');
   const allow = { planId: 'plan-1', sites: [new URL(page.url()).hostname] };
   await page.fill('#title', 'Planned while sliding');

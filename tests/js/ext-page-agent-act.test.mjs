@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import {
-  skip, server, inject, open, ok, refused, hidePasswordRow, byName, piercedNodes, clickOwnUi,
+  opts, server, inject, open, ok, refused, hidePasswordRow, byName, piercedNodes, clickOwnUi,
   ownUiText
 } from './page-agent-harness.mjs';
 
-test('overlay.html: a covered button is refused and says what covers it', { skip }, async () => {
+test('overlay.html: a covered button is refused and says what covers it', opts, async () => {
   const page = await open('/overlay.html');
   const ctx = await ok(page, 'context', { captureId: 'c1' });
   const err = await refused(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Covered button').ref, action: 'click' }, 'target_denied');
@@ -23,7 +23,7 @@ test('overlay.html: a covered button is refused and says what covers it', { skip
   await page.close();
 });
 
-test('modal.html: nothing behind an open modal can be clicked; inside it can', { skip }, async () => {
+test('modal.html: nothing behind an open modal can be clicked; inside it can', opts, async () => {
   const page = await open('/modal.html');
   const ctx = await ok(page, 'context', { captureId: 'c1' });
   assert.equal(byName(ctx, 'Pick this one').inModal, true);
@@ -51,7 +51,7 @@ test('modal.html: nothing behind an open modal can be clicked; inside it can', {
   await aria.close();
 });
 
-test('holds: a changed form is not approved; a plan covers writes only; a missed POST submit is held', { skip }, async () => {
+test('holds: a changed form is not approved; a plan covers writes only; a missed POST submit is held', opts, async () => {
   const page = await open('/forms.html');
   await hidePasswordRow(page);
   const ctx = await ok(page, 'context', { captureId: 'h1' });
@@ -130,7 +130,7 @@ test('holds: a changed form is not approved; a plan covers writes only; a missed
   await p2.close();
 });
 
-test('pill: closed shadow root, never in a snapshot, Esc and Stop only when trusted', { skip }, async () => {
+test('pill: closed shadow root, never in a snapshot, Esc and Stop only when trusted', opts, async () => {
   const page = await open('/handoff.html', { stub: true });
   const before = await ok(page, 'context', { captureId: 'p0' });
   // The worker sends the Stop shortcut the browser has bound; the pill names it (never Esc, which
@@ -171,7 +171,7 @@ test('pill: closed shadow root, never in a snapshot, Esc and Stop only when trus
   await page.close();
 });
 
-test('pill: "plan step N of M" while a plan runs; bad plan numbers are never shown', { skip }, async () => {
+test('pill: "plan step N of M" while a plan runs; bad plan numbers are never shown', opts, async () => {
   const page = await open('/handoff.html', { stub: true });
   // The pill's label exactly (in its closed shadow root, as DevTools sees it).
   const label = async () => {
@@ -208,7 +208,7 @@ test('pill: "plan step N of M" while a plan runs; bad plan numbers are never sho
   await page.close();
 });
 
-test('pill over a showModal() dialog: shown in the top layer, Esc still stops', { skip }, async () => {
+test('pill over a showModal() dialog: shown in the top layer, Esc still stops', opts, async () => {
   // The dialog makes the rest of the page inert, the pill's Stop button included (a known limit:
   // see the report); the Esc key, heard on window in the capture phase, still works.
   const page = await open('/modal.html', { stub: true });
@@ -219,7 +219,7 @@ test('pill over a showModal() dialog: shown in the top layer, Esc still stops', 
   await page.close();
 });
 
-test('handoff banner: reason text, agent message as plain text, trusted Done / Cancel task', { skip }, async () => {
+test('handoff banner: reason text, agent message as plain text, trusted Done / Cancel task', opts, async () => {
   const page = await open('/handoff.html', { stub: true });
   const hostile = '<img src=x onerror="window.__pwned=1">Scan the code, please';
   assert.deepEqual(await ok(page, 'handoff', { show: true, handoffId: 'h1', reason: 'qr', message: hostile }),
@@ -255,7 +255,7 @@ test('handoff banner: reason text, agent message as plain text, trusted Done / C
   await page.close();
 });
 
-test('navigate-away.html: an action that navigates reports and the new document starts clean', { skip }, async () => {
+test('navigate-away.html: an action that navigates reports and the new document starts clean', opts, async () => {
   const page = await open('/navigate-away.html?delay=150');
   const ctx = await ok(page, 'context', { captureId: 'n1' });
   const act = await ok(page, 'action', { captureId: 'n1', ref: byName(ctx, 'Go to the next page').ref, action: 'click' });

@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  skip, server, inject, open, run, ok, refused, approve, hidePasswordRow, showPasswordRow, byName,
+  opts, server, inject, open, run, ok, refused, approve, hidePasswordRow, showPasswordRow, byName,
   clickOwnUi, ownUiText
 } from './page-agent-harness.mjs';
 
-test('forms.html: fields without values, setValue with the native setter and bubbling events', { skip }, async () => {
+test('forms.html: fields without values, setValue with the native setter and bubbling events', opts, async () => {
   const page = await open('/forms.html');
   await page.fill('#password', 'hunter2-secret');
   await page.fill('#bio', 'typed biography words');
@@ -101,7 +101,7 @@ test('forms.html: fields without values, setValue with the native setter and bub
   await page.close();
 });
 
-test('big.html: 10,000 elements captured within bounds, visible nodes first (the time is printed; bench/ measures it)', { skip }, async (t) => {
+test('big.html: 10,000 elements captured within bounds, visible nodes first (the time is printed; bench/ measures it)', opts, async (t) => {
   const page = await open('/big.html');
   assert.equal(await page.evaluate(() => document.getElementsByTagName('*').length), 10000);
   const timing = await page.evaluate(async () => {
@@ -160,7 +160,7 @@ test('big.html: 10,000 elements captured within bounds, visible nodes first (the
   await page.close();
 });
 
-test('dynamic.html: action reports changes; diff re-uses refs and names what changed', { skip }, async () => {
+test('dynamic.html: action reports changes; diff re-uses refs and names what changed', opts, async () => {
   const page = await open('/dynamic.html');
   const c1 = await ok(page, 'context', { captureId: 'c1', diff: true });
   assert.equal(c1.diff, null, 'no previous capture yet');
@@ -197,7 +197,7 @@ test('dynamic.html: action reports changes; diff re-uses refs and names what cha
   await page.close();
 });
 
-test('waitText: words and labels shown now or later are found; hidden and script text are not; it ends at its bound', { skip }, async () => {
+test('waitText: words and labels shown now or later are found; hidden and script text are not; it ends at its bound', opts, async () => {
   const page = await open('/dynamic.html');
   assert.deepEqual(await ok(page, 'waitText', { text: 'waiting' }), { found: true }, 'shown already, any case');
   // The page shows the words later, from its own timer: found then, not at the bound.
@@ -234,7 +234,7 @@ test('waitText: words and labels shown now or later are found; hidden and script
   await page.close();
 });
 
-test('stale_node: removed, unknown, evicted; refs never retarget', { skip }, async () => {
+test('stale_node: removed, unknown, evicted; refs never retarget', opts, async () => {
   const page = await open('/handoff.html');
   const c1 = await ok(page, 'context', { captureId: 'k1' });
   const btn = byName(c1, 'Page button');
@@ -266,7 +266,7 @@ test('stale_node: removed, unknown, evicted; refs never retarget', { skip }, asy
   await page.close();
 });
 
-test('shadow.html: open shadow roots are walked and acted in; closed ones stay closed', { skip }, async () => {
+test('shadow.html: open shadow roots are walked and acted in; closed ones stay closed', opts, async () => {
   const page = await open('/shadow.html');
   const ctx = await ok(page, 'context', { captureId: 'c1' });
   assert.equal(ctx.shadowRoots, 2);
@@ -281,7 +281,7 @@ test('shadow.html: open shadow roots are walked and acted in; closed ones stay c
   await page.close();
 });
 
-test('iframe.html: frames listed with their origins; the agent works inside each frame', { skip }, async () => {
+test('iframe.html: frames listed with their origins; the agent works inside each frame', opts, async () => {
   const page = await open('/iframe.html');
   const ctx = await ok(page, 'context', { captureId: 'c1' });
   assert.deepEqual(ctx.iframes.map((f) => [f.index, f.name, f.title, f.origin]), [
@@ -302,7 +302,7 @@ test('iframe.html: frames listed with their origins; the agent works inside each
   await page.close();
 });
 
-test('auth signals: sign-in form, password, OTP, CAPTCHA, QR', { skip }, async () => {
+test('auth signals: sign-in form, password, OTP, CAPTCHA, QR', opts, async () => {
   const login = await open('/login.html');
   // With its password shown the page is refused whole ("sign-in floor" below); the other
   // signals are read on the same page with the password row hidden.
@@ -326,7 +326,7 @@ test('auth signals: sign-in form, password, OTP, CAPTCHA, QR', { skip }, async (
   await plain.close();
 });
 
-test('contenteditable: what was typed into a credential editable never leaves the page; an ordinary editor keeps its text', { skip }, async () => {
+test('contenteditable: what was typed into a credential editable never leaves the page; an ordinary editor keeps its text', opts, async () => {
   const page = await open('/handoff.html');
   await page.evaluate(() => document.body.insertAdjacentHTML('beforeend',
     '<div contenteditable="true" aria-label="Recovery phrase">apple banana cherry delta</div>' +
@@ -344,7 +344,7 @@ test('contenteditable: what was typed into a credential editable never leaves th
 
 // ---- the sign-in floor: a page that shows a password field is blind -----------------------
 
-test('sign-in floor: a visible password field refuses context, inspect and action, with nothing of the page', { skip }, async () => {
+test('sign-in floor: a visible password field refuses context, inspect and action, with nothing of the page', opts, async () => {
   const page = await open('/login.html', { stub: true });
   await page.fill('#username', 'ada@example.org');
   await page.fill('#password', 'correct-horse');
@@ -401,7 +401,7 @@ test('sign-in floor: a visible password field refuses context, inspect and actio
   await page.close();
 });
 
-test('sign-in floor: a hidden password field does not refuse; open shadow roots and the top document count', { skip }, async () => {
+test('sign-in floor: a hidden password field does not refuse; open shadow roots and the top document count', opts, async () => {
   const page = await open('/handoff.html');
   const ctx = await ok(page, 'context', { captureId: 'x1' });
   const button = byName(ctx, 'Page button').ref;

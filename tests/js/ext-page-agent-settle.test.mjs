@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { domWait } from '../e2e/browser-harness.mjs';
-import { skip, open, ok, byName } from './page-agent-harness.mjs';
+import { opts, skip, open, ok, byName } from './page-agent-harness.mjs';
 import { SettleRig } from './settle-harness.mjs';
 import { until } from '../lib/until.mjs';
 
@@ -58,7 +58,7 @@ async function timedClick(page, captureId, ref, extra = {}) {
   return { v, ms: Date.now() - t0 };
 }
 
-test('settle: a fetch then a change (mcp-large.html) is counted, and a diff shows only new text', { skip }, async () => {
+test('settle: a fetch then a change (mcp-large.html) is counted, and a diff shows only new text', opts, async () => {
   const page = await open('/mcp-large.html');
   // The fetch is counted as the worker would count it: with the DOM alone, a fetch slower than
   // the quiet window (a loaded machine) would answer before the page changed.
@@ -87,7 +87,7 @@ test('settle: a fetch then a change (mcp-large.html) is counted, and a diff show
   await page.close();
 });
 
-test('settle: a 30 ms timer (mcp-compose.html Save draft) is waited for', { skip }, async () => {
+test('settle: a 30 ms timer (mcp-compose.html Save draft) is waited for', opts, async () => {
   const page = await open('/mcp-compose.html');
   const c = await ok(page, 'context', { captureId: 's1' });
   const held = await ok(page, 'action', { captureId: 's1', ref: byName(c, 'Save draft').ref, action: 'click' });
@@ -100,7 +100,7 @@ test('settle: a 30 ms timer (mcp-compose.html Save draft) is waited for', { skip
   await page.close();
 });
 
-test('settle: a fill that sets nothing off settles; one the page reacts to waits the full quiet window', { skip }, async () => {
+test('settle: a fill that sets nothing off settles; one the page reacts to waits the full quiet window', opts, async () => {
   const page = await open('/mcp-compose.html');
   const c = await ok(page, 'context', { captureId: 'f1' });
   const subject = byName(c, 'Subject');
@@ -121,7 +121,7 @@ test('settle: a fill that sets nothing off settles; one the page reacts to waits
   await page.close();
 });
 
-test('settle: a button that does nothing settles with nothing changed, after at least one quiet window', { skip }, async () => {
+test('settle: a button that does nothing settles with nothing changed, after at least one quiet window', opts, async () => {
   const page = await open('/mcp-large.html');
   const c = await ok(page, 'context', { captureId: 's1' });
   const noop = byName(c, 'Quick action 0');       // inside the open shadow root; no listener
@@ -140,7 +140,7 @@ test('settle: a button that does nothing settles with nothing changed, after at 
   await page.close();
 });
 
-test('settle: changes inside an open shadow root are the action\u2019s too', { skip }, async () => {
+test('settle: changes inside an open shadow root are the action\u2019s too', opts, async () => {
   const page = await open('/shadow.html');
   await page.evaluate(() => {
     const host = document.createElement('div');
@@ -163,7 +163,7 @@ test('settle: changes inside an open shadow root are the action\u2019s too', { s
   await page.close();
 });
 
-test('settle: a page that never stops changing hits the cap and says settled:false', { skip }, async () => {
+test('settle: a page that never stops changing hits the cap and says settled:false', opts, async () => {
   const page = await open('/dynamic.html');
   await page.evaluate(() => {
     const b = document.createElement('button');
@@ -195,7 +195,7 @@ test('settle: a page that never stops changing hits the cap and says settled:fal
   await page.close();
 });
 
-test('settle: with the worker\u2019s request count, a slow fetch is waited for; without it the answer comes before the fetch ends', { skip }, async () => {
+test('settle: with the worker\u2019s request count, a slow fetch is waited for; without it the answer comes before the fetch ends', opts, async () => {
   const page = await open('/dynamic.html');
   await countFetches(page);
   await page.evaluate(() => {
@@ -229,7 +229,7 @@ test('settle: with the worker\u2019s request count, a slow fetch is waited for; 
   await page.close();
 });
 
-test('settle: a navigation away ends the wait, before the document goes (navigating:true, settled:false)', { skip }, async () => {
+test('settle: a navigation away ends the wait, before the document goes (navigating:true, settled:false)', opts, async () => {
   const page = await open('/navigate-away.html?delay=400');
   const c = await ok(page, 'context', { captureId: 's1' });
   // A link: the navigation starts with the click; the answer comes before the document goes.
@@ -256,7 +256,7 @@ const text = (tab, sel) => tab.page.evaluate((s) => document.querySelector(s)?.t
 for (const where of ['front', 'background']) {
   const put = (tab) => (where === 'front' ? rig.front(tab) : rig.background(tab));
 
-  test(`settle (${where}): a ticker does not hold up a fill or a click, and is not the act's change`, { skip }, async () => {
+  test(`settle (${where}): a ticker does not hold up a fill or a click, and is not the act's change`, opts, async () => {
     const tab = await rig.open('/settle-ticker.html');
     await put(tab);
     const ctx = await rig.capture(tab);
@@ -277,7 +277,7 @@ for (const where of ['front', 'background']) {
     await tab.page.close();
   });
 
-  test(`settle (${where}): polling is not waited for; a request the click started is, with its result`, { skip }, async () => {
+  test(`settle (${where}): polling is not waited for; a request the click started is, with its result`, opts, async () => {
     const tab = await rig.open('/settle-polling.html');
     await put(tab);
     await domWait(tab.page, () => /poll/.test(document.querySelector('#sync').textContent), null, { what: 'a poll' });
@@ -293,7 +293,7 @@ for (const where of ['front', 'background']) {
     await tab.page.close();
   });
 
-  test(`settle (${where}): a spinner the click showed is waited for, and the toast after it is in the answer`, { skip }, async () => {
+  test(`settle (${where}): a spinner the click showed is waited for, and the toast after it is in the answer`, opts, async () => {
     const tab = await rig.open('/settle-spinner.html');
     await put(tab);
     const ctx = await rig.capture(tab);
@@ -309,7 +309,7 @@ for (const where of ['front', 'background']) {
     await tab.page.close();
   });
 
-  test(`settle (${where}): an event stream and a long poll never hold an act up`, { skip }, async () => {
+  test(`settle (${where}): an event stream and a long poll never hold an act up`, opts, async () => {
     const tab = await rig.open('/settle-stream.html');
     await put(tab);
     await domWait(tab.page, () => /message/.test(document.querySelector('#stream').textContent), null, { what: 'the stream' });
@@ -323,7 +323,7 @@ for (const where of ['front', 'background']) {
   });
 }
 
-test('settle: a request the click started that never ends is capped: settled:false, reason network', { skip }, async () => {
+test('settle: a request the click started that never ends is capped: settled:false, reason network', opts, async () => {
   const tab = await rig.open('/settle-stream.html');
   const ctx = await rig.capture(tab);
   const watch = await rig.act(tab, ctx, 'Watch', 'click');

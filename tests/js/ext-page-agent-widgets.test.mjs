@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { skip, server, open, ok, refused, byName } from './page-agent-harness.mjs';
+import { opts, server, open, ok, refused, byName } from './page-agent-harness.mjs';
 
 const field = (ctx, label) => {
   const f = ctx.forms.flatMap((x) => x.fields).find((x) => x.label === label);
@@ -15,7 +15,7 @@ const field = (ctx, label) => {
 };
 const text = (page, selector) => page.textContent(selector);
 
-test('widgets-frames.html: srcdoc and script-written about:blank frames are read and acted on as the page', { skip }, async () => {
+test('widgets-frames.html: srcdoc and script-written about:blank frames are read and acted on as the page', opts, async () => {
   const page = await open('/widgets-frames.html');
   const ctx = await ok(page, 'context', { captureId: 'f1' });
   const names = ctx.nodes.map((n) => n.name);
@@ -64,7 +64,7 @@ test('widgets-frames.html: srcdoc and script-written about:blank frames are read
   await page.close();
 });
 
-test('widgets-editors.html: fill reaches a controlled input, editors, a shadow textarea and choices', { skip }, async () => {
+test('widgets-editors.html: fill reaches a controlled input, editors, a shadow textarea and choices', opts, async () => {
   const page = await open('/widgets-editors.html');
   const ctx = await ok(page, 'context', { captureId: 'w1' });
   const act = (ref, action, extra) => ok(page, 'action', { captureId: 'w1', ref, action, ...extra });
@@ -99,7 +99,7 @@ test('widgets-editors.html: fill reaches a controlled input, editors, a shadow t
   await page.close();
 });
 
-test('widgets-editors.html: a search opens on focus and lists on input; keys and typing', { skip }, async () => {
+test('widgets-editors.html: a search opens on focus and lists on input; keys and typing', opts, async () => {
   const page = await open('/widgets-editors.html');
   const ctx = await ok(page, 'context', { captureId: 'k1' });
   const act = (ref, action, extra) => ok(page, 'action', { captureId: 'k1', ref, action, ...extra });
@@ -142,7 +142,7 @@ test('widgets-editors.html: a search opens on focus and lists on input; keys and
   await page.close();
 });
 
-test('widgets-editors.html: Enter that would send is held as the Send click; approving sends', { skip }, async () => {
+test('widgets-editors.html: Enter that would send is held as the Send click; approving sends', opts, async () => {
   server.clearSink();
   const page = await open('/widgets-editors.html');
   const ctx = await ok(page, 'context', { captureId: 's1' });
@@ -165,7 +165,7 @@ test('widgets-editors.html: Enter that would send is held as the Send click; app
 });
 
 test('widgets-editors.html: Enter that posts a form with no button is held by its submission; approving presses it again',
-  { skip }, async () => {
+  opts, async () => {
   server.clearSink();
   const page = await open('/widgets-editors.html');
   const ctx = await ok(page, 'context', { captureId: 'p1' });
@@ -183,16 +183,21 @@ test('widgets-editors.html: Enter that posts a form with no button is held by it
   await page.fill('#note-title', 'Groceries');
   // The person's Approve (the hold runs its action with the canonical it showed). What the
   // person notices is the note posted, once. The page's answer (navigating:true) races the POST
-  // that takes its document away, so no Playwright call is left waiting across that navigation
-  // (an evaluate pending there hung one run in several): the page starts the run and is done,
-  // and hands the answer, if it comes before the document goes, to a binding Playwright keeps.
+  // that takes its document away, so nothing waits on the old document across that navigation:
+  // a raw DevTools Runtime.evaluate starts the run and returns at once (Playwright's evaluate
+  // can follow a navigation its call started: the suspect for a run that hung in CI), and the
+  // answer, if it comes before the document goes, reaches a binding Playwright keeps.
   const answers = [];
   await page.exposeFunction('__chaperoneAnswer', (v) => { answers.push(v); });
   const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame() });
-  await page.evaluate(([ref, action, expect]) => {
-    globalThis.__chaperonePage.run('action', { captureId: 'p1', ref, action, expect })
-      .then((v) => globalThis.__chaperoneAnswer(v));
-  }, [held.heldRef, held.heldAction, held.held.canonical]);
+  const cdp = await page.context().newCDPSession(page);
+  const args = JSON.stringify({ captureId: 'p1', ref: held.heldRef, action: held.heldAction, expect: held.held.canonical });
+  const started = await cdp.send('Runtime.evaluate', {
+    expression: `void globalThis.__chaperonePage.run('action', ${args}).then((v) => globalThis.__chaperoneAnswer(v))`,
+    awaitPromise: false,
+  });
+  assert.equal(started.exceptionDetails, undefined, JSON.stringify(started.exceptionDetails));
+  await cdp.detach().catch(() => {});     // the document may already be going
   const sent = await server.sinkWait((e) => e.path.endsWith('/note'), { what: 'the note posted' });
   assert.equal(sent.method, 'POST');
   await navigated;
@@ -204,7 +209,7 @@ test('widgets-editors.html: Enter that posts a form with no button is held by it
   await page.close();
 });
 
-test('widgets-editors.html: hover opens a menu from script and moving away closes it', { skip }, async () => {
+test('widgets-editors.html: hover opens a menu from script and moving away closes it', opts, async () => {
   const page = await open('/widgets-editors.html');
   const ctx = await ok(page, 'context', { captureId: 'h1' });
   await ok(page, 'action', { captureId: 'h1', ref: byName(ctx, 'Account').ref, action: 'hover' });

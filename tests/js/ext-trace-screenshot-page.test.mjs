@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { ok, open, refused, run, skip } from './page-agent-harness.mjs';
+import { ok, open, refused, run, opts } from './page-agent-harness.mjs';
 
 /** [left, top, right, bottom] of `selector` in the page's viewport (CSS px), as the op rounds it. */
 const edgesOf = (page, selector) => page.evaluate((sel) => {
@@ -18,7 +18,7 @@ const edgesOf = (page, selector) => page.evaluate((sel) => {
 
 const has = (mask, box) => mask.boxes.some((b) => b.every((v, i) => v === box[i]));
 
-describe('shotMask in a real page', { skip }, () => {
+describe('shotMask in a real page', opts, () => {
   test('boxes filled fields, editors and credential fields, never empty ones; says nothing of a value', async () => {
     const page = await open('/screenshot.html');
     await page.frameLocator('#same').locator('#child-input').waitFor();

@@ -13,10 +13,19 @@ import { after, before } from 'node:test';
 import { PAGE_FILES } from '../../extension/lib/page-bridge.js';
 import { startFixtureServer } from '../fixtures/serve.mjs';
 import { browserWhyNot, launchPlainChromium } from '../e2e/browser-harness.mjs';
-import { until } from '../lib/until.mjs';
+import { deadline, until } from '../lib/until.mjs';
 
 export const skip = browserWhyNot() ?? false;
 if (skip) console.log(`# skipping ext-page-agent tests: ${skip}`);
+
+/**
+ * The options every test of these files takes: skipped with the reason above, and a test that
+ * hangs fails after a minute under its own name (the runner's own limit is the whole file's).
+ */
+export const opts = Object.freeze({ skip, timeout: 60000 });
+
+/** No page op takes this long, even on a loaded machine: one that does has hung, and says which. */
+const OP_LIMIT_MS = 30000;
 
 // The files executeScript({files}) injects, in its order: the worker's own list.
 const FILES = await Promise.all(PAGE_FILES.map((f) =>
@@ -34,8 +43,11 @@ before(async () => {
 });
 
 after(async () => {
-  await context?.close();
-  await browser?.close();
+  // Bounded, so a browser that will not close fails here by name instead of running the file out.
+  await deadline((async () => {
+    await context?.close();
+    await browser?.close();
+  })(), { timeout: OP_LIMIT_MS, what: 'Chromium to close' });
   await server?.close();
 });
 
@@ -68,7 +80,9 @@ export async function open(path, { origin = server.originA, stub = false } = {})
   return page;
 }
 
-export const run = (target, op, args) => target.evaluate(([o, a]) => globalThis.__chaperonePage.run(o, a), [op, args]);
+export const run = (target, op, args) => deadline(
+  target.evaluate(([o, a]) => globalThis.__chaperonePage.run(o, a), [op, args]),
+  { timeout: OP_LIMIT_MS, what: `the page agent's answer to ${op} ${JSON.stringify(args).slice(0, 200)}` });
 
 export async function ok(target, op, args) {
   const r = await run(target, op, args);
