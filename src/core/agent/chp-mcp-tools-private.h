@@ -315,6 +315,16 @@ ChpMcpSnapshot *chp_tool_remember_snapshot   (ToolCall        *call,
                                               gint64          *out_document);
 gboolean       chp_tool_capture_has_password (JsonObject      *answer);
 
+/* tools/chp-tool-plan.c: the person's approvals, for every tool that writes */
+JsonNode      *chp_tool_plan_allowance       (ToolCall        *call);
+void           chp_tool_plan_step_used       (ToolCall        *call,
+                                              JsonObject      *answer,
+                                              JsonObject      *structured,
+                                              GString         *text);
+void           chp_tool_return_held          (GTask           *task,
+                                              JsonObject      *answer,
+                                              const char      *action);
+
 /* tools/chp-tool-handoff.c, for the check of browser_wait's id */
 const WaitKind *chp_tool_wait_kind_of        (const char      *id);
 

@@ -18,17 +18,6 @@
 #define ACT_SNAPSHOT_HINT \
   " To see the page now, browser_snapshot with diff true lists only what changed."
 
-static const char *
-hold_words (const char *kind)
-{
-  if (g_strcmp0 (kind, "outward") == 0)
-    return "would send something from the person's account (a message, a post, a payment, an "
-           "order or a form to another site)";
-  if (g_strcmp0 (kind, "delete") == 0)
-    return "would delete something";
-  return "would change data with the person's login, and no plan they approved covers it";
-}
-
 /* The words the answer may say, as the extension says them, and ours for each: the reason an act
  * answered before its effects were over (page-settle.js), the page's sign that a write was saved
  * (page-holds.js watchWrite). */
@@ -79,117 +68,6 @@ keep_word (JsonObject *changes,
   if (json_object_has_member (changes, member) &&
       said_for (words, chp_mcp_json_string (changes, member, NULL), NULL) == NULL)
     json_object_remove_member (changes, member);
-}
-
-/* The browser held the click instead of doing it. Nothing was sent; the agent learns the hold's
- * id, and what the person will see. The control and the site are the page's words. */
-static void
-act_held (GTask      *task,
-          JsonObject *answer)
-{
-  ToolCall *call = call_of (task);
-  JsonNode *node = json_object_get_member (answer, "hold");
-  g_autoptr(ChpHold) hold = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GString) text = NULL;
-  g_autoptr(GString) page = NULL;
-  g_autofree char *tab = NULL;
-  g_autofree char *id = NULL;
-  JsonObject *structured;
-  JsonNode *shown;
-  gboolean press = g_strcmp0 (json_object_get_string_member (call->args, "action"), "press") == 0;
-
-  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
-    hold = chp_hold_new_from_json (call->device_id, json_node_get_object (node), &error);
-  if (hold == NULL || !chp_tool_is_plain_id (chp_hold_get_id (hold)))
-    {
-      chp_tool_return_error (task, "internal", "The browser held the act but its hold is malformed",
-                             NULL);
-      return;
-    }
-
-  tab = chp_tool_tab_name (call);
-  id = g_strdup_printf ("%s:k-%s", call->alias, chp_hold_get_id (hold));
-  chp_tool_progress (call, 0, "Held: waiting for the person…");
-
-  shown = chp_hold_to_json (hold);
-  structured = json_object_ref (json_node_get_object (shown));
-  json_node_unref (shown);
-  json_object_set_boolean_member (structured, "ok", FALSE);
-  json_object_set_boolean_member (structured, "held", TRUE);
-  json_object_set_string_member (structured, "holdId", id);
-  json_object_set_string_member (structured, "id", id);
-  json_object_set_string_member (structured, "tab", tab);
-  json_object_set_string_member (structured, "ref", call->ref);
-
-  text = g_string_new (NULL);
-  /* A held key press is approved as the click on the control it would have set off. */
-  g_string_append_printf (text, "Held, not done: this %s on %s %s. Nothing was sent. The person "
-                          "decides in the Chaperone app; if they approve, it runs once, exactly "
-                          "as held, provided the page has not changed. Call browser_wait with id "
-                          "%s for the outcome. Do not %s again.\n",
-                          press ? "key press" : "click", call->ref,
-                          hold_words (chp_hold_get_kind (hold)), id,
-                          press ? "press it" : "click it");
-  page = g_string_new (NULL);
-  g_string_append_printf (page, "control: %s\nsite: %s", chp_hold_get_control (hold),
-                          chp_hold_get_site (hold));
-  chp_mcp_format_add_untrusted (text, call->marker, chp_tool_document_origin (call), page->str);
-  chp_mcp_format_mark_member (structured, "control", call->marker, NULL);
-  chp_mcp_format_mark_member (structured, "site", call->marker, NULL);
-  chp_mcp_format_mark_member (structured, "fields", call->marker, NULL);
-  chp_tool_return_ok (task, text->str, structured, NULL);
-}
-
-/* The browser used the plan's allowance for this write: one step of it is spent. */
-static void
-plan_step_used (ToolCall   *call,
-                JsonObject *answer,
-                JsonObject *structured,
-                GString    *text)
-{
-  g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
-  JsonNode *node = json_object_get_member (answer, "plan");
-  JsonObject *used;
-  ChpPlan *plan;
-  g_autoptr(ChpPlan) held = NULL;
-  gint step;
-
-  if (engine == NULL || node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-    return;
-  used = json_node_get_object (node);
-  plan = chp_plan_list_lookup (chp_engine_get_plans (engine),
-                               chp_mcp_json_string (used, "planId", ""));
-  if (plan == NULL)
-    return;
-
-  held = g_object_ref (plan);
-  /* A write that only opened an editor ("New tiddler", "Edit") spends no step: the save after it
-   * does, so one item created or edited is one step of the plan the person read. */
-  if (chp_mcp_json_bool (used, "opens"))
-    {
-      g_string_append_printf (text, " Covered by your approved plan %s (it opened an editor: no "
-                              "step used).", chp_plan_get_id (held));
-      return;
-    }
-  step = chp_plan_list_use_step (chp_engine_get_plans (engine), chp_plan_get_id (plan),
-                                 chp_mcp_json_string (used, "site", ""));
-  if (step == 0)
-    return;
-
-  json_object_set_int_member (structured, "planStep", step);
-  g_string_append_printf (text, " This was step %d of %u of your approved plan %s.", step,
-                          chp_plan_get_n_steps (held), chp_plan_get_id (held));
-  {
-    g_autofree char *current = g_strdup_printf ("Plan step %d of %u", step,
-                                                chp_plan_get_n_steps (held));
-    ChpAgentSession *agent =
-      chp_agent_session_list_lookup (chp_engine_get_agent_sessions (engine),
-                                     chp_mcp_context_get_session_id (call->context));
-
-    if (agent != NULL)
-      chp_agent_session_set_current_step (agent, current);
-  }
 }
 
 /* Whether the agent has a snapshot of the very document the act is on, for a diff to compare with. */
@@ -355,7 +233,7 @@ acted_cb (GObject      *source,
 
   if (chp_mcp_json_bool (answer, "held"))
     {
-      act_held (task, answer);
+      chp_tool_return_held (task, answer, json_object_get_string_member (call->args, "action"));
       return;
     }
 
@@ -423,7 +301,7 @@ acted_cb (GObject      *source,
         g_string_append (text, " Could not confirm that it was saved: no notice appeared, the "
                                "control stayed, the URL did not change and no list grew.");
     }
-  plan_step_used (call, answer, structured, text);
+  chp_tool_plan_step_used (call, answer, structured, text);
 
   /* The page changed in place: the result shows what changed, from the page's own read right
    * after the act when it took one, else from reading it again. */
@@ -453,40 +331,6 @@ acted_cb (GObject      *source,
 
   g_string_append (text, ACT_SNAPSHOT_HINT);
   chp_tool_return_ok (task, text->str, structured, NULL);
-}
-
-/* What a plan the person approved lets this agent's next write do: its sites with steps left,
- * and the step it would be. The extension uses it only for a write it judged from the page
- * (never a send, a payment or a delete) on one of those sites. */
-static JsonNode *
-plan_allowance (ToolCall *call)
-{
-  g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
-  g_auto(GStrv) sites = NULL;
-  ChpPlan *plan;
-  JsonObject *allow;
-  JsonArray *array;
-  JsonNode *node;
-
-  if (engine == NULL)
-    return NULL;
-  plan = chp_plan_list_covering (chp_engine_get_plans (engine),
-                                 chp_mcp_context_get_session_id (call->context));
-  if (plan == NULL)
-    return NULL;
-
-  sites = chp_plan_sites_left (plan);
-  array = json_array_new ();
-  for (guint i = 0; sites[i] != NULL; i++)
-    json_array_add_string_element (array, sites[i]);
-  allow = json_object_new ();
-  json_object_set_string_member (allow, "planId", chp_plan_get_id (plan));
-  json_object_set_array_member (allow, "sites", array);
-  json_object_set_int_member (allow, "step", chp_plan_get_n_used (plan) + 1);
-  json_object_set_int_member (allow, "of", chp_plan_get_n_steps (plan));
-  node = json_node_new (JSON_NODE_OBJECT);
-  json_node_take_object (node, allow);
-  return node;
 }
 
 /* A press or typing without a ref goes to the element that has focus in the tab's main document,
@@ -560,7 +404,7 @@ chp_tool_act (ToolCall *call)
   /* A key press may set off a write (Enter in a form whose button saves): a plan covers it as
    * it covers the click. */
   allow = g_str_equal (action, "click") || g_str_equal (action, "press")
-          ? plan_allowance (call) : NULL;
+          ? chp_tool_plan_allowance (call) : NULL;
   if (allow != NULL)
     json_object_set_member (json_node_get_object (params), "allow", allow);
   /* An act that may show the page's diff asks the page to read itself again once it settled,
