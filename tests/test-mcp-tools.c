@@ -23,6 +23,7 @@ main (int    argc,
   test_mcp_tools_add_handoff ();
   test_mcp_tools_add_rules ();
   test_mcp_tools_add_trace ();
+  test_mcp_tools_add_api ();
 
   return g_test_run ();
 }

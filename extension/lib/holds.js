@@ -2,7 +2,9 @@
 // Holds: a click that would send, delete or write (content/outward.js says which) is not made; the
 // page answers what it would have done, and the person approves or declines it in the app. The
 // approval is about one exact thing, the page's `canonical` string, which stays in the worker:
-// approving reruns the click with it, and the page refuses if anything changed meanwhile.
+// approving reruns the click with it, and the page refuses if anything changed meanwhile. A write
+// through the site's own API (browser.api.call, capabilities/api.js) is held the same way, with
+// action 'api': its card names the request ("POST /api/messages") and its Approve sends it.
 // State lives in chrome.storage.session like the handoffs (lib/handoffs.js), so a restarted
 // worker still knows what is held.
 
@@ -112,7 +114,7 @@ export class HoldStore {
    * A new held hold from the page's `held` answer and where it was made. The caller has checked
    * grant, scope and target. Returns the full record (a copy).
    */
-  create({ held, tabId, frameId, documentId, grantId, captureId, ref, action }) {
+  create({ held, tabId, frameId, documentId, grantId, captureId, ref, action, call }) {
     if (this.heldCount() >= MAX_HELD) {
       // Never more than MAX_HELD waiting: the oldest one expires (the agent is looping).
       const oldest = [...this._all.values()].filter((h) => h.state === 'held')
@@ -121,7 +123,8 @@ export class HoldStore {
     }
     let holdId;
     do holdId = newHoldId(); while (this._all.has(holdId));
-    const canonical = str(held?.canonical, 16384);
+    // A held API call's canonical holds its body (≤ 64 KiB of JSON): room for all of it.
+    const canonical = str(held?.canonical, action === 'api' ? 81920 : 16384);
     const h = {
       holdId,
       state: 'held',
@@ -136,6 +139,9 @@ export class HoldStore {
       createdAt: this.now(),
       canonical,
     };
+    // A held API call (action 'api') keeps what its Approve sends: method, URL, the body the agent
+    // gave and the credential's kind and header name — never a header value.
+    if (call && typeof call === 'object') h.call = structuredClone(call);
     this._all.set(holdId, h);
     this._changed(h);
     return { ...h };

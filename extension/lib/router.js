@@ -14,6 +14,8 @@ import { HoldStore } from './holds.js';
 import { floorLevel, pageLevel, parseFloorRules } from './floor.js';
 import { redactValue } from './redact.js';
 import { NetworkWatch } from './network.js';
+import { Capture } from './capture.js';
+import { restoreShapes } from './api-shape.js';
 import { PageBridge } from './page-bridge.js';
 import { pageMessage, popupMessage } from './router-messages.js';
 import { StopState, stopShortcut } from './stop.js';
@@ -30,6 +32,9 @@ export const PLAN_MAX_STEPS = 20;
 /** Methods still answered on a blind page: which tabs and frames there are, and handoffs/holds. */
 const FLOOR_BLIND_OK = new Set(['browser.tabs', 'browser.frames', 'browser.handoff.request',
   'browser.handoff.status', 'browser.handoff.cancel', 'browser.hold.status']);
+
+/** The site's-API methods: their answers carry shapes ({name: 'string'}) the redactor must not mask. */
+const SHAPED = new Set(['browser.network.list', 'browser.api.learn', 'browser.api.call']);
 
 /** The page ops that read or act for an agent: the page agent refuses them on a sign-in page. */
 const PAGE_READ_OR_ACT = new Set(['browser.context', 'browser.node.inspect', 'browser.node.action']);
@@ -75,6 +80,8 @@ export class Router {
     this.chrome = chrome;
     this.now = now;
     this.emit = (event, data) => {
+      // Every grant change (created, revoked, expired, a tab closed) starts or stops capture.
+      if (event === 'grant.changed') this.capture?.sync(data?.grants);
       try {
         emit(event, data);
       } catch (e) {
@@ -87,6 +94,7 @@ export class Router {
     this.holds = new HoldStore({ storage: chrome.storage.session, emit: this.emit, now });
     this.page = new PageBridge({ chrome });
     this.network = new NetworkWatch({ chrome, timers }); // in-flight requests while an action settles
+    this.capture = new Capture({ chrome, now }); // the granted tabs' requests, for browser.network/api
     this._captures = new Map(); // captureId → {tabId, frameId, documentId, grantId, createdAt}; oldest first
     this._steps = new Map(); // tabId → step
     this._plans = new Map(); // tabId → {planId, step, of}: the plan step its last covered write used
@@ -109,6 +117,7 @@ export class Router {
     this._loading ??= (async () => {
       await Promise.all([this.stopState.load(), this.handoffs.load(), this.holds.load()]);
       await this.grants.load(); // may expire grants, which ends their handoffs: after handoffs load
+      this.capture.sync(this.grants.list()); // a restarted worker captures its granted tabs again
       const stored = await this.chrome.storage.session.get([CAPTURES_KEY, STEPS_KEY, PLANS_KEY]);
       const captures = stored?.[CAPTURES_KEY];
       if (Array.isArray(captures)) {
@@ -219,9 +228,14 @@ export class Router {
       // extension.stop / extension.resume: decided now, not after storage answers.
       return spec.run({ router: this, chrome: this.chrome, params: p });
     }
-    const running = this._run(method, spec, p, signal).then((v) =>
+    const running = this._run(method, spec, p, signal).then((v) => {
       // Whatever a page shows — a token in a link, a key in a text — leaves redacted.
-      (method.startsWith('browser.') ? redactResult(v) : v));
+      if (!method.startsWith('browser.')) return v;
+      const out = redactResult(v);
+      // A body's or a reply's shape ({password: 'string'}) names a type, never a value.
+      if (SHAPED.has(method)) restoreShapes(v, out);
+      return out;
+    });
     this._running.add(running);
     const forget = () => this._running.delete(running);
     running.then(forget, forget);
@@ -330,7 +344,7 @@ export class Router {
       } catch (e) {
         throw PAGE_READ_OR_ACT.has(method) ? this._pageRefusal(e, ctx) : e;
       }
-      if (method === 'browser.node.action') this._planUsed(named.tabId, params, value);
+      if (method === 'browser.node.action' || method === 'browser.api.call') this._planUsed(named.tabId, params, value);
       return value;
     } finally {
       signal?.removeEventListener('abort', onAbort);

@@ -27,6 +27,8 @@ export const SCOPES = Object.freeze({
   HUMAN_TAKEOVER: 'browser.human.takeover',
   TAB_NAVIGATE: 'browser.tab.navigate',
   COOKIES_READ: 'browser.cookies.read',
+  NETWORK_READ: 'browser.network.read',
+  API_CALL: 'browser.api.call',
 });
 
 /** Every scope, in the order the popup lists them. */
@@ -41,7 +43,10 @@ export const PRESETS = Object.freeze({
 export const DEFAULT_PRESET = 'read';
 
 /** Added one by one in the popup on top of a preset (any scope of the other preset is allowed too). */
-export const EXTRAS = Object.freeze([SCOPES.TAB_NAVIGATE, SCOPES.COOKIES_READ]);
+// The site's own API (network.read, api.call) is never in a preset: the person ticks it for a task
+// that needs it, knowing the agent then sees the page's requests (names, never values) and can
+// call the same API the page calls (writes still ask them).
+export const EXTRAS = Object.freeze([SCOPES.TAB_NAVIGATE, SCOPES.COOKIES_READ, SCOPES.NETWORK_READ, SCOPES.API_CALL]);
 
 /** Minutes a grant may last. Anything else is refused, so a grant can never outlive 8 hours. */
 export const DURATIONS_MIN = Object.freeze([5, 15, 60, 480]);
@@ -67,6 +72,9 @@ export const METHODS = Object.freeze({
   'browser.hold.status': { scope: SCOPES.DOM_WRITE },
   'browser.cookies': { scope: SCOPES.COOKIES_READ },
   'browser.screenshot': { scope: SCOPES.DOM_READ },
+  'browser.network.list': { scope: SCOPES.NETWORK_READ },
+  'browser.api.learn': { scope: SCOPES.API_CALL },
+  'browser.api.call': { scope: SCOPES.API_CALL },
   'grant.revoke': { scope: null, stopExempt: true },
   'extension.grants': { scope: null, stopExempt: true },
   'extension.handoff.resolve': { scope: null, stopExempt: true },
@@ -131,6 +139,8 @@ export const SCOPE_LABEL_KEYS = Object.freeze({
   [SCOPES.HUMAN_TAKEOVER]: 'scopeHumanTakeover',
   [SCOPES.TAB_NAVIGATE]: 'scopeTabNavigate',
   [SCOPES.COOKIES_READ]: 'scopeCookiesRead',
+  [SCOPES.NETWORK_READ]: 'scopeNetworkRead',
+  [SCOPES.API_CALL]: 'scopeApiCall',
 });
 
 export const PRESET_LABEL_KEYS = Object.freeze({

@@ -16,12 +16,15 @@ const SCOPE = {
   humanTakeover: 'browser.human.takeover',
   tabNavigate: 'browser.tab.navigate',
   cookiesRead: 'browser.cookies.read',
+  networkRead: 'browser.network.read',
+  apiCall: 'browser.api.call',
 };
 const PRESETS = {
   read: [SCOPE.tabsRead, SCOPE.domRead],
   control: [SCOPE.tabsRead, SCOPE.domRead, SCOPE.domWrite, SCOPE.tabActivate, SCOPE.humanTakeover],
 };
-const EXTRAS = [SCOPE.domWrite, SCOPE.tabActivate, SCOPE.humanTakeover, SCOPE.tabNavigate, SCOPE.cookiesRead];
+const EXTRAS = [SCOPE.domWrite, SCOPE.tabActivate, SCOPE.humanTakeover, SCOPE.tabNavigate, SCOPE.cookiesRead,
+  SCOPE.networkRead, SCOPE.apiCall];
 const SCOPE_LABEL_KEYS = {
   [SCOPE.tabsRead]: 'scopeTabsRead',
   [SCOPE.domRead]: 'scopeDomRead',
@@ -30,6 +33,8 @@ const SCOPE_LABEL_KEYS = {
   [SCOPE.humanTakeover]: 'scopeHumanTakeover',
   [SCOPE.tabNavigate]: 'scopeTabNavigate',
   [SCOPE.cookiesRead]: 'scopeCookiesRead',
+  [SCOPE.networkRead]: 'scopeNetworkRead',
+  [SCOPE.apiCall]: 'scopeApiCall',
 };
 const STATUS_KEYS = {
   not_paired: 'statusNotPaired',

@@ -14,6 +14,7 @@ import { after, before, test } from 'node:test';
 import { appsWhyNot, startApps } from '../realsites/apps.mjs';
 import { TASKS, runTask } from '../realsites/tasks.mjs';
 import { chaperoneWhyNot, startChaperoneWorld } from '../realsites/world.mjs';
+import * as H from './mcp-harness.mjs';
 
 const skip = appsWhyNot() ?? await chaperoneWhyNot() ?? false;
 if (skip) console.log(`# skipped: ${skip}`);
@@ -47,6 +48,30 @@ async function run(task) {
 test('TiddlyWiki: search a word, open the first result, and read the text the server holds', { skip, timeout: 60000 }, async () => {
   const out = await run(TASKS.wikiRead);
   assert.equal(out.approvals, 0, 'a read asks the person nothing');
+});
+
+// Issue 17: the same read through the wiki's own API, from inside its page: learned from the
+// calls the page makes as it loads, then remembered — the second run starts from the site's
+// memory (no learn) and its first snapshot would carry the arrival card.
+test('TiddlyWiki through its own API: learned once, then read from memory; the text is the server\'s', { skip, timeout: 90000 }, async () => {
+  const first = await run(TASKS.wikiApiRead);
+  assert.equal(first.approvals, 0, 'a read asks the person nothing');
+  const again = await run(TASKS.wikiApiRead);
+  assert.ok(again.calls < first.calls, `the second run starts from memory: ${again.calls} vs ${first.calls} calls`);
+  // Another agent session coming to the wiki: its first snapshot starts with the arrival card.
+  const later = await H.connectAgent({ name: 'realsites-later', socket: W.world.world.socket, timeoutMs: 20000 });
+  try {
+    const tabs = H.structuredOf(await later.call('browser_tabs')).tabs ?? [];
+    const tab = tabs.find((t) => (t.url ?? '').startsWith(W.apps.tiddlywiki.origin))?.tab;
+    assert.ok(tab, 'the wiki\'s tab is granted');
+    const first = H.textOf(await later.call('browser_snapshot', { tab }));
+    assert.match(first, /^Chaperone remembers this site/, first.slice(0, 300));
+    assert.match(first, /GET \/recipes\/default\/tiddlers\.json/);
+    const second = H.textOf(await later.call('browser_snapshot', { tab }));
+    assert.doesNotMatch(second, /Chaperone remembers this site/, 'once a session');
+  } finally {
+    await later.close();
+  }
 });
 
 // The body editor is a script-written about:blank iframe, part of the page; "Confirm changes to
@@ -94,7 +119,6 @@ test('Node-RED: add a flow and deploy it; the runtime has it, with at most one a
 test('traces: the tasks above are in the trace file without a typed word; browser_history gives the agent its steps', { skip, timeout: 60000 }, async () => {
   const { readFile } = await import('node:fs/promises');
   const { join } = await import('node:path');
-  const H = await import('./mcp-harness.mjs');
   // The body, as typed (the title is also the page's own words after the save: its editor is
   // named by it, and element names are kept).
   const typed = [TASKS.wikiWrite.body].filter(Boolean);

@@ -12,10 +12,11 @@ import {
 } from '../../extension/lib/scopes.js';
 import { ChaperoneError as RouterError } from '../../extension/lib/router.js';
 
-test('the seven scope names are the contract\'s', () => {
+test('the nine scope names are the contract\'s', () => {
   assert.deepEqual([...ALL_SCOPES].sort(), [
-    'browser.cookies.read', 'browser.dom.read', 'browser.dom.write', 'browser.human.takeover',
-    'browser.tab.activate', 'browser.tab.navigate', 'browser.tabs.read',
+    'browser.api.call', 'browser.cookies.read', 'browser.dom.read', 'browser.dom.write',
+    'browser.human.takeover', 'browser.network.read', 'browser.tab.activate', 'browser.tab.navigate',
+    'browser.tabs.read',
   ]);
 });
 
@@ -24,7 +25,9 @@ test('Read is tabs.read + dom.read; Control adds dom.write, tab.activate, human.
   assert.deepEqual(new Set(expandScopes('control')), new Set([
     'browser.tabs.read', 'browser.dom.read', 'browser.dom.write', 'browser.tab.activate', 'browser.human.takeover',
   ]));
-  assert.deepEqual(EXTRAS, ['browser.tab.navigate', 'browser.cookies.read']);
+  // The site's own API and its requests are the person's choice, tab by tab: never in a preset.
+  assert.deepEqual(EXTRAS, ['browser.tab.navigate', 'browser.cookies.read', 'browser.network.read',
+    'browser.api.call']);
   assert.ok(Object.isFrozen(PRESETS.read) && Object.isFrozen(PRESETS.control));
 });
 

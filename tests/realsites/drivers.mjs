@@ -188,6 +188,21 @@ export class ChaperoneDriver extends Driver {
     return w;
   }
 
+  /** The site's own API (browser_api): learn, list, route {hint, params} or call {entryId}. */
+  api(args) { return this.call('browser_api', { tab: this.tab, ...args }); }
+
+  /**
+   * The JSON a browser_api answer carried, from inside its untrusted wrapper (the text says it
+   * once; structuredContent says how it went), or null.
+   */
+  apiData(result) {
+    const text = H.textOf(result);
+    const from = text.search(/^[[{]/m);
+    const to = Math.max(text.lastIndexOf(']'), text.lastIndexOf('}'));
+    if (from < 0 || to < from) return null;
+    try { return JSON.parse(text.slice(from, to + 1)); } catch { return null; }
+  }
+
   /** Before a write the agent asks the person once, for the plan that covers it. */
   async beginWrite(app, summary, steps) {
     const site = new URL(app.origin).hostname;

@@ -91,6 +91,39 @@ export const TASKS = {
     },
   },
 
+  // The same read through the wiki's own API (issue 17; Chaperone only: the peers have none): the
+  // page's calls learned once (or remembered from an earlier visit), the list of tiddlers read
+  // through them, then each tiddler until the one that mentions the word, its text as the server
+  // holds it. Nothing is typed into or clicked on the page.
+  wikiApiRead: {
+    app: 'tiddlywiki', kind: 'read', ours: true,
+    title: 'TiddlyWiki through its own API: find the tiddler that mentions a word, read it',
+    async run(d, app) {
+      d.use(app);
+      let list = await d.api({ action: 'route', hint: 'tiddlers' });
+      if (list.structuredContent?.route !== 'api') {
+        // Nothing remembered yet: the page's own calls, as it makes them when it loads (learn
+        // waits for them to be over).
+        await d.open(app);
+        await d.api({ action: 'learn' });
+        list = await d.api({ action: 'route', hint: 'tiddlers' });
+      }
+      if (list.structuredContent?.route !== 'api') throw new TaskError(`no API route to the list: ${list.structuredContent?.why}`);
+      const titles = (d.apiData(list) ?? []).map((t) => t.title).filter((t) => typeof t === 'string');
+      for (const title of titles) {
+        const one = await d.api({ action: 'route', hint: 'tiddler', params: { tiddler: title } });
+        if (one.structuredContent?.route !== 'api') throw new TaskError(`no API route to a tiddler: ${one.structuredContent?.why}`);
+        const t = d.apiData(one);
+        if (typeof t?.text === 'string' && t.text.includes(WIKI_WORD)) return { read: t.text };
+      }
+      throw new TaskError(`no tiddler of ${JSON.stringify(titles)} mentions ${WIKI_WORD}`);
+    },
+    async verify(app, out) {
+      const t = await app.tiddler(WIKI_SEED[0].title);
+      if (!out.read.includes(t.text)) throw new TaskError('the text read is not the tiddler\'s text on the server');
+    },
+  },
+
   // TiddlyWiki write: a new tiddler with a title and a body, saved; read back from the server.
   wikiWrite: {
     app: 'tiddlywiki', kind: 'write', title: 'TiddlyWiki: create a tiddler with a title and body, save it',

@@ -114,7 +114,7 @@ export async function startChaperoneWorld(apps, { name = 'realsites', throttled 
     engine.approve(pairing.requestId);
     await engine.waitFor({ event: 'device-online' }, { after: mark, timeoutMs: 20000 });
     await browser.waitForState('connected');
-    await browser.grant(popup, { pages: Object.values(pages), preset: 'control', extras: ['browser.tab.navigate'],
+    await browser.grant(popup, { pages: Object.values(pages), preset: 'control', extras: ['browser.tab.navigate', 'browser.network.read', 'browser.api.call'],
       label: 'Real-site tasks' });
     await popup.close();
     await first.bringToFront();

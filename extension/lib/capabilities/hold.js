@@ -6,10 +6,12 @@
 // the very same thing (a framework that re-renders its toolbar replaces the node, not the act) —
 // and clicks it once. Anything else is a new question: the hold ends 'changed', and the agent asks
 // again. It never ends in a refusal of the target: what the person approved is the act, and when
-// it cannot be done as shown, it has changed.
+// it cannot be done as shown, it has changed. A held API call (action 'api') is sent by
+// capabilities/api.js instead: the same grant and document, the call exactly as held, once.
 
 import { ChaperoneError } from '../scopes.js';
 import { publicHold } from '../holds.js';
+import { approveCall } from './api.js';
 import { bad, holdId, obj, oneOf } from './common.js';
 
 // Page answers that mean "the control as shown is not there to be clicked" (gone, replaced,
@@ -29,6 +31,7 @@ export const HANDLERS = Object.freeze({
       if (h.state !== 'held') return publicHold(h);
       if (params.outcome === 'decline') return publicHold(router.holds.end(h.holdId, 'declined'));
       if (router.stopState.stopped) throw new ChaperoneError('stopped', 'The person stopped the agent');
+      if (h.action === 'api') return approveCall({ router, chrome, signal }, h);
       // Approve: the same grant, the same document, the same thing (the page checks canonical).
       const found = router.grants.lookupTab(h.tabId);
       if (found.error || found.grant.grantId !== h.grantId) {

@@ -16,7 +16,12 @@
 //                                             (src/core/agent/tools or the engine); never an agent
 //   browser.node.action         act.js        chp-tool-act.c (browser_act); its `allow` comes
 //                                             from a plan, chp-tool-plan.c (checked in plan.js)
-//   extension.hold.resolve      hold.js       the person's Approve / Decline (chp-engine-person.c)
+//   extension.hold.resolve      hold.js       the person's Approve / Decline (chp-engine-person.c);
+//                                             a held API call's Approve is sent by api.js
+//   browser.network.list        network.js    chp-tool-network.c (browser_network)
+//   browser.api.learn           api.js        chp-tool-api.c (browser_api)
+//   browser.api.call            api.js        chp-tool-api.c (browser_api); its `allow` comes from
+//                                             a plan, as browser.node.action's
 //   browser.navigate            navigate.js   chp-tool-navigate.c (browser_navigate)
 //   browser.takeover            handoff.js    none (handoff family)
 //   browser.handoff.request     handoff.js    chp-tool-handoff.c (browser_handoff)
@@ -44,10 +49,12 @@
 // anything is awaited (extension.stop).
 
 import * as act from './act.js';
+import * as api from './api.js';
 import * as grants from './grants.js';
 import * as handoff from './handoff.js';
 import * as hold from './hold.js';
 import * as navigate from './navigate.js';
+import * as network from './network.js';
 import * as read from './read.js';
 import * as stop from './stop.js';
 import * as tabs from './tabs.js';
@@ -65,4 +72,4 @@ function assemble(families) {
   return Object.freeze(table);
 }
 
-export const HANDLERS = assemble({ tabs, read, act, hold, navigate, handoff, grants, stop, trace });
+export const HANDLERS = assemble({ tabs, read, act, hold, navigate, handoff, grants, stop, trace, network, api });

@@ -64,6 +64,40 @@ static gboolean check_members (const char  *where,
                                JsonObject  *schema,
                                JsonObject  *args,
                                GError     **error);
+static gboolean check_value   (const char  *name,
+                               JsonObject  *schema,
+                               JsonNode    *value,
+                               GError     **error);
+
+/* An object whose names are the agent's (browser_api's params and body): at most maxProperties
+ * of them, each checked against additionalProperties when that is a schema; true lets any JSON
+ * through, whose size the tool bounds. */
+static gboolean
+check_open_object (const char  *name,
+                   JsonObject  *schema,
+                   JsonObject  *object,
+                   GError     **error)
+{
+  JsonNode *extra = json_object_get_member (schema, "additionalProperties");
+  g_autoptr(GList) names = json_object_get_members (object);
+
+  if (json_object_has_member (schema, "maxProperties") &&
+      g_list_length (names) > (guint) json_object_get_int_member (schema, "maxProperties"))
+    return invalid (error, "%s must have at most %" G_GINT64_FORMAT " members", name,
+                    json_object_get_int_member (schema, "maxProperties"));
+  if (extra == NULL || !JSON_NODE_HOLDS_OBJECT (extra))
+    return TRUE;
+  for (GList *l = names; l != NULL; l = l->next)
+    {
+      g_autofree char *shown = chp_mcp_format_line (l->data, 40);
+      g_autofree char *member = g_strdup_printf ("%s.%s", name, shown);
+
+      if (!check_value (member, json_node_get_object (extra),
+                        json_object_get_member (object, l->data), error))
+        return FALSE;
+    }
+  return TRUE;
+}
 
 static gboolean
 check_value (const char  *name,
@@ -163,6 +197,8 @@ check_value (const char  *name,
     {
       if (!JSON_NODE_HOLDS_OBJECT (value))
         return invalid (error, "%s must be an object", name);
+      if (!json_object_has_member (schema, "properties"))
+        return check_open_object (name, schema, json_node_get_object (value), error);
       return check_members (name, schema, json_node_get_object (value), error);
     }
 

@@ -438,3 +438,57 @@ chp_tool_history_output (void)
     "sessions", prop ("integer", NULL), TRUE,
     NULL));
 }
+
+JsonObject *
+chp_tool_network_input (void)
+{
+  JsonObject *limit = prop_integer (NULL, 1);
+
+  json_object_set_int_member (limit, "maximum", 100);
+  return schema_object (TRUE,
+    "tab", tab_prop (), TRUE,
+    "all", prop ("boolean", "Not only API calls."), FALSE,
+    "path", prop_string ("Paths containing this.", 1, QUERY_MAX_CHARS, NULL), FALSE,
+    "limit", limit, FALSE,
+    NULL);
+}
+
+JsonObject *
+chp_tool_network_output (void)
+{
+  return output_schema (schema_object (FALSE,
+    "count", prop ("integer", NULL), TRUE,
+    NULL));
+}
+
+JsonObject *
+chp_tool_api_input (void)
+{
+  static const char * const api_actions[] = { "learn", "list", "route", "call", NULL };
+  JsonObject *params = prop ("object", "Values of its {slots} and query keys.");
+  JsonObject *body = prop ("object", NULL);
+
+  json_object_set_int_member (params, "maxProperties", 32);
+  json_object_set_object_member (params, "additionalProperties",
+                                 prop_string (NULL, 0, 1024, NULL));
+  json_object_set_boolean_member (body, "additionalProperties", TRUE);
+  return schema_object (TRUE,
+    "tab", tab_prop (), TRUE,
+    "action", prop_enum (NULL, api_actions), TRUE,
+    "hint", prop_string (NULL, 1, QUERY_MAX_CHARS, NULL), FALSE,
+    "entryId", prop_string (NULL, 1, 32, "^e[0-9a-f]{12}$"), FALSE,
+    "params", params, FALSE,
+    "body", body, FALSE,
+    NULL);
+}
+
+JsonObject *
+chp_tool_api_output (void)
+{
+  return output_schema (schema_object (FALSE,
+    "route", prop ("string", "api or ui"), FALSE,
+    "why", prop ("string", NULL), FALSE,
+    "status", prop ("integer", NULL), FALSE,
+    "id", prop ("string", "For browser_wait."), FALSE,
+    NULL));
+}

@@ -95,6 +95,13 @@ struct _ToolCall
   JsonObject         *act_structured;
   gboolean            act_capture;
 
+  /* browser_api: the entry called, and its path template for the trace */
+  JsonObject         *api_entry;
+  char               *api_path;
+
+  /* browser_snapshot: the arrival card from the site's memory, said first */
+  char               *site_card;
+
   /* browser_wait */
   char               *wait_id;
   const WaitKind     *wait_kind;
@@ -156,6 +163,10 @@ JsonObject    *chp_tool_history_input        (void);
 JsonObject    *chp_tool_history_output       (void);
 JsonObject    *chp_tool_stop_input           (void);
 JsonObject    *chp_tool_stop_output          (void);
+JsonObject    *chp_tool_network_input        (void);
+JsonObject    *chp_tool_network_output       (void);
+JsonObject    *chp_tool_api_input            (void);
+JsonObject    *chp_tool_api_output           (void);
 
 /* chp-mcp-args.c: the arguments, checked before anything happens */
 gboolean       chp_tool_check_arguments      (const ToolSpec  *spec,
@@ -295,6 +306,8 @@ void           chp_tool_wait                 (ToolCall        *call);
 void           chp_tool_plan                 (ToolCall        *call);
 void           chp_tool_history              (ToolCall        *call);
 void           chp_tool_stop                 (ToolCall        *call);
+void           chp_tool_network              (ToolCall        *call);
+void           chp_tool_api                  (ToolCall        *call);
 
 /* tools/chp-tool-read.c, for browser_act's diff: a capture formatted off the main thread and
  * kept as the agent's latest snapshot */

@@ -33,6 +33,9 @@ tool_call_free (gpointer data)
   g_clear_pointer (&call->document, json_object_unref);
   g_free (call->act_text);
   g_clear_pointer (&call->act_structured, json_object_unref);
+  g_clear_pointer (&call->api_entry, json_object_unref);
+  g_free (call->api_path);
+  g_free (call->site_card);
   g_free (call->marker);
   g_free (call->device_id);
   g_free (call->alias);
@@ -141,6 +144,34 @@ static const ToolSpec tools[] = {
     .input = chp_tool_navigate_input,
     .output = chp_tool_navigate_output,
     .run = chp_tool_navigate,
+  },
+  {
+    .name = "browser_network",
+    .title = "List a tab's requests",
+    .description =
+      "The requests the tab's page made: method, status, path, query keys, size, time, "
+      "credential kind; never values.",
+    .read_only = TRUE,
+    .destructive = FALSE,
+    .idempotent = TRUE,
+    .open_world = TRUE,
+    .input = chp_tool_network_input,
+    .output = chp_tool_network_output,
+    .run = chp_tool_network,
+  },
+  {
+    .name = "browser_api",
+    .title = "Use the site's own API",
+    .description =
+      "The site's API as its page calls it, run in the page with its login. learn, list; route "
+      "{hint}: the matching read or why not; call {entryId}. Writes are held like clicks.",
+    .read_only = FALSE,
+    .destructive = TRUE,
+    .idempotent = FALSE,
+    .open_world = TRUE,
+    .input = chp_tool_api_input,
+    .output = chp_tool_api_output,
+    .run = chp_tool_api,
   },
   {
     .name = "browser_handoff",

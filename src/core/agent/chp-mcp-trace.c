@@ -305,7 +305,16 @@ chp_tool_trace (ToolCall   *call,
                        : g_strdup (g_uri_get_host (uri));
           step->path = g_strdup (g_uri_get_path (uri));
         }
-      step->rung = g_strdup ("page");
+      /* A call to the site's own API is on its rung, at the endpoint's template (never the
+       * values the agent filled in). */
+      if (call->api_path != NULL)
+        {
+          g_free (step->path);
+          step->path = g_strdup (call->api_path);
+          step->rung = g_strdup ("api");
+        }
+      else
+        step->rung = g_strdup ("page");
     }
   element_of (call, &step->role, &step->name);
   changes = structured != NULL && json_object_has_member (structured, "changes") &&

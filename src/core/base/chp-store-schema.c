@@ -7,6 +7,7 @@
 #define G_LOG_DOMAIN "chaperone-store"
 
 #include "chp-store-private.h"
+#include "chp-store-sites-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -133,6 +134,57 @@ static const char * const migrations[] = {
   "  use_count INTEGER NOT NULL DEFAULT 0,"
   "  last_used INTEGER NOT NULL DEFAULT 0,"
   "  revoked_at INTEGER NOT NULL DEFAULT 0);",
+  /* 4: site memory (chp-store-sites*.c): how sites work, never a value typed or read on them.
+   * The CHECKs hold the rules even against a bug above them: a control's label (and key)
+   * only from its second visit, credentials only by kind. Endpoints and controls go with their
+   * site. site_salt keys the hashes of labels not yet kept, so that the file alone does not
+   * tell which common labels were seen once: one random value per database, never exported. */
+  "CREATE TABLE sites ("
+  "  origin TEXT PRIMARY KEY CHECK (length (origin) BETWEEN 1 AND 200),"
+  "  created_at INTEGER NOT NULL,"
+  "  last_visit INTEGER NOT NULL DEFAULT 0,"
+  "  last_visit_id TEXT,"
+  "  last_used INTEGER NOT NULL DEFAULT 0,"
+  "  visits INTEGER NOT NULL DEFAULT 0,"
+  "  ready TEXT,"
+  "  signin TEXT,"
+  "  forgotten_at INTEGER NOT NULL DEFAULT 0);"
+  "CREATE INDEX sites_by_use ON sites (last_used);"
+  "CREATE TABLE site_endpoints ("
+  "  entry_id TEXT PRIMARY KEY,"
+  "  origin TEXT NOT NULL REFERENCES sites (origin) ON DELETE CASCADE,"
+  "  method TEXT NOT NULL"
+  "    CHECK (method IN ('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE')),"
+  "  path_template TEXT NOT NULL CHECK (substr (path_template, 1, 1) = '/'),"
+  "  query_keys TEXT NOT NULL DEFAULT '[]',"
+  "  body_shape TEXT,"
+  "  response_shape TEXT,"
+  "  credential TEXT NOT NULL CHECK (credential IN ('cookie', 'bearer', 'none')"
+  "    OR (credential LIKE 'header:_%' AND length (credential) <= 71)),"
+  "  frame TEXT NOT NULL DEFAULT '',"
+  "  sample_status INTEGER NOT NULL DEFAULT 0,"
+  "  confidence REAL NOT NULL DEFAULT 0.5 CHECK (confidence BETWEEN 0 AND 1),"
+  "  successes INTEGER NOT NULL DEFAULT 0,"
+  "  misses INTEGER NOT NULL DEFAULT 0,"
+  "  quarantined INTEGER NOT NULL DEFAULT 0,"
+  "  learned_at INTEGER NOT NULL,"
+  "  last_used INTEGER NOT NULL DEFAULT 0);"
+  "CREATE INDEX site_endpoints_by_origin ON site_endpoints (origin);"
+  "CREATE TABLE site_controls ("
+  "  origin TEXT NOT NULL REFERENCES sites (origin) ON DELETE CASCADE,"
+  "  role TEXT NOT NULL,"
+  "  label TEXT CHECK (label IS NULL OR visits >= 2),"
+  "  label_hash TEXT NOT NULL,"
+  "  key TEXT CHECK (key IS NULL OR label IS NOT NULL),"
+  "  visits INTEGER NOT NULL DEFAULT 0,"
+  "  last_visit_id TEXT,"
+  "  first_seen INTEGER NOT NULL,"
+  "  last_seen INTEGER NOT NULL,"
+  "  PRIMARY KEY (origin, role, label_hash));"
+  "CREATE TABLE site_salt ("
+  "  id INTEGER PRIMARY KEY CHECK (id = 1),"
+  "  salt BLOB NOT NULL);"
+  "INSERT INTO site_salt (id, salt) VALUES (1, randomblob (32));",
 };
 
 void
@@ -497,6 +549,9 @@ chp_store_open_job (ChpStore  *self,
       g_clear_pointer (&self->db, sqlite3_close);
       return NULL;
     }
+
+  /* What the person forgot a day ago or more goes for good before anything reads it. */
+  chp_store_sites_purge_at_open (self);
 
   /* Traces are what agents did, not what the person decided: a trace file that cannot be
    * opened is logged and leaves the rest of the store working. */

@@ -16,6 +16,8 @@ struct _ChpEngine
   char *data_dir;
   ChpIdentity *identity;
   ChpStore *store;
+  gboolean site_learning_off;    /* the person turned "Learn how sites work" off */
+  ChpSiteList *sites;            /* the remembered sites, for the person's Sites page */
   ChpDeviceList *devices;
   ChpPairingManager *pairing;
   ChpBridge *bridge;

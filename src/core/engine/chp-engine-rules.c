@@ -94,6 +94,15 @@ hold_key (const char *device_id,
   return g_strdup_printf ("%s\n%s", device_id, hold_id);
 }
 
+/* The requests that may come back held: an act on the page, and a call to the site's API (a
+ * write the extension judged the same way). */
+static gboolean
+may_hold (const char *method)
+{
+  return g_strcmp0 (method, "browser.node.action") == 0 ||
+         g_strcmp0 (method, "browser.api.call") == 0;
+}
+
 static gboolean
 act_in_flight (ChpEngine  *self,
                const char *device_id,
@@ -104,7 +113,7 @@ act_in_flight (ChpEngine  *self,
       AgentCall *call = g_ptr_array_index (self->agent_calls, i);
 
       if (call != except && g_strcmp0 (call->device_id, device_id) == 0 &&
-          g_strcmp0 (call->method, "browser.node.action") == 0)
+          may_hold (call->method))
         return TRUE;
     }
 
@@ -331,7 +340,7 @@ chp_engine_release_holds (ChpEngine *self,
   gboolean busy;
   gboolean taken = FALSE;
 
-  if (g_strcmp0 (call->method, "browser.node.action") != 0)
+  if (!may_hold (call->method))
     return FALSE;
 
   if (held_id != NULL && call->agent != NULL)

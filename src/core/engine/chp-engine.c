@@ -9,6 +9,9 @@
 
 #include "chp-engine-private.h"
 
+#include "chp-site-allowlist.h"
+#include "chp-store-sites.h"
+
 #include "chp-json-util.h"
 #include "chp-protocol-error.h"
 
@@ -61,6 +64,7 @@ chp_engine_dispose (GObject *object)
   g_clear_object (&self->floor);
   g_clear_object (&self->agent_sessions);
   chp_engine_rules_dispose (self);
+  g_clear_object (&self->sites);
   if (self->safety != NULL)
     g_signal_handlers_disconnect_by_data (self->safety, self);
   g_clear_object (&self->safety);
@@ -374,6 +378,8 @@ rules_loaded_cb (GObject      *source,
       return;
     }
   chp_approval_rule_list_set_all (self->rules, rules);
+  if (self->sites != NULL)
+    chp_site_list_reload (self->sites);
 
   if (!chp_bridge_listen (self->bridge, port, &error))
     {
@@ -469,6 +475,9 @@ chp_engine_start_async (ChpEngine           *self,
 
   db_path = g_build_filename (self->data_dir, "chaperone.db", NULL);
   self->store = chp_store_new (db_path);
+  /* What the site memory may keep is policy's word (it fails closed without it). */
+  chp_store_set_site_policy (self->store, chp_site_allowlist_check,
+                             chp_site_allowlist_label_is_personal);
   self->pairing = chp_pairing_manager_new (self->store);
   self->bridge = chp_bridge_new (self->identity, self->store, self->devices, self->pairing);
   self->traces = chp_trace_recorder_new (self->store, self->bridge, self->agent_sessions,
@@ -657,6 +666,26 @@ chp_engine_get_agent_sessions (ChpEngine *self)
   g_return_val_if_fail (CHP_IS_ENGINE (self), NULL);
 
   return self->agent_sessions;
+}
+
+/* Whether what agents learn of a site (its API entries, its controls) is kept for later visits
+ * (the person's Preference, "Learn how sites work"). Off, an agent's session still keeps what it
+ * learned until it ends. */
+gboolean
+chp_engine_get_site_learning (ChpEngine *self)
+{
+  g_return_val_if_fail (CHP_IS_ENGINE (self), FALSE);
+
+  return !self->site_learning_off;
+}
+
+void
+chp_engine_set_site_learning (ChpEngine *self,
+                              gboolean   learning)
+{
+  g_return_if_fail (CHP_IS_ENGINE (self));
+
+  self->site_learning_off = !learning;
 }
 
 gboolean

@@ -14,6 +14,7 @@
 #include "chp-hold-list.h"
 #include "chp-identity.h"
 #include "chp-pairing-manager.h"
+#include "chp-site-list.h"
 #include "chp-plan-list.h"
 #include "chp-safety-settings.h"
 #include "chp-store.h"
@@ -122,6 +123,32 @@ gboolean           chp_engine_revoke_rule_finish     (ChpEngine           *self,
                                                       GAsyncResult        *result,
                                                       GError             **error);
 gboolean           chp_engine_get_stopped            (ChpEngine           *self);
+gboolean           chp_engine_get_site_learning      (ChpEngine           *self);
+ChpSiteList       *chp_engine_get_sites              (ChpEngine           *self);
+void               chp_engine_sites_changed          (ChpEngine           *self);
+void               chp_engine_forget_site_async      (ChpEngine           *self,
+                                                      const char          *origin,
+                                                      GCancellable        *cancellable,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+void               chp_engine_restore_site_async     (ChpEngine           *self,
+                                                      const char          *origin,
+                                                      GCancellable        *cancellable,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+gboolean           chp_engine_site_finish            (ChpEngine           *self,
+                                                      GAsyncResult        *result,
+                                                      GError             **error);
+void               chp_engine_export_sites_async     (ChpEngine           *self,
+                                                      const char          *origin,
+                                                      GCancellable        *cancellable,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+JsonNode          *chp_engine_export_sites_finish    (ChpEngine           *self,
+                                                      GAsyncResult        *result,
+                                                      GError             **error);
+void               chp_engine_set_site_learning      (ChpEngine           *self,
+                                                      gboolean             learning);
 void               chp_engine_stop_all               (ChpEngine           *self,
                                                       const char          *source);
 void               chp_engine_resume_all             (ChpEngine           *self);

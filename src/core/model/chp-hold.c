@@ -21,7 +21,8 @@
 #define MAX_FIELDS  30
 
 static const char * const kinds[] = { "outward", "delete", "write", NULL };
-static const char * const reasons[] = { "form-elsewhere", "form-submit", "label", NULL };
+/* "api": a call to the site's own API (browser_api), judged by its method and endpoint. */
+static const char * const reasons[] = { "form-elsewhere", "form-submit", "label", "api", NULL };
 static const char * const states[] = { "held", "done", "declined", "changed", "expired", "failed",
                                        NULL };
 

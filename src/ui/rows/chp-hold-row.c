@@ -199,7 +199,12 @@ fill (ChpHoldRow *self)
                              site != NULL && *site != '\0' ? site : _("Unknown site"));
   gtk_label_set_text (self->details_label, details);
 
-  if (control != NULL && *control != '\0')
+  if (control != NULL && *control != '\0' &&
+      g_strcmp0 (chp_hold_get_reason (self->hold), "api") == 0)
+    /* Translators: a request to the site's own API the agent would make, e.g.
+     * "Request: POST /api/messages" */
+    control_text = g_strdup_printf (_("Request: %s"), control);
+  else if (control != NULL && *control != '\0')
     /* Translators: the label of the button the agent pressed, as the page shows it */
     control_text = g_strdup_printf (_("Button: %s"), control);
   else

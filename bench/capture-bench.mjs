@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+// SPDX-License-Identifier: GPL-3.0-or-later
+// capture-bench.mjs: what the site's-API capture (extension/lib/capture.js) costs a page load.
+// Real Chromium with the real extension; a fixture page (api-bench.html) that makes 30 XHR/fetch
+// calls at load (GETs and PUTs with JSON bodies, in waves); N loads of it with no capture and N
+// with a grant that has browser.network.read (capture on: every request seen by webRequest
+// listeners, XHR headers copied with extraHeaders), in one tab, the grant made and revoked
+// between loads, interleaved one for one so drift on the machine hits both alike. Figures, not assertions; not a test. The target
+// (issue 17): capture costs at most 5% of the load.
+//
+//   node bench/capture-bench.mjs [--loads=N] [--warmup=N]
+//
+// Measured per load, in the page: `doneMs`, performance.now() when the last of the 30 calls ended
+// (from the navigation's start: the time an app needs to be usable), and `loadMs`, the
+// navigation's loadEventEnd. The grant is made through the worker's popup path (the popup's own
+// message, as its Create button sends it): no engine, no pairing needed. Needs Chromium and
+// `npm ci` (playwright-core); without them it says why and exits 0.
+
+import { loadavg } from 'node:os';
+
+const { Browser, browserWhyNot } = await import('../tests/e2e/browser-harness.mjs');
+const { startFixtureServer } = await import('../tests/fixtures/serve.mjs');
+
+const opts = { loads: 20, warmup: 3 };
+for (const arg of process.argv.slice(2)) {
+  let m;
+  if ((m = /^--loads=(\d+)$/.exec(arg))) opts.loads = Math.max(1, Number(m[1]));
+  else if ((m = /^--warmup=(\d+)$/.exec(arg))) opts.warmup = Number(m[1]);
+  else {
+    console.error('usage: node bench/capture-bench.mjs [--loads=N] [--warmup=N]');
+    process.exit(2);
+  }
+}
+
+const why = browserWhyNot();
+if (why) {
+  console.log(`capture-bench: skipped: ${why}`);
+  process.exit(0);
+}
+
+const median = (v) => {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const sites = await startFixtureServer();
+const browser = await Browser.launch();
+try {
+  const url = `${sites.originA}/api-bench.html`;
+  // One tab for both: the same process, the same place in the window; only the grant differs.
+  const page = await browser.ctx.newPage();
+  await page.goto(url);
+  const sw = await browser.worker();
+  const tabId = await browser.tabIdOf(page);
+  // 'none': no grant; 'read': a Read grant (what any grant costs a load: its pill, its bookkeeping);
+  // 'capture': a Read grant with browser.network.read, which turns capture on.
+  const setMode = (mode) => sw.evaluate(async ({ tabId, mode }) => {
+    const router = globalThis.chaperone.router;
+    for (const g of router.grants.list()) await router.onPopupMessage({ type: 'popup.revokeGrant', grantId: g.grantId });
+    if (mode !== 'none') {
+      const r = await router.onPopupMessage({ type: 'popup.createGrant', tabs: [{ tabId }], preset: 'read',
+        extras: mode === 'capture' ? ['browser.network.read'] : [], durationMin: 60, label: 'capture bench' });
+      if (r.ok !== true) throw new Error(JSON.stringify(r));
+    }
+    return router.capture.capturing(tabId) === (mode === 'capture');
+  }, { tabId, mode });
+
+  const load = async () => {
+    await page.goto(url);
+    await page.waitForFunction(() => typeof window.__doneAt === 'number', null, { timeout: 15000 });
+    return page.evaluate(() => ({
+      doneMs: window.__doneAt,
+      loadMs: performance.getEntriesByType('navigation')[0]?.loadEventEnd ?? NaN,
+    }));
+  };
+  const MODES = ['none', 'read', 'capture'];
+  const runs = { none: [], read: [], capture: [] };
+  for (let i = 0; i < opts.warmup + opts.loads; i++) {
+    // Rotate the order, so no mode always follows another's garbage.
+    for (let k = 0; k < MODES.length; k++) {
+      const mode = MODES[(i + k) % MODES.length];
+      if (!(await setMode(mode))) throw new Error('capture did not follow the grant');
+      const r = await load();
+      if (i >= opts.warmup) runs[mode].push(r);
+    }
+  }
+  await setMode('capture');
+  await load();
+  const seen = await sw.evaluate(async (tabId) => {
+    const c = globalThis.chaperone.router.capture;
+    const docs = await c.documents(tabId);
+    return { entries: c.entriesOf(tabId, docs).length, capturing: c.capturing(tabId) };
+  }, tabId);
+
+  console.log(`\nChaperone capture benchmark: ${opts.loads} loads each of api-bench.html (30 XHR/fetch calls), ` +
+    `${opts.warmup} warm-up; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(`${'measure (median ms)'.padEnd(30)} ${'no grant'.padStart(10)} ${'Read grant'.padStart(11)} ` +
+    `${'capturing'.padStart(10)} ${'capt/Read'.padStart(10)} ${'capt/none'.padStart(10)}`);
+  for (const key of ['doneMs', 'loadMs']) {
+    const [a, b, c] = MODES.map((m) => median(runs[m].map((r) => r[key])));
+    const label = key === 'doneMs' ? 'last of the 30 calls ended' : 'loadEventEnd';
+    console.log(`${label.padEnd(30)} ${a.toFixed(1).padStart(10)} ${b.toFixed(1).padStart(11)} ${c.toFixed(1).padStart(10)} ` +
+      `${(c / b).toFixed(3).padStart(10)} ${(c / a).toFixed(3).padStart(10)}`);
+  }
+  console.log(`capture saw ${seen.entries} requests of the last load (capturing: ${seen.capturing}); target: capture ≤ 5% of the load`);
+} finally {
+  await browser.close();
+  await sites.close();
+}

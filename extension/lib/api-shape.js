@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What a request or a reply looks like without what it says: origins, paths, the names of query
+// keys and body members with the type of each, which credentials went with it (as kinds and
+// header names). Pure functions shared by the capture (lib/capture.js), the learned catalogue
+// (lib/api-learn.js) and the calls (capabilities/api.js), so every one of them reduces a request
+// the same way and none of them ever keeps a value: a name is all that leaves this file, and a
+// name that looks like a value (a token used as a key) is replaced by a placeholder.
+
+import { marker } from './redact-marker.js';
+import { isSecretName } from './redact-names.js';
+import { redactText } from './redact-text.js';
+
+export const MAX_QUERY_KEYS = 32;
+export const MAX_BODY_KEYS = 64;
+/** Request bodies are read up to this many bytes (larger ones are 'binary' or cut). */
+export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_NAME = 80;
+
+export const TYPE_WORDS = Object.freeze(['string', 'number', 'boolean', 'null', 'object', 'array']);
+
+/** 'string' | 'number' | 'boolean' | 'null' | 'object' | 'array' of a JSON value. */
+export function typeOf(v) {
+  if (v === null || v === undefined) return 'null';
+  if (Array.isArray(v)) return 'array';
+  const t = typeof v;
+  return t === 'string' || t === 'number' || t === 'boolean' ? t : 'object';
+}
+
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+
+/**
+ * Whether a path segment (as sent, percent-encoding included) names one thing rather than a kind
+ * of things: a number, a UUID, hex of 8 or more, a long token with digits in it, or anything
+ * percent-encoded or with a space (titles, names: the page's data, not the API's words).
+ */
+export function isIdSegment(seg) {
+  if (typeof seg !== 'string' || seg === '') return false;
+  if (/^\d+$/.test(seg) || UUID.test(seg)) return true;
+  if (seg.length >= 8 && /^[0-9a-f]+$/i.test(seg) && /\d/.test(seg)) return true;
+  if (seg.length >= 16 && /\d/.test(seg)) return true;
+  return seg.includes('%') || seg.includes(' ') || seg.includes('+');
+}
+
+/** A path segment that may carry a secret on its own: a long token (≥ 16, letters and digits). */
+function isTokenSegment(seg) {
+  return seg.length >= 16 && /\d/.test(seg) && /[A-Za-z]/.test(seg) && !UUID.test(seg);
+}
+
+// Segments after which the next one is a one-time secret (/reset/<token>, /invite/<code>).
+const SECRET_LEADS = new Set(['reset', 'token', 'tokens', 'verify', 'verification', 'confirm', 'activate',
+  'activation', 'invite', 'invitation', 'magic', 'login', 'auth', 'oauth', 'session', 'sessions', 'key',
+  'keys', 'secret', 'unsubscribe', 'password', 'otp', 'code']);
+
+/**
+ * A path as it may be shown: each segment through the redactor (a JWT, a key of a known shape),
+ * and a long token — or any segment right after one that names a secret (/reset/…) — as a marker.
+ * → {path, redacted}
+ */
+export function redactPath(path) {
+  const segs = String(path ?? '').split('/');
+  let redacted = false;
+  for (let i = 0; i < segs.length; i++) {
+    const seg = segs[i];
+    if (seg === '' || (seg.startsWith('{') && seg.endsWith('}'))) continue;
+    const prev = i > 0 ? segs[i - 1].toLowerCase() : '';
+    if (isTokenSegment(seg) || (SECRET_LEADS.has(prev) && seg.length >= 6 && !/^[a-z]+$/.test(seg))) {
+      segs[i] = marker(SECRET_LEADS.has(prev) ? prev : 'token', seg);
+      redacted = true;
+      continue;
+    }
+    const r = redactText(seg);
+    if (r.count > 0) {
+      segs[i] = r.text;
+      redacted = true;
+    }
+  }
+  return { path: segs.join('/'), redacted };
+}
+
+/** A name (query key, body member) as it may be kept: short, and a placeholder when it is an id. */
+export function keyName(name) {
+  const s = String(name);
+  if (s === '') return null;
+  if (isIdSegment(s) || isTokenSegment(s)) return '{key}';
+  return s.length > MAX_NAME ? s.slice(0, MAX_NAME) : s;
+}
+
+/** {origin, path, queryKeys} of an absolute URL, or null. The query and fragment stay behind. */
+export function splitUrl(url) {
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    return null;
+  }
+  if (!/^(https?|wss?):$/.test(u.protocol)) return null;
+  const keys = new Set();
+  for (const k of u.searchParams.keys()) {
+    const name = keyName(k);
+    if (name) keys.add(name);
+  }
+  // The browser's own spelling (scheme://host[:port], no default port), as grants hold origins.
+  return {
+    origin: u.origin,
+    path: u.pathname || '/',
+    queryKeys: [...keys].sort().slice(0, MAX_QUERY_KEYS),
+  };
+}
+
+/** The top-level members of a JSON value as {name: type}, or for an array its first item's. */
+export function keysOf(value) {
+  const keys = {};
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return keys;
+  let n = 0;
+  for (const [k, v] of Object.entries(value)) {
+    const name = keyName(k);
+    if (!name || Object.hasOwn(keys, name)) continue;
+    if (++n > MAX_BODY_KEYS) break;
+    keys[name] = typeOf(v);
+  }
+  return keys;
+}
+
+/**
+ * The shape of a reply: {name: type} of an object's members, or {array: length, item: {…}} of an
+ * array (its first item's members), or {type} of anything else.
+ */
+export function shapeOf(value) {
+  if (Array.isArray(value)) return { array: value.length, item: keysOf(value[0]) };
+  if (value && typeof value === 'object') return keysOf(value);
+  return { type: typeOf(value) };
+}
+
+// The first field of the first selection set: `mutation Send($a: ID) { sendMessage(…) { … } }`.
+const FIRST_FIELD = /\{\s*(?:[A-Za-z_][A-Za-z0-9_]*\s*:\s*)?([A-Za-z_][A-Za-z0-9_]*)/;
+const OPERATION = /^\s*(query|mutation|subscription)\b\s*([A-Za-z_][A-Za-z0-9_]*)?/;
+
+/**
+ * What a GraphQL body asks, as names: {type: query|mutation|subscription, name (operationName or
+ * the one in the document), field (the first field it selects)}; null when it is not GraphQL.
+ */
+export function graphqlOf(body) {
+  if (!body || typeof body !== 'object' || Array.isArray(body) || typeof body.query !== 'string') return null;
+  const q = body.query.slice(0, 4096).replace(/#[^\n]*/g, ' ');
+  const op = OPERATION.exec(q);
+  const type = op ? op[1] : (/^\s*\{/.test(q) ? 'query' : null);
+  if (!type) return null;
+  const field = FIRST_FIELD.exec(q)?.[1] ?? null;
+  const name = typeof body.operationName === 'string' && /^[A-Za-z_][A-Za-z0-9_]{0,79}$/.test(body.operationName)
+    ? body.operationName : (op?.[2] ?? null);
+  return { type, name, field };
+}
+
+/** A JSON-RPC body's method name, or null. */
+export function jsonRpcMethod(body) {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return null;
+  if (typeof body.method !== 'string' || !('jsonrpc' in body || 'params' in body || 'id' in body)) return null;
+  return /^[A-Za-z0-9_./:-]{1,80}$/.test(body.method) ? body.method : null;
+}
+
+/** The operation a body names: GraphQL's operationName or first field, or a JSON-RPC method. */
+export function operationOf(body) {
+  const gql = graphqlOf(body);
+  if (gql) return { operation: gql.name ?? gql.field, operationType: gql.type };
+  const rpc = jsonRpcMethod(body);
+  return rpc ? { operation: rpc, operationType: 'rpc' } : null;
+}
+
+/** {kind:'json', keys, operation?} of a parsed JSON body. */
+export function jsonBodyShape(value) {
+  const shape = { kind: 'json', keys: Array.isArray(value) ? keysOf(value[0]) : keysOf(value) };
+  if (Array.isArray(value)) shape.array = value.length;
+  const op = operationOf(value);
+  if (op) Object.assign(shape, op);
+  return shape;
+}
+
+const NONE = Object.freeze({ kind: 'none', keys: Object.freeze({}) });
+
+/**
+ * The shape of webRequest's `requestBody`: form fields' names, or raw bytes (≤ 64 KiB) read as
+ * JSON (top-level names and types, a GraphQL or JSON-RPC operation), as a urlencoded form, as
+ * text or as binary. Never a value.
+ */
+export function requestBodyShape(requestBody) {
+  if (!requestBody || typeof requestBody !== 'object') return { kind: 'none', keys: {} };
+  if (requestBody.formData && typeof requestBody.formData === 'object') {
+    const keys = {};
+    let n = 0;
+    for (const k of Object.keys(requestBody.formData)) {
+      const name = keyName(k);
+      if (!name || Object.hasOwn(keys, name)) continue;
+      if (++n > MAX_BODY_KEYS) break;
+      keys[name] = 'string';
+    }
+    return { kind: 'form', keys };
+  }
+  const raw = Array.isArray(requestBody.raw) ? requestBody.raw : [];
+  if (raw.length === 0) return { kind: 'none', keys: {} };
+  if (raw.some((part) => part && part.file !== undefined)) return { kind: 'binary', keys: {} };
+  let total = 0;
+  const parts = [];
+  for (const part of raw) {
+    const bytes = part?.bytes;
+    if (!bytes) continue;
+    const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+    total += view.byteLength;
+    if (total > MAX_BODY_BYTES) return { kind: 'binary', keys: {} };
+    parts.push(view);
+  }
+  const all = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.byteLength;
+  }
+  let text;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(all);
+  } catch {
+    return { kind: 'binary', keys: {} };
+  }
+  return textBodyShape(text);
+}
+
+/** The shape of a body given as text (JSON, a urlencoded form, or other text). */
+export function textBodyShape(text) {
+  if (typeof text !== 'string' || text === '') return { kind: 'none', keys: {} };
+  const t = text.trim();
+  if (t.startsWith('{') || t.startsWith('[')) {
+    try {
+      return jsonBodyShape(JSON.parse(t));
+    } catch {
+      // not JSON after all
+    }
+  }
+  // name=value&name=value, with nothing that is not a form's.
+  if (/^[^\s=&]+=[^\s&]*(&[^\s=&]+=[^\s&]*)*$/.test(t)) {
+    const keys = {};
+    for (const k of new URLSearchParams(t).keys()) {
+      const name = keyName(k);
+      if (name && !Object.hasOwn(keys, name) && Object.keys(keys).length < MAX_BODY_KEYS) keys[name] = 'string';
+    }
+    return { kind: 'form', keys };
+  }
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u0008\u000e-\u001f]/.test(t) ? { kind: 'binary', keys: {} } : { kind: 'text', keys: {} };
+}
+
+export const noBody = () => ({ kind: NONE.kind, keys: {} });
+
+// ---- credentials -------------------------------------------------------------------------------
+
+/**
+ * Whether a request header signs or marks a request as the page's own: authorization, x-*,
+ * *-token, *csrf*, *xsrf*. The values of these (never of Cookie) are kept in the worker's memory
+ * so a call can sign itself as the page did.
+ */
+export function isCredentialHeader(name) {
+  const n = String(name).toLowerCase();
+  if (n === 'cookie' || n === 'x-client-data') return false; // the cookie is the browser's to send
+  return n === 'authorization' || n.startsWith('x-') || n.endsWith('-token') ||
+    n.includes('csrf') || n.includes('xsrf');
+}
+
+/** How strongly a header name says "this signs the request" (0: it only marks it). */
+export function headerWeight(name) {
+  const n = String(name).toLowerCase();
+  if (n === 'authorization') return 3;
+  if (n.includes('csrf') || n.includes('xsrf')) return 2;
+  if (n.endsWith('-token') || isSecretName(n)) return 1;
+  return 0;
+}
+
+/**
+ * The credentials of webRequest's requestHeaders, as kinds and names:
+ * {cookie: bool, bearer: bool, headers: [other credential-ish header names, sorted]}.
+ */
+export function credentialOfHeaders(headers) {
+  const out = { cookie: false, bearer: false, headers: [] };
+  const names = new Set();
+  for (const h of Array.isArray(headers) ? headers : []) {
+    const name = String(h?.name ?? '').toLowerCase();
+    if (name === 'cookie') {
+      out.cookie = true;
+    } else if (name === 'authorization' && /^\s*bearer\s/i.test(String(h.value ?? ''))) {
+      out.bearer = true;
+    } else if (isCredentialHeader(name) && /^[a-z0-9!#$%&'*+.^_`|~-]{1,64}$/.test(name)) {
+      names.add(name);
+    }
+  }
+  out.headers = [...names].sort().slice(0, 16);
+  return out;
+}
+
+/** The content type without its parameters, lower case, or null. */
+export function mediaType(value) {
+  if (typeof value !== 'string') return null;
+  const t = value.split(';')[0].trim().toLowerCase();
+  return t === '' ? null : t.slice(0, 100);
+}
+
+/** JSON text with object members in sorted order, so equal bodies always read the same. */
+export function stableJson(v) {
+  if (v === undefined) return '';
+  const walk = (x) => {
+    if (Array.isArray(x)) return x.map(walk);
+    if (x && typeof x === 'object') {
+      const out = {};
+      for (const k of Object.keys(x).sort()) out[k] = walk(x[k]);
+      return out;
+    }
+    return x;
+  };
+  return JSON.stringify(walk(v));
+}
+
+/** A shape this file made: {name: type word}, {array: n, item: {…}} or {type: word}. */
+function isShape(v) {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
+  if (Object.hasOwn(v, 'array')) return Number.isSafeInteger(v.array) && isShape(v.item);
+  return Object.values(v).every((t) => typeof t === 'string' && (TYPE_WORDS.includes(t) || ['text', 'binary', 'empty'].includes(t)));
+}
+
+/**
+ * Puts back, in a redacted copy of an answer, the shapes the redactor took for values: under a
+ * member name that reads as a secret ("password", "token") a shape holds a type word, which says
+ * nothing of the value. Only members named `keys` (a body's) and `shape` (a reply's) are put back;
+ * a reply's own data (`json`, `text`) is never looked at.
+ */
+export function restoreShapes(original, redacted, depth = 0) {
+  if (!original || typeof original !== 'object' || !redacted || typeof redacted !== 'object' || depth > 8) return;
+  for (const k of Object.keys(original)) {
+    if (k === 'json' || k === 'text') continue;
+    const o = original[k];
+    if ((k === 'keys' || k === 'shape') && isShape(o)) {
+      redacted[k] = structuredClone(o);
+    } else if (o && typeof o === 'object') {
+      restoreShapes(o, redacted[k], depth + 1);
+    }
+  }
+}

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The site's own API: browser.api.learn (the routes the page's XHR/fetch calls used, lib/api-learn.js)
+// and browser.api.call (a call of one of them, made from inside the page's frame so the page's
+// own cookies sign it). Mirrors the agent tool browser_api (src/core/agent/tools/chp-tool-api.c).
+//
+// A call is checked here after the router's checks (grant, scope, the named frame's current
+// document, the floor on its URL): the URL passes the floor too; it goes only to the frame's own
+// origin or an origin the tab's current documents already talked to ("Chaperone calls only what
+// the page already talks to": the agent cannot aim the person's session at a new server); and a
+// write is judged (lib/api-outward.js) and held for the person — not sent — unless it is a plain
+// write an approved plan covers. The person's Approve (capabilities/hold.js) sends the held call
+// once, as it was shown. A call signs itself with the page's own header (bearer, CSRF) only from
+// the value the page itself last sent to that origin (lib/capture.js); no value is ever returned.
+
+import { ChaperoneError } from '../scopes.js';
+import { publicHold } from '../holds.js';
+import { learnRoutes } from '../api-learn.js';
+import { classifyCall, canonicalOf, heldCall } from '../api-outward.js';
+import { pageFetch } from '../api-fetch.js';
+import { isCredentialHeader, shapeOf } from '../api-shape.js';
+import { redactText, redactValue } from '../redact.js';
+import { webOrigin } from '../targets.js';
+import { bad, frameId, obj, oneOf, optString, tabId } from './common.js';
+import { topFrameParams } from './network.js';
+import { allowOf } from './plan.js';
+
+export const METHODS_ALLOWED = Object.freeze(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
+export const MAX_BODY_CHARS = 64 * 1024;
+export const MAX_REPLY_BYTES = 1024 * 1024;
+export const MAX_REPLY_TEXT = 64 * 1024;
+const MAX_URL = 8192;
+const CALL_TIMEOUT_MS = 30000;
+const CREDENTIAL_KINDS = ['bearer', 'header', 'cookie', 'none'];
+const TEXTUAL = /^(?:text\/|application\/(?:[\w.+-]*\+)?(?:json|xml|javascript|x-www-form-urlencoded)$)/;
+
+/** The call's params, checked: sizes bounded, a body only with a write, a form of strings. */
+function callParams(p) {
+  const o = obj(p);
+  const out = { tabId: tabId(o.tabId), frameId: frameId(o.frameId) };
+  out.method = oneOf(typeof o.method === 'string' ? o.method.toUpperCase() : o.method, 'method', METHODS_ALLOWED);
+  if (typeof o.url !== 'string' || o.url.length > MAX_URL) throw bad('url is an absolute http(s) URL');
+  let u;
+  try {
+    u = new URL(o.url);
+  } catch {
+    throw bad('url is an absolute http(s) URL');
+  }
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.username || u.password) {
+    throw bad('url is an absolute http(s) URL, without a user name or password in it');
+  }
+  out.url = u.href;
+  if (o.body !== undefined) {
+    if (out.method === 'GET' || out.method === 'HEAD') throw bad(`${out.method} takes no body`);
+    const isForm = o.body && typeof o.body === 'object' && !Array.isArray(o.body) &&
+      Object.keys(o.body).length === 1 && o.body.form && typeof o.body.form === 'object' && !Array.isArray(o.body.form);
+    if (isForm && !Object.values(o.body.form).every((v) => typeof v === 'string')) {
+      throw bad('body.form is {name: string}');
+    }
+    let text;
+    try {
+      text = JSON.stringify(o.body);
+    } catch {
+      throw bad('body is not a JSON value');
+    }
+    if (text === undefined || text.length > MAX_BODY_CHARS) throw bad('body is a JSON value of at most 64 KiB');
+    out.body = JSON.parse(text);
+    out.form = isForm;
+  }
+  if (o.credential !== undefined && o.credential !== null) {
+    const c = obj(o.credential);
+    const kind = oneOf(c.kind, 'credential.kind', CREDENTIAL_KINDS);
+    const header = kind === 'bearer' ? 'authorization' : optString(c.header, 'credential.header', 64)?.toLowerCase();
+    if (kind === 'header' && (!header || !isCredentialHeader(header))) {
+      throw bad('credential.header names a header the page signs its calls with (authorization, x-*, *-token, *csrf*)');
+    }
+    out.credential = kind === 'header' ? { kind, header } : { kind };
+  }
+  // `expect` is how the person's Approve sends a held call (approveCall below). Sent over the
+  // wire it is accepted but changes nothing: a canonical is easy to write, an approval is not.
+  if (o.expect !== undefined && (typeof o.expect !== 'string' || o.expect.length > 90000)) throw bad('expect is a string');
+  out.allow = allowOf(o.allow);
+  return out;
+}
+
+/** What a held call keeps for its Approve (no plan: an approval is the person's own). */
+const keptCall = (p) => {
+  const call = { tabId: p.tabId, frameId: p.frameId, method: p.method, url: p.url };
+  if (p.body !== undefined) Object.assign(call, { body: p.body, form: p.form });
+  if (p.credential) call.credential = { ...p.credential };
+  return call;
+};
+
+function floorRefusal(level, tabId, reason, message) {
+  return new ChaperoneError('refused_floor', message, { tabId, level, reason });
+}
+
+/**
+ * Checks and makes one call from the frame of `ctx` (the router has checked grant, scope and the
+ * frame's document). `approved`: the person approved this very call (hold.js); otherwise a write
+ * is held unless a plan covers it. → the answer, or {held: true, hold}.
+ */
+export async function runCall(ctx, p, { approved = false } = {}) {
+  const { router, chrome, tabId: tab, frameId: frame, documentId, grant } = ctx;
+  const write = p.method !== 'GET' && p.method !== 'HEAD';
+  const target = webOrigin(p.url);
+  const floor = router.floorOf(p.url);
+  const frameFloor = router.floorOf(ctx.frame?.url);
+  if (floor.level === 'blind' || frameFloor.level === 'blind') {
+    const f = floor.level === 'blind' ? floor : frameFloor;
+    throw floorRefusal(f.level, tab, f.reason, 'That page is off limits to agents (the URL floor)');
+  }
+  if (write && (floor.level === 'hands-only' || frameFloor.level === 'hands-only')) {
+    const f = floor.level === 'hands-only' ? floor : frameFloor;
+    throw floorRefusal(f.level, tab, f.reason, 'Agents may read this site but not change anything on it');
+  }
+  const docs = await router.capture.documents(tab);
+  if (target !== webOrigin(ctx.frame?.url) && !router.capture.originsOf(tab, docs).has(target)) {
+    throw new ChaperoneError('target_denied', 'Chaperone calls only what the page already talks to',
+      { tabId: tab, origin: target });
+  }
+
+  let plan = null;
+  if (write && !approved) {
+    const verdict = classifyCall(p);
+    const host = new URL(p.url).hostname;
+    if (verdict.kind === 'write' && p.allow && p.allow.sites.includes(host)) {
+      plan = { planId: p.allow.planId, site: host };
+      if (p.allow.step !== undefined && p.allow.of !== undefined) Object.assign(plan, { step: p.allow.step, of: p.allow.of });
+    } else if (verdict.kind !== 'read') {
+      const h = router.holds.create({
+        held: heldCall(p, verdict), tabId: tab, frameId: frame, documentId, grantId: grant.grantId,
+        captureId: null, ref: null, action: 'api', call: keptCall(p),
+      });
+      return { held: true, hold: publicHold(h) };
+    }
+  }
+
+  const headers = {};
+  if (p.body !== undefined) {
+    headers['Content-Type'] = p.form ? 'application/x-www-form-urlencoded' : 'application/json';
+  }
+  const cred = p.credential;
+  if (cred && (cred.kind === 'bearer' || cred.kind === 'header')) {
+    const value = router.capture.secret(tab, target, cred.header);
+    if (!value || (cred.kind === 'bearer' && !/^\s*bearer\s/i.test(value))) {
+      throw new ChaperoneError('target_denied',
+        'The page has not sent that credential to this origin yet: sign in again in the page, or use it there first',
+        { tabId: tab, origin: target, header: cred.header });
+    }
+    headers[cred.header] = value;
+  }
+  const body = p.body === undefined ? undefined
+    : p.form ? new URLSearchParams(p.body.form).toString() : JSON.stringify(p.body);
+  router.capture.expectOwn(tab, p.method, p.url);
+  let results;
+  try {
+    results = await chrome.scripting.executeScript({
+      target: { tabId: tab, documentIds: [documentId] }, world: 'ISOLATED', func: pageFetch,
+      args: [{ url: p.url, method: p.method, headers, body, timeoutMs: CALL_TIMEOUT_MS,
+        maxBytes: MAX_REPLY_BYTES, maxText: MAX_REPLY_TEXT }],
+    });
+  } catch {
+    throw new ChaperoneError('stale_document', 'The frame no longer shows that document', { tabId: tab, frameId: frame });
+  }
+  const r = results?.[0]?.result;
+  if (!r || typeof r !== 'object') throw new ChaperoneError('internal', 'The page did not answer the call');
+  if (r.error === 'redirected') {
+    throw new ChaperoneError('target_denied', 'The call was redirected to another origin', { tabId: tab, origin: target });
+  }
+  const answer = replyOf(r);
+  if (plan) answer.plan = plan;
+  return answer;
+}
+
+/** The page's reply as the agent gets it: bounded, redacted, with its shape. */
+export function replyOf(r) {
+  if (r.error) return { status: 0, ok: false, error: r.error === 'timeout' ? 'timeout' : 'network', ms: r.ms ?? null };
+  const out = {
+    status: r.status, ok: r.ok === true, contentType: r.contentType ?? null,
+    size: Number.isSafeInteger(r.size) ? r.size : null, truncated: r.truncated === true, ms: r.ms ?? null,
+  };
+  if (Object.hasOwn(r, 'json')) {
+    out.json = redactValue(r.json).value;
+    out.shape = shapeOf(r.json);
+  } else if (typeof r.text === 'string' && r.text !== '') {
+    const textual = TEXTUAL.test(out.contentType ?? 'text/plain') ||
+      // eslint-disable-next-line no-control-regex
+      (out.contentType === null && !/[\u0000-\u0008\u000e-\u001f]/.test(r.text));
+    if (textual) out.text = redactText(r.text).text;
+    out.shape = { type: textual ? 'text' : 'binary' };
+  } else {
+    out.shape = { type: 'empty' };
+  }
+  return out;
+}
+
+/**
+ * The person's Approve of a held call (hold.js): the same grant, the same document of the same
+ * frame, then the call exactly as held, once. → the hold as it ended.
+ */
+export async function approveCall({ router, chrome, signal }, h) {
+  const found = router.grants.lookupTab(h.tabId);
+  if (found.error || found.grant.grantId !== h.grantId) return publicHold(router.holds.end(h.holdId, 'expired'));
+  let frame = null;
+  try {
+    frame = await chrome.webNavigation.getFrame({ tabId: h.tabId, frameId: h.frameId });
+  } catch {
+    frame = null;
+  }
+  const call = h.call;
+  if (!frame || frame.documentId !== h.documentId || !call || canonicalOf(call) !== h.canonical) {
+    return publicHold(router.holds.end(h.holdId, 'changed'));
+  }
+  const ctx = { router, chrome, signal, tabId: h.tabId, frameId: h.frameId, documentId: h.documentId, frame,
+    grant: found.grant };
+  let value;
+  try {
+    value = await runCall(ctx, call, { approved: true });
+  } catch (e) {
+    if (e?.code === 'stale_document' || e?.code === 'origin_changed') {
+      return publicHold(router.holds.end(h.holdId, 'changed'));
+    }
+    return publicHold(router.holds.end(h.holdId, 'failed', { error: e?.code ?? 'internal' }));
+  }
+  if (value.error) return publicHold(router.holds.end(h.holdId, 'failed', { error: value.error }));
+  return publicHold(router.holds.end(h.holdId, 'done', { changes: { status: value.status } }));
+}
+
+export const HANDLERS = Object.freeze({
+  'browser.api.learn': {
+    params: (p) => topFrameParams(obj(p)),
+    target: (p) => ({ tabId: p.tabId, frameId: 0 }),
+    async run({ router, tabId: tab, documentId, frame }) {
+      // A page that just loaded is still making its first calls: learn from them all.
+      await router.capture.quiet(tab);
+      const docs = await router.capture.documents(tab);
+      const entries = learnRoutes(router.capture.entriesOf(tab, docs), docs);
+      return { origin: webOrigin(frame?.url), documentId, entries, capturing: router.capture.capturing(tab) };
+    },
+  },
+  'browser.api.call': {
+    params: callParams,
+    target: (p) => ({ tabId: p.tabId, frameId: p.frameId }),
+    run: (ctx) => runCall(ctx, ctx.params),
+  },
+});

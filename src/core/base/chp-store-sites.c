@@ -1,0 +1,622 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* chp-store-sites.c: the site memory's reading side and the person's hand on it — load one
+ * site, list them, count a visit, Forget (hidden at once) and Restore (within a day), and the
+ * purge that deletes for good what was forgotten longer ago. Merging is chp-store-sites-merge.c.
+ *
+ * The store's statement cache is an enum shared by every record family; site memory is written
+ * once per visit, so its statements are prepared per job (microseconds) and finalized with it. */
+#include "config.h"
+
+#define G_LOG_DOMAIN "chaperone-store"
+
+#include "chp-store-sites-private.h"
+
+#include <glib/gi18n.h>
+
+#define INFO_COLUMNS \
+  "SELECT s.origin, s.created_at, s.last_visit, s.last_used, s.visits, s.ready, s.signin," \
+  " s.forgotten_at," \
+  " (SELECT count(*) FROM site_endpoints e WHERE e.origin = s.origin)," \
+  " (SELECT count(*) FROM site_controls c WHERE c.origin = s.origin AND c.label IS NOT NULL)," \
+  " (SELECT count(*) FROM site_endpoints e WHERE e.origin = s.origin AND e.quarantined != 0)," \
+  " (SELECT coalesce (avg (e.confidence), 0) FROM site_endpoints e WHERE e.origin = s.origin)" \
+  " FROM sites s"
+
+#define ENDPOINT_COLUMNS \
+  "SELECT entry_id, origin, method, path_template, query_keys, body_shape, response_shape," \
+  " credential, frame, sample_status, confidence, successes, misses, quarantined, learned_at," \
+  " last_used FROM site_endpoints"
+
+static GQuark
+policy_quark (void)
+{
+  static GQuark quark;
+
+  if (quark == 0)
+    quark = g_quark_from_static_string ("chp-store-site-policy");
+  return quark;
+}
+
+/**
+ * chp_store_set_site_policy:
+ * @check: (nullable): what may be kept: chp_site_allowlist_check()
+ * @label_is_personal: (nullable): which control labels are the person's data, never kept:
+ *   chp_site_allowlist_label_is_personal()
+ *
+ * Call once, on the thread that uses the store, before the first merge. Without both functions
+ * every merge, and every endpoint result carrying a response shape, is refused.
+ */
+void
+chp_store_set_site_policy (ChpStore         *self,
+                           ChpSiteCheckFunc  check,
+                           ChpSiteLabelFunc  label_is_personal)
+{
+  ChpSitePolicy *policy;
+
+  g_return_if_fail (CHP_IS_STORE (self));
+
+  policy = g_new0 (ChpSitePolicy, 1);
+  policy->check = check;
+  policy->label_is_personal = label_is_personal;
+  g_object_set_qdata_full (G_OBJECT (self), policy_quark (), policy, g_free);
+}
+
+void
+chp_store_sites_get_policy (ChpStore      *self,
+                            ChpSitePolicy *policy)
+{
+  ChpSitePolicy *set = g_object_get_qdata (G_OBJECT (self), policy_quark ());
+
+  *policy = set != NULL ? *set : (ChpSitePolicy) { NULL, NULL };
+}
+
+/* The allowlist's verdict as the store's error: its message names the field, never its text. */
+gboolean
+chp_store_sites_check (const ChpSitePolicy  *policy,
+                       JsonObject           *update,
+                       GError              **error)
+{
+  g_autoptr(GError) refused = NULL;
+  g_autofree char *bad_field = NULL;
+
+  if (policy->check == NULL || policy->label_is_personal == NULL)
+    {
+      g_set_error_literal (error, CHP_STORE_ERROR, CHP_STORE_ERROR_FAILED,
+                           _("Site memory has no allowlist: nothing is kept"));
+      return FALSE;
+    }
+
+  if (policy->check (update, &bad_field, &refused))
+    return TRUE;
+
+  g_set_error_literal (error, CHP_STORE_ERROR, CHP_STORE_ERROR_FAILED,
+                       refused != NULL ? refused->message : _("The site update was refused"));
+  return FALSE;
+}
+
+sqlite3_stmt *
+chp_store_sites_prepare (ChpStore    *self,
+                         const char  *sql,
+                         GError     **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc = sqlite3_prepare_v2 (self->db, sql, -1, &stmt, NULL);
+
+  if (rc != SQLITE_OK)
+    {
+      chp_store_set_sqlite_error (error, self->db, rc, "prepare");
+      sqlite3_finalize (stmt);
+      return NULL;
+    }
+
+  return stmt;
+}
+
+gboolean
+chp_store_sites_step_done (ChpStore      *self,
+                           sqlite3_stmt  *stmt,
+                           GError       **error)
+{
+  return chp_store_step_done (self, stmt, _("the site memory"), error);
+}
+
+char *
+chp_store_sites_json_text (JsonNode *node)
+{
+  g_autoptr(JsonGenerator) generator = NULL;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return NULL;
+
+  generator = json_generator_new ();
+  json_generator_set_root (generator, node);
+  return json_generator_to_data (generator, NULL);
+}
+
+/* Deletes for good the sites forgotten a day or more before @now, with their endpoints and
+ * controls (ON DELETE CASCADE). secure_delete overwrites the freed pages, so what the person
+ * forgot does not linger in the file's free space; it is set on the main database only around
+ * this statement, which is rare, rather than for every trim of the audit, and put back as it
+ * was (some builds of SQLite have it on by default). */
+gboolean
+chp_store_sites_purge (ChpStore  *self,
+                       gint64     now,
+                       GError   **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  g_autofree char *restore = NULL;
+  gboolean ok;
+  int rc;
+
+  stmt = chp_store_sites_prepare (self,
+                                  "DELETE FROM sites WHERE forgotten_at > 0 AND forgotten_at <= ?1",
+                                  error);
+  if (stmt == NULL)
+    return FALSE;
+
+  restore = g_strdup_printf ("PRAGMA main.secure_delete = %" G_GINT64_FORMAT,
+                             MAX (chp_store_pragma_int (self->db, "PRAGMA main.secure_delete",
+                                                        &rc), 0));
+  sqlite3_bind_int64 (stmt, 1, now - CHP_SITE_RESTORE_MS);
+  sqlite3_exec (self->db, "PRAGMA main.secure_delete = ON", NULL, NULL, NULL);
+  ok = chp_store_sites_step_done (self, stmt, error);
+  sqlite3_exec (self->db, restore, NULL, NULL, NULL);
+
+  return ok;
+}
+
+/* At open, in a transaction of its own: a failure is logged and the store still opens, since
+ * the next list purges again. */
+void
+chp_store_sites_purge_at_open (ChpStore *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (chp_store_exec_sql (self->db, "BEGIN IMMEDIATE", &error) &&
+      chp_store_sites_purge (self, g_get_real_time () / 1000, &error) &&
+      chp_store_exec_sql (self->db, "COMMIT", &error))
+    return;
+
+  sqlite3_exec (self->db, "ROLLBACK", NULL, NULL, NULL);
+  g_warning ("Could not delete the forgotten sites: %s", error->message);
+}
+
+static ChpSiteInfo *
+read_info (sqlite3_stmt *stmt)
+{
+  ChpSiteInfo *info = g_new0 (ChpSiteInfo, 1);
+
+  info->origin = chp_store_column_dup (stmt, 0);
+  info->created_at = sqlite3_column_int64 (stmt, 1);
+  info->last_visit = sqlite3_column_int64 (stmt, 2);
+  info->last_used = sqlite3_column_int64 (stmt, 3);
+  info->visits = sqlite3_column_int (stmt, 4);
+  info->ready = chp_store_column_dup (stmt, 5);
+  info->signin = chp_store_column_dup (stmt, 6);
+  info->forgotten_at = sqlite3_column_int64 (stmt, 7);
+  info->n_endpoints = sqlite3_column_int (stmt, 8);
+  info->n_controls = sqlite3_column_int (stmt, 9);
+  info->n_quarantined = sqlite3_column_int (stmt, 10);
+  info->confidence = sqlite3_column_double (stmt, 11);
+
+  return info;
+}
+
+static ChpSiteEndpoint *
+read_endpoint (sqlite3_stmt *stmt)
+{
+  ChpSiteEndpoint *endpoint = g_new0 (ChpSiteEndpoint, 1);
+
+  endpoint->entry_id = chp_store_column_dup (stmt, 0);
+  endpoint->origin = chp_store_column_dup (stmt, 1);
+  endpoint->method = chp_store_column_dup (stmt, 2);
+  endpoint->path_template = chp_store_column_dup (stmt, 3);
+  endpoint->query_keys = chp_store_column_dup (stmt, 4);
+  endpoint->body_shape = chp_store_column_dup (stmt, 5);
+  endpoint->response_shape = chp_store_column_dup (stmt, 6);
+  endpoint->credential = chp_store_column_dup (stmt, 7);
+  endpoint->frame = chp_store_column_dup (stmt, 8);
+  endpoint->sample_status = sqlite3_column_int (stmt, 9);
+  endpoint->confidence = sqlite3_column_double (stmt, 10);
+  endpoint->successes = sqlite3_column_int (stmt, 11);
+  endpoint->misses = sqlite3_column_int (stmt, 12);
+  endpoint->quarantined = sqlite3_column_int (stmt, 13) != 0;
+  endpoint->learned_at = sqlite3_column_int64 (stmt, 14);
+  endpoint->last_used = sqlite3_column_int64 (stmt, 15);
+
+  return endpoint;
+}
+
+static ChpSiteControl *
+read_control (sqlite3_stmt *stmt)
+{
+  ChpSiteControl *control = g_new0 (ChpSiteControl, 1);
+
+  control->origin = chp_store_column_dup (stmt, 0);
+  control->role = chp_store_column_dup (stmt, 1);
+  control->label = chp_store_column_dup (stmt, 2);
+  control->key = chp_store_column_dup (stmt, 3);
+  control->visits = sqlite3_column_int (stmt, 4);
+  control->first_seen = sqlite3_column_int64 (stmt, 5);
+  control->last_seen = sqlite3_column_int64 (stmt, 6);
+
+  return control;
+}
+
+typedef gpointer (*RowReader) (sqlite3_stmt *stmt);
+
+/* Every row of @sql, with ?1 bound to @text (NULL when %NULL) and ?2, if any, to @number. */
+static GPtrArray *
+read_rows (ChpStore        *self,
+           const char      *sql,
+           const char      *text,
+           gint64           number,
+           RowReader        reader,
+           GDestroyNotify   row_free,
+           GError         **error)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func (row_free);
+  g_autoptr(sqlite3_stmt) stmt = chp_store_sites_prepare (self, sql, error);
+  int rc;
+
+  if (stmt == NULL)
+    return NULL;
+
+  chp_store_bind_text (stmt, 1, text);
+  if (sqlite3_bind_parameter_count (stmt) >= 2)
+    sqlite3_bind_int64 (stmt, 2, number);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    g_ptr_array_add (rows, reader (stmt));
+
+  if (rc != SQLITE_DONE)
+    {
+      chp_store_set_sqlite_error (error, self->db, rc, "sites");
+      return NULL;
+    }
+
+  return g_steal_pointer (&rows);
+}
+
+/* Most recently used first; @origin %NULL for every site. */
+GPtrArray *
+chp_store_sites_read_infos (ChpStore    *self,
+                            const char  *origin,
+                            gboolean     include_forgotten,
+                            GError     **error)
+{
+  return read_rows (self,
+                    INFO_COLUMNS " WHERE (?1 IS NULL OR s.origin = ?1)"
+                    " AND (?2 != 0 OR s.forgotten_at = 0)"
+                    " ORDER BY s.last_used DESC, s.last_visit DESC, s.origin",
+                    origin, include_forgotten, (RowReader) read_info,
+                    (GDestroyNotify) chp_site_info_free, error);
+}
+
+GPtrArray *
+chp_store_sites_read_endpoints (ChpStore    *self,
+                                const char  *origin,
+                                GError     **error)
+{
+  return read_rows (self, ENDPOINT_COLUMNS " WHERE origin = ?1 ORDER BY path_template, method",
+                    origin, 0, (RowReader) read_endpoint,
+                    (GDestroyNotify) chp_site_endpoint_free, error);
+}
+
+GPtrArray *
+chp_store_sites_read_controls (ChpStore    *self,
+                               const char  *origin,
+                               GError     **error)
+{
+  return read_rows (self,
+                    "SELECT origin, role, label, key, visits, first_seen, last_seen"
+                    " FROM site_controls WHERE origin = ?1"
+                    " ORDER BY role, label IS NULL, label, first_seen, label_hash",
+                    origin, 0, (RowReader) read_control,
+                    (GDestroyNotify) chp_site_control_free, error);
+}
+
+/* Returns: (nullable): the endpoint, or %NULL with @error (NOT_FOUND when none) */
+ChpSiteEndpoint *
+chp_store_sites_read_endpoint (ChpStore    *self,
+                               const char  *entry_id,
+                               GError     **error)
+{
+  g_autoptr(GPtrArray) rows = read_rows (self, ENDPOINT_COLUMNS " WHERE entry_id = ?1",
+                                         entry_id, 0, (RowReader) read_endpoint,
+                                         (GDestroyNotify) chp_site_endpoint_free, error);
+
+  if (rows == NULL)
+    return NULL;
+  if (rows->len == 0)
+    {
+      g_set_error (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND,
+                   _("No remembered endpoint has the id %s"), entry_id);
+      return NULL;
+    }
+
+  return g_ptr_array_steal_index (rows, 0);
+}
+
+/* Returns: (nullable): the site as it stands, or %NULL with @error (NOT_FOUND when it is
+ * unknown or forgotten) */
+ChpSiteRecord *
+chp_store_sites_read_record (ChpStore    *self,
+                             const char  *origin,
+                             GError     **error)
+{
+  g_autoptr(ChpSiteRecord) record = NULL;
+  g_autoptr(GPtrArray) infos = chp_store_sites_read_infos (self, origin, FALSE, error);
+
+  if (infos == NULL)
+    return NULL;
+  if (infos->len == 0)
+    {
+      g_set_error (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND,
+                   _("Chaperone remembers nothing of %s"), origin);
+      return NULL;
+    }
+
+  record = g_new0 (ChpSiteRecord, 1);
+  record->info = g_ptr_array_steal_index (infos, 0);
+  record->endpoints = chp_store_sites_read_endpoints (self, origin, error);
+  if (record->endpoints == NULL)
+    return NULL;
+  record->controls = chp_store_sites_read_controls (self, origin, error);
+  if (record->controls == NULL)
+    return NULL;
+
+  return g_steal_pointer (&record);
+}
+
+/* ---- jobs ------------------------------------------------------------------------------- */
+
+typedef struct
+{
+  char   *origin;
+  char   *visit_id;
+  gint64  now;
+  gint    what;
+} SiteJob;
+
+enum { SITE_VISIT, SITE_FORGET, SITE_RESTORE };
+
+static void
+site_job_free (SiteJob *job)
+{
+  g_free (job->origin);
+  g_free (job->visit_id);
+  g_free (job);
+}
+
+static gpointer
+load_site_job (ChpStore  *self,
+               gpointer   data,
+               GError   **error)
+{
+  return chp_store_sites_read_record (self, ((SiteJob *) data)->origin, error);
+}
+
+/**
+ * chp_store_load_site_async:
+ * @origin: a site's origin
+ *
+ * What is remembered of @origin. Finish with chp_store_load_site_finish().
+ */
+void
+chp_store_load_site_async (ChpStore            *self,
+                           const char          *origin,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  SiteJob *job;
+
+  g_return_if_fail (CHP_IS_STORE (self));
+  g_return_if_fail (origin != NULL);
+
+  job = g_new0 (SiteJob, 1);
+  job->origin = g_strdup (origin);
+  chp_store_push_job (self, JOB_READ, load_site_job, job, (GDestroyNotify) site_job_free,
+                      (GDestroyNotify) chp_site_record_free, chp_store_load_site_async,
+                      cancellable, callback, user_data);
+}
+
+/* Returns: (transfer full): the site, or %NULL with CHP_STORE_ERROR_NOT_FOUND when nothing
+ * is remembered of it or the person forgot it */
+ChpSiteRecord *
+chp_store_load_site_finish (ChpStore      *self,
+                            GAsyncResult  *result,
+                            GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static gpointer
+list_sites_job (ChpStore  *self,
+                gpointer   data,
+                GError   **error)
+{
+  if (!chp_store_sites_purge (self, g_get_real_time () / 1000, error))
+    return NULL;
+
+  return chp_store_sites_read_infos (self, NULL, GPOINTER_TO_INT (data), error);
+}
+
+/**
+ * chp_store_list_sites_async:
+ * @include_forgotten: list the sites the person forgot and may still restore
+ *
+ * Every remembered site, most recently used first. Sites forgotten a day ago or more are
+ * deleted for good first. Finish with chp_store_list_sites_finish().
+ */
+void
+chp_store_list_sites_async (ChpStore            *self,
+                            gboolean             include_forgotten,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_return_if_fail (CHP_IS_STORE (self));
+
+  /* The purge is a write: the job runs as one. */
+  chp_store_push_job (self, JOB_WRITE, list_sites_job, GINT_TO_POINTER (!!include_forgotten),
+                      NULL, (GDestroyNotify) g_ptr_array_unref, chp_store_list_sites_async,
+                      cancellable, callback, user_data);
+}
+
+/* Returns: (transfer full) (element-type ChpSiteInfo): the sites, or %NULL with @error */
+GPtrArray *
+chp_store_list_sites_finish (ChpStore      *self,
+                             GAsyncResult  *result,
+                             GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static const char * const site_update_sql[] = {
+  /* A visit without an id always counts; with one, only a new id does. */
+  [SITE_VISIT] =
+    "UPDATE sites SET visits = visits + (?2 IS NULL OR ?2 IS NOT last_visit_id),"
+    " last_visit = ?3, last_visit_id = coalesce (?2, last_visit_id)"
+    " WHERE origin = ?1 AND forgotten_at = 0",
+  [SITE_FORGET] =
+    "UPDATE sites SET forgotten_at = max (?3, 1) WHERE origin = ?1 AND forgotten_at = 0",
+  [SITE_RESTORE] = "UPDATE sites SET forgotten_at = 0 WHERE origin = ?1 AND forgotten_at > 0",
+};
+
+static gpointer
+site_update_job (ChpStore  *self,
+                 gpointer   data,
+                 GError   **error)
+{
+  SiteJob *job = data;
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+
+  stmt = chp_store_sites_prepare (self, site_update_sql[job->what], error);
+  if (stmt == NULL)
+    return NULL;
+
+  chp_store_bind_text (stmt, 1, job->origin);
+  chp_store_bind_text (stmt, 2, job->visit_id);
+  sqlite3_bind_int64 (stmt, 3, job->now);
+  if (!chp_store_sites_step_done (self, stmt, error))
+    return NULL;
+
+  if (sqlite3_changes (self->db) == 0)
+    {
+      if (job->what == SITE_RESTORE)
+        g_set_error (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND,
+                     _("%s cannot be restored: it was not forgotten, or a day has passed"),
+                     job->origin);
+      else
+        g_set_error (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND,
+                     _("Chaperone remembers nothing of %s"), job->origin);
+      return NULL;
+    }
+
+  return GINT_TO_POINTER (TRUE);
+}
+
+static void
+push_site_update (ChpStore            *self,
+                  gint                 what,
+                  const char          *origin,
+                  const char          *visit_id,
+                  gint64               now,
+                  gpointer             source_tag,
+                  GCancellable        *cancellable,
+                  GAsyncReadyCallback  callback,
+                  gpointer             user_data)
+{
+  SiteJob *job = g_new0 (SiteJob, 1);
+
+  job->what = what;
+  job->origin = g_strdup (origin);
+  job->visit_id = g_strdup (visit_id);
+  job->now = now;
+  chp_store_push_job (self, JOB_WRITE, site_update_job, job, (GDestroyNotify) site_job_free,
+                      NULL, source_tag, cancellable, callback, user_data);
+}
+
+/**
+ * chp_store_site_visit_async:
+ * @visit_id: (nullable): the visit's document id: the same id counts once
+ *
+ * A visit to a remembered site. An unknown or forgotten site is not created (NOT_FOUND): only
+ * a merge starts remembering, so visits alone never make a browsing history. Finish with
+ * chp_store_write_finish().
+ */
+void
+chp_store_site_visit_async (ChpStore            *self,
+                            const char          *origin,
+                            const char          *visit_id,
+                            gint64               now,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_return_if_fail (CHP_IS_STORE (self));
+  g_return_if_fail (origin != NULL);
+
+  push_site_update (self, SITE_VISIT, origin, visit_id, now, chp_store_site_visit_async,
+                    cancellable, callback, user_data);
+}
+
+/**
+ * chp_store_forget_site_async:
+ *
+ * The person forgot @origin: hidden at once from loads, lists and exports, nothing more is
+ * learned of it, and it can be restored until a day after @now, when it is deleted for good.
+ * Finish with chp_store_write_finish() (NOT_FOUND when nothing was remembered).
+ */
+void
+chp_store_forget_site_async (ChpStore            *self,
+                             const char          *origin,
+                             gint64               now,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  g_return_if_fail (CHP_IS_STORE (self));
+  g_return_if_fail (origin != NULL);
+
+  push_site_update (self, SITE_FORGET, origin, NULL, now, chp_store_forget_site_async,
+                    cancellable, callback, user_data);
+}
+
+static gpointer
+purge_job (ChpStore  *self,
+           gpointer   data,
+           GError   **error)
+{
+  return chp_store_sites_purge (self, *(gint64 *) data, error) ? GINT_TO_POINTER (TRUE) : NULL;
+}
+
+/**
+ * chp_store_restore_site_async:
+ *
+ * Undoes a Forget within a day. Finish with chp_store_write_finish(): NOT_FOUND when the site
+ * was not forgotten or was forgotten a day or more before @now (and is then deleted).
+ */
+void
+chp_store_restore_site_async (ChpStore            *self,
+                              const char          *origin,
+                              gint64               now,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  g_return_if_fail (CHP_IS_STORE (self));
+  g_return_if_fail (origin != NULL);
+
+  /* Restoring after the day is up finds nothing: the purge goes first, in a job of its own
+   * so that the refused restore does not roll it back. */
+  chp_store_push_job (self, JOB_WRITE, purge_job, g_memdup2 (&now, sizeof now), g_free, NULL,
+                      NULL, NULL, NULL, NULL);
+  push_site_update (self, SITE_RESTORE, origin, NULL, now, chp_store_restore_site_async,
+                    cancellable, callback, user_data);
+}

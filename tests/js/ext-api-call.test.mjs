@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// browser.api.call through the router over a fake chrome.* (tests/js/ext-capture-harness.mjs): a
+// call goes only to what the page already talks to, signs itself with the page's own header only
+// inside the page, comes back redacted; a send, a payment or a delete is held — nothing is sent —
+// until the person's Approve sends it once; a plain write goes through only under a plan.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { captureSetup, request } from './ext-capture-harness.mjs';
+
+const CSRF = 'Cs-distinctive-csrf-3381';
+const TOKEN = 'sk_live_51HdistinctiveKey0000';
+
+/** A page that answers every call with `reply` (by executeScript), and remembers each call. */
+async function apiSetup(opts) {
+  const s = await captureSetup(opts);
+  s.calls = [];
+  s.reply = { status: 200, ok: true, contentType: 'application/json', size: 64, truncated: false, ms: 3,
+    json: { contacts: [{ id: 1, name: 'Ann' }], apiKey: TOKEN } };
+  const pageAgent = s.fake.chrome.scripting.executeScript; // the pill and other page-agent ops
+  s.fake.chrome.scripting.executeScript = async (inject) => {
+    const { target, world, func, args } = inject;
+    if (func?.name !== 'pageFetch') return pageAgent(inject);
+    s.calls.push({ target, world, func, req: structuredClone(args[0]) });
+    return [{ frameId: 0, documentId: target.documentIds?.[0], result: structuredClone(s.reply) }];
+  };
+  // The page has loaded and talked to its API (with its CSRF header), and its widget to its own.
+  request(s.wr, { url: 'https://app.example/api/contacts', documentId: s.top(),
+    headers: [{ name: 'Cookie', value: 'sid=x' }, { name: 'X-CSRF-Token', value: CSRF }] });
+  request(s.wr, { url: 'https://api.widget.example/v1/ping', documentId: s.widget(), frameId: 5 });
+  return s;
+}
+
+const call = (s, params) => s.router.handle('browser.api.call', { tabId: 1, ...params });
+const resolve = (s, holdId, outcome) => s.router.handle('extension.hold.resolve', { holdId, outcome });
+
+test('a read goes from inside the page, signed by the page\'s own header, and comes back redacted', async () => {
+  const s = await apiSetup();
+  const answer = await call(s, { method: 'GET', url: 'https://app.example/api/contacts?limit=5',
+    credential: { kind: 'header', header: 'X-CSRF-Token' } });
+  assert.equal(s.calls.length, 1);
+  const [c] = s.calls;
+  assert.deepEqual(c.target, { tabId: 1, documentIds: [s.top()] }, 'the checked document, nothing else');
+  assert.equal(c.world, 'ISOLATED');
+  assert.equal(c.req.method, 'GET');
+  assert.equal(c.req.headers['x-csrf-token'], CSRF, 'the page\'s own value goes into the page');
+  assert.equal(c.req.body, undefined);
+  assert.equal(c.func.name, 'pageFetch');
+  assert.equal(answer.status, 200);
+  assert.deepEqual(answer.shape, { contacts: 'array', apiKey: 'string' });
+  assert.deepEqual(answer.json.contacts, [{ id: 1, name: 'Ann' }]);
+  assert.match(answer.json.apiKey, /^\[redacted apiKey len=\d+\]$/);
+  const text = JSON.stringify(answer);
+  assert.ok(!text.includes(CSRF) && !text.includes(TOKEN), text);
+
+  s.reply = { status: 200, ok: true, contentType: 'text/plain', size: 30, truncated: false, ms: 1,
+    text: `token=${TOKEN} done` };
+  const plain = await call(s, { method: 'GET', url: 'https://app.example/api/export' });
+  assert.ok(!plain.text.includes(TOKEN), plain.text);
+  assert.deepEqual(plain.shape, { type: 'text' });
+});
+
+test('only what the page already talks to; the floor; a credential the page never sent', async () => {
+  const s = await apiSetup();
+  await assert.rejects(call(s, { method: 'GET', url: 'https://evil.example/api/x' }),
+    (e) => e.code === 'target_denied' && /already talks to/.test(e.message));
+  await call(s, { method: 'GET', url: 'https://api.widget.example/v1/ping' }); // the widget's API, called by this tab
+  await assert.rejects(call(s, { method: 'GET', url: 'https://mybank.example/api/x' }), { code: 'refused_floor' });
+  await assert.rejects(call(s, { method: 'GET', url: 'https://app.example/api/x', credential: { kind: 'bearer' } }),
+    (e) => e.code === 'target_denied' && /sign in again/.test(e.message));
+  await assert.rejects(call(s, { method: 'GET', url: 'https://app.example/x', credential: { kind: 'header', header: 'cookie' } }),
+    { code: 'invalid_params' });
+  for (const bad of [{ method: 'TRACE', url: 'https://app.example/' }, { method: 'GET', url: 'ftp://app.example/' },
+    { method: 'GET', url: 'https://u:p@app.example/' }, { method: 'GET', url: 'https://app.example/', body: {} },
+    { method: 'POST', url: 'https://app.example/', body: { form: { a: 1 } } },
+    { method: 'POST', url: 'https://app.example/', body: { big: 'x'.repeat(70000) } }]) {
+    await assert.rejects(call(s, bad), { code: 'invalid_params' }, JSON.stringify(bad).slice(0, 80));
+  }
+  s.reply = { error: 'redirected', message: 'x' };
+  await assert.rejects(call(s, { method: 'GET', url: 'https://app.example/api/go' }), { code: 'target_denied' });
+  assert.equal(s.calls.filter((c) => c.req.url.includes('evil') || c.req.url.includes('bank')).length, 0);
+});
+
+test('a message is held, nothing is sent; Approve sends it once, as held', async () => {
+  const s = await apiSetup();
+  const body = { to: 'ann@example.com', text: 'Lunch?', csrf_token: 'abc' };
+  const url = 'https://app.example/api/messages';
+  const held = await call(s, { method: 'POST', url, body, credential: { kind: 'header', header: 'x-csrf-token' } });
+  assert.equal(held.held, true);
+  assert.equal(s.calls.length, 0, 'nothing reached the page');
+  assert.equal(held.hold.kind, 'outward');
+  assert.equal(held.hold.reason, 'api');
+  assert.equal(held.hold.control, 'POST /api/messages');
+  assert.equal(held.hold.site, 'https://app.example');
+  assert.deepEqual(held.hold.fields, [{ name: 'to', value: 'ann@example.com' }, { name: 'text', value: 'Lunch?' },
+    { name: 'csrf_token', secret: true, length: 3 }]);
+  assert.equal(held.hold.canonical, undefined, 'the canonical stays in the worker');
+  assert.equal(s.emit.named('hold.changed').at(-1).state, 'held');
+  const stored = s.router.holds.get(held.hold.holdId);
+  assert.ok(!JSON.stringify(stored).includes(CSRF), 'the hold keeps the header name, never its value');
+
+  // The agent cannot approve by writing the canonical itself.
+  const again = await call(s, { method: 'POST', url, body, expect: `POST ${url}\n${JSON.stringify(body)}` });
+  assert.equal(again.held, true);
+  assert.equal(s.calls.length, 0);
+
+  s.reply = { status: 201, ok: true, contentType: 'application/json', size: 9, truncated: false, ms: 2, json: { id: 9 } };
+  const done = await resolve(s, held.hold.holdId, 'approve');
+  assert.equal(done.state, 'done');
+  assert.deepEqual(done.changes, { status: 201 });
+  assert.equal(s.calls.length, 1, 'sent once');
+  assert.equal(s.calls[0].req.method, 'POST');
+  assert.equal(s.calls[0].req.body, JSON.stringify(body));
+  assert.equal(s.calls[0].req.headers['Content-Type'], 'application/json');
+  assert.equal(s.calls[0].req.headers['x-csrf-token'], CSRF);
+  assert.equal((await resolve(s, held.hold.holdId, 'approve')).state, 'done');
+  assert.equal(s.calls.length, 1, 'a second Approve sends nothing more');
+});
+
+test('deletes and payments are held whatever the plan; a plain write goes through under a plan only', async () => {
+  const s = await apiSetup();
+  const allow = { planId: 'plan-1', sites: ['app.example'], step: 1, of: 2 };
+  const del = await call(s, { method: 'DELETE', url: 'https://app.example/api/contacts/3', allow });
+  assert.equal(del.held, true);
+  assert.equal(del.hold.kind, 'delete');
+  const pay = await call(s, { method: 'POST', url: 'https://app.example/api/payments', body: { amount: 5 }, allow });
+  assert.equal(pay.hold.kind, 'outward');
+  const gql = await call(s, { method: 'POST', url: 'https://app.example/graphql',
+    body: { query: 'mutation { sendMessage(to: 1, text: "x") { id } }' }, allow });
+  assert.equal(gql.hold.kind, 'outward');
+  assert.equal(gql.hold.control, 'POST /graphql sendMessage');
+  const note = { method: 'PUT', url: 'https://app.example/api/notes/4', body: { text: 'milk' } };
+  const unplanned = await call(s, note);
+  assert.equal(unplanned.hold.kind, 'write', 'a write without a plan waits for the person');
+  assert.equal(s.calls.length, 0);
+  const other = await call(s, { ...note, allow: { ...allow, sites: ['elsewhere.example'] } });
+  assert.equal(other.held, true, 'a plan for another site covers nothing here');
+  const planned = await call(s, { ...note, allow });
+  assert.equal(planned.held, undefined);
+  assert.deepEqual(planned.plan, { planId: 'plan-1', site: 'app.example', step: 1, of: 2 });
+  assert.equal(s.calls.length, 1);
+  assert.deepEqual(s.router.planOf(1), { planId: 'plan-1', step: 1, of: 2 }, 'the pill can say "plan step 1 of 2"');
+  const read = await call(s, { method: 'POST', url: 'https://app.example/graphql', body: { query: 'query { contacts { id } }' } });
+  assert.equal(read.held, undefined, 'a GraphQL query reads');
+
+  assert.equal((await resolve(s, del.hold.holdId, 'decline')).state, 'declined');
+  assert.equal(s.calls.length, 2, 'a declined delete is never sent');
+});
+
+test('an Approve after the page moved on sends nothing: changed', async () => {
+  const s = await apiSetup();
+  const held = await call(s, { method: 'POST', url: 'https://app.example/api/messages', body: { text: 'x' } });
+  s.fake.navigate(1, 0, 'https://app.example/other');
+  assert.equal((await resolve(s, held.hold.holdId, 'approve')).state, 'changed');
+  assert.equal(s.calls.length, 0);
+  const h2 = await call(s, { method: 'POST', url: 'https://app.example/api/messages', body: { text: 'y' } });
+  await assert.rejects(call(s, { method: 'GET', url: 'https://api.widget.example/v1/ping' }),
+    { code: 'target_denied' }, 'what the old page talked to is not what the new one talks to');
+  s.router.stop('popup');
+  await assert.rejects(resolve(s, h2.hold.holdId, 'approve'), { code: 'stopped' });
+  assert.equal(s.calls.length, 0, JSON.stringify(s.calls.map((c) => c.req.url)));
+});

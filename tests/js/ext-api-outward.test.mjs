@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Which calls of a site's own API are held for the person (extension/lib/api-outward.js): sends,
+// payments, publishing and campaigns are outward, DELETE (or a delete operation) deletes, other
+// writes are writes a plan may cover, reads are never held; and what the card shows of the body.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import {
+  DELETE_WORDS, OUTWARD_WORDS, canonicalOf, classifyCall, heldCall, holdFields, wordsOf,
+} from '../../extension/lib/api-outward.js';
+
+const APP = 'https://app.example';
+const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdefghi';
+const kind = (method, path, body) => classifyCall({ method, url: APP + path, body }).kind;
+
+test('the word table is the clicks\' table (outward-words.json) plus the nouns APIs use', () => {
+  for (const w of ['send', 'publish', 'tweet', 'comment', 'pay', 'checkout', 'transfer', 'envoyer', 'payer']) {
+    assert.ok(OUTWARD_WORDS.has(w), w);
+  }
+  for (const w of ['messages', 'mail', 'payments', 'invoice', 'billing', 'campaign', 'broadcast', 'charge']) {
+    assert.ok(OUTWARD_WORDS.has(w), w);
+  }
+  for (const w of ['delete', 'remove', 'destroy', 'supprimer']) assert.ok(DELETE_WORDS.has(w), w);
+  assert.deepEqual(wordsOf('sendMessage'), ['send', 'message']);
+  assert.deepEqual(wordsOf('chat.postMessage'), ['chat', 'post', 'message']);
+  assert.deepEqual(wordsOf('send_invoice-now'), ['send', 'invoice', 'now']);
+});
+
+test('messages, mail, sends, posts, payments, invoices, campaigns and transfers are outward', () => {
+  assert.equal(kind('POST', '/api/messages', { to: 'a', text: 'hi' }), 'outward');
+  assert.equal(kind('POST', '/mail/send'), 'outward');
+  assert.equal(kind('POST', '/api/v1/statuses', { status: 'hello' }), 'outward');
+  assert.equal(kind('POST', '/wp-json/wp/v2/posts', { title: 'x' }), 'outward');
+  assert.equal(kind('POST', '/api/posts/7/comments', { text: 'x' }), 'outward');
+  assert.equal(kind('POST', '/api/payments', { amount: 10 }), 'outward');
+  assert.equal(kind('POST', '/checkout/session'), 'outward');
+  assert.equal(kind('POST', '/billing/invoices/12/finalize'), 'outward');
+  assert.equal(kind('POST', '/api/campaigns/5/start'), 'outward');
+  assert.equal(kind('POST', '/api/broadcasts'), 'outward');
+  assert.equal(kind('POST', '/bank/transfer', { amount: 1 }), 'outward');
+  assert.equal(kind('PATCH', '/api/messages/5', { text: 'draft' }), 'outward', 'every doubt holds');
+  assert.equal(kind('POST', '/api/things', { recipients: ['a'] }), 'outward', 'a body that names recipients sends');
+  assert.equal(kind('POST', '/api/do?action=send'), 'outward', 'an action in the query');
+  assert.equal(kind('POST', '/rpc', { action: 'publish' }), 'outward', 'an action in the body');
+});
+
+test('GraphQL mutations and JSON-RPC methods are judged by their operation', () => {
+  assert.equal(kind('POST', '/graphql', { query: 'mutation { sendMessage(to: 1, text: "x") { id } }' }), 'outward');
+  assert.equal(kind('POST', '/graphql', { operationName: 'Save', query: 'mutation Save { sendMessage { id } }' }), 'outward',
+    'the first field counts even under another operation name');
+  assert.equal(kind('POST', '/graphql', { query: 'mutation { updateNote(id: 1, text: "x") { id } }' }), 'write');
+  assert.equal(kind('POST', '/graphql', { query: 'mutation { deleteContact(id: 1) { id } }' }), 'delete');
+  assert.equal(kind('POST', '/graphql', { query: 'query { contacts { id } }' }), 'read', 'a GraphQL query reads');
+  assert.equal(kind('POST', '/graphql', { query: '{ me { id } }' }), 'read');
+  assert.equal(kind('POST', '/graphql', { extensions: { persistedQuery: { sha256Hash: 'abc' } } }), 'write',
+    'a persisted query says nothing: held as a write');
+  assert.equal(kind('POST', '/rpc', { jsonrpc: '2.0', method: 'chat.postMessage', params: { text: 'x' } }), 'outward');
+  assert.equal(kind('POST', '/rpc', { jsonrpc: '2.0', method: 'notes.save', params: {} }), 'write');
+  assert.equal(kind('POST', '/rpc', { jsonrpc: '2.0', method: 'files.remove', params: {} }), 'delete');
+});
+
+test('DELETE and delete operations are deletes; a plain PUT note save is a write; GET is never held', () => {
+  assert.equal(kind('DELETE', '/api/contacts/3'), 'delete');
+  assert.equal(kind('DELETE', '/api/messages/3'), 'delete', 'deleting a message sends nothing');
+  assert.equal(kind('POST', '/api/contacts/3/remove'), 'delete');
+  assert.equal(kind('PUT', '/api/notes/3', { text: 'buy milk' }), 'write', 'a note save; its text is not judged');
+  assert.equal(kind('PUT', '/recipes/default/tiddlers/HelloThere', { title: 'HelloThere' }), 'write');
+  assert.equal(kind('POST', '/api/contacts', { name: 'Ann' }), 'write');
+  for (const m of ['GET', 'HEAD']) {
+    assert.equal(kind(m, '/api/messages/send?action=delete'), 'read', `${m} never held`);
+  }
+});
+
+test('the card: the request named, short values shown, secrets as lengths, a canonical to approve', () => {
+  const call = { method: 'POST', url: `${APP}/api/messages?x=1`,
+    body: { to: 'ann@example.com', text: 'Lunch at noon?', password: 'hunter2-pw', apiToken: 'tok-123', n: 3, meta: { a: 1 },
+      tags: ['a', 'b'], blob: JWT } };
+  const held = heldCall(call);
+  assert.equal(held.kind, 'outward');
+  assert.equal(held.reason, 'api');
+  assert.equal(held.word, 'messages');
+  assert.equal(held.control, 'POST /api/messages');
+  assert.equal(held.site, APP);
+  assert.deepEqual(held.fields, [
+    { name: 'to', value: 'ann@example.com' }, { name: 'text', value: 'Lunch at noon?' },
+    { name: 'password', secret: true, length: 10 }, { name: 'apiToken', secret: true, length: 7 },
+    { name: 'n', value: '3' }, { name: 'meta', value: '{…}' }, { name: 'tags', value: '[2]' },
+    { name: 'blob', secret: true, length: JWT.length },
+  ], 'a value the redactor masks is a secret whatever its name');
+  assert.ok(!JSON.stringify(held.fields).includes('hunter2'));
+  assert.equal(held.canonical, canonicalOf(call));
+  assert.equal(canonicalOf({ ...call, body: { ...call.body } }), held.canonical, 'the same call, the same canonical');
+  assert.notEqual(canonicalOf({ ...call, body: { ...call.body, text: 'Dinner?' } }), held.canonical);
+  assert.equal(canonicalOf({ method: 'delete', url: `${APP}/api/contacts/3` }), `DELETE ${APP}/api/contacts/3\n`);
+
+  const gql = heldCall({ method: 'POST', url: `${APP}/graphql`,
+    body: { query: 'mutation Send($to: ID, $text: String) { sendMessage(to: $to, text: $text) { id } }', variables: { to: '7', text: 'hi' } } });
+  assert.equal(gql.control, 'POST /graphql sendMessage');
+  assert.deepEqual(gql.fields, [{ name: 'to', value: '7' }, { name: 'text', value: 'hi' }], 'a GraphQL card shows its variables');
+  assert.deepEqual(holdFields({ form: { subject: 'Hi', csrf_token: 'abc' } }),
+    [{ name: 'subject', value: 'Hi' }, { name: 'csrf_token', secret: true, length: 3 }]);
+  assert.equal(heldCall({ method: 'DELETE', url: `${APP}/api/contacts/3` }).kind, 'delete');
+});

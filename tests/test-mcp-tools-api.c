@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* test-mcp-tools-api.c: browser_api and browser_network as an agent meets them, on a real engine
+ * (its real store) with a C client playing the extension: learning keeps the page's own site's
+ * entries (a GET added for what the page writes by path, never another site's), route calls the
+ * one matching read and says ui with a reason otherwise, answers are redacted and wrapped, a miss
+ * lowers confidence and two quarantine, a write comes back held, the person's "learning off" keeps
+ * nothing, and nothing an agent passes can name a URL the page did not call. */
+#include "config.h"
+
+#include "test-mcp-tools-harness.h"
+
+#include "chp-store-sites.h"
+
+#include <string.h>
+
+#define WIKI "https://wiki.example"
+
+/* What browser.api.learn answers for the wiki's page: its list read (with a filter), the
+ * StoryList save it makes at load, and a call to another site's analytics. */
+#define LEARNED \
+  "{\"origin\":\"" WIKI "\",\"documentId\":\"D1\",\"entries\":[" \
+  "{\"method\":\"GET\",\"origin\":\"" WIKI "\",\"pathTemplate\":\"/recipes/default/tiddlers.json\"," \
+  " \"queryKeys\":[\"filter\"],\"body\":null,\"credential\":{\"kind\":\"cookie\"},\"frameId\":0," \
+  " \"frameUrl\":\"" WIKI "/\",\"sampleStatus\":200,\"count\":3}," \
+  "{\"method\":\"PUT\",\"origin\":\"" WIKI "\",\"pathTemplate\":\"/recipes/default/tiddlers/{tiddler}\"," \
+  " \"queryKeys\":[],\"body\":{\"kind\":\"json\",\"keys\":{\"title\":\"string\",\"text\":\"string\"}}," \
+  " \"credential\":{\"kind\":\"header\",\"header\":\"x-requested-with\"},\"frameId\":0," \
+  " \"frameUrl\":\"" WIKI "/\",\"sampleStatus\":204,\"count\":1}," \
+  "{\"method\":\"POST\",\"origin\":\"https://stats.example\",\"pathTemplate\":\"/collect\"," \
+  " \"queryKeys\":[],\"body\":null,\"credential\":{\"kind\":\"none\"},\"frameId\":0," \
+  " \"frameUrl\":\"" WIKI "/\",\"sampleStatus\":204,\"count\":9}]}"
+
+#define WIKI_TABS \
+  "{\"tabs\":[{\"tabId\":7,\"windowId\":1,\"title\":\"Wiki\",\"url\":\"" WIKI "/\"," \
+  "\"origin\":\"" WIKI "\",\"active\":true,\"grantId\":\"g1\",\"label\":\"Read the wiki\"," \
+  "\"scopes\":[\"browser.tabs.read\",\"browser.dom.read\",\"browser.api.call\"," \
+  "\"browser.network.read\"],\"expiresAt\":%" G_GINT64_FORMAT "}]}"
+
+typedef struct
+{
+  Env            env;
+  ChpTestClient *client;
+} World;
+
+static void
+world_start (World *w)
+{
+  g_autofree char *tabs = g_strdup_printf (WIKI_TABS, g_get_real_time () / 1000 + 600000);
+  g_autofree char *grants = NULL;
+  g_autoptr(JsonObject) request = NULL;
+  Call call = { 0, };
+
+  env_setup (&w->env, NULL);
+  w->client = browser_connect (&w->env);
+  call_start (w->env.tools, w->env.context, "browser_tabs", NULL, NULL, &call);
+  request = browser_request (w->client, "browser.tabs");
+  browser_answer (w->client, request, tabs);
+  call_wait (&call);
+  call_clear (&call);
+  /* The person's grant of the wiki's tab, as the extension mirrors it to the app. */
+  grants = g_strdup_printf ("{\"grants\":[{\"grantId\":\"g1\",\"label\":\"Read the wiki\","
+                            "\"createdAt\":1,\"expiresAt\":%" G_GINT64_FORMAT ","
+                            "\"scopes\":[\"browser.dom.read\",\"browser.api.call\"],"
+                            "\"targets\":[{\"tabId\":7,\"frameId\":0,\"origin\":\"" WIKI "\","
+                            "\"url\":\"" WIKI "/#Harbour%%20Notes\"}]}]}",
+                            g_get_real_time () / 1000 + 600000);
+  browser_event (w->client, "grant.changed", grants);
+  g_assert_true (chp_test_spin_until (has_items, chp_engine_get_grants (w->env.engine), 5000));
+}
+
+static void
+world_stop (World *w)
+{
+  g_clear_pointer (&w->client, chp_test_client_free);
+  env_teardown (&w->env, NULL);
+}
+
+static void
+learn (World *w)
+{
+  g_autoptr(JsonObject) request = NULL;
+  Call call = { 0, };
+
+  call_start (w->env.tools, w->env.context, "browser_api",
+              "{\"tab\":\"b1:7\",\"action\":\"learn\"}", NULL, &call);
+  request = browser_request (w->client, "browser.api.learn");
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (request, "params"),
+                                               "tabId"), ==, 7);
+  browser_answer (w->client, request, LEARNED);
+  call_wait (&call);
+  if (result_is_error (call.result))
+    g_error ("learn: %s", result_text (call.result));
+  call_clear (&call);
+}
+
+typedef struct
+{
+  gboolean       done;
+  ChpSiteRecord *record;
+  GError        *error;
+} Loaded;
+
+static void
+loaded_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  Loaded *l = user_data;
+
+  l->record = chp_store_load_site_finish (CHP_STORE (source), result, &l->error);
+  l->done = TRUE;
+}
+
+static gboolean
+loaded_done (gpointer data)
+{
+  return ((Loaded *) data)->done;
+}
+
+/* The site as the store has it now (after the writes queued before this read). */
+static ChpSiteRecord *
+stored (World      *w,
+        const char *origin)
+{
+  Loaded l = { 0, };
+
+  chp_store_load_site_async (chp_engine_get_store (w->env.engine), origin, NULL, loaded_cb, &l);
+  g_assert_true (chp_test_spin_until (loaded_done, &l, 5000));
+  g_clear_error (&l.error);
+  return l.record;
+}
+
+static const ChpSiteEndpoint *
+endpoint_of (ChpSiteRecord *record,
+             const char    *method,
+             const char    *template)
+{
+  for (guint i = 0; record != NULL && i < record->endpoints->len; i++)
+    {
+      const ChpSiteEndpoint *e = g_ptr_array_index (record->endpoints, i);
+
+      if (g_str_equal (e->method, method) && g_str_equal (e->path_template, template))
+        return e;
+    }
+  return NULL;
+}
+
+static void
+test_learn_keeps_the_sites_own (void)
+{
+  World w = { 0, };
+  g_autoptr(ChpSiteRecord) record = NULL;
+  Call call = { 0, };
+  const char *text;
+
+  world_start (&w);
+  learn (&w);
+  record = stored (&w, WIKI);
+  g_assert_nonnull (record);
+  g_assert_nonnull (endpoint_of (record, "GET", "/recipes/default/tiddlers.json"));
+  g_assert_nonnull (endpoint_of (record, "PUT", "/recipes/default/tiddlers/{tiddler}"));
+  /* What the page saves by its path, it can read there. */
+  g_assert_nonnull (endpoint_of (record, "GET", "/recipes/default/tiddlers/{tiddler}"));
+  g_assert_cmpint (endpoint_of (record, "GET", "/recipes/default/tiddlers/{tiddler}")->sample_status,
+                   ==, 0);
+  /* Another site's endpoint is not this site's to remember. */
+  g_assert_cmpuint (record->endpoints->len, ==, 3);
+
+  /* list needs no browser. */
+  call_run (w.env.tools, w.env.context, "browser_api", "{\"tab\":\"b1:7\",\"action\":\"list\"}",
+            &call);
+  text = result_text (call.result);
+  g_assert_true (inside_wrapper (text, "GET /recipes/default/tiddlers.json ?filter"));
+  g_assert_null (strstr (text, "stats.example"));
+  g_assert_cmpint (json_object_get_int_member (result_structured (call.result), "count"), ==, 3);
+  call_clear (&call);
+  world_stop (&w);
+}
+
+/* route: the one read, called inside the page; its answer redacted and wrapped; confidence up. */
+static void
+test_route_calls_the_read (void)
+{
+  World w = { 0, };
+  g_autoptr(JsonObject) request = NULL;
+  g_autoptr(ChpSiteRecord) record = NULL;
+  JsonObject *params;
+  JsonObject *structured;
+  Call call = { 0, };
+  const char *text;
+
+  world_start (&w);
+  learn (&w);
+  call_start (w.env.tools, w.env.context, "browser_api",
+              "{\"tab\":\"b1:7\",\"action\":\"route\",\"hint\":\"tiddler\","
+              "\"params\":{\"tiddler\":\"Harbour Notes/../x\"}}", NULL, &call);
+  request = browser_request (w.client, "browser.api.call");
+  params = json_object_get_object_member (request, "params");
+  g_assert_cmpstr (json_object_get_string_member (params, "method"), ==, "GET");
+  g_assert_cmpstr (json_object_get_string_member (params, "url"), ==,
+                   WIKI "/recipes/default/tiddlers/Harbour%20Notes%2F..%2Fx");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (params,
+                                                                                 "credential"),
+                                                  "kind"), ==, "header");
+  browser_answer (w.client, request,
+                  "{\"status\":200,\"ok\":true,\"contentType\":\"application/json\",\"size\":120,"
+                  "\"ms\":4,\"json\":{\"title\":\"Harbour Notes\",\"text\":\"The lighthouse keeper; "
+                  "token=ghp_abcdefghijklmnopqrstuvwxyz0123456789\"},"
+                  "\"shape\":{\"title\":\"string\",\"text\":\"string\"}}");
+  call_wait (&call);
+  g_assert_false (result_is_error (call.result));
+  structured = result_structured (call.result);
+  g_assert_cmpstr (json_object_get_string_member (structured, "route"), ==, "api");
+  g_assert_cmpint (json_object_get_int_member (structured, "status"), ==, 200);
+  text = result_text (call.result);
+  g_assert_true (inside_wrapper (text, "The lighthouse keeper"));
+  g_assert_null (strstr (text, "ghp_abcdefghijklmnopqrstuvwxyz0123456789"));
+  call_clear (&call);
+
+  record = stored (&w, WIKI);
+  g_assert_cmpfloat (endpoint_of (record, "GET", "/recipes/default/tiddlers/{tiddler}")->confidence,
+                     >, 0.5);
+  world_stop (&w);
+}
+
+/* A read that stops answering: ui with the status, quarantined after two misses, and then no
+ * longer tried at all. */
+static void
+test_route_misses_quarantine (void)
+{
+  World w = { 0, };
+  g_autoptr(ChpSiteRecord) record = NULL;
+  Call call = { 0, };
+
+  world_start (&w);
+  learn (&w);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(JsonObject) request = NULL;
+      JsonObject *structured;
+
+      call_start (w.env.tools, w.env.context, "browser_api",
+                  "{\"tab\":\"b1:7\",\"action\":\"route\",\"hint\":\"tiddlers\"}", NULL, &call);
+      request = browser_request (w.client, "browser.api.call");
+      browser_answer (w.client, request, "{\"status\":404,\"ok\":false,\"contentType\":\"text/plain\","
+                                         "\"size\":9,\"ms\":2,\"text\":\"not found\"}");
+      call_wait (&call);
+      structured = result_structured (call.result);
+      g_assert_cmpstr (json_object_get_string_member (structured, "route"), ==, "ui");
+      g_assert_true (strstr (json_object_get_string_member (structured, "why"), "404") != NULL);
+      call_clear (&call);
+    }
+  record = stored (&w, WIKI);
+  g_assert_true (endpoint_of (record, "GET", "/recipes/default/tiddlers.json")->quarantined);
+
+  /* The session's copy is the store's now: the quarantined read is not tried again. */
+  call_run (w.env.tools, w.env.context, "browser_api",
+            "{\"tab\":\"b1:7\",\"action\":\"route\",\"hint\":\"tiddlers\"}", &call);
+  g_assert_true (strstr (json_object_get_string_member (result_structured (call.result), "why"),
+                         "quarantined") != NULL);
+  call_clear (&call);
+  world_stop (&w);
+}
+
+/* Nothing matches, a slot is missing: ui, and no browser request at all. */
+static void
+test_route_ui_without_a_call (void)
+{
+  World w = { 0, };
+  Call call = { 0, };
+
+  world_start (&w);
+  call_run (w.env.tools, w.env.context, "browser_api",
+            "{\"tab\":\"b1:7\",\"action\":\"route\",\"hint\":\"tiddlers\"}", &call);
+  g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "route"), ==,
+                   "ui");
+  g_assert_true (strstr (json_object_get_string_member (result_structured (call.result), "why"),
+                         "nothing is learned") != NULL);
+  call_clear (&call);
+
+  learn (&w);
+  call_run (w.env.tools, w.env.context, "browser_api",
+            "{\"tab\":\"b1:7\",\"action\":\"route\",\"hint\":\"invoices\"}", &call);
+  g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "route"), ==,
+                   "ui");
+  call_clear (&call);
+  /* A title, but for an entry that takes none. */
+  call_run (w.env.tools, w.env.context, "browser_api",
+            "{\"tab\":\"b1:7\",\"action\":\"route\",\"hint\":\"tiddlers.json\","
+            "\"params\":{\"limit\":\"5\"}}", &call);
+  g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "route"), ==,
+                   "ui");
+  g_assert_true (strstr (json_object_get_string_member (result_structured (call.result), "why"),
+                         "takes no param \"limit\"") != NULL);
+  call_clear (&call);
+  /* No request reached the browser in all of this: the next one it hears is the next call's. */
+  {
+    g_autoptr(JsonObject) request = NULL;
+
+    call_start (w.env.tools, w.env.context, "browser_network", "{\"tab\":\"b1:7\"}", NULL, &call);
+    request = browser_request (w.client, "browser.network.list");
+    browser_answer (w.client, request, "{\"entries\":[],\"dropped\":0}");
+    call_wait (&call);
+    call_clear (&call);
+  }
+  world_stop (&w);
+}
+
+/* call: only an entry the page called; a write goes with the plan's allowance and comes back held. */
+static void
+test_call_write_is_held (void)
+{
+  World w = { 0, };
+  g_autofree char *put_id = chp_site_entry_id (WIKI, "PUT", "/recipes/default/tiddlers/{tiddler}");
+  g_autofree char *args = g_strdup_printf ("{\"tab\":\"b1:7\",\"action\":\"call\",\"entryId\":\"%s\","
+                                           "\"params\":{\"tiddler\":\"New\"},"
+                                           "\"body\":{\"title\":\"New\",\"text\":\"Hello\"}}",
+                                           put_id);
+  g_autoptr(JsonObject) request = NULL;
+  JsonObject *params;
+  Call call = { 0, };
+
+  world_start (&w);
+  learn (&w);
+  call_run (w.env.tools, w.env.context, "browser_api",
+            "{\"tab\":\"b1:7\",\"action\":\"call\",\"entryId\":\"e0123456789ab\"}", &call);
+  g_assert_true (result_is_error (call.result));
+  g_assert_true (strstr (result_text (call.result), "only what the page itself called") != NULL);
+  call_clear (&call);
+
+  call_start (w.env.tools, w.env.context, "browser_api", args, NULL, &call);
+  request = browser_request (w.client, "browser.api.call");
+  params = json_object_get_object_member (request, "params");
+  g_assert_cmpstr (json_object_get_string_member (params, "method"), ==, "PUT");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (params, "body"),
+                                                  "text"), ==, "Hello");
+  browser_answer (w.client, request,
+                  "{\"held\":true,\"hold\":{\"holdId\":\"kaaaaaaaaaaaaaaaa\",\"state\":\"held\","
+                  "\"kind\":\"write\",\"reason\":\"api\",\"word\":null,"
+                  "\"control\":\"PUT /recipes/default/tiddlers/New\",\"site\":\"" WIKI "\","
+                  "\"fields\":[{\"name\":\"title\",\"value\":\"New\"}],\"signature\":\"9f2c\","
+                  "\"tabId\":7,\"createdAt\":1}}");
+  call_wait (&call);
+  if (result_is_error (call.result))
+    g_error ("held: %s", result_text (call.result));
+  g_assert_true (json_object_get_boolean_member (result_structured (call.result), "held"));
+  g_assert_true (strstr (result_text (call.result), "call to the site's API") != NULL);
+  call_clear (&call);
+  world_stop (&w);
+}
+
+/* The person turned learning off: the session has the entries, the store nothing. */
+static void
+test_learning_off_keeps_nothing (void)
+{
+  World w = { 0, };
+  g_autoptr(ChpSiteRecord) record = NULL;
+  Call call = { 0, };
+
+  world_start (&w);
+  chp_engine_set_site_learning (w.env.engine, FALSE);
+  learn (&w);
+  record = stored (&w, WIKI);
+  g_assert_null (record);
+  call_run (w.env.tools, w.env.context, "browser_api", "{\"tab\":\"b1:7\",\"action\":\"list\"}",
+            &call);
+  g_assert_cmpint (json_object_get_int_member (result_structured (call.result), "count"), ==, 3);
+  call_clear (&call);
+  world_stop (&w);
+}
+
+/* browser_network: lines of names, sizes and kinds, wrapped; never a value. */
+static void
+test_network_lines (void)
+{
+  World w = { 0, };
+  g_autoptr(JsonObject) request = NULL;
+  JsonObject *filter;
+  Call call = { 0, };
+  const char *text;
+
+  world_start (&w);
+  call_start (w.env.tools, w.env.context, "browser_network",
+              "{\"tab\":\"b1:7\",\"path\":\"tiddlers\",\"limit\":5}", NULL, &call);
+  request = browser_request (w.client, "browser.network.list");
+  filter = json_object_get_object_member (json_object_get_object_member (request, "params"),
+                                          "filter");
+  g_assert_cmpstr (json_object_get_string_member (filter, "type"), ==, "api");
+  g_assert_cmpstr (json_object_get_string_member (filter, "text"), ==, "tiddlers");
+  browser_answer (w.client, request,
+                  "{\"documentId\":\"D1\",\"origin\":\"" WIKI "\",\"dropped\":0,\"capturing\":true,"
+                  "\"entries\":[{\"method\":\"GET\",\"origin\":\"" WIKI "\","
+                  "\"path\":\"/recipes/default/tiddlers.json\",\"queryKeys\":[\"filter\"],"
+                  "\"type\":\"xmlhttprequest\",\"status\":200,\"contentType\":\"application/json\","
+                  "\"size\":165,\"ms\":3,\"credential\":{\"cookie\":true,\"bearer\":false,"
+                  "\"headers\":[\"x-requested-with\"]}}]}");
+  call_wait (&call);
+  text = result_text (call.result);
+  g_assert_true (inside_wrapper (text, "GET 200 /recipes/default/tiddlers.json ?filter "
+                                       "xmlhttprequest application/json 165 B 3 ms cookie "
+                                       "x-requested-with"));
+  g_assert_cmpint (json_object_get_int_member (result_structured (call.result), "count"), ==, 1);
+  call_clear (&call);
+  world_stop (&w);
+}
+
+/* Another session's first snapshot of the site starts with the card from memory; its second
+ * does not repeat it. */
+static void
+test_arrival_card (void)
+{
+  World w = { 0, };
+  g_autoptr(ChpMcpContext) later = chp_mcp_context_new ("session-2");
+  g_autofree char *page = shop_snapshot ();
+  Call call = { 0, };
+
+  world_start (&w);
+  learn (&w);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(JsonObject) request = NULL;
+      const char *text;
+
+      call_start (w.env.tools, later, "browser_snapshot", "{\"tab\":\"b1:7\"}", NULL, &call);
+      request = browser_request (w.client, "browser.context");
+      browser_answer (w.client, request, page);
+      call_wait (&call);
+      g_assert_false (result_is_error (call.result));
+      text = result_text (call.result);
+      if (i == 0)
+        {
+          g_assert_true (g_str_has_prefix (text, "Chaperone remembers this site"));
+          g_assert_true (inside_wrapper (text, "GET /recipes/default/tiddlers.json"));
+          g_assert_true (inside_wrapper (text, "PUT /recipes/default/tiddlers/{tiddler}"));
+        }
+      else
+        g_assert_null (strstr (text, "Chaperone remembers"));
+      call_clear (&call);
+    }
+  world_stop (&w);
+}
+
+void
+test_mcp_tools_add_api (void)
+{
+  g_test_add_func ("/mcp-tools/api/arrival-card", test_arrival_card);
+  g_test_add_func ("/mcp-tools/api/learn-keeps-the-sites-own", test_learn_keeps_the_sites_own);
+  g_test_add_func ("/mcp-tools/api/route-calls-the-read", test_route_calls_the_read);
+  g_test_add_func ("/mcp-tools/api/route-misses-quarantine", test_route_misses_quarantine);
+  g_test_add_func ("/mcp-tools/api/route-ui-without-a-call", test_route_ui_without_a_call);
+  g_test_add_func ("/mcp-tools/api/call-write-is-held", test_call_write_is_held);
+  g_test_add_func ("/mcp-tools/api/learning-off-keeps-nothing", test_learning_off_keeps_nothing);
+  g_test_add_func ("/mcp-tools/network/lines", test_network_lines);
+}
