@@ -440,9 +440,66 @@ test_arrival_card (void)
   world_stop (&w);
 }
 
+static const ChpSiteControl *
+control_of (ChpSiteRecord *record,
+            const char    *role,
+            const char    *label)
+{
+  for (guint i = 0; record != NULL && i < record->controls->len; i++)
+    {
+      const ChpSiteControl *c = g_ptr_array_index (record->controls, i);
+
+      if (g_str_equal (c->role, role) && g_strcmp0 (c->label, label) == 0)
+        return c;
+    }
+  return NULL;
+}
+
+/* Snapshots teach the site its controls: a label is kept once two visits (documents) showed it,
+ * links (the rows of lists) never. */
+static void
+test_snapshots_teach_controls (void)
+{
+  World w = { 0, };
+  g_autofree char *base = shop_snapshot ();
+
+  world_start (&w);
+  for (guint visit = 1; visit <= 2; visit++)
+    {
+      g_autoptr(ChpSiteRecord) record = NULL;
+      g_autoptr(JsonObject) request = NULL;
+      g_autoptr(GString) page = g_string_new (base);
+      g_autofree char *document = g_strdup_printf ("\"documentId\":\"VISIT%u\"", visit);
+      g_autoptr(ChpMcpContext) context = chp_mcp_context_new (visit == 1 ? "s-a" : "s-b");
+      Call call = { 0, };
+
+      /* Another document of the same page: the second visit. */
+      g_string_replace (page, "\"documentId\":\"DOC1\"", document, 1);
+      call_start (w.env.tools, context, "browser_snapshot", "{\"tab\":\"b1:7\"}", NULL, &call);
+      request = browser_request (w.client, "browser.context");
+      browser_answer (w.client, request, page->str);
+      call_wait (&call);
+      g_assert_false (result_is_error (call.result));
+      call_clear (&call);
+
+      record = stored (&w, "https://shop.example");
+      g_assert_nonnull (record);
+      if (visit == 1)
+        g_assert_null (control_of (record, "button", "Send"));
+      else
+        {
+          g_assert_nonnull (control_of (record, "button", "Send"));
+          g_assert_nonnull (control_of (record, "checkbox", "I agree"));
+          g_assert_null (control_of (record, "link", "Help"));
+        }
+    }
+  world_stop (&w);
+}
+
 void
 test_mcp_tools_add_api (void)
 {
+  g_test_add_func ("/mcp-tools/api/snapshots-teach-controls", test_snapshots_teach_controls);
   g_test_add_func ("/mcp-tools/api/arrival-card", test_arrival_card);
   g_test_add_func ("/mcp-tools/api/learn-keeps-the-sites-own", test_learn_keeps_the_sites_own);
   g_test_add_func ("/mcp-tools/api/route-calls-the-read", test_route_calls_the_read);

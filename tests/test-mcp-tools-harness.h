@@ -136,6 +136,7 @@ void test_mcp_tools_add_handoff  (void);
 void test_mcp_tools_add_rules    (void);
 void test_mcp_tools_add_trace    (void);
 void test_mcp_tools_add_api      (void);
+void test_mcp_tools_add_batch    (void);
 
 /* test-mcp-tools-trace.c: the newest trace, for the families that check what it recorded */
 #include "chp-store-traces.h"

@@ -17,8 +17,8 @@ test_tools_list (void)
   JsonArray *array = json_node_get_array (list);
   static const char *names[] = {
     "browser_tabs", "browser_snapshot", "browser_inspect", "browser_act", "browser_navigate",
-    "browser_network", "browser_api", "browser_handoff", "browser_wait", "browser_plan",
-    "browser_history", "browser_stop",
+    "browser_network", "browser_api", "browser_batch", "browser_handoff", "browser_wait",
+    "browser_plan", "browser_history", "browser_stop",
   };
   static const struct
   {
@@ -30,6 +30,7 @@ test_tools_list (void)
     { "browser_tabs", TRUE, FALSE, TRUE }, { "browser_snapshot", TRUE, FALSE, TRUE },
     { "browser_inspect", TRUE, FALSE, TRUE }, { "browser_act", FALSE, TRUE, TRUE },
     { "browser_network", TRUE, FALSE, TRUE }, { "browser_api", FALSE, TRUE, TRUE },
+    { "browser_batch", FALSE, TRUE, TRUE },
     { "browser_navigate", FALSE, FALSE, TRUE }, { "browser_wait", TRUE, FALSE, FALSE },
     { "browser_plan", FALSE, FALSE, FALSE }, { "browser_stop", FALSE, FALSE, FALSE },
   };

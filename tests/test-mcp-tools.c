@@ -24,6 +24,7 @@ main (int    argc,
   test_mcp_tools_add_rules ();
   test_mcp_tools_add_trace ();
   test_mcp_tools_add_api ();
+  test_mcp_tools_add_batch ();
 
   return g_test_run ();
 }

@@ -298,14 +298,7 @@ export class Router {
       // A hold's status is the same: it is about the tab, not what the tab shows now.
       const frameless = spec.target === 'handoff' || spec.target === 'hold';
       if (!frameless) {
-        let frame = null;
-        try {
-          frame = await this.chrome.webNavigation.getFrame({ tabId: named.tabId, frameId: named.frameId });
-        } catch {
-          frame = null; // the tab is gone
-        }
-        const checked = checkTarget(grant, named, frame);
-        if (!checked.ok) throw checked.error;
+        const { frame, checked } = await this.checkFrame(grant, named);
         if (ctx.capture && ctx.capture.grantId !== grant.grantId) {
           throw new ChaperoneError('stale_node', 'That ref was made under an earlier grant');
         }
@@ -354,6 +347,23 @@ export class Router {
       // later, so the answer leaves first.
       if (stepped !== null) setTimeout(() => this._pill(stepped).catch(() => {}), 0);
     }
+  }
+
+  /**
+   * The frame `named` ({tabId, frameId, documentId?}) names, as the browser has it now, checked
+   * against the grant (checkTarget): → {frame, checked}, or throws stale_document, origin_changed…
+   * Every request's target passes here; so does each act step of a batch that names another frame.
+   */
+  async checkFrame(grant, named) {
+    let frame = null;
+    try {
+      frame = await this.chrome.webNavigation.getFrame({ tabId: named.tabId, frameId: named.frameId });
+    } catch {
+      frame = null; // the tab is gone
+    }
+    const checked = checkTarget(grant, named, frame);
+    if (!checked.ok) throw checked.error;
+    return { frame, checked };
   }
 
   // ---- captures ------------------------------------------------------------------------------

@@ -75,6 +75,9 @@ export const METHODS = Object.freeze({
   'browser.network.list': { scope: SCOPES.NETWORK_READ },
   'browser.api.learn': { scope: SCOPES.API_CALL },
   'browser.api.call': { scope: SCOPES.API_CALL },
+  // A batch needs the union of its steps' scopes: every grant reads (both presets hold dom.read);
+  // capabilities/batch.js checks dom.write and api.call for its act and api steps before any runs.
+  'browser.batch': { scope: SCOPES.DOM_READ },
   'grant.revoke': { scope: null, stopExempt: true },
   'extension.grants': { scope: null, stopExempt: true },
   'extension.handoff.resolve': { scope: null, stopExempt: true },

@@ -72,6 +72,19 @@ apply_trace_cap (ChpApplication *self)
                            1024 * 1024);
 }
 
+/* "Learn how sites work" is not a property of the engine either: applied as soon as the engine
+ * is made, before it starts, so that nothing is learned against the person's choice, and again
+ * on every change. */
+static void
+apply_site_learning (ChpApplication *self)
+{
+  if (self->settings == NULL || self->engine == NULL)
+    return;
+
+  chp_engine_set_site_learning (self->engine,
+                                g_settings_get_boolean (self->settings, "site-learning"));
+}
+
 /* An agent at work keeps the app running even with "Run in background" off and the window
  * closed: quitting under it would fail its calls half-way. */
 static void
@@ -113,6 +126,8 @@ chp_application_stop_engine (ChpApplication *self)
       g_clear_signal_handler (&self->stopped_changed_id, self->engine);
       if (self->settings != NULL)
         g_clear_signal_handler (&self->trace_cap_changed_id, self->settings);
+      if (self->settings != NULL)
+        g_clear_signal_handler (&self->site_learning_changed_id, self->settings);
       if (self->settings != NULL)
         {
           g_settings_unbind (self->engine, "default-grant-minutes");
@@ -274,6 +289,12 @@ chp_application_start_engine (ChpApplication *self)
   port = resolve_bridge_port (self);
   self->engine = chp_engine_new (self->data_dir);
   bind_engine_settings (self);
+  /* Connected before the key is read: GSettings tells changes only of keys read since. */
+  if (self->settings != NULL)
+    self->site_learning_changed_id =
+      g_signal_connect_object (self->settings, "changed::site-learning",
+                               G_CALLBACK (apply_site_learning), self, G_CONNECT_SWAPPED);
+  apply_site_learning (self);
   self->start_cancellable = g_cancellable_new ();
   self->engine_state = ENGINE_STARTING;
   chp_application_update_windows (self);

@@ -39,6 +39,7 @@ struct _ChpApplication
   gulong holds_changed_id;
   gulong stopped_changed_id;
   gulong trace_cap_changed_id;  /* on settings, while an engine runs */
+  gulong site_learning_changed_id;  /* on settings, while there is an engine */
 
   /* Everything that waits for the person, as the Needs you page lists it: the tray counts it
    * even when no window is open. */

@@ -15,6 +15,7 @@
 #include "chp-browsers-page.h"
 #include "chp-grants-page.h"
 #include "chp-needs-page.h"
+#include "chp-sites-page.h"
 
 #include <glib/gi18n.h>
 
@@ -41,6 +42,7 @@ struct _ChpWindow
   ChpGrantsPage *grants_page;
   ChpAgentsPage *agents_page;
   ChpActivityPage *activity_page;
+  ChpSitesPage *sites_page;
 
   ChpEngine *engine;
   gulong stopped_id;
@@ -259,6 +261,7 @@ set_pages_engine (ChpWindow *self,
   chp_grants_page_set_engine (self->grants_page, engine);
   chp_agents_page_set_engine (self->agents_page, engine);
   chp_activity_page_set_engine (self->activity_page, engine);
+  chp_sites_page_set_engine (self->sites_page, engine);
 }
 
 static void
@@ -397,7 +400,7 @@ chp_window_show_error (ChpWindow  *self,
 
 /**
  * chp_window_show_page:
- * @page_name: "needs-you", "browsers", "grants", "agents" or "activity"
+ * @page_name: "needs-you", "browsers", "grants", "agents", "activity" or "sites"
  *
  * Brings a page to the front (a notification's "show me", the tray's Needs you).
  */
@@ -499,6 +502,7 @@ chp_window_class_init (ChpWindowClass *klass)
   g_type_ensure (CHP_TYPE_GRANTS_PAGE);
   g_type_ensure (CHP_TYPE_AGENTS_PAGE);
   g_type_ensure (CHP_TYPE_ACTIVITY_PAGE);
+  g_type_ensure (CHP_TYPE_SITES_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/chaperone/Chaperone/chp-window.ui");
@@ -520,6 +524,7 @@ chp_window_class_init (ChpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ChpWindow, grants_page);
   gtk_widget_class_bind_template_child (widget_class, ChpWindow, agents_page);
   gtk_widget_class_bind_template_child (widget_class, ChpWindow, activity_page);
+  gtk_widget_class_bind_template_child (widget_class, ChpWindow, sites_page);
 
   /* Widget actions, not win.*: nothing here should be reachable over D-Bus. Stop all would be
    * harmless there, but Resume must not be, and the two share one button. */

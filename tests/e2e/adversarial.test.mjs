@@ -430,6 +430,28 @@ const DOORS = {
     }
     return out;
   },
+  async browser_network(h, d) {
+    // It reads what the page requested; it sends nothing.
+    return [(await h.call('browser_network', { tab: d.tab, all: true })).outcome];
+  },
+  async browser_api(h, d) {
+    // Learn what the page called (a form's POST is a navigation, no API call), route a hint that
+    // names the form, and call an entry the page never made: none of it may post the form.
+    const out = [];
+    for (const args of [{ action: 'learn' }, { action: 'list' }, { action: 'route', hint: 'continue other-doors' },
+      { action: 'call', entryId: 'e0123456789ab', body: { door: 1 } }]) {
+      out.push(`${args.action}:${(await h.call('browser_api', { tab: d.tab, ...args })).outcome}`);
+    }
+    return out;
+  },
+  async browser_batch(h, d) {
+    // The sending click by ref and by role and name, inside one batch each.
+    const out = [];
+    for (const act of [{ ref: d.ref, action: 'click' }, { target: { role: 'button', name: 'Continue' }, action: 'click' }]) {
+      out.push(`batch ${Object.keys(act)[0]}:${(await h.call('browser_batch', { tab: d.tab, steps: [{ act }] })).outcome}`);
+    }
+    return out;
+  },
   async browser_stop(h, d) {
     const r = await h.call('browser_stop', { reason: 'the other-doors test' });
     const after = await h.call('browser_act', { tab: d.tab, ref: d.ref, action: 'click' });

@@ -31,114 +31,118 @@ export function keyOf(v) {
   return v;
 }
 
-export const HANDLERS = Object.freeze({
-  'browser.node.action': {
-    params(p) {
-      const o = obj(p);
-      const action = oneOf(o.action, 'action', ACTIONS);
-      if (action === 'setValue' && (typeof o.value !== 'string' || o.value.length > MAX_VALUE_CHARS)) {
-        throw bad('setValue needs a string value');
-      }
-      for (const [act, arg] of Object.entries(ARGUMENT)) {
-        if (action !== act && o[arg] !== undefined) throw bad(`only ${act} takes ${arg}`);
-      }
-      const key = action === 'press' ? keyOf(o.key) : undefined;
-      if (action === 'type' && (typeof o.text !== 'string' || o.text.length === 0 || o.text.length > MAX_TYPE_CHARS)) {
-        throw bad(`type needs text of 1 to ${MAX_TYPE_CHARS} characters`);
-      }
-      const allow = allowOf(o.allow);
-      if (allow && action !== 'click' && action !== 'press') throw bad('allow goes with a click or a key press');
-      if (o.capture !== undefined && typeof o.capture !== 'boolean') throw bad('capture is not a boolean');
-      const common = { action, value: o.value, key, text: o.text, allow, capture: o.capture === true };
-      // press and type without a ref act on the focused element of the capture's document.
-      if (o.ref === undefined && (action === 'press' || action === 'type')) {
-        if (o.captureId === undefined) throw bad('press and type need a ref, or the captureId of the document whose focused element they go to');
-        const captureId = id(o.captureId, 'captureId');
-        if (!/^[a-z0-9]{1,32}$/.test(captureId)) throw bad('captureId is not a capture from browser.context');
-        return { ref: null, captureId, pageRef: null, ...common };
-      }
-      if (o.captureId !== undefined) throw bad('captureId goes only with press or type without a ref');
-      return { ref: o.ref, ...parseRef(o.ref), ...common };
-    },
-    target: 'capture',
-    async run({ router, chrome, params, signal, tabId: tab, frameId: frame, documentId, grant }) {
-      const args = { captureId: params.captureId, action: params.action };
-      if (params.pageRef) args.ref = params.pageRef;
-      if (params.action === 'setValue') args.value = params.value;
-      if (params.action === 'press') args.key = params.key;
-      if (params.action === 'type') args.text = params.text;
-      if (params.allow) {
-        // step/of only label the pill ("plan step 2 of 3"); the page checks them again.
-        const { planId, sites, step, of } = params.allow;
-        args.allow = { planId, sites, ...(step !== undefined && of !== undefined ? { step, of } : {}) };
-      }
-      // capture: an act that changed the page in place answers with the page read again (a
-      // diff against the document's last capture), taken by the page as soon as it settled:
-      // what browser.context would answer next, without the round trip to the app and back.
-      const captureId = params.capture ? router.newCaptureId() : null;
-      if (captureId) args.capture = { captureId, ...CONTEXT_LIMITS, diff: true };
-      // The page settles on DOM quiet and network quiet: count the tab's requests from now on
-      // (before the page acts, so the action's own requests are seen), and let the page ask.
-      const network = router.network;
-      const release = network ? network.watch(tab) : () => {};
-      if (network?.available) args.net = true;
-      let value;
-      try {
-        value = await router.page.run({ tabId: tab, frameId: frame, documentId }, 'action', args,
-          { signal, network: network?.available ? network : null });
-      } catch (e) {
-        if (e.code === 'stale_document') {
-          throw new ChaperoneError('stale_document',
-            'The page navigated away during the action; it may have run. Take a new snapshot.',
-            { tabId: tab, frameId: frame, maybeDone: true });
-        }
-        throw e;
-      } finally {
-        release();
-      }
-      if (value && typeof value === 'object' && value.held && typeof value.held === 'object') {
-        // Not acted: the person decides (extension.hold.resolve). Not an error for the agent.
-        // A held key press names the act its approval runs: the click on the control the key
-        // would have set off (heldAction "click"), or the press itself ("press:<key>"), as the
-        // page made sure, on a node the capture holds (heldRef).
-        const heldRef = typeof value.heldRef === 'string' && /^[A-Za-z0-9_-]{1,32}$/.test(value.heldRef) ? value.heldRef : null;
-        const heldAction = value.heldAction === 'click' || value.heldAction === `press:${params.key}` ? value.heldAction : null;
-        if (params.action === 'press' && (!heldRef || !heldAction)) {
-          throw new ChaperoneError('internal', 'The page held the key press but did not say what approving it runs');
-        }
-        const h = router.holds.create({
-          held: value.held, tabId: tab, frameId: frame, documentId, grantId: grant.grantId,
-          captureId: params.captureId, ref: heldRef ?? params.pageRef, action: heldAction ?? params.action,
-        });
-        return { held: true, hold: publicHold(h), ref: params.ref };
-      }
-      // The act may have started a navigation: a result about a document that is gone would
-      // mislead, so the agent hears stale_document (with done:true) and snapshots again. The
-      // page watched for one from before it acted until it answered (changes.navigating); a
-      // document that unloaded before answering never answers (stale_document above). So only
-      // an answer that says a navigation started needs the browser's word on where it got to.
-      const answer = value && typeof value === 'object' ? { ...value, ref: params.ref } : value;
-      if (answer && typeof answer === 'object' && 'context' in answer) {
-        delete answer.context;
-        if (captureId && value.context && typeof value.context === 'object' && !value.changes?.navigating) {
-          answer.context = await capturedContext({ router, chrome, grant, tabId: tab, frameId: frame, documentId },
-            captureId, value.context);
-        }
-      }
-      if (!value?.changes?.navigating) return answer;
-      let now = null;
-      try {
-        now = await chrome.webNavigation.getFrame({ tabId: tab, frameId: frame });
-      } catch {
-        now = null;
-      }
-      if (!now || now.documentId !== documentId) {
-        throw new ChaperoneError('stale_document',
-          'The action ran, then the page navigated away. Take a new snapshot.',
-          { tabId: tab, frameId: frame, done: true, action: params.action, ref: params.ref });
-      }
-      return answer;
-    },
-  },
+/** browser.node.action's params, checked (browser.batch checks its act steps with it too). */
+export function actionParams(p) {
+  const o = obj(p);
+  const action = oneOf(o.action, 'action', ACTIONS);
+  if (action === 'setValue' && (typeof o.value !== 'string' || o.value.length > MAX_VALUE_CHARS)) {
+    throw bad('setValue needs a string value');
+  }
+  for (const [act, arg] of Object.entries(ARGUMENT)) {
+    if (action !== act && o[arg] !== undefined) throw bad(`only ${act} takes ${arg}`);
+  }
+  const key = action === 'press' ? keyOf(o.key) : undefined;
+  if (action === 'type' && (typeof o.text !== 'string' || o.text.length === 0 || o.text.length > MAX_TYPE_CHARS)) {
+    throw bad(`type needs text of 1 to ${MAX_TYPE_CHARS} characters`);
+  }
+  const allow = allowOf(o.allow);
+  if (allow && action !== 'click' && action !== 'press') throw bad('allow goes with a click or a key press');
+  if (o.capture !== undefined && typeof o.capture !== 'boolean') throw bad('capture is not a boolean');
+  const common = { action, value: o.value, key, text: o.text, allow, capture: o.capture === true };
+  // press and type without a ref act on the focused element of the capture's document.
+  if (o.ref === undefined && (action === 'press' || action === 'type')) {
+    if (o.captureId === undefined) throw bad('press and type need a ref, or the captureId of the document whose focused element they go to');
+    const captureId = id(o.captureId, 'captureId');
+    if (!/^[a-z0-9]{1,32}$/.test(captureId)) throw bad('captureId is not a capture from browser.context');
+    return { ref: null, captureId, pageRef: null, ...common };
+  }
+  if (o.captureId !== undefined) throw bad('captureId goes only with press or type without a ref');
+  return { ref: o.ref, ...parseRef(o.ref), ...common };
+}
 
+/**
+ * Runs one act on the checked frame of `ctx` (the router's checks done: grant, scope, the frame's
+ * current document, the floor). browser.batch runs its act steps through here too.
+ */
+export async function runAction({ router, chrome, params, signal, tabId: tab, frameId: frame, documentId, grant }) {
+  const args = { captureId: params.captureId, action: params.action };
+  if (params.pageRef) args.ref = params.pageRef;
+  if (params.action === 'setValue') args.value = params.value;
+  if (params.action === 'press') args.key = params.key;
+  if (params.action === 'type') args.text = params.text;
+  if (params.allow) {
+    // step/of only label the pill ("plan step 2 of 3"); the page checks them again.
+    const { planId, sites, step, of } = params.allow;
+    args.allow = { planId, sites, ...(step !== undefined && of !== undefined ? { step, of } : {}) };
+  }
+  // capture: an act that changed the page in place answers with the page read again (a
+  // diff against the document's last capture), taken by the page as soon as it settled:
+  // what browser.context would answer next, without the round trip to the app and back.
+  const captureId = params.capture ? router.newCaptureId() : null;
+  if (captureId) args.capture = { captureId, ...CONTEXT_LIMITS, diff: true };
+  // The page settles on DOM quiet and network quiet: count the tab's requests from now on
+  // (before the page acts, so the action's own requests are seen), and let the page ask.
+  const network = router.network;
+  const release = network ? network.watch(tab) : () => {};
+  if (network?.available) args.net = true;
+  let value;
+  try {
+    value = await router.page.run({ tabId: tab, frameId: frame, documentId }, 'action', args,
+      { signal, network: network?.available ? network : null });
+  } catch (e) {
+    if (e.code === 'stale_document') {
+      throw new ChaperoneError('stale_document',
+        'The page navigated away during the action; it may have run. Take a new snapshot.',
+        { tabId: tab, frameId: frame, maybeDone: true });
+    }
+    throw e;
+  } finally {
+    release();
+  }
+  if (value && typeof value === 'object' && value.held && typeof value.held === 'object') {
+    // Not acted: the person decides (extension.hold.resolve). Not an error for the agent.
+    // A held key press names the act its approval runs: the click on the control the key
+    // would have set off (heldAction "click"), or the press itself ("press:<key>"), as the
+    // page made sure, on a node the capture holds (heldRef).
+    const heldRef = typeof value.heldRef === 'string' && /^[A-Za-z0-9_-]{1,32}$/.test(value.heldRef) ? value.heldRef : null;
+    const heldAction = value.heldAction === 'click' || value.heldAction === `press:${params.key}` ? value.heldAction : null;
+    if (params.action === 'press' && (!heldRef || !heldAction)) {
+      throw new ChaperoneError('internal', 'The page held the key press but did not say what approving it runs');
+    }
+    const h = router.holds.create({
+      held: value.held, tabId: tab, frameId: frame, documentId, grantId: grant.grantId,
+      captureId: params.captureId, ref: heldRef ?? params.pageRef, action: heldAction ?? params.action,
+    });
+    return { held: true, hold: publicHold(h), ref: params.ref };
+  }
+  // The act may have started a navigation: a result about a document that is gone would
+  // mislead, so the agent hears stale_document (with done:true) and snapshots again. The
+  // page watched for one from before it acted until it answered (changes.navigating); a
+  // document that unloaded before answering never answers (stale_document above). So only
+  // an answer that says a navigation started needs the browser's word on where it got to.
+  const answer = value && typeof value === 'object' ? { ...value, ref: params.ref } : value;
+  if (answer && typeof answer === 'object' && 'context' in answer) {
+    delete answer.context;
+    if (captureId && value.context && typeof value.context === 'object' && !value.changes?.navigating) {
+      answer.context = await capturedContext({ router, chrome, grant, tabId: tab, frameId: frame, documentId },
+        captureId, value.context);
+    }
+  }
+  if (!value?.changes?.navigating) return answer;
+  let now = null;
+  try {
+    now = await chrome.webNavigation.getFrame({ tabId: tab, frameId: frame });
+  } catch {
+    now = null;
+  }
+  if (!now || now.documentId !== documentId) {
+    throw new ChaperoneError('stale_document',
+      'The action ran, then the page navigated away. Take a new snapshot.',
+      { tabId: tab, frameId: frame, done: true, action: params.action, ref: params.ref });
+  }
+  return answer;
+}
+
+export const HANDLERS = Object.freeze({
+  'browser.node.action': { params: actionParams, target: 'capture', run: runAction },
 });

@@ -34,7 +34,7 @@ const CREDENTIAL_KINDS = ['bearer', 'header', 'cookie', 'none'];
 const TEXTUAL = /^(?:text\/|application\/(?:[\w.+-]*\+)?(?:json|xml|javascript|x-www-form-urlencoded)$)/;
 
 /** The call's params, checked: sizes bounded, a body only with a write, a form of strings. */
-function callParams(p) {
+export function callParams(p) {
   const o = obj(p);
   const out = { tabId: tabId(o.tabId), frameId: frameId(o.frameId) };
   out.method = oneOf(typeof o.method === 'string' ? o.method.toUpperCase() : o.method, 'method', METHODS_ALLOWED);
@@ -95,12 +95,13 @@ function floorRefusal(level, tabId, reason, message) {
 }
 
 /**
- * Checks and makes one call from the frame of `ctx` (the router has checked grant, scope and the
- * frame's document). `approved`: the person approved this very call (hold.js); otherwise a write
- * is held unless a plan covers it. → the answer, or {held: true, hold}.
+ * Checks one call from the frame of `ctx` (the router has checked grant, scope and the frame's
+ * document) and makes the request the page will send. `approved`: the person approved this very
+ * call (hold.js); otherwise a write is held unless a plan covers it. `docs`: the tab's documents,
+ * when the caller read them already. → {held: true, hold}, or {req, plan} for pageFetch.
  */
-export async function runCall(ctx, p, { approved = false } = {}) {
-  const { router, chrome, tabId: tab, frameId: frame, documentId, grant } = ctx;
+async function prepareCall(ctx, p, { approved = false, docs } = {}) {
+  const { router, tabId: tab, frameId: frame, documentId, grant } = ctx;
   const write = p.method !== 'GET' && p.method !== 'HEAD';
   const target = webOrigin(p.url);
   const floor = router.floorOf(p.url);
@@ -113,7 +114,7 @@ export async function runCall(ctx, p, { approved = false } = {}) {
     const f = floor.level === 'hands-only' ? floor : frameFloor;
     throw floorRefusal(f.level, tab, f.reason, 'Agents may read this site but not change anything on it');
   }
-  const docs = await router.capture.documents(tab);
+  docs ??= await router.capture.documents(tab);
   if (target !== webOrigin(ctx.frame?.url) && !router.capture.originsOf(tab, docs).has(target)) {
     throw new ChaperoneError('target_denied', 'Chaperone calls only what the page already talks to',
       { tabId: tab, origin: target });
@@ -151,25 +152,84 @@ export async function runCall(ctx, p, { approved = false } = {}) {
   }
   const body = p.body === undefined ? undefined
     : p.form ? new URLSearchParams(p.body.form).toString() : JSON.stringify(p.body);
-  router.capture.expectOwn(tab, p.method, p.url);
+  return { plan, req: { url: p.url, method: p.method, headers, body, timeoutMs: CALL_TIMEOUT_MS,
+    maxBytes: MAX_REPLY_BYTES, maxText: MAX_REPLY_TEXT } };
+}
+
+/** pageFetch in the checked document of `ctx`, on `arg` (one request, or {list}). */
+async function inPage({ router, chrome, tabId: tab, frameId: frame, documentId }, arg, calls) {
+  for (const c of calls) router.capture.expectOwn(tab, c.method, c.url);
   let results;
   try {
     results = await chrome.scripting.executeScript({
-      target: { tabId: tab, documentIds: [documentId] }, world: 'ISOLATED', func: pageFetch,
-      args: [{ url: p.url, method: p.method, headers, body, timeoutMs: CALL_TIMEOUT_MS,
-        maxBytes: MAX_REPLY_BYTES, maxText: MAX_REPLY_TEXT }],
+      target: { tabId: tab, documentIds: [documentId] }, world: 'ISOLATED', func: pageFetch, args: [arg],
     });
   } catch {
     throw new ChaperoneError('stale_document', 'The frame no longer shows that document', { tabId: tab, frameId: frame });
   }
-  const r = results?.[0]?.result;
+  return results?.[0]?.result;
+}
+
+/** The page's answer `r` to a prepared call → the answer as the agent gets it. */
+function answerOf(r, prepared, tab) {
   if (!r || typeof r !== 'object') throw new ChaperoneError('internal', 'The page did not answer the call');
   if (r.error === 'redirected') {
-    throw new ChaperoneError('target_denied', 'The call was redirected to another origin', { tabId: tab, origin: target });
+    throw new ChaperoneError('target_denied', 'The call was redirected to another origin',
+      { tabId: tab, origin: webOrigin(prepared.req.url) });
   }
   const answer = replyOf(r);
-  if (plan) answer.plan = plan;
+  if (prepared.plan) answer.plan = prepared.plan;
   return answer;
+}
+
+/**
+ * Checks and makes one call from the frame of `ctx` (the router has checked grant, scope and the
+ * frame's document). `approved`: the person approved this very call (hold.js); otherwise a write
+ * is held unless a plan covers it. → the answer, or {held: true, hold}.
+ */
+export async function runCall(ctx, p, { approved = false } = {}) {
+  const prepared = await prepareCall(ctx, p, { approved });
+  if (prepared.held) return prepared;
+  return answerOf(await inPage(ctx, prepared.req, [p]), prepared, ctx.tabId);
+}
+
+/**
+ * Reads (GET, HEAD) in one visit to the page: browser.batch's consecutive API reads, each checked
+ * as runCall checks it, then made together (pageFetch's list); their answers count up to the
+ * first that is not 2xx. One executeScript for all, and no read waiting for the one before, is
+ * what a batch of reads saves over one call each.
+ * → [{value} | {error}] in order, up to the first failure (a read refused before it was sent
+ * comes last as its error, once those before it succeeded; none after it is sent).
+ */
+export async function runReads(ctx, calls) {
+  const docs = await ctx.router.capture.documents(ctx.tabId);
+  const prepared = [];
+  let refused = null;
+  for (const p of calls) {
+    try {
+      prepared.push(await prepareCall(ctx, p, { docs }));
+    } catch (e) {
+      refused = e;
+      break;
+    }
+  }
+  const out = [];
+  if (prepared.length > 0) {
+    const r = await inPage(ctx, { list: prepared.map((x) => x.req) }, calls.slice(0, prepared.length));
+    const list = Array.isArray(r?.list) ? r.list.slice(0, prepared.length) : [];
+    if (list.length === 0) throw new ChaperoneError('internal', 'The page did not answer the calls');
+    for (let i = 0; i < list.length; i++) {
+      try {
+        out.push({ value: answerOf(list[i], prepared[i], ctx.tabId) });
+      } catch (e) {
+        out.push({ error: e });
+        break;
+      }
+      if (!out[i].value.ok) break;
+    }
+  }
+  if (refused && out.length === prepared.length && out.every((o) => o.value?.ok)) out.push({ error: refused });
+  return out;
 }
 
 /** The page's reply as the agent gets it: bounded, redacted, with its shape. */

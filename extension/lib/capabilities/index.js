@@ -22,6 +22,8 @@
 //   browser.api.learn           api.js        chp-tool-api.c (browser_api)
 //   browser.api.call            api.js        chp-tool-api.c (browser_api); its `allow` comes from
 //                                             a plan, as browser.node.action's
+//   browser.batch               batch.js      chp-tool-batch.c (browser_batch): its steps run
+//                                             through act.js, api.js and read.js's own code
 //   browser.navigate            navigate.js   chp-tool-navigate.c (browser_navigate)
 //   browser.takeover            handoff.js    none (handoff family)
 //   browser.handoff.request     handoff.js    chp-tool-handoff.c (browser_handoff)
@@ -50,6 +52,7 @@
 
 import * as act from './act.js';
 import * as api from './api.js';
+import * as batch from './batch.js';
 import * as grants from './grants.js';
 import * as handoff from './handoff.js';
 import * as hold from './hold.js';
@@ -72,4 +75,4 @@ function assemble(families) {
   return Object.freeze(table);
 }
 
-export const HANDLERS = assemble({ tabs, read, act, hold, navigate, handoff, grants, stop, trace, network, api });
+export const HANDLERS = assemble({ tabs, read, act, hold, navigate, handoff, grants, stop, trace, network, api, batch });

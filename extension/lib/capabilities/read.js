@@ -14,18 +14,20 @@ export const UNTIL_MAX_MS = 10000;
 const UNTIL_MAX_CHARS = 200;
 
 /**
- * Waits until the page shows `text` (page op waitText), at most UNTIL_MAX_MS. → whether it did.
- * A Stop or the app's own timeout (`signal`) still ends the call; only the wait's bound does not.
+ * Waits until the page shows `text` (page op waitText), at most `timeoutMs` (≤ UNTIL_MAX_MS).
+ * → whether it did. A Stop or the app's own timeout (`signal`) still ends the call; only the
+ * wait's bound does not. browser.batch's wait steps wait here too.
  */
-async function waitForText(router, where, text, signal) {
+export async function waitForText(router, where, text, signal, timeoutMs = UNTIL_MAX_MS) {
+  const ms = Math.min(Math.max(0, timeoutMs), UNTIL_MAX_MS);
   const bound = new AbortController();
   const pass = () => bound.abort(signal.reason);
   if (signal?.aborted) pass();
   signal?.addEventListener('abort', pass, { once: true });
-  const timer = setTimeout(() => bound.abort(), UNTIL_MAX_MS);
+  const timer = setTimeout(() => bound.abort(), ms);
   try {
     // The page's own bound is the same (it lets its observer go then), on its own clock.
-    const r = await router.page.run(where, 'waitText', { text, timeoutMs: UNTIL_MAX_MS }, { signal: bound.signal });
+    const r = await router.page.run(where, 'waitText', { text, timeoutMs: ms }, { signal: bound.signal });
     return r?.found === true;
   } catch (e) {
     if (signal?.aborted || !bound.signal.aborted) throw e;

@@ -9,6 +9,7 @@
 #include "chp-mcp-tools-private.h"
 
 #include <stdarg.h>
+#include <string.h>
 
 static gboolean
 invalid (GError    **error,
@@ -248,6 +249,199 @@ chp_tool_check_arguments (const ToolSpec  *spec,
   return check_members (spec->name, schema, args, error);
 }
 
+/* Whether every string in @node is exactly one {{placeholder}}: what a recipe may keep of a
+ * body, so that no value an agent typed outlives the call. */
+static gboolean
+only_placeholders (JsonNode *node)
+{
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return g_regex_match_simple (CHP_PLACEHOLDER_RE, json_node_get_string (node), 0, 0);
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_autoptr(GList) values = json_object_get_values (json_node_get_object (node));
+
+      for (GList *l = values; l != NULL; l = l->next)
+        if (!only_placeholders (l->data))
+          return FALSE;
+    }
+  else if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *array = json_node_get_array (node);
+
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        if (!only_placeholders (json_array_get_element (array, i)))
+          return FALSE;
+    }
+  return TRUE;
+}
+
+/* @member of @o: absent (unless @required), or a string of @min to @max characters. */
+static gboolean
+batch_string (JsonObject  *o,
+              const char  *member,
+              glong        min,
+              glong        max,
+              gboolean     required,
+              guint        n,
+              GError     **error)
+{
+  const char *s = chp_mcp_json_string (o, member, NULL);
+  glong length;
+
+  if (s == NULL)
+    return !required || invalid (error, "step %u: %s is required", n, member);
+  length = g_utf8_strlen (s, -1);
+  if (length < min || length > max)
+    return invalid (error, "step %u: %s must have %ld to %ld characters", n, member, min, max);
+  return TRUE;
+}
+
+/* Params an agent names: at most 32, each a string of at most 1,024 characters. */
+static gboolean
+batch_params (JsonObject  *params,
+              const char  *where,
+              GError     **error)
+{
+  g_autoptr(GList) values = params != NULL ? json_object_get_values (params) : NULL;
+
+  if (g_list_length (values) > 32)
+    return invalid (error, "%s must have at most 32 members", where);
+  for (GList *l = values; l != NULL; l = l->next)
+    if (!JSON_NODE_HOLDS_VALUE (l->data) || json_node_get_value_type (l->data) != G_TYPE_STRING ||
+        g_utf8_strlen (json_node_get_string (l->data), -1) > 1024)
+      return invalid (error, "each member of %s must be a string of at most 1024 characters",
+                      where);
+  return TRUE;
+}
+
+static JsonObject *
+object_member (JsonObject *o,
+               const char *member)
+{
+  JsonNode *node = json_object_get_member (o, member);
+
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+static gboolean
+check_batch_act (JsonObject  *act,
+                 guint        n,
+                 gboolean     saving,
+                 GError     **error)
+{
+  static const struct
+  {
+    const char *action;
+    const char *argument;
+    glong       min, max;
+  } own[] = { { "fill", "value", 0, 65536 }, { "press", "key", 1, 64 }, { "type", "text", 1, 2000 } };
+  const char *action = chp_mcp_json_string (act, "action", NULL);
+  const char *ref = chp_mcp_json_string (act, "ref", NULL);
+  JsonObject *target = object_member (act, "target");
+
+  if (action == NULL)
+    return invalid (error, "step %u: action is required", n);
+  for (guint i = 0; i < G_N_ELEMENTS (own); i++)
+    {
+      gboolean mine = g_str_equal (action, own[i].action);
+      const char *value = chp_mcp_json_string (act, own[i].argument, NULL);
+
+      if (!mine && json_object_has_member (act, own[i].argument))
+        return invalid (error, "step %u: %s is for %s only", n, own[i].argument, own[i].action);
+      if (mine && !batch_string (act, own[i].argument, own[i].min, own[i].max, TRUE, n, error))
+        return FALSE;
+      /* A key press is no typed value: its key is kept as it is. */
+      if (mine && saving && !g_str_equal (action, "press") &&
+          !g_regex_match_simple (CHP_PLACEHOLDER_RE, value, 0, 0))
+        return invalid (error, "step %u: a recipe keeps no typed value: %s must be a "
+                        "{{placeholder}} filled from params", n, own[i].argument);
+    }
+  if (g_str_equal (action, "press") &&
+      !g_regex_match_simple (CHP_TOOL_KEY_PATTERN, json_object_get_string_member (act, "key"), 0,
+                             0))
+    return invalid (error, "step %u: key must be a key such as Enter, Tab or Control+s", n);
+  if (ref != NULL && target != NULL)
+    return invalid (error, "step %u: give ref or target, not both", n);
+  if (ref != NULL && !g_regex_match_simple (CHP_TOOL_REF_PATTERN, ref, 0, 0))
+    return invalid (error, "step %u: ref must be a ref from browser_snapshot, e.g. 3:e12", n);
+  if (target != NULL && (!batch_string (target, "role", 1, 64, TRUE, n, error) ||
+                         !batch_string (target, "name", 1, 200, TRUE, n, error)))
+    return FALSE;
+  if (ref == NULL && target == NULL && !g_str_equal (action, "press") &&
+      !g_str_equal (action, "type"))
+    return invalid (error, "step %u: %s needs a target {role, name} or a ref", n, action);
+  if (saving && ref != NULL)
+    return invalid (error, "step %u: a recipe cannot keep a ref, which lasts only as long as its "
+                    "snapshot: name the element with target {role, name}", n);
+  return TRUE;
+}
+
+/* One step of browser_batch (@n counts from 1, as its result does). @saving: it is to be kept as
+ * a recipe, which holds no ref (refs die with their snapshot) and no typed value. */
+static gboolean
+check_batch_step (JsonObject  *step,
+                  guint        n,
+                  gboolean     saving,
+                  GError     **error)
+{
+  JsonObject *part;
+
+  if (json_object_get_size (step) != 1)
+    return invalid (error, "step %u must have exactly one of act, api, wait", n);
+  if ((part = object_member (step, "wait")) != NULL)
+    {
+      gint64 timeout = chp_tool_int_argument (part, "timeoutMs", 0);
+
+      if (!batch_string (part, "text", 1, 200, TRUE, n, error))
+        return FALSE;
+      if (timeout < 0 || timeout > CHP_BATCH_WAIT_MAX_MS)
+        return invalid (error, "step %u: timeoutMs is at most %d", n, CHP_BATCH_WAIT_MAX_MS);
+      return TRUE;
+    }
+  if ((part = object_member (step, "api")) != NULL)
+    {
+      JsonNode *body = json_object_get_member (part, "body");
+      g_autofree char *where = g_strdup_printf ("step %u: params", n);
+      g_autofree char *json = body != NULL ? json_to_string (body, FALSE) : NULL;
+
+      if (!batch_string (part, "entryId", 13, 13, TRUE, n, error) ||
+          !batch_params (object_member (part, "params"), where, error))
+        return FALSE;
+      if (json != NULL && strlen (json) > 65536)
+        return invalid (error, "step %u: body is larger than 64 KiB", n);
+      if (saving && body != NULL && !only_placeholders (body))
+        return invalid (error, "step %u: a recipe keeps no typed value: each string of body must "
+                        "be a {{placeholder}} filled from params", n);
+      return TRUE;
+    }
+  return check_batch_act (object_member (step, "act"), n, saving, error);
+}
+
+static gboolean
+check_batch (JsonObject  *args,
+             GError     **error)
+{
+  JsonArray *steps = chp_json_get_array (args, "steps");
+  const char *recipe = chp_mcp_json_string (args, "recipe", NULL);
+  gboolean saving = json_object_has_member (args, "saveAs");
+
+  if ((steps != NULL) == (recipe != NULL))
+    return invalid (error, "give steps, or the name of a recipe you saved; not both");
+  if (recipe != NULL && !g_regex_match_simple (CHP_RECIPE_PATTERN, recipe, 0, 0))
+    return invalid (error, "recipe is the name a batch was saved as");
+  if (saving && steps == NULL)
+    return invalid (error, "saveAs goes with steps");
+  if (steps != NULL && (json_array_get_length (steps) == 0 ||
+                        json_array_get_length (steps) > CHP_BATCH_MAX_STEPS))
+    return invalid (error, "steps must have 1 to %d steps", CHP_BATCH_MAX_STEPS);
+  if (!batch_params (object_member (args, "params"), "params", error))
+    return FALSE;
+  for (guint i = 0; steps != NULL && i < json_array_get_length (steps); i++)
+    if (!check_batch_step (json_array_get_object_element (steps, i), i + 1, saving, error))
+      return FALSE;
+  return TRUE;
+}
+
 /* What the schema cannot say: checks that need two arguments, or a parser. */
 gboolean
 chp_tool_check_semantics (const ToolSpec  *spec,
@@ -288,6 +482,8 @@ chp_tool_check_semantics (const ToolSpec  *spec,
            g_strcmp0 (g_uri_get_scheme (uri), "https") != 0))
         return invalid (error, "url must be an absolute http or https URL");
     }
+  else if (g_str_equal (spec->name, "browser_batch"))
+    return check_batch (args, error);
   else if (g_str_equal (spec->name, "browser_wait"))
     {
       const char *id = json_object_get_string_member (args, "id");

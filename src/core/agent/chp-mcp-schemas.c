@@ -23,13 +23,11 @@
 #define REASON_MAX_CHARS       500
 
 #define TAB_PATTERN  "^b[1-9][0-9]{0,8}:[0-9]{1,15}$"
-#define REF_PATTERN  "^[1-9][0-9]{0,8}:[A-Za-z0-9_-]{1,32}$"
+#define REF_PATTERN  CHP_TOOL_REF_PATTERN
 #define WAIT_PATTERN "^(b[1-9][0-9]{0,8}:[a-z]{1,8}-[A-Za-z0-9_-]{1,64}|plan-[1-9][0-9]{0,8})$"
 #define PLAN_SUMMARY_CHARS     200
-/* A key for browser_act press: modifiers joined with "+", then a key name or one character. The
- * extension checks the same form (lib/capabilities/act.js) and the name against its key table. */
-#define KEY_PATTERN  "^((Control|Ctrl|Shift|Alt|Option|Meta|Cmd|Command)\\+){0,4}" \
-                     "([A-Za-z][A-Za-z0-9]{1,15}|[^\\s+]|\\+)$"
+/* A key for browser_act press: CHP_TOOL_KEY_PATTERN (chp-mcp-tools-private.h). */
+#define KEY_PATTERN  CHP_TOOL_KEY_PATTERN
 
 static JsonObject *
 prop (const char *type,
@@ -490,5 +488,69 @@ chp_tool_api_output (void)
     "why", prop ("string", NULL), FALSE,
     "status", prop ("integer", NULL), FALSE,
     "id", prop ("string", "For browser_wait."), FALSE,
+    NULL));
+}
+
+/* browser_batch: few words, as every conversation pays for them. The steps' members are only
+ * named here; their bounds, what each requires and each action's own argument are checked in
+ * chp-mcp-args.c (check_batch), which refuses a member a step does not take all the same. */
+static JsonObject *
+names_only (const char *first_name,
+            ...)
+{
+  JsonObject *o = prop ("object", NULL);
+  JsonObject *properties = json_object_new ();
+  const char *name = first_name;
+  va_list args;
+
+  va_start (args, first_name);
+  while (name != NULL)
+    {
+      json_object_set_object_member (properties, name, va_arg (args, JsonObject *));
+      name = va_arg (args, const char *);
+    }
+  va_end (args);
+  json_object_set_object_member (o, "properties", properties);
+  return o;
+}
+
+JsonObject *
+chp_tool_batch_input (void)
+{
+  JsonObject *step = names_only (
+    "act", names_only ("ref", prop ("string", NULL),
+                       "target", names_only ("role", prop ("string", NULL),
+                                             "name", prop ("string", NULL), NULL),
+                       "action", prop_enum (NULL, actions),
+                       "value", prop ("string", NULL),
+                       "key", prop ("string", NULL),
+                       "text", prop ("string", NULL), NULL),
+    "api", names_only ("entryId", prop ("string", NULL),
+                       "params", prop ("object", NULL),
+                       "body", prop ("object", NULL), NULL),
+    "wait", names_only ("text", prop ("string", NULL),
+                        "timeoutMs", prop ("integer", NULL), NULL),
+    NULL);
+  JsonObject *steps = prop_array ("Each one of act (browser_act's, target {role, name} or ref), "
+                                  "api (browser_api call's) or wait {text, timeoutMs}.", step);
+
+  return schema_object (TRUE,
+    "tab", tab_prop (), TRUE,
+    "steps", steps, FALSE,
+    "params", prop ("object", "Strings for {{name}} in step values."), FALSE,
+    "saveAs", prop_string (NULL, 0, 0, CHP_RECIPE_PATTERN), FALSE,
+    "recipe", prop ("string", NULL), FALSE,
+    NULL);
+}
+
+JsonObject *
+chp_tool_batch_output (void)
+{
+  return output_schema (schema_object (FALSE,
+    "done", prop ("integer", NULL), TRUE,
+    "of", prop ("integer", NULL), TRUE,
+    "halted", prop ("object", NULL), FALSE,
+    "held", prop ("boolean", NULL), FALSE,
+    "id", prop ("string", NULL), FALSE,
     NULL));
 }

@@ -167,6 +167,8 @@ JsonObject    *chp_tool_network_input        (void);
 JsonObject    *chp_tool_network_output       (void);
 JsonObject    *chp_tool_api_input            (void);
 JsonObject    *chp_tool_api_output           (void);
+JsonObject    *chp_tool_batch_input          (void);
+JsonObject    *chp_tool_batch_output         (void);
 
 /* chp-mcp-args.c: the arguments, checked before anything happens */
 gboolean       chp_tool_check_arguments      (const ToolSpec  *spec,
@@ -308,6 +310,7 @@ void           chp_tool_history              (ToolCall        *call);
 void           chp_tool_stop                 (ToolCall        *call);
 void           chp_tool_network              (ToolCall        *call);
 void           chp_tool_api                  (ToolCall        *call);
+void           chp_tool_batch                (ToolCall        *call);
 
 /* tools/chp-tool-read.c, for browser_act's diff: a capture formatted off the main thread and
  * kept as the agent's latest snapshot */
@@ -337,6 +340,37 @@ void           chp_tool_plan_step_used       (ToolCall        *call,
 void           chp_tool_return_held          (GTask           *task,
                                               JsonObject      *answer,
                                               const char      *action);
+
+/* tools/chp-tool-site.c: what snapshots teach the site memory, and its arrival card */
+typedef void (*ChpSiteThen) (GTask *task);
+void           chp_tool_site_learn_page      (ToolCall        *call,
+                                              JsonObject      *answer,
+                                              gint64           frame);
+void           chp_tool_site_learn_signin    (ToolCall        *call,
+                                              JsonObject      *answer,
+                                              gint64           frame);
+gboolean       chp_tool_site_load_card       (GTask           *task,
+                                              ChpSiteThen      then);
+
+/* tools/chp-tool-api.c, for browser_batch's api steps: the tab's site and its learned entries */
+typedef void (*ChpApiThen) (GTask      *task,
+                            const char *site,
+                            JsonArray  *entries);
+char          *chp_tool_api_site_origin      (ToolCall        *call);
+void           chp_tool_api_with_entries     (GTask           *task,
+                                              ChpApiThen       then);
+
+/* A key for browser_act press: modifiers joined with "+", then a key name or one character. The
+ * extension checks the same form (lib/capabilities/act.js) and the name against its key table. */
+#define CHP_TOOL_KEY_PATTERN "^((Control|Ctrl|Shift|Alt|Option|Meta|Cmd|Command)\\+){0,4}" \
+                             "([A-Za-z][A-Za-z0-9]{1,15}|[^\\s+]|\\+)$"
+/* A ref, as browser_snapshot gives them ("3:e12"). */
+#define CHP_TOOL_REF_PATTERN  "^[1-9][0-9]{0,8}:[A-Za-z0-9_-]{1,32}$"
+/* browser_batch: its bounds, and the form of a recipe's name and of a {{placeholder}} */
+#define CHP_BATCH_MAX_STEPS   50
+#define CHP_BATCH_WAIT_MAX_MS 10000
+#define CHP_RECIPE_PATTERN    "^[a-z][a-z0-9-]{0,31}$"
+#define CHP_PLACEHOLDER_RE    "^\\{\\{[A-Za-z_][A-Za-z0-9_]{0,31}\\}\\}$"
 
 /* tools/chp-tool-handoff.c, for the check of browser_wait's id */
 const WaitKind *chp_tool_wait_kind_of        (const char      *id);

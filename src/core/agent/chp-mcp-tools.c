@@ -174,6 +174,21 @@ static const ToolSpec tools[] = {
     .run = chp_tool_api,
   },
   {
+    .name = "browser_batch",
+    .title = "Run steps in one call",
+    .description =
+      "Runs up to 50 steps in a tab in one call, halting at the first failure, hold or Stop (it "
+      "says which). {{name}} in values comes from params. saveAs keeps a fully successful batch "
+      "as a recipe for this session (values only as {{name}}, target not ref); recipe replays it.",
+    .read_only = FALSE,
+    .destructive = TRUE,
+    .idempotent = FALSE,
+    .open_world = TRUE,
+    .input = chp_tool_batch_input,
+    .output = chp_tool_batch_output,
+    .run = chp_tool_batch,
+  },
+  {
     .name = "browser_handoff",
     .title = "Hand a step to the person",
     .description =

@@ -16,13 +16,16 @@
 
 #include <string.h>
 
-#define MASK_MAX_DEPTH  4
+/* Deep enough for browser_batch's steps (steps[i].act.target.name, steps[i].api.body.x). */
+#define MASK_MAX_DEPTH  6
 #define MASK_WORD_MAX   64
 #define SNIPPET_CHARS   300
 
-/* Arguments whose strings are ours or the schema's words, never the agent's free text. */
+/* Arguments whose strings are ours or the schema's words, never the agent's free text (a
+ * recipe's name has a schema's form too: a short lowercase word). */
 static const char * const plain_members[] = {
-  "tab", "ref", "action", "kind", "id", "site", "frame", "browser", NULL,
+  "tab", "ref", "action", "kind", "id", "site", "frame", "browser", "entryId", "role", "saveAs",
+  "recipe", NULL,
 };
 
 /* Failures worth a picture: the page was there and the act did not do what was asked. Not the

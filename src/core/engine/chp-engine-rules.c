@@ -94,13 +94,14 @@ hold_key (const char *device_id,
   return g_strdup_printf ("%s\n%s", device_id, hold_id);
 }
 
-/* The requests that may come back held: an act on the page, and a call to the site's API (a
- * write the extension judged the same way). */
+/* The requests that may come back held: an act on the page, a call to the site's API (a write
+ * the extension judged the same way), and a batch of them (held at the step that would write). */
 static gboolean
 may_hold (const char *method)
 {
   return g_strcmp0 (method, "browser.node.action") == 0 ||
-         g_strcmp0 (method, "browser.api.call") == 0;
+         g_strcmp0 (method, "browser.api.call") == 0 ||
+         g_strcmp0 (method, "browser.batch") == 0;
 }
 
 static gboolean

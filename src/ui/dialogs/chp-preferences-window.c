@@ -22,6 +22,7 @@ struct _ChpPreferencesWindow
 
   GtkSwitch *background_switch;
   GtkSwitch *autostart_switch;
+  GtkSwitch *site_learning_switch;
   GtkSpinButton *port_spin;
   AdwComboRow *grant_row;
   GtkSpinButton *audit_spin;
@@ -344,6 +345,9 @@ chp_preferences_window_constructed (GObject *object)
   g_settings_bind (self->settings, "trace-cap-mb",
                    gtk_spin_button_get_adjustment (self->trace_spin), "value",
                    G_SETTINGS_BIND_DEFAULT);
+  /* The application applies it to the engine (chp-application-engine.c). */
+  g_settings_bind (self->settings, "site-learning",
+                   self->site_learning_switch, "active", G_SETTINGS_BIND_DEFAULT);
 
   if (self->safety != NULL)
     {
@@ -482,6 +486,7 @@ chp_preferences_window_class_init (ChpPreferencesWindowClass *klass)
                                                "chp-preferences-window.ui");
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, background_switch);
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, autostart_switch);
+  gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, site_learning_switch);
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, port_spin);
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, grant_row);
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, audit_spin);

@@ -109,8 +109,8 @@ context_key_prefix (void)
 }
 
 /* The site an entry belongs to: the origin of the tab's page. */
-static char *
-site_origin (ToolCall *call)
+char *
+chp_tool_api_site_origin (ToolCall *call)
 {
   g_autofree char *url = chp_tool_tab_url (call);
   g_autoptr(GUri) uri = url != NULL ? g_uri_parse (url, G_URI_FLAGS_NONE, NULL) : NULL;
@@ -472,7 +472,7 @@ learned_cb (GObject      *source,
 
   if (answer == NULL)
     return;
-  site = site_origin (call);
+  site = chp_tool_api_site_origin (call);
   learned = chp_json_get_array (answer, "entries");
   if (site == NULL || engine == NULL)
     {
@@ -529,15 +529,11 @@ learned_cb (GObject      *source,
 
 /* ---- the entries a call works with ------------------------------------------------------ */
 
-typedef void (*WithEntries) (GTask      *task,
-                             const char *site,
-                             JsonArray  *entries);
-
 typedef struct
 {
   GTask       *task;     /* owned */
   char        *site;
-  WithEntries  then;
+  ChpApiThen   then;
 } Loading;
 
 static void
@@ -561,14 +557,15 @@ loaded_cb (GObject      *source,
   g_free (l);
 }
 
-/* The site's entries, from its memory (when learning is on) and this session, then @then. */
-static void
-with_entries (GTask       *task,
-              WithEntries  then)
+/* The site's entries, from its memory (when learning is on) and this session, then @then
+ * (browser_batch's api steps use them too). */
+void
+chp_tool_api_with_entries (GTask      *task,
+                           ChpApiThen  then)
 {
   ToolCall *call = call_of (task);
   g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
-  g_autofree char *site = site_origin (call);
+  g_autofree char *site = chp_tool_api_site_origin (call);
   Loading *l;
 
   if (engine == NULL || site == NULL)
@@ -720,18 +717,16 @@ called_cb (GObject      *source,
   json_object_set_string_member (structured, "pathTemplate",
                                  chp_mcp_json_string (call->api_entry, "pathTemplate", ""));
   json_object_set_int_member (structured, "status", status);
-  json_object_set_boolean_member (structured, "truncated", chp_mcp_json_bool (answer, "truncated"));
-  {
-    text = g_string_new (NULL);
-    g_string_append_printf (text, "%s %s answered %" G_GINT64_FORMAT " (%s, %" G_GINT64_FORMAT
-                            " bytes, %" G_GINT64_FORMAT " ms), from inside the page with its "
-                            "login.", chp_mcp_json_string (call->api_entry, "method", "GET"),
-                            chp_mcp_json_string (call->api_entry, "pathTemplate", ""), status,
-                            chp_mcp_json_string (answer, "contentType", "no type"),
-                            chp_mcp_json_int (answer, "size", 0), chp_mcp_json_int (answer, "ms", 0));
-    /* A write a plan covered spends its step, as the click would have. */
-    chp_tool_plan_step_used (call, answer, structured, text);
-  }
+  if (chp_mcp_json_bool (answer, "truncated"))
+    json_object_set_boolean_member (structured, "truncated", TRUE);
+  /* Said in few words: an agent reading ten entities reads this line ten times. The entry and
+   * its template are in structuredContent. */
+  text = g_string_new (NULL);
+  g_string_append_printf (text, "%" G_GINT64_FORMAT " %s, %" G_GINT64_FORMAT " B.", status,
+                          chp_mcp_json_string (answer, "contentType", "no type"),
+                          chp_mcp_json_int (answer, "size", 0));
+  /* A write a plan covered spends its step, as the click would have. */
+  chp_tool_plan_step_used (call, answer, structured, text);
   if (chp_mcp_json_bool (answer, "truncated"))
     g_string_append (text, " The browser read only its first MiB.");
   g_string_append_c (text, '\n');
@@ -891,9 +886,9 @@ chp_tool_api (ToolCall *call)
                                                 "frameId", chp_tool_int_node (0), NULL),
                            API_LEARN_TIMEOUT_MS, learned_cb);
   else if (g_str_equal (action, "list"))
-    with_entries (task, list_entries);
+    chp_tool_api_with_entries (task, list_entries);
   else if (g_str_equal (action, "route"))
-    with_entries (task, route_entries);
+    chp_tool_api_with_entries (task, route_entries);
   else
-    with_entries (task, call_entries);
+    chp_tool_api_with_entries (task, call_entries);
 }

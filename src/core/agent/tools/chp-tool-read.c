@@ -8,8 +8,6 @@
 
 #include "chp-mcp-tools-private.h"
 
-#include "chp-mcp-site-card.h"
-#include "chp-store-sites.h"
 
 /* ---- browser_snapshot --------------------------------------------------------------------- */
 
@@ -235,10 +233,6 @@ chp_tool_capture_has_password (JsonObject *answer)
          chp_mcp_json_bool (json_node_get_object (auth), "passwordField");
 }
 
-static void note_visit (ToolCall   *call,
-                        JsonObject *answer,
-                        gint64      frame);
-
 static void
 snapshot_answered_cb (GObject      *source,
                       GAsyncResult *result,
@@ -268,7 +262,12 @@ snapshot_answered_cb (GObject      *source,
    * said where it was, and a sign-in form makes any page blind. Nothing of it is kept. */
   if (!chp_tool_floor_allows (task, chp_mcp_json_string (answer, "url", ""), FALSE,
                               chp_tool_capture_has_password (answer)))
-    return;
+    {
+      /* What the site memory keeps of it: that sign-in shows at this path. */
+      if (chp_tool_capture_has_password (answer))
+        chp_tool_site_learn_signin (call, answer, frame);
+      return;
+    }
 
   snapshot = chp_tool_remember_snapshot (call, answer, chp_tool_reply_get_data (result),
                                          &document);
@@ -278,7 +277,7 @@ snapshot_answered_cb (GObject      *source,
       return;
     }
 
-  note_visit (call, answer, frame);
+  chp_tool_site_learn_page (call, answer, frame);
   tab = chp_tool_tab_name (call);
   structured = json_object_ref (json_node_get_object (snapshot->structured));
   json_object_set_string_member (structured, "tab", tab);
@@ -333,92 +332,7 @@ static const ReplyFormat snapshot_reply = {
   .unshared = TRUE,
 };
 
-/* ---- the site's memory: a visit, and the arrival card ------------------------------------- */
-
-static char *
-page_origin (const char *url)
-{
-  g_autoptr(GUri) uri = url != NULL ? g_uri_parse (url, G_URI_FLAGS_NONE, NULL) : NULL;
-
-  if (uri == NULL || g_uri_get_host (uri) == NULL)
-    return NULL;
-  return g_uri_join (G_URI_FLAGS_NONE, g_uri_get_scheme (uri), NULL, g_uri_get_host (uri),
-                     g_uri_get_port (uri), "", NULL, NULL);
-}
-
-static void
-visited_cb (GObject      *source,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  g_autoptr(GError) error = NULL;
-
-  /* A site nothing was learned of is simply not remembered (NOT_FOUND). */
-  if (!chp_store_write_finish (CHP_STORE (source), result, &error) &&
-      !g_error_matches (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND))
-    g_message ("site memory: a visit was not counted: %s", error->message);
-}
-
-/* A remembered site counts the page's document as a visit (a site nothing was learned of is not
- * recorded: visits alone never make a browsing history). */
-static void
-note_visit (ToolCall   *call,
-            JsonObject *answer,
-            gint64      frame)
-{
-  g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
-  g_autofree char *origin = NULL;
-
-  if (engine == NULL || frame != 0 || !chp_engine_get_site_learning (engine))
-    return;
-  origin = page_origin (chp_mcp_json_string (answer, "url", NULL));
-  if (origin != NULL)
-    chp_store_site_visit_async (chp_engine_get_store (engine), origin,
-                                chp_mcp_json_string (answer, "documentId", NULL),
-                                g_get_real_time () / 1000, NULL, visited_cb, NULL);
-}
-
 static void snapshot_request (GTask *task);
-
-static void
-card_loaded_cb (GObject      *source,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  ToolCall *call = call_of (task);
-  g_autoptr(ChpSiteRecord) record = chp_store_load_site_finish (CHP_STORE (source), result, NULL);
-
-  if (record != NULL)
-    call->site_card = chp_mcp_site_card (record, call->marker);
-  snapshot_request (task);
-}
-
-/* The first snapshot of a remembered site in a session starts with its card. The store is read
- * first (a local read of a few rows, never the network); every later snapshot goes straight on. */
-static gboolean
-load_card (GTask *task)
-{
-  ToolCall *call = call_of (task);
-  g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
-  g_autofree char *url = chp_tool_tab_url (call);
-  g_autofree char *origin = page_origin (url);
-  g_autofree char *key = NULL;
-  JsonObject *seen;
-
-  if (engine == NULL || origin == NULL || !chp_engine_get_site_learning (engine) ||
-      chp_tool_int_argument (call->args, "frame", 0) != 0)
-    return FALSE;
-  key = g_strconcat ("card:", origin, NULL);
-  if (chp_tool_recall_object (call->context, key) != NULL)
-    return FALSE;
-  seen = json_object_new ();
-  chp_tool_remember_object (call->context, key, seen);
-  json_object_unref (seen);
-  chp_store_load_site_async (chp_engine_get_store (engine), origin, NULL, card_loaded_cb,
-                             g_object_ref (task));
-  return TRUE;
-}
 
 void
 chp_tool_snapshot (ToolCall *call)
@@ -428,7 +342,7 @@ chp_tool_snapshot (ToolCall *call)
   if (!chp_tool_resolve_tab (task, json_object_get_string_member (call->args, "tab")) ||
       !chp_tool_floor_allows (task, NULL, FALSE, FALSE))
     return;
-  if (!load_card (task))
+  if (!chp_tool_site_load_card (task, snapshot_request))
     snapshot_request (task);
 }
 

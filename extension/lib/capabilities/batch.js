@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// browser.batch: a list of steps run here in the worker, one after the other, with no message to
+// the app in between — acts (act.js's runAction, as browser.node.action runs them), calls of the
+// site's own API (api.js's runCall, as browser.api.call makes them) and waits for a text
+// (read.js's waitForText, as browser.context's `until`). It halts at the first step that fails,
+// is held for the person (the hold is made exactly as a single act's or call's is, so the app's
+// card and browser_wait see nothing different), meets a Stop, or would start after the deadline
+// the app gave; and says which. Mirrors the agent tool browser_batch
+// (src/core/agent/tools/chp-tool-batch.c), which made every step concrete before sending: an API
+// step comes as the method and URL of a call, never as an entry to look up here.
+//
+// An act step names its element by a wire ref (a capture's, as browser.node.action) or by
+// `target: {role, name}`: the one visible element with that role and accessible name at that
+// step, found in a capture of the top document taken then (one capture id per batch, so a long
+// batch does not push the agent's own captures out of the page's memory). None or several →
+// stale_node: never a guess.
+
+import { ChaperoneError, SCOPES } from '../scopes.js';
+import { bad, frameId, obj, tabId } from './common.js';
+import { actionParams, runAction } from './act.js';
+import { callParams, runCall, runReads } from './api.js';
+import { allowOf } from './plan.js';
+import { CONTEXT_LIMITS, UNTIL_MAX_MS, waitForText } from './read.js';
+
+export const MAX_STEPS = 50;
+const MAX_DEADLINE_MS = 55000;
+const WAIT_DEFAULT_MS = 5000;
+/** An API step's reply as the batch gives it back: enough for an item or a short list. */
+export const MAX_STEP_DATA = 16 * 1024;
+/** Consecutive API reads go to the page together, this many at most (capture.js expects 16 own calls per tab). */
+const READS_PER_VISIT = 10;
+
+const collapse = (s) => String(s ?? '').replace(/\s+/g, ' ').trim().toLowerCase();
+
+/** `allow.left`: {site: steps left} for the plan's sites, as the app counted them. */
+function leftOf(v, sites) {
+  if (v === undefined) return null;
+  const o = obj(v);
+  const out = {};
+  for (const [site, n] of Object.entries(o)) {
+    if (!sites.includes(site) || !Number.isSafeInteger(n) || n < 0 || n > 1000) throw bad('allow.left is {site: steps left}');
+    out[site] = n;
+  }
+  return out;
+}
+
+/** One step, checked as the single method would check it, before any step runs. */
+function stepParams(s, i, tab) {
+  const o = obj(s);
+  const kinds = ['act', 'api', 'wait'].filter((k) => o[k] !== undefined);
+  if (kinds.length !== 1 || Object.keys(o).length !== 1) throw bad(`step ${i + 1} has exactly one of act, api, wait`);
+  const kind = kinds[0];
+  const p = obj(o[kind]);
+  if (kind === 'wait') {
+    if (typeof p.text !== 'string' || p.text.length === 0 || p.text.length > 200) throw bad(`step ${i + 1}: wait.text is a short text`);
+    const t = p.timeoutMs ?? WAIT_DEFAULT_MS;
+    if (!Number.isSafeInteger(t) || t < 0 || t > UNTIL_MAX_MS) throw bad(`step ${i + 1}: wait.timeoutMs is at most ${UNTIL_MAX_MS}`);
+    return { kind, text: p.text, timeoutMs: t };
+  }
+  if (kind === 'api') {
+    if (p.allow !== undefined || p.tabId !== undefined) throw bad(`step ${i + 1}: the batch gives allow and tabId`);
+    return { kind, call: callParams({ ...p, tabId: tab, frameId: 0 }) };
+  }
+  if (p.allow !== undefined || p.capture !== undefined || p.captureId !== undefined) {
+    throw bad(`step ${i + 1}: an act step takes ref or target, action and its argument`);
+  }
+  const { target, ...rest } = p;
+  if (target !== undefined) {
+    const t = obj(target);
+    if (rest.ref !== undefined) throw bad(`step ${i + 1}: ref or target, not both`);
+    if (typeof t.role !== 'string' || !/^[a-z]{1,64}$/.test(t.role) || typeof t.name !== 'string' ||
+        t.name.length === 0 || t.name.length > 200) {
+      throw bad(`step ${i + 1}: target is {role, name}`);
+    }
+    // Checked as browser.node.action checks an act on a ref; its ref is found when the step runs.
+    actionParams({ ...rest, ref: 'x:x' });
+    return { kind, target: { role: t.role, name: t.name }, act: rest };
+  }
+  if (rest.ref === undefined) {
+    // press and type without either: the element that has focus in the top document then.
+    actionParams({ ...rest, captureId: 'x' });
+    return { kind, focused: true, act: rest };
+  }
+  return { kind, act: rest, checked: actionParams(rest) };
+}
+
+function batchParams(p) {
+  const o = obj(p);
+  const tab = tabId(o.tabId);
+  if (frameId(o.frameId) !== 0) throw bad('a batch runs in the top frame');
+  if (!Array.isArray(o.steps) || o.steps.length === 0 || o.steps.length > MAX_STEPS) {
+    throw bad(`steps is a list of 1 to ${MAX_STEPS} steps`);
+  }
+  const allow = allowOf(o.allow);
+  const left = allow ? leftOf(o.allow.left, allow.sites) : null;
+  const d = o.deadlineMs ?? MAX_DEADLINE_MS;
+  if (!Number.isSafeInteger(d) || d < 0 || d > MAX_DEADLINE_MS) throw bad(`deadlineMs is at most ${MAX_DEADLINE_MS}`);
+  return { tabId: tab, frameId: 0, steps: o.steps.map((s, i) => stepParams(s, i, tab)), allow, left, deadlineMs: d };
+}
+
+/** The scopes the steps need, beyond the router's own check (browser.dom.read). */
+function checkScopes(grant, steps, tab) {
+  const need = new Set();
+  for (const s of steps) need.add(s.kind === 'act' ? SCOPES.DOM_WRITE : s.kind === 'api' ? SCOPES.API_CALL : SCOPES.DOM_READ);
+  for (const scope of need) {
+    if (!grant.scopes.includes(scope)) throw new ChaperoneError('scope_denied', `The grant does not allow ${scope}`, { tabId: tab });
+  }
+}
+
+/** The one visible element of the top document with the target's role and name → {captureId, pageRef}. */
+async function findTarget(ctx, run, target) {
+  const { router, signal, tabId: tab, documentId } = ctx;
+  run.captureId ??= router.newCaptureId();
+  const value = await router.page.run({ tabId: tab, frameId: 0, documentId }, 'context',
+    { captureId: run.captureId, ...CONTEXT_LIMITS }, { signal });
+  const seen = new Map();
+  const nodes = [...(value?.nodes ?? []), ...(value?.forms ?? []).flatMap((f) => f?.fields ?? [])];
+  for (const n of nodes) {
+    if (n && n.role === target.role && collapse(n.name) === collapse(target.name) && !n.state?.hidden) seen.set(n.ref, n);
+  }
+  if (seen.size !== 1) {
+    throw new ChaperoneError('stale_node', seen.size === 0
+      ? `No visible ${target.role} named "${target.name}" is on the page now`
+      : `${seen.size} visible elements are ${target.role} "${target.name}": give this step a ref`, { tabId: tab });
+  }
+  return { captureId: run.captureId, pageRef: [...seen.keys()][0] };
+}
+
+/** The plan's allowance for the next write: only sites with steps left, and the step it would be. */
+function allowNow(run) {
+  if (!run.allow) return undefined;
+  const sites = run.left ? run.allow.sites.filter((s) => (run.left[s] ?? 0) > 0) : run.allow.sites;
+  if (sites.length === 0) return undefined;
+  const out = { planId: run.allow.planId, sites };
+  if (run.allow.step !== undefined && run.allow.of !== undefined && run.allow.step + run.used <= run.allow.of) {
+    Object.assign(out, { step: run.allow.step + run.used, of: run.allow.of });
+  }
+  return out;
+}
+
+/** A write used the plan: one step of its site is spent. */
+function spend(run, value) {
+  const site = value?.plan?.site;
+  if (!site) return;
+  run.used += 1;
+  if (run.left && run.left[site] > 0) run.left[site] -= 1;
+}
+
+async function actStep(ctx, run, step) {
+  const { router, grant, tabId: tab } = ctx;
+  let p;
+  let where = { tabId: tab, frameId: 0, documentId: ctx.documentId };
+  if (step.target) {
+    const found = await findTarget(ctx, run, step.target);
+    p = actionParams({ ...step.act, ref: `${found.captureId}:${found.pageRef}` });
+  } else if (step.focused) {
+    run.captureId ??= router.newCaptureId();
+    await router.page.run(where, 'context', { captureId: run.captureId, ...CONTEXT_LIMITS }, { signal: ctx.signal });
+    p = actionParams({ ...step.act, captureId: run.captureId });
+  } else {
+    // A ref names its capture's frame and document: checked as the router checks a single act.
+    p = step.checked;
+    const capture = router._captures.get(p.captureId);
+    if (!capture || capture.tabId !== tab || capture.grantId !== grant.grantId) {
+      throw new ChaperoneError('stale_node', 'That ref is from an unknown or old capture, or another tab');
+    }
+    const named = { tabId: tab, frameId: capture.frameId, documentId: capture.documentId };
+    const { frame, checked } = await router.checkFrame(grant, named);
+    if (router.floorOf(frame?.url).level !== 'ok') {
+      throw new ChaperoneError('refused_floor', 'Agents may read this page but not act on it', { tabId: tab });
+    }
+    where = { tabId: tab, frameId: capture.frameId, documentId: checked.documentId };
+  }
+  if (p.action === 'click' || p.action === 'press') p = { ...p, allow: allowNow(run) };
+  router._planArrives(tab, p);
+  const value = await runAction({ ...ctx, ...where, params: p });
+  router._planUsed(tab, p, value);
+  spend(run, value);
+  return value;
+}
+
+/** An API answer as a step's result: a reply that is not 2xx (or none) fails the step. */
+function apiResult(value) {
+  if (!value.ok) {
+    throw new ChaperoneError('target_denied', value.status
+      ? `The site answered ${value.status}` : `The call failed (${value.error ?? 'network'})`, { status: value.status });
+  }
+  const out = { status: value.status, size: value.size ?? null };
+  const data = Object.hasOwn(value, 'json') ? JSON.stringify(value.json) : value.text;
+  if (typeof data === 'string' && data !== '') {
+    out.data = data.length > MAX_STEP_DATA ? data.slice(0, MAX_STEP_DATA) : data;
+    if (data.length > MAX_STEP_DATA || value.truncated) out.cut = true;
+  }
+  if (value.plan) out.plan = value.plan;
+  return out;
+}
+
+async function apiStep(ctx, run, step) {
+  const write = step.call.method !== 'GET' && step.call.method !== 'HEAD';
+  const p = write ? { ...step.call, allow: allowNow(run) } : step.call;
+  const value = await runCall(ctx, p);
+  if (value.held) return value;
+  ctx.router._planUsed(ctx.tabId, p, value);
+  spend(run, value);
+  return apiResult(value);
+}
+
+const isRead = (step) => step?.kind === 'api' && (step.call.method === 'GET' || step.call.method === 'HEAD');
+
+/** Steps i… while they are reads (at most READS_PER_VISIT): sent in one visit to the page. */
+async function readSteps(ctx, steps, i, results) {
+  let j = i;
+  while (j < steps.length && j - i < READS_PER_VISIT && isRead(steps[j])) j++;
+  const t0 = Date.now();
+  const made = await runReads(ctx, steps.slice(i, j).map((s) => s.call));
+  const share = Math.round((Date.now() - t0) / Math.max(1, made.length));
+  for (const m of made) {
+    // The page times each fetch; a read refused before it was sent took no time there.
+    const ms = m.value?.ms ?? (m.error ? 0 : share);
+    try {
+      if (m.error) throw m.error;
+      results.push({ ok: true, ms, ...apiResult(m.value) });
+    } catch (e) {
+      results.push({ ok: false, ms, error: e });
+      return;
+    }
+  }
+}
+
+async function waitStep(ctx, step) {
+  const where = { tabId: ctx.tabId, frameId: 0, documentId: ctx.documentId };
+  if (!(await waitForText(ctx.router, where, step.text, ctx.signal, step.timeoutMs))) {
+    throw new ChaperoneError('timeout', `The text did not show within ${step.timeoutMs} ms`);
+  }
+  return {};
+}
+
+/** Why the batch must not start its next step, or null. */
+function haltBefore(ctx, started, deadlineMs) {
+  if (ctx.router.stopState.stopped) return new ChaperoneError('stopped', 'The person stopped the agent');
+  if (ctx.signal?.aborted) {
+    return ctx.signal.reason instanceof ChaperoneError ? ctx.signal.reason : new ChaperoneError('cancelled', 'The call was cancelled');
+  }
+  if (Date.now() - started > deadlineMs) return new ChaperoneError('timeout', 'The batch ran out of time before this step');
+  return null;
+}
+
+export async function runBatch(ctx) {
+  const { router, params, tabId: tab, grant } = ctx;
+  checkScopes(grant, params.steps, tab);
+  // An act is refused on a hands-only page before anything runs, as the router refuses one act.
+  if (params.steps.some((s) => s.kind === 'act') && router.floorOf(ctx.frame?.url).level === 'hands-only') {
+    throw new ChaperoneError('refused_floor', 'Agents may read this page but not act on it', { tabId: tab });
+  }
+  const run = { captureId: null, allow: params.allow, left: params.left, used: 0 };
+  const started = Date.now();
+  const steps = [];
+  const out = { done: 0, of: params.steps.length, steps };
+  const halt = (i, err) => {
+    steps.push({ ok: false, ms: err.ms, error: { code: err.error.code, message: err.error.message } });
+    out.halted = { step: i + 1, code: err.error.code, message: err.error.message };
+  };
+  for (let i = 0; i < params.steps.length && !out.halted;) {
+    const step = params.steps[i];
+    const stop = haltBefore(ctx, started, params.deadlineMs);
+    if (stop) {
+      out.halted = { step: i + 1, code: stop.code, message: stop.message };
+      break;
+    }
+    if (isRead(step) && isRead(params.steps[i + 1])) {
+      const made = [];
+      try {
+        await readSteps(ctx, params.steps, i, made);
+      } catch (e) {
+        made.push({ ok: false, ms: 0, error: e instanceof ChaperoneError ? e : new ChaperoneError('internal', 'The step failed') });
+      }
+      for (const r of made) {
+        if (r.error) {
+          halt(i, r);
+          break;
+        }
+        steps.push(r);
+        out.done += 1;
+        i += 1;
+      }
+      continue;
+    }
+    const t0 = Date.now();
+    try {
+      const value = step.kind === 'act' ? await actStep(ctx, run, step)
+        : step.kind === 'api' ? await apiStep(ctx, run, step) : await waitStep(ctx, step);
+      if (value?.held) {
+        // Not done: the person decides (extension.hold.resolve), as for a single act or call.
+        steps.push({ ok: false, held: true, ms: Date.now() - t0 });
+        Object.assign(out, { held: true, hold: value.hold, halted: { step: i + 1, code: 'held', message: 'Held for the person' } });
+        break;
+      }
+      const result = { ok: true, ms: Date.now() - t0 };
+      if (step.kind === 'api') Object.assign(result, value);
+      else if (value?.plan) result.plan = value.plan;
+      steps.push(result);
+      out.done += 1;
+      i += 1;
+    } catch (e) {
+      const err = e instanceof ChaperoneError ? (step.kind === 'api' ? e : router._pageRefusal(e, ctx))
+        : new ChaperoneError('internal', 'The step failed');
+      halt(i, { ms: Date.now() - t0, error: err });
+    }
+  }
+  out.ms = Date.now() - started;
+  return out;
+}
+
+export const HANDLERS = Object.freeze({
+  'browser.batch': {
+    params: batchParams,
+    target: (p) => ({ tabId: p.tabId, frameId: 0 }),
+    run: runBatch,
+  },
+});
