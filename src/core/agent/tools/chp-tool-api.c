@@ -722,9 +722,13 @@ called_cb (GObject      *source,
   /* Said in few words: an agent reading ten entities reads this line ten times. The entry and
    * its template are in structuredContent. */
   text = g_string_new (NULL);
-  g_string_append_printf (text, "%" G_GINT64_FORMAT " %s, %" G_GINT64_FORMAT " B.", status,
-                          chp_mcp_json_string (answer, "contentType", "no type"),
-                          chp_mcp_json_int (answer, "size", 0));
+  {
+    const char *type = chp_mcp_json_string (answer, "contentType", "no content type");
+
+    g_string_append_printf (text, "%" G_GINT64_FORMAT " %s.", status,
+                            g_str_has_suffix (type, "/json") || g_str_has_suffix (type, "+json")
+                            ? "JSON" : type);
+  }
   /* A write a plan covered spends its step, as the click would have. */
   chp_tool_plan_step_used (call, answer, structured, text);
   if (chp_mcp_json_bool (answer, "truncated"))
