@@ -53,16 +53,19 @@ try {
   const sw = await browser.worker();
   const tabId = await browser.tabIdOf(page);
   // 'none': no grant; 'read': a Read grant (what any grant costs a load: its pill, its bookkeeping);
-  // 'capture': a Read grant with browser.network.read, which turns capture on.
+  // 'capture': a Read grant with browser.network.read, which turns capture on (lean: names,
+  // sizes, statuses); 'api': with browser.api.call too (deep: request bodies' shapes and XHR
+  // headers as well, what the site's-API calls need).
   const setMode = (mode) => sw.evaluate(async ({ tabId, mode }) => {
     const router = globalThis.chaperone.router;
     for (const g of router.grants.list()) await router.onPopupMessage({ type: 'popup.revokeGrant', grantId: g.grantId });
     if (mode !== 'none') {
       const r = await router.onPopupMessage({ type: 'popup.createGrant', tabs: [{ tabId }], preset: 'read',
-        extras: mode === 'capture' ? ['browser.network.read'] : [], durationMin: 60, label: 'capture bench' });
+        extras: mode === 'capture' ? ['browser.network.read'] : mode === 'api' ? ['browser.network.read', 'browser.api.call'] : [],
+        durationMin: 60, label: 'capture bench' });
       if (r.ok !== true) throw new Error(JSON.stringify(r));
     }
-    return router.capture.capturing(tabId) === (mode === 'capture');
+    return router.capture.capturing(tabId) === (mode === 'capture' || mode === 'api');
   }, { tabId, mode });
 
   const load = async () => {
@@ -73,8 +76,8 @@ try {
       loadMs: performance.getEntriesByType('navigation')[0]?.loadEventEnd ?? NaN,
     }));
   };
-  const MODES = ['none', 'read', 'capture'];
-  const runs = { none: [], read: [], capture: [] };
+  const MODES = ['none', 'read', 'capture', 'api'];
+  const runs = { none: [], read: [], capture: [], api: [] };
   for (let i = 0; i < opts.warmup + opts.loads; i++) {
     // Rotate the order, so no mode always follows another's garbage.
     for (let k = 0; k < MODES.length; k++) {
@@ -95,12 +98,12 @@ try {
   console.log(`\nChaperone capture benchmark: ${opts.loads} loads each of api-bench.html (30 XHR/fetch calls), ` +
     `${opts.warmup} warm-up; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   console.log(`${'measure (median ms)'.padEnd(30)} ${'no grant'.padStart(10)} ${'Read grant'.padStart(11)} ` +
-    `${'capturing'.padStart(10)} ${'capt/Read'.padStart(10)} ${'capt/none'.padStart(10)}`);
+    `${'lean'.padStart(8)} ${'deep'.padStart(8)} ${'lean/Read'.padStart(10)} ${'deep/Read'.padStart(10)}`);
   for (const key of ['doneMs', 'loadMs']) {
-    const [a, b, c] = MODES.map((m) => median(runs[m].map((r) => r[key])));
+    const [a, b, c, d] = MODES.map((m) => median(runs[m].map((r) => r[key])));
     const label = key === 'doneMs' ? 'last of the 30 calls ended' : 'loadEventEnd';
-    console.log(`${label.padEnd(30)} ${a.toFixed(1).padStart(10)} ${b.toFixed(1).padStart(11)} ${c.toFixed(1).padStart(10)} ` +
-      `${(c / b).toFixed(3).padStart(10)} ${(c / a).toFixed(3).padStart(10)}`);
+    console.log(`${label.padEnd(30)} ${a.toFixed(1).padStart(10)} ${b.toFixed(1).padStart(11)} ${c.toFixed(1).padStart(8)} ` +
+      `${d.toFixed(1).padStart(8)} ${(c / b).toFixed(3).padStart(10)} ${(d / b).toFixed(3).padStart(10)}`);
   }
   console.log(`capture saw ${seen.entries} requests of the last load (capturing: ${seen.capturing}); target: capture ≤ 5% of the load`);
 } finally {

@@ -152,14 +152,26 @@ export class Capture {
    * its ring and header values) every other. Called with the live grant list on each change.
    */
   sync(grants) {
-    const want = new Set();
+    // tabId → deep: a tab whose grant lets agents use the site's API is captured with its request
+    // bodies' shapes and its XHR headers (the credential kinds, and the values a call signs itself
+    // with); one granted only "See the requests" is captured lean: those two listeners are most of
+    // what capture costs a page's burst of calls (bench/capture-bench.mjs), and the list needs
+    // neither.
+    const want = new Map();
     for (const g of Array.isArray(grants) ? grants : []) {
       if (!Array.isArray(g?.scopes) || !CAPTURE_SCOPES.some((s) => g.scopes.includes(s))) continue;
-      for (const t of g.targets ?? []) if (Number.isSafeInteger(t?.tabId)) want.add(t.tabId);
+      const deep = g.scopes.includes(SCOPES.API_CALL);
+      for (const t of g.targets ?? []) {
+        if (Number.isSafeInteger(t?.tabId)) want.set(t.tabId, deep || want.get(t.tabId) === true);
+      }
     }
     for (const tabId of [...this._tabs.keys()]) if (!want.has(tabId)) this.stop(tabId);
     if (!this.available) return;
-    for (const tabId of want) if (!this._tabs.has(tabId)) this._start(tabId);
+    for (const [tabId, deep] of want) {
+      const t = this._tabs.get(tabId);
+      if (!t) this._start(tabId, deep);
+      else if (t.deep !== deep) this._listen(tabId, t, deep);
+    }
   }
 
   /** Stops capturing a tab and forgets everything captured there. */
@@ -258,10 +270,20 @@ export class Capture {
     });
   }
 
-  _start(tabId) {
-    const wr = this.chrome.webRequest;
+  _start(tabId, deep = true) {
     const t = { ring: [], pending: new Map(), dropped: 0, seq: 0, secrets: new Map(), own: [], remove: () => {},
-      lastAt: -Infinity };
+      lastAt: -Infinity, deep };
+    this._tabs.set(tabId, t);
+    this._listen(tabId, t, deep);
+    this._listenCommits();
+  }
+
+  /** (Re)registers a tab's listeners, lean or deep, keeping what it captured so far. */
+  _listen(tabId, t, deep) {
+    const wr = this.chrome.webRequest;
+    t.remove();
+    t.deep = deep;
+    if (!deep) t.secrets.clear();
     const push = (entry) => {
       t.ring.push(entry);
       while (t.ring.length > RING_SIZE) {
@@ -274,6 +296,11 @@ export class Capture {
       if (!d || d.tabId !== tabId) return;
       const entry = entryFromRequest(d, ++t.seq);
       if (!entry) return;
+      if (!deep) {
+        // Not looked at (lean capture): unknown, not "none".
+        entry.body = null;
+        entry.credential = null;
+      }
       const key = `${entry.method} ${withoutFragment(d.url)}`;
       const own = t.own.findIndex((o) => o.key === key);
       if (own >= 0) {
@@ -309,15 +336,13 @@ export class Capture {
     const filter = { urls: ['<all_urls>'], tabId, types: [...CAPTURED_TYPES] };
     const xhr = { urls: ['<all_urls>'], tabId, types: ['xmlhttprequest'] };
     const removers = [
-      add(wr.onBeforeRequest, onBefore, filter, ['requestBody']),
-      add(wr.onSendHeaders, onHeaders, xhr, ['requestHeaders', 'extraHeaders']),
+      add(wr.onBeforeRequest, onBefore, filter, deep ? ['requestBody'] : undefined),
+      ...(deep ? [add(wr.onSendHeaders, onHeaders, xhr, ['requestHeaders', 'extraHeaders'])] : []),
       add(wr.onBeforeRedirect, end({}), filter),
       add(wr.onCompleted, end({}), filter, ['responseHeaders']),
       add(wr.onErrorOccurred, end({ error: true }), filter),
     ];
     t.remove = () => { for (const r of removers) r(); };
-    this._tabs.set(tabId, t);
-    this._listenCommits();
   }
 
   /** A navigation's entry learns the document it started once the frame commits it. */

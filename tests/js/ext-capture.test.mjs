@@ -193,3 +193,28 @@ test('network.list and api.learn: their scopes, the top frame only, and Stop', a
   await assert.rejects(none.router.handle('browser.network.list', { tabId: 1 }), { code: 'scope_denied' });
   assert.deepEqual(CAPTURE_EXTRAS, ['browser.network.read', 'browser.api.call']);
 });
+
+test('a grant that only lists requests captures lean (no headers, no bodies); a grant with the API looks deeper', async () => {
+  const { wr, router, top } = await captureSetup({ extras: ['browser.network.read'] });
+  const events = () => wr.all().map(([name, , extra]) => `${name}${extra?.length ? `:${extra.join(',')}` : ''}`).sort();
+  assert.deepEqual(events(), ['onBeforeRedirect', 'onBeforeRequest', 'onCompleted:responseHeaders', 'onErrorOccurred'],
+    'no onSendHeaders, no request bodies');
+  request(wr, { url: 'https://app.example/api/items?page=2', documentId: top(), headers: signedHeaders });
+  request(wr, { url: 'https://app.example/api/items', method: 'POST', documentId: top(), body: JSON.stringify({ password: PASSWORD }) });
+  const lean = router.capture.list(1, await router.capture.documents(1), {}).entries;
+  assert.equal(lean.length, 2);
+  assert.ok(lean.every((e) => e.credential === null && e.body === null), 'not looked at, so not said');
+  assert.equal(router.capture.secret(1, 'https://app.example', 'x-csrf-token'), null, 'no header value is kept');
+  noSecret('a lean list', lean);
+
+  // The person grants the tab again with "Use the site's own API": now with headers.
+  const g = router.grants.list()[0];
+  await router.onPopupMessage({ type: 'popup.revokeGrant', grantId: g.grantId });
+  await router.onPopupMessage({ type: 'popup.createGrant', tabs: [{ tabId: 1 }], preset: 'read',
+    extras: CAPTURE_EXTRAS, durationMin: 15, label: 'API task' });
+  assert.ok(events().includes('onSendHeaders:requestHeaders,extraHeaders'));
+  request(wr, { url: 'https://app.example/api/items?page=3', documentId: top(), headers: signedHeaders });
+  const deep = router.capture.list(1, await router.capture.documents(1), {}).entries;
+  assert.equal(deep.at(-1).credential.bearer, true);
+  assert.equal(typeof router.capture.secret(1, 'https://app.example', 'x-csrf-token'), 'string');
+});
