@@ -149,6 +149,25 @@ test_slots (void)
   g_assert_cmpuint (g_strv_length (none), ==, 0);
 }
 
+/* A shape the redactor passed through: a type name it masked (a field named password) is still a
+ * type, never the marker; counts stay; anything else is a string. */
+static void
+test_shapes (void)
+{
+  g_autoptr(JsonObject) in = object_of ("{\"kind\":\"json\",\"keys\":{\"user\":\"string\","
+                                        "\"password\":\"[redacted: 6 chars]\",\"n\":\"number\","
+                                        "\"list\":{\"array\":3,\"item\":{\"id\":\"number\"}}},"
+                                        "\"operation\":\"sendMessage\",\"extra\":1}");
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), in);
+  g_autoptr(JsonNode) out = chp_mcp_api_body_copy (node);
+  g_autofree char *text = json_to_string (out, FALSE);
+
+  g_assert_cmpstr (text, ==, "{\"kind\":\"json\",\"keys\":{\"user\":\"string\","
+                   "\"password\":\"string\",\"n\":\"number\","
+                   "\"list\":{\"array\":3,\"item\":{\"id\":\"number\"}}},"
+                   "\"operation\":\"sendMessage\"}");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -158,5 +177,6 @@ main (int    argc,
   g_test_add_func ("/mcp-api/route/says-ui-and-why", test_route_says_ui_and_why);
   g_test_add_func ("/mcp-api/url/built-escaped-and-bounded", test_build_url);
   g_test_add_func ("/mcp-api/url/slots", test_slots);
+  g_test_add_func ("/mcp-api/shapes/types-only", test_shapes);
   return g_test_run ();
 }

@@ -339,3 +339,64 @@ chp_mcp_api_route (JsonArray  *entries,
     }
   return best;
 }
+
+/* The types a shape names. The redactor masks a value by its member's name ({password:
+ * "string"} is a field named password), and a masked type name is still a name of a type: the
+ * browser said one of these, so a masked one is a string. */
+static const char * const SHAPE_TYPES[] = {
+  "string", "number", "boolean", "null", "object", "array", NULL,
+};
+
+JsonNode *
+chp_mcp_api_shape_copy (JsonNode *node,
+                        guint     depth)
+{
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node) && depth < 4)
+    {
+      JsonObject *in = json_node_get_object (node);
+      JsonObject *out = json_object_new ();
+      g_autoptr(GList) names = json_object_get_members (in);
+
+      for (GList *l = names; l != NULL; l = l->next)
+        {
+          JsonNode *member = json_object_get_member (in, l->data);
+
+          /* {array: n, item: {...}} keeps its count. */
+          if (g_str_equal (l->data, "array") && JSON_NODE_HOLDS_VALUE (member) &&
+              json_node_get_value_type (member) == G_TYPE_INT64)
+            json_object_set_int_member (out, "array", json_node_get_int (member));
+          else
+            json_object_set_member (out, l->data, chp_mcp_api_shape_copy (member, depth + 1));
+        }
+      return json_node_init_object (json_node_alloc (), out);
+    }
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+      json_node_get_value_type (node) == G_TYPE_STRING &&
+      g_strv_contains (SHAPE_TYPES, json_node_get_string (node)))
+    return json_node_copy (node);
+  return json_node_init_string (json_node_alloc (), "string");
+}
+
+/* A body's shape as learned: its kind, its keys' types, its GraphQL or RPC operation. */
+JsonNode *
+chp_mcp_api_body_copy (JsonNode *node)
+{
+  JsonObject *in;
+  JsonObject *out;
+  JsonNode *keys;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return json_node_init_null (json_node_alloc ());
+  in = json_node_get_object (node);
+  out = json_object_new ();
+  json_object_set_string_member (out, "kind", chp_json_get_string (in, "kind") != NULL
+                                              ? chp_json_get_string (in, "kind") : "none");
+  keys = json_object_get_member (in, "keys");
+  json_object_set_member (out, "keys", keys != NULL && JSON_NODE_HOLDS_OBJECT (keys)
+                                       ? chp_mcp_api_shape_copy (keys, 1)
+                                       : json_node_init_object (json_node_alloc (),
+                                                                json_object_new ()));
+  if (chp_json_get_string (in, "operation") != NULL)
+    json_object_set_string_member (out, "operation", chp_json_get_string (in, "operation"));
+  return json_node_init_object (json_node_alloc (), out);
+}

@@ -31,5 +31,8 @@ JsonObject *chp_mcp_api_route           (JsonArray   *entries,
                                          JsonObject  *params,
                                          char       **why);
 gboolean    chp_mcp_api_is_read         (JsonObject  *entry);
+JsonNode   *chp_mcp_api_shape_copy      (JsonNode    *node,
+                                         guint        depth);
+JsonNode   *chp_mcp_api_body_copy       (JsonNode    *node);
 
 G_END_DECLS

@@ -42,66 +42,6 @@ parse_or_null (const char *json)
   return json_node_copy (json_parser_get_root (parser));
 }
 
-/* The types a shape names. The redactor masks a value by its member's name ({password:
- * "string"} is a field named password), and a masked type name is still a name of a type: the
- * browser said one of these, so a masked one is a string. */
-static const char * const SHAPE_TYPES[] = {
-  "string", "number", "boolean", "null", "object", "array", NULL,
-};
-
-static JsonNode *
-shape_copy (JsonNode *node,
-            guint     depth)
-{
-  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node) && depth < 4)
-    {
-      JsonObject *in = json_node_get_object (node);
-      JsonObject *out = json_object_new ();
-      g_autoptr(GList) names = json_object_get_members (in);
-
-      for (GList *l = names; l != NULL; l = l->next)
-        {
-          JsonNode *member = json_object_get_member (in, l->data);
-
-          /* {array: n, item: {...}} keeps its count. */
-          if (g_str_equal (l->data, "array") && JSON_NODE_HOLDS_VALUE (member) &&
-              json_node_get_value_type (member) == G_TYPE_INT64)
-            json_object_set_int_member (out, "array", json_node_get_int (member));
-          else
-            json_object_set_member (out, l->data, shape_copy (member, depth + 1));
-        }
-      return json_node_init_object (json_node_alloc (), out);
-    }
-  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-      json_node_get_value_type (node) == G_TYPE_STRING &&
-      g_strv_contains (SHAPE_TYPES, json_node_get_string (node)))
-    return json_node_copy (node);
-  return json_node_init_string (json_node_alloc (), "string");
-}
-
-/* A body's shape as learned: its kind, its keys' types, its GraphQL or RPC operation. */
-static JsonNode *
-body_copy (JsonNode *node)
-{
-  JsonObject *in;
-  JsonObject *out;
-  JsonNode *keys;
-
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-    return json_node_init_null (json_node_alloc ());
-  in = json_node_get_object (node);
-  out = json_object_new ();
-  json_object_set_string_member (out, "kind", chp_mcp_json_string (in, "kind", "none"));
-  keys = json_object_get_member (in, "keys");
-  json_object_set_member (out, "keys", keys != NULL && JSON_NODE_HOLDS_OBJECT (keys)
-                                       ? shape_copy (keys, 1)
-                                       : json_node_init_object (json_node_alloc (),
-                                                                json_object_new ()));
-  if (chp_mcp_json_string (in, "operation", NULL) != NULL)
-    json_object_set_string_member (out, "operation", chp_mcp_json_string (in, "operation", NULL));
-  return json_node_init_object (json_node_alloc (), out);
-}
-
 static const char *
 context_key_prefix (void)
 {
@@ -189,7 +129,7 @@ entry_from_learned (JsonObject *learned,
                                           ? json_node_copy (node)
                                           : json_node_init_array (json_node_alloc (),
                                                                   json_array_new ()));
-  json_object_set_member (o, "body", body_copy (json_object_get_member (learned, "body")));
+  json_object_set_member (o, "body", chp_mcp_api_body_copy (json_object_get_member (learned, "body")));
   node = json_object_get_member (learned, "credential");
   if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
     credential = json_node_get_object (node);
@@ -415,7 +355,7 @@ update_of (const char *site,
                                               ? json_node_copy (node)
                                               : json_node_init_array (json_node_alloc (),
                                                                       json_array_new ()));
-      json_object_set_member (e, "body", body_copy (json_object_get_member (l, "body")));
+      json_object_set_member (e, "body", chp_mcp_api_body_copy (json_object_get_member (l, "body")));
       json_object_set_null_member (e, "response");
       node = json_object_get_member (l, "credential");
       json_object_set_member (e, "credential", node != NULL && JSON_NODE_HOLDS_OBJECT (node)
@@ -623,6 +563,21 @@ is_route (ToolCall *call)
   return g_strcmp0 (json_object_get_string_member (call->args, "action"), "route") == 0;
 }
 
+static void
+result_recorded_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ChpSiteEndpoint) endpoint =
+    chp_store_site_endpoint_result_finish (CHP_STORE (source), result, &error);
+
+  /* An entry this session learned but the memory did not keep (refused, forgotten) has no
+   * confidence to move: NOT_FOUND is no failure. */
+  if (endpoint == NULL && !g_error_matches (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND))
+    g_message ("site memory: a call's outcome was not kept: %s", error->message);
+}
+
 /* Confidence up on a 2xx, down on anything else (quarantined after two misses in a row). */
 static void
 record_result (ToolCall   *call,
@@ -641,12 +596,12 @@ record_result (ToolCall   *call,
       response = json_object_new ();
       json_object_set_string_member (response, "contentType",
                                      chp_mcp_json_string (answer, "contentType", ""));
-      json_object_set_member (response, "shape", shape_copy (shape, 0));
+      json_object_set_member (response, "shape", chp_mcp_api_shape_copy (shape, 0));
     }
   chp_store_site_endpoint_result_async (chp_engine_get_store (engine),
                                         chp_mcp_json_string (call->api_entry, "entryId", ""),
                                         success, status, response, g_get_real_time () / 1000,
-                                        NULL, NULL, NULL);
+                                        NULL, result_recorded_cb, NULL);
 }
 
 static void
