@@ -121,6 +121,50 @@ note_steps (World *w)
   "\"data\":\"{\\\"title\\\":\\\"Harbour Notes\\\",\\\"text\\\":\\\"The keeper's log\\\"}\"}," \
   "{\"ok\":true,\"ms\":9},{\"ok\":true,\"ms\":12},{\"ok\":true,\"ms\":6}]}"
 
+typedef struct
+{
+  gboolean       done;
+  ChpSiteRecord *record;
+} Loaded;
+
+static void
+loaded_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  Loaded *l = user_data;
+
+  l->record = chp_store_load_site_finish (CHP_STORE (source), result, NULL);
+  l->done = TRUE;
+}
+
+static gboolean
+loaded_done (gpointer data)
+{
+  return ((Loaded *) data)->done;
+}
+
+/* The confidence the site memory has in @entry_id now (after the writes queued before). */
+static double
+confidence_of (World      *w,
+               const char *entry_id)
+{
+  Loaded l = { 0, };
+  double confidence = -1;
+
+  chp_store_load_site_async (chp_engine_get_store (w->env.engine), WIKI, NULL, loaded_cb, &l);
+  g_assert_true (chp_test_spin_until (loaded_done, &l, 5000));
+  for (guint i = 0; l.record != NULL && i < l.record->endpoints->len; i++)
+    {
+      const ChpSiteEndpoint *e = g_ptr_array_index (l.record->endpoints, i);
+
+      if (g_str_equal (e->entry_id, entry_id))
+        confidence = e->confidence;
+    }
+  g_clear_pointer (&l.record, chp_site_record_free);
+  return confidence;
+}
+
 /* One request for every step, each made concrete: the read's URL from its entry and the filled
  * param, the fill's value, the role and name as the agent gave them. */
 static void
@@ -174,6 +218,8 @@ test_one_request (void)
   g_assert_cmpint (json_object_get_int_member (structured, "done"), ==, 4);
   g_assert_cmpint (json_object_get_int_member (structured, "of"), ==, 4);
   call_clear (&call);
+  /* The API step's 200 raised its entry's confidence, as a single call's would. */
+  g_assert_cmpfloat (confidence_of (&w, w.read_id), >, 0.5);
 
   /* The trace keeps the batch as one step, what was typed as lengths only. */
   trace = trace_read_newest (w.env.engine, &session);

@@ -357,6 +357,11 @@ typedef void (*ChpApiThen) (GTask      *task,
                             const char *site,
                             JsonArray  *entries);
 char          *chp_tool_api_site_origin      (ToolCall        *call);
+void           chp_tool_api_record           (ToolCall        *call,
+                                              const char      *entry_id,
+                                              gboolean         success,
+                                              gint             status,
+                                              JsonObject      *answer);
 void           chp_tool_api_with_entries     (GTask           *task,
                                               ChpApiThen       then);
 

@@ -579,17 +579,18 @@ result_recorded_cb (GObject      *source,
 }
 
 /* Confidence up on a 2xx, down on anything else (quarantined after two misses in a row). */
-static void
-record_result (ToolCall   *call,
-               gboolean    success,
-               gint        status,
-               JsonObject *answer)
+void
+chp_tool_api_record (ToolCall   *call,
+                     const char *entry_id,
+                     gboolean    success,
+                     gint        status,
+                     JsonObject *answer)
 {
   g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
   JsonNode *shape = answer != NULL ? json_object_get_member (answer, "shape") : NULL;
   g_autoptr(JsonObject) response = NULL;
 
-  if (engine == NULL || !chp_engine_get_site_learning (engine) || call->api_entry == NULL)
+  if (engine == NULL || !chp_engine_get_site_learning (engine) || entry_id == NULL)
     return;
   if (success && shape != NULL && JSON_NODE_HOLDS_OBJECT (shape))
     {
@@ -599,8 +600,8 @@ record_result (ToolCall   *call,
       json_object_set_member (response, "shape", chp_mcp_api_shape_copy (shape, 0));
     }
   chp_store_site_endpoint_result_async (chp_engine_get_store (engine),
-                                        chp_mcp_json_string (call->api_entry, "entryId", ""),
-                                        success, status, response, g_get_real_time () / 1000,
+                                        entry_id, success, status, response,
+                                        g_get_real_time () / 1000,
                                         NULL, result_recorded_cb, NULL);
 }
 
@@ -653,7 +654,8 @@ called_cb (GObject      *source,
 
   status = chp_mcp_json_int (answer, "status", 0);
   ok = status >= 200 && status < 300;
-  record_result (call, ok, status, answer);
+  chp_tool_api_record (call, chp_mcp_json_string (call->api_entry, "entryId", NULL), ok, status,
+                       answer);
   if (!ok && is_route (call))
     {
       g_autofree char *why = g_strdup_printf ("GET %s answered %" G_GINT64_FORMAT,

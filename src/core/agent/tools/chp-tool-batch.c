@@ -607,7 +607,16 @@ batch_answered_cb (GObject      *source,
         json_object_set_string_member (s, "code", chp_mcp_json_string (step_member (r, "error"),
                                                                        "code", "internal"));
       if (json_object_has_member (r, "status"))
-        json_object_set_int_member (s, "status", chp_mcp_json_int (r, "status", 0));
+        {
+          gint64 status = chp_mcp_json_int (r, "status", 0);
+          JsonObject *api = step_member (json_array_get_object_element (b->filled, i), "api");
+
+          json_object_set_int_member (s, "status", status);
+          /* An API step's answer moves its entry's confidence as a single call's does. */
+          if (api != NULL)
+            chp_tool_api_record (call, chp_mcp_json_string (api, "entryId", NULL),
+                                 status >= 200 && status < 300, status, NULL);
+        }
       json_array_add_object_element (shown, s);
       step_line (call, b, i + 1, r, structured, lines, data);
     }
