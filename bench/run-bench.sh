@@ -203,8 +203,24 @@ else
     node "$src/bench/realsite-bench.mjs" $mcp_args --json="$build/bench/realsite-bench.json" || real_status=$?
 fi
 
+# --- The site's own API (issue 17): what capture costs a page load, what a recipe saves ---------
+# bench/capture-bench.mjs: loads of a page making 30 calls with no grant, a Read grant, lean and
+# deep capture; bench/recipe-bench.mjs: 20 steps as 20 tool calls and as one recipe replay.
+
+site_status=0
+echo
+if [ -n "$mcp_skip" ]; then
+  echo "site API benches: skipped: $mcp_skip"
+else
+  echo "run-bench: running bench/capture-bench.mjs and bench/recipe-bench.mjs (a few minutes)"
+  CHAPERONE_CHROMIUM="$chromium" node "$src/bench/capture-bench.mjs" || site_status=$?
+  CHAPERONE_TEST_ENGINE="$engine" CHAPERONE_MCP="$build/src/relay/chaperone-mcp" CHAPERONE_CHROMIUM="$chromium" \
+    node "$src/bench/recipe-bench.mjs" || site_status=$?
+fi
+
 [ "$rss_status" -ne 0 ] && exit "$rss_status"
 [ "$mem_status" -ne 0 ] && exit "$mem_status"
 [ "$ext_status" -ne 0 ] && exit "$ext_status"
 [ "$mcp_status" -ne 0 ] && exit "$mcp_status"
+[ "$site_status" -ne 0 ] && exit "$site_status"
 exit "$real_status"
