@@ -93,43 +93,6 @@ learn (World *w)
   call_clear (&call);
 }
 
-typedef struct
-{
-  gboolean       done;
-  ChpSiteRecord *record;
-  GError        *error;
-} Loaded;
-
-static void
-loaded_cb (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  Loaded *l = user_data;
-
-  l->record = chp_store_load_site_finish (CHP_STORE (source), result, &l->error);
-  l->done = TRUE;
-}
-
-static gboolean
-loaded_done (gpointer data)
-{
-  return ((Loaded *) data)->done;
-}
-
-/* The site as the store has it now (after the writes queued before this read). */
-static ChpSiteRecord *
-stored (World      *w,
-        const char *origin)
-{
-  Loaded l = { 0, };
-
-  chp_store_load_site_async (chp_engine_get_store (w->env.engine), origin, NULL, loaded_cb, &l);
-  g_assert_true (chp_test_spin_until (loaded_done, &l, 5000));
-  g_clear_error (&l.error);
-  return l.record;
-}
-
 static const ChpSiteEndpoint *
 endpoint_of (ChpSiteRecord *record,
              const char    *method,
@@ -155,7 +118,7 @@ test_learn_keeps_the_sites_own (void)
 
   world_start (&w);
   learn (&w);
-  record = stored (&w, WIKI);
+  record = site_stored (w.env.engine, WIKI);
   g_assert_nonnull (record);
   g_assert_nonnull (endpoint_of (record, "GET", "/recipes/default/tiddlers.json"));
   g_assert_nonnull (endpoint_of (record, "PUT", "/recipes/default/tiddlers/{tiddler}"));
@@ -217,7 +180,7 @@ test_route_calls_the_read (void)
   g_assert_null (strstr (text, "ghp_abcdefghijklmnopqrstuvwxyz0123456789"));
   call_clear (&call);
 
-  record = stored (&w, WIKI);
+  record = site_stored (w.env.engine, WIKI);
   g_assert_cmpfloat (endpoint_of (record, "GET", "/recipes/default/tiddlers/{tiddler}")->confidence,
                      >, 0.5);
   world_stop (&w);
@@ -250,7 +213,7 @@ test_route_misses_quarantine (void)
       g_assert_true (strstr (json_object_get_string_member (structured, "why"), "404") != NULL);
       call_clear (&call);
     }
-  record = stored (&w, WIKI);
+  record = site_stored (w.env.engine, WIKI);
   g_assert_true (endpoint_of (record, "GET", "/recipes/default/tiddlers.json")->quarantined);
 
   /* The session's copy is the store's now: the quarantined read is not tried again. */
@@ -360,7 +323,7 @@ test_learning_off_keeps_nothing (void)
   world_start (&w);
   chp_engine_set_site_learning (w.env.engine, FALSE);
   learn (&w);
-  record = stored (&w, WIKI);
+  record = site_stored (w.env.engine, WIKI);
   g_assert_null (record);
   call_run (w.env.tools, w.env.context, "browser_api", "{\"tab\":\"b1:7\",\"action\":\"list\"}",
             &call);
@@ -482,7 +445,7 @@ test_snapshots_teach_controls (void)
       g_assert_false (result_is_error (call.result));
       call_clear (&call);
 
-      record = stored (&w, "https://shop.example");
+      record = site_stored (w.env.engine, "https://shop.example");
       g_assert_nonnull (record);
       if (visit == 1)
         g_assert_null (control_of (record, "button", "Send"));

@@ -121,47 +121,21 @@ note_steps (World *w)
   "\"data\":\"{\\\"title\\\":\\\"Harbour Notes\\\",\\\"text\\\":\\\"The keeper's log\\\"}\"}," \
   "{\"ok\":true,\"ms\":9},{\"ok\":true,\"ms\":12},{\"ok\":true,\"ms\":6}]}"
 
-typedef struct
-{
-  gboolean       done;
-  ChpSiteRecord *record;
-} Loaded;
-
-static void
-loaded_cb (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  Loaded *l = user_data;
-
-  l->record = chp_store_load_site_finish (CHP_STORE (source), result, NULL);
-  l->done = TRUE;
-}
-
-static gboolean
-loaded_done (gpointer data)
-{
-  return ((Loaded *) data)->done;
-}
-
 /* The confidence the site memory has in @entry_id now (after the writes queued before). */
 static double
 confidence_of (World      *w,
                const char *entry_id)
 {
-  Loaded l = { 0, };
+  g_autoptr(ChpSiteRecord) record = site_stored (w->env.engine, WIKI);
   double confidence = -1;
 
-  chp_store_load_site_async (chp_engine_get_store (w->env.engine), WIKI, NULL, loaded_cb, &l);
-  g_assert_true (chp_test_spin_until (loaded_done, &l, 5000));
-  for (guint i = 0; l.record != NULL && i < l.record->endpoints->len; i++)
+  for (guint i = 0; record != NULL && i < record->endpoints->len; i++)
     {
-      const ChpSiteEndpoint *e = g_ptr_array_index (l.record->endpoints, i);
+      const ChpSiteEndpoint *e = g_ptr_array_index (record->endpoints, i);
 
       if (g_str_equal (e->entry_id, entry_id))
         confidence = e->confidence;
     }
-  g_clear_pointer (&l.record, chp_site_record_free);
   return confidence;
 }
 

@@ -6,6 +6,8 @@
 
 #include "test-mcp-tools-harness.h"
 
+#include "chp-store-sites.h"
+
 #include "chp-frame.h"
 #include "chp-mcp-format.h"
 
@@ -521,4 +523,38 @@ gboolean
 has_items (gpointer data)
 {
   return g_list_model_get_n_items (data) > 0;
+}
+
+typedef struct
+{
+  gboolean       done;
+  ChpSiteRecord *record;
+} SiteRead;
+
+static void
+site_read_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  SiteRead *read = user_data;
+
+  read->record = chp_store_load_site_finish (CHP_STORE (source), result, NULL);
+  read->done = TRUE;
+}
+
+static gboolean
+site_read_done (gpointer data)
+{
+  return ((SiteRead *) data)->done;
+}
+
+ChpSiteRecord *
+site_stored (ChpEngine  *engine,
+             const char *origin)
+{
+  SiteRead read = { 0, };
+
+  chp_store_load_site_async (chp_engine_get_store (engine), origin, NULL, site_read_cb, &read);
+  g_assert_true (chp_test_spin_until (site_read_done, &read, 5000));
+  return read.record;
 }

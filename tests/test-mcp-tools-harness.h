@@ -138,6 +138,12 @@ void test_mcp_tools_add_trace    (void);
 void test_mcp_tools_add_api      (void);
 void test_mcp_tools_add_batch    (void);
 
+/* The site memory's record of @origin as the store has it now (after the writes queued before),
+ * or NULL when it remembers none: for the families that check what was learned. */
+#include "chp-site-types.h"
+ChpSiteRecord *site_stored (ChpEngine  *engine,
+                            const char *origin);
+
 /* test-mcp-tools-trace.c: the newest trace, for the families that check what it recorded */
 #include "chp-store-traces.h"
 GPtrArray *trace_read_newest (ChpEngine        *engine,

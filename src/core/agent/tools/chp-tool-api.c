@@ -42,23 +42,16 @@ parse_or_null (const char *json)
   return json_node_copy (json_parser_get_root (parser));
 }
 
-static const char *
-context_key_prefix (void)
-{
-  return "api:";
-}
+/* Where the agent's session keeps a site's entries (chp_tool_remember_object). */
+#define SESSION_KEY_PREFIX "api:"
 
 /* The site an entry belongs to: the origin of the tab's page. */
 char *
 chp_tool_api_site_origin (ToolCall *call)
 {
   g_autofree char *url = chp_tool_tab_url (call);
-  g_autoptr(GUri) uri = url != NULL ? g_uri_parse (url, G_URI_FLAGS_NONE, NULL) : NULL;
 
-  if (uri == NULL || g_uri_get_host (uri) == NULL)
-    return NULL;
-  return g_uri_join (G_URI_FLAGS_NONE, g_uri_get_scheme (uri), NULL, g_uri_get_host (uri),
-                     g_uri_get_port (uri), "", NULL, NULL);
+  return chp_mcp_format_origin (url);
 }
 
 /* ---- entries: as the session knows them, as the store keeps them -------------------------- */
@@ -152,7 +145,7 @@ static JsonArray *
 session_entries (ToolCall   *call,
                  const char *site)
 {
-  g_autofree char *key = g_strconcat (context_key_prefix (), site, NULL);
+  g_autofree char *key = g_strconcat (SESSION_KEY_PREFIX, site, NULL);
   JsonObject *kept = chp_tool_recall_object (call->context, key);
 
   return kept != NULL ? chp_json_get_array (kept, "entries") : NULL;
@@ -163,7 +156,7 @@ session_remember (ToolCall   *call,
                   const char *site,
                   JsonArray  *entries)
 {
-  g_autofree char *key = g_strconcat (context_key_prefix (), site, NULL);
+  g_autofree char *key = g_strconcat (SESSION_KEY_PREFIX, site, NULL);
   JsonObject *kept = json_object_new ();
 
   json_object_set_array_member (kept, "entries", json_array_ref (entries));

@@ -28,17 +28,6 @@ static const char * const LEARNED_ROLES[] = {
   NULL,
 };
 
-static char *
-page_origin (const char *url)
-{
-  g_autoptr(GUri) uri = url != NULL ? g_uri_parse (url, G_URI_FLAGS_NONE, NULL) : NULL;
-
-  if (uri == NULL || g_uri_get_host (uri) == NULL)
-    return NULL;
-  return g_uri_join (G_URI_FLAGS_NONE, g_uri_get_scheme (uri), NULL, g_uri_get_host (uri),
-                     g_uri_get_port (uri), "", NULL, NULL);
-}
-
 static ChpEngine *
 learning_engine (ToolCall *call)
 {
@@ -144,12 +133,12 @@ chp_tool_site_learn_page (ToolCall   *call,
 
   if (engine == NULL || frame != 0 || document == NULL)
     return;
-  origin = page_origin (chp_mcp_json_string (answer, "url", NULL));
-  if (origin == NULL)
-    return;
   /* Once per document and session: a page read ten times is one visit. */
   key = g_strconcat ("learned:", document, NULL);
   if (chp_tool_recall_object (call->context, key) != NULL)
+    return;
+  origin = chp_mcp_format_origin (chp_mcp_json_string (answer, "url", NULL));
+  if (origin == NULL)
     return;
   seen = json_object_new ();
   chp_tool_remember_object (call->context, key, seen);
@@ -183,7 +172,7 @@ chp_tool_site_learn_signin (ToolCall   *call,
   if (engine == NULL || frame != 0 || uri == NULL ||
       chp_tool_floor_level (chp_engine_get_floor (engine), url, FALSE, &reason) != CHP_FLOOR_OK)
     return;
-  origin = page_origin (url);
+  origin = chp_mcp_format_origin (url);
   if (origin == NULL)
     return;
   update = json_object_new ();
@@ -238,7 +227,7 @@ chp_tool_site_load_card (GTask       *task,
   ToolCall *call = call_of (task);
   g_autoptr(ChpEngine) engine = learning_engine (call);
   g_autofree char *url = chp_tool_tab_url (call);
-  g_autofree char *origin = page_origin (url);
+  g_autofree char *origin = chp_mcp_format_origin (url);
   g_autofree char *key = NULL;
   JsonObject *seen;
   CardLoad *load;
