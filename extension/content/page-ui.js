@@ -155,9 +155,19 @@
       if (s.visibleSince === null) s.visibleSince = e.time;
     } else {
       s.visibleSince = null;
-      repair(s, true);                // covered or hidden some way the observers did not see
+      // Covered or hidden some way the observers did not see. Then look again: the observer
+      // reports only changes, so if the next cover came before it saw us visible again, its state
+      // would stay "not visible" and it would never report that cover.
+      if (repair(s, true)) relook(s);
     }
     mark(s);
+  }
+
+  /** A fresh report from the IntersectionObserver, without restarting the visibility clock. */
+  function relook(s) {
+    if (!s.io) return;
+    s.io.unobserve(s.host);
+    s.io.observe(s.host);
   }
 
   /** For the tests (through DevTools; a page cannot read a closed root): when clicks count. */
@@ -270,18 +280,19 @@
 
   // A page popover, dialog or fullscreen element entering the top layer lands above ours: raise ours
   // at once. Without re-arming: a cover that lasted until then was not there long enough to be seen
-  // (and if it was drawn, the IntersectionObserver reported it, which re-arms by itself).
+  // (and if it was drawn, the IntersectionObserver reported it, which re-arms by itself). But with a
+  // fresh look, so that the observer's last word is about us as raised (see seeEntry).
   function onToggle(e) {
     for (const s of surfaces) {
       if (!s.shown) continue;
       if (e.target === s.host) heal(s);                         // the page closed ours
       else if (hosts.has(e.target)) continue;                   // our other one: no contest
-      else if (e.newState === 'open') repair(s, true);
+      else if (e.newState === 'open' && repair(s, true)) relook(s);
     }
   }
 
   function onFullscreen() {
-    for (const s of surfaces) if (s.shown) repair(s, true);
+    for (const s of surfaces) if (s.shown && repair(s, true)) relook(s);
   }
 
   // Esc stops the agent as a convenience: a trusted keydown heard in the capture phase on window.
