@@ -163,7 +163,12 @@
     mark(s);
   }
 
-  /** A fresh report from the IntersectionObserver, without restarting the visibility clock. */
+  /**
+   * A fresh report from the IntersectionObserver, without restarting the visibility clock (it was
+   * stopped: it restarts at the report that sees us). Only after a report of "not visible": a
+   * fresh look while the clock runs would start the observer's delay again, and a cover drawn
+   * just then would be reported that much later.
+   */
   function relook(s) {
     if (!s.io) return;
     s.io.unobserve(s.host);
@@ -280,19 +285,20 @@
 
   // A page popover, dialog or fullscreen element entering the top layer lands above ours: raise ours
   // at once. Without re-arming: a cover that lasted until then was not there long enough to be seen
-  // (and if it was drawn, the IntersectionObserver reported it, which re-arms by itself). But with a
-  // fresh look, so that the observer's last word is about us as raised (see seeEntry).
+  // (and if it was drawn, the IntersectionObserver reported it, which re-arms by itself). Not with
+  // a fresh look either (see relook): that would take the observer's word, at a moment the page
+  // lets us be on top, over the cover it raises again right after.
   function onToggle(e) {
     for (const s of surfaces) {
       if (!s.shown) continue;
       if (e.target === s.host) heal(s);                         // the page closed ours
       else if (hosts.has(e.target)) continue;                   // our other one: no contest
-      else if (e.newState === 'open' && repair(s, true)) relook(s);
+      else if (e.newState === 'open') repair(s, true);
     }
   }
 
   function onFullscreen() {
-    for (const s of surfaces) if (s.shown && repair(s, true)) relook(s);
+    for (const s of surfaces) if (s.shown) repair(s, true);
   }
 
   // Esc stops the agent as a convenience: a trusted keydown heard in the capture phase on window.

@@ -20,6 +20,7 @@ import { after, before, test } from 'node:test';
 import { startFixtureServer } from '../fixtures/serve.mjs';
 import { ENGINE_PATH, TestEngine } from '../js/engine-harness.mjs';
 import { Browser, EXTENSION_ORIGIN, browserWhyNot } from './browser-harness.mjs';
+import { until } from '../lib/until.mjs';
 
 function engineWhyNot() {
   if (!ENGINE_PATH) return 'CHAPERONE_TEST_ENGINE is not set (ninja -C build; see tests/js/engine-harness.mjs)';
@@ -180,10 +181,15 @@ export function setUpCapabilities() {
     });
     await browser.grant(popup, { pages: [pages.read], preset: 'read', label: 'E2E read only' });
     await browser.grant(popup, { pages: [pages.short], preset: 'read', durationMs: 300000, label: 'E2E five minutes' });
-    const listed = await engine.command({ cmd: 'grants' });
-    for (const g of listed.result) grants[g.label] = g.grantId;
-    assert.deepEqual(Object.keys(grants).sort(), ['E2E control', 'E2E five minutes', 'E2E read only'],
-      'the app mirrors the three grants made in the popup');
+    // The app learns of each grant from the extension's grant.changed event, which may come after
+    // the popup is done: wait for the mirror to hold all three.
+    const want = ['E2E control', 'E2E five minutes', 'E2E read only'];
+    const listed = await until(async () => {
+      const r = (await engine.command({ cmd: 'grants' })).result;
+      return want.every((l) => r.some((g) => g.label === l)) ? r : null;
+    }, { what: 'the app to mirror the three grants made in the popup', timeout: 15000 });
+    for (const g of listed) grants[g.label] = g.grantId;
+    assert.deepEqual(Object.keys(grants).sort(), want, 'the app mirrors the three grants made in the popup');
   }, { timeout: 90000 });
 
   after(async () => {
