@@ -2,42 +2,75 @@
 /* ui-trace-bench.c: the trace browser (Activity's sessions) over a trace store of 1,000,000 steps
  * (10,000 agent sessions of 100 steps, in a temporary store, written through the store's own API):
  * with the window up on another page, how long from turning to Activity to the first frame
- * painted with sessions, and from a search typed to the first frame painted with its results,
- * measured with the window's own frame clock (issue 16's targets: ≤ 200 ms and ≤ 100 ms); and
- * the store's own share of that search. The window's own first frame is printed apart: it is
- * GTK's start, whatever the page. Figures, not assertions; needs a display (xvfb-run). */
+ * painted with sessions, and from a search typed into the page's own search entry to the first
+ * frame painted with its results, measured with the window's own frame clock (issue 16's
+ * targets: ≤ 200 ms and ≤ 100 ms); and the store's own share of that search. A search is
+ * measured pasted (the whole text at once, several times over) and typed (a key at every frame,
+ * from the last key). The window's own first frame is printed apart: it is GTK's start, whatever
+ * the page. It draws as the app does (src/main.c: cairo, no GL) unless the environment chose.
+ * Figures, not assertions; needs a display (xvfb-run). */
 #include "config.h"
 
 #include <adwaita.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "chp-activity-page.h"
 #include "chp-store-traces.h"
 #include "chp-trace-list.h"
+#include "chp-trace-row.h"
 #include "chp-ui-test.h"
 #include "chp-window.h"
 
 #define N_SESSIONS 10000
 #define N_STEPS    100
 
+/* Searches pasted in turn, each unlike the one before: a person looking for where agents failed. */
+static const char * const pasted[] = {
+  "stale_node bank", "stale_node shop", "compose wiki", "send mail", "invoice shop",
+  "save draft", "notes bank", "browser_navigate wiki",
+};
+#define TYPED "stale_node shop"
+
+typedef enum
+{
+  PHASE_WINDOW,             /* the window's first frame, on another page */
+  PHASE_FIRST_PAINT,        /* turned to Activity: waiting for the sessions */
+  PHASE_PASTED,             /* a search pasted: waiting for its results */
+  PHASE_CLEARED,            /* the search emptied: waiting for every session again */
+  PHASE_TYPING,             /* a key at every frame */
+  PHASE_TYPED,              /* the last key typed: waiting for the results */
+  PHASE_DONE,
+} Phase;
+
 typedef struct
 {
   ChpWindow *window;
   ChpTraceList *list;
+  GtkEditable *entry;
   GMainLoop *loop;
-  ChpWindow *shown_window;
   ChpActivityPage *page;
-  guint phase;              /* 0 the window's first frame, 1 first paint, 2 searching, 3 done */
+  Phase phase;
   gint64 window_us;
   gint64 window_paint_us;
   gint64 started_us;
   gint64 first_paint_us;
-  gint64 search_us;
-  gint64 search_paint_us;
   gint64 ready_us;          /* the list had its first session read, whatever the frames */
-  gint64 search_ready_us;
-  guint search_results;
+  const char *wanted;       /* the search whose results are awaited */
+  guint n_pasted;
+  guint typed_chars;
+  /* The search being measured: from the text change to the first frame with its results. */
+  gint64 typed_us;
+  gint64 changed_us;        /* the entry said search-changed */
+  gint64 search_ready_us;   /* the list had the results */
+  gint64 frame_us;          /* the frame that painted them began */
+  guint frames;             /* frames painted meanwhile */
+  gint64 longest_frame_us;
+  gint64 frame_started_us;
+  double pasted_ms[G_N_ELEMENTS (pasted)];
+  double typed_ms;
+  GString *where;           /* how the time of each search went */
 } Bench;
 
 static void
@@ -137,27 +170,94 @@ fill_traces (ChpStore *store)
   flush (store);
 }
 
-/* The first frame painted with the list's first session read in. */
+/* The list holds the first session read in for @search (NULL: every session); or, searched,
+ * knows that nothing matches, which the page then says. */
 static gboolean
-first_loaded (Bench *self)
+first_loaded (Bench      *self,
+              const char *search)
 {
   g_autoptr(ChpTraceItem) item = NULL;
 
   if (chp_trace_list_get_loading (self->list) ||
-      g_list_model_get_n_items (G_LIST_MODEL (self->list)) == 0)
+      g_strcmp0 (chp_trace_list_get_query (self->list)->search, search) != 0)
     return FALSE;
+  if (g_list_model_get_n_items (G_LIST_MODEL (self->list)) == 0)
+    return search != NULL;
   item = g_list_model_get_item (G_LIST_MODEL (self->list), 0);
   return chp_trace_item_get_loaded (item);
+}
+
+static gboolean
+awaiting_search (Bench *self)
+{
+  return self->phase == PHASE_PASTED || self->phase == PHASE_TYPED;
 }
 
 /* When the list has its rows, apart from when a frame shows them: the model's share. */
 static void
 list_changed_cb (Bench *self)
 {
-  if (self->phase == 1 && self->ready_us == 0 && first_loaded (self))
+  if (self->phase == PHASE_FIRST_PAINT && self->ready_us == 0 && first_loaded (self, NULL))
     self->ready_us = g_get_monotonic_time ();
-  if (self->phase == 2 && self->search_ready_us == 0 && first_loaded (self))
+  if (awaiting_search (self) && self->search_ready_us == 0 && first_loaded (self, self->wanted))
     self->search_ready_us = g_get_monotonic_time ();
+}
+
+static void
+search_changed_cb (Bench *self)
+{
+  if (awaiting_search (self) && self->changed_us == 0)
+    self->changed_us = g_get_monotonic_time ();
+}
+
+/* What the person does: text in the search entry, as a key press or a paste leaves it. */
+static void
+type_text (Bench      *self,
+           const char *text)
+{
+  self->typed_us = g_get_monotonic_time ();
+  self->changed_us = 0;
+  self->search_ready_us = 0;
+  self->frames = 0;
+  self->longest_frame_us = 0;
+  gtk_editable_set_text (self->entry, text);
+}
+
+/* The rows the list view holds: what a frame lays out and a search makes anew. */
+static guint
+count_rows (Bench *self)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+
+  chp_ui_test_find_all (GTK_WIDGET (chp_activity_page_get_sessions_view (self->page)),
+                        CHP_TYPE_TRACE_ROW, rows);
+  return rows->len;
+}
+
+static double
+search_done (Bench *self,
+             gint64 now)
+{
+  double ms = (now - self->typed_us) / 1000.0;
+
+  g_string_append_printf (self->where, "    \"%s\": %.1f ms: search-changed after %.1f, the list "
+                          "had the results after %.1f, their frame began at %.1f and took %.1f; "
+                          "%u frame%s before it (the longest %.1f ms); %u sessions listed, %u "
+                          "rows made\n", self->wanted, ms,
+                          (self->changed_us - self->typed_us) / 1000.0,
+                          (self->search_ready_us - self->typed_us) / 1000.0,
+                          (self->frame_us - self->typed_us) / 1000.0,
+                          (now - self->frame_us) / 1000.0, self->frames,
+                          self->frames == 1 ? "" : "s", self->longest_frame_us / 1000.0,
+                          g_list_model_get_n_items (G_LIST_MODEL (self->list)), count_rows (self));
+  return ms;
+}
+
+static void
+before_paint_cb (GdkFrameClock *clock,
+                 Bench         *self)
+{
+  self->frame_started_us = g_get_monotonic_time ();
 }
 
 static void
@@ -165,36 +265,92 @@ after_paint_cb (GdkFrameClock *clock,
                 Bench         *self)
 {
   gint64 now = g_get_monotonic_time ();
+  gboolean shown;
 
-  if (self->phase == 0)
+  switch (self->phase)
     {
+    case PHASE_WINDOW:
       /* The window is up, on another page: now the person turns to Activity. */
       self->window_paint_us = now;
-      self->phase = 1;
+      self->phase = PHASE_FIRST_PAINT;
       self->started_us = g_get_monotonic_time ();
       chp_window_show_page (self->window, "activity");
       chp_activity_page_show_view (self->page, "sessions");
       return;
-    }
-  if (self->phase == 1 && first_loaded (self))
-    {
-      g_autoptr(ChpTraceQuery) query = chp_trace_query_new ();
 
+    case PHASE_FIRST_PAINT:
+      if (!first_loaded (self, NULL))
+        return;
       self->first_paint_us = now;
-      self->phase = 2;
-      /* A person looks for where an agent failed on a site. */
-      query->search = g_strdup ("stale_node bank");
-      self->search_us = g_get_monotonic_time ();
-      chp_trace_list_set_query (self->list, query);
+      self->phase = PHASE_PASTED;
+      self->wanted = pasted[0];
+      type_text (self, self->wanted);
+      return;
+
+    case PHASE_PASTED:
+    case PHASE_TYPED:
+      shown = first_loaded (self, self->wanted);
+      if (!shown)
+        {
+          self->frames++;
+          self->longest_frame_us = MAX (self->longest_frame_us, now - self->frame_started_us);
+          return;
+        }
+      self->frame_us = self->frame_started_us;
+      if (self->phase == PHASE_TYPED)
+        {
+          self->typed_ms = search_done (self, now);
+          self->phase = PHASE_DONE;
+          g_main_loop_quit (self->loop);
+          return;
+        }
+      self->pasted_ms[self->n_pasted++] = search_done (self, now);
+      if (self->n_pasted < G_N_ELEMENTS (pasted))
+        {
+          self->wanted = pasted[self->n_pasted];
+          type_text (self, self->wanted);
+          return;
+        }
+      self->phase = PHASE_CLEARED;
+      gtk_editable_set_text (self->entry, "");
+      return;
+
+    case PHASE_CLEARED:
+      if (!first_loaded (self, NULL))
+        return;
+      self->phase = PHASE_TYPING;
+      self->typed_chars = 0;
+      G_GNUC_FALLTHROUGH;
+
+    case PHASE_TYPING:
+      {
+        g_autofree char *text = g_strndup (TYPED, ++self->typed_chars);
+
+        /* A key at every frame: faster than a person types, so the searches pile up. */
+        if (self->typed_chars == strlen (TYPED))
+          {
+            self->phase = PHASE_TYPED;
+            self->wanted = TYPED;
+          }
+        type_text (self, text);
+        /* A key that changes nothing on screen would wait for a frame that never comes. */
+        gdk_frame_clock_request_phase (clock, GDK_FRAME_CLOCK_PHASE_PAINT);
+      }
+      return;
+
+    case PHASE_DONE:
+    default:
       return;
     }
-  if (self->phase == 2 && first_loaded (self))
-    {
-      self->search_paint_us = now;
-      self->search_results = g_list_model_get_n_items (G_LIST_MODEL (self->list));
-      self->phase = 3;
-      g_main_loop_quit (self->loop);
-    }
+}
+
+static int
+compare_double (gconstpointer a,
+                gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
 }
 
 int
@@ -210,6 +366,15 @@ main (int   argc,
   GdkFrameClock *clock;
   ChpActivityPage *page;
   gint64 fill_us;
+  double sorted[G_N_ELEMENTS (pasted)];
+
+  /* As the app draws (src/main.c), unless the environment chose: GTK's GL renderer on Mesa's
+   * software GL would make every frame several times slower than the person's. */
+  if (g_getenv ("GDK_DEBUG") == NULL && g_getenv ("GSK_RENDERER") == NULL)
+    {
+      g_setenv ("GDK_DEBUG", "gl-disable", TRUE);
+      g_setenv ("GSK_RENDERER", "cairo", TRUE);
+    }
 
   if (!gtk_init_check ())
     {
@@ -272,10 +437,19 @@ main (int   argc,
     g_error ("the Activity page has no trace list");
   g_signal_connect_swapped (self.list, "items-changed", G_CALLBACK (list_changed_cb), &self);
   g_signal_connect_swapped (self.list, "notify::loading", G_CALLBACK (list_changed_cb), &self);
+  /* The sessions' own search entry: what the person types into. */
+  self.entry = GTK_EDITABLE (chp_ui_test_find_type (
+    GTK_WIDGET (chp_activity_page_get_sessions_view (page)), GTK_TYPE_SEARCH_ENTRY));
+  if (self.entry == NULL)
+    g_error ("the sessions have no search entry");
+  g_signal_connect_data (self.entry, "search-changed", G_CALLBACK (search_changed_cb), &self,
+                         NULL, G_CONNECT_SWAPPED | G_CONNECT_AFTER);
+  self.where = g_string_new (NULL);
 
   gtk_window_set_default_size (GTK_WINDOW (self.window), 1200, 800);
   gtk_window_present (GTK_WINDOW (self.window));
   clock = gtk_widget_get_frame_clock (GTK_WIDGET (self.window));
+  g_signal_connect (clock, "before-paint", G_CALLBACK (before_paint_cb), &self);
   g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &self);
   /* Frames come when something changed, as in the app: a frame clock kept running would paint
    * all the while, and the list's callbacks would wait behind its frames. */
@@ -291,17 +465,22 @@ main (int   argc,
             (self.ready_us - self.started_us) / 1000.0);
   else
     printf ("    (the list had read its first sessions before the page was shown)\n");
-  printf ("  search \"stale_node bank\": %.1f ms to the first frame with its results "
-          "(%u sessions listed so far; target ≤ 100)\n",
-          (self.search_paint_us - self.search_us) / 1000.0, self.search_results);
-  printf ("    of which the list had its results read after %.1f ms\n",
-          self.search_ready_us > 0 ? (self.search_ready_us - self.search_us) / 1000.0 : -1.0);
+  memcpy (sorted, self.pasted_ms, sizeof sorted);
+  qsort (sorted, G_N_ELEMENTS (sorted), sizeof sorted[0], compare_double);
+  printf ("  a search pasted into the search entry, to the first frame with its results "
+          "(target ≤ 100): median %.1f ms, the slowest %.1f ms, over %u searches\n",
+          (sorted[G_N_ELEMENTS (sorted) / 2 - 1] + sorted[G_N_ELEMENTS (sorted) / 2]) / 2,
+          sorted[G_N_ELEMENTS (sorted) - 1], (guint) G_N_ELEMENTS (sorted));
+  printf ("  \"%s\" typed a key at every frame, from the last key to the first frame with its "
+          "results (target ≤ 100): %.1f ms\n", TYPED, self.typed_ms);
+  printf ("  where the time went, search by search:\n%s", self.where->str);
 
   g_signal_handlers_disconnect_by_data (clock, &self);
   g_signal_handlers_disconnect_by_data (self.list, &self);
   gtk_window_destroy (GTK_WINDOW (self.window));
   g_clear_object (&engine);
   g_main_loop_unref (self.loop);
+  g_string_free (self.where, TRUE);
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", dir);
 

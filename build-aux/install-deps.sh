@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Installs what Chaperone needs on Debian 12, and nothing when it is all there already.
 #   install-deps.sh          build and run
-#   install-deps.sh --test   also what the test suite needs (Xvfb, AT-SPI, clang, Chromium, Node modules)
+#   install-deps.sh --test   also what the test suite needs (Xvfb, AT-SPI, clang, Chromium, Firefox ESR,
+#                            Node modules)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,6 +19,7 @@ test_pkgs=(
   at-spi2-core python3 python3-gi gir1.2-atspi-2.0
   clang libclang-rt-14-dev
   chromium
+  firefox-esr
   nodejs npm
 )
 
@@ -45,10 +47,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ "${1:-}" = "--test" ]; then
-  # The JS test tools (ws, playwright-core, the MCP SDK as the agent) and the real web apps of
+  # The JS test tools (ws, playwright-core for Chromium, puppeteer-core for Firefox over WebDriver
+  # BiDi, the MCP SDK as the agent) and the real web apps of
   # the real-site suite (TiddlyWiki, MailDev, Node-RED: tests/realsites/apps.mjs) from npm,
   # pinned by package-lock.json; served on loopback at test time, nothing fetched then.
   if [ ! -d "$here/node_modules/ws" ] || [ ! -d "$here/node_modules/playwright-core" ] ||
+     [ ! -d "$here/node_modules/puppeteer-core" ] ||
      [ ! -d "$here/node_modules/@modelcontextprotocol/sdk" ] ||
      [ ! -d "$here/node_modules/tiddlywiki" ] || [ ! -d "$here/node_modules/maildev" ] ||
      [ ! -d "$here/node_modules/node-red" ] ||

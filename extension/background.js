@@ -7,28 +7,36 @@
 import { Router } from './lib/router.js';
 import { BridgeClient } from './lib/bridge-client.js';
 import { Keystore } from './lib/keystore.js';
-import { getBridgePort, portChange } from './lib/settings.js';
+import { getBridgePort, getTransport, portChange, transportChange } from './lib/settings.js';
+import { TransportChooser } from './lib/bridge-transport.js';
+import { NativeSocket } from './lib/native-socket.js';
 import { badgeFor, createBadgePainter } from './lib/badge.js';
 import { tabCacheFor } from './lib/tab-cache.js';
 import { onStopCommand } from './lib/stop.js';
+import { browserName, isGecko } from './lib/compat.js';
 
 const WAKE_ALARM = 'chaperone-wake';
 // No trailing slash: the origin signed in pairing and auth is exactly the Origin header (§1.1).
 const EXTENSION_ORIGIN = new URL(chrome.runtime.getURL('')).origin;
 const EXTENSION_URL = chrome.runtime.getURL('');
 
-function browserName() {
-  const brands = navigator.userAgentData?.brands?.map((b) => b.brand) ?? [];
-  for (const name of ['Microsoft Edge', 'Brave', 'Opera', 'Google Chrome', 'Chromium']) {
-    if (brands.includes(name)) return name;
-  }
-  return 'Chromium';
-}
-
 const keystore = new Keystore({ local: chrome.storage.local });
 
+// The WebSocket or the native host, as the person chose in Options ("auto" until then; the
+// stored choice is read in `ready`, before the first connection). Either way the Origin is the
+// browser's word: it sets the WebSocket's itself, and passes it to the native host (argv[1]),
+// which sends the same. Firefox passes the host no origin, so there "auto" is the WebSocket.
+const transports = new TransportChooser({
+  makers: {
+    websocket: (url) => new WebSocket(url),
+    native: (url) => new NativeSocket(url, { runtime: chrome.runtime }),
+  },
+  nativeAvailable: !isGecko(),
+  log: (...args) => console.debug('[chaperone]', ...args),
+});
+
 const bridge = new BridgeClient({
-  createSocket: (url) => new WebSocket(url), // the browser sets Origin itself
+  createSocket: transports.createSocket,
   origin: EXTENSION_ORIGIN,
   keystore,
   getPort: () => getBridgePort(chrome.storage.local),
@@ -144,6 +152,7 @@ const ready = (async () => {
     console.debug('[chaperone] indicators', err?.message);
   }
   refreshBadge();
+  transports.setMode(await getTransport(chrome.storage.local));
   await bridge.start();
 })();
 ready.catch((err) => console.error('[chaperone] start failed', err));
@@ -177,7 +186,9 @@ chrome.commands?.onCommand.addListener((command) => {
 });
 
 chrome.storage.onChanged.addListener((changes, areaName) => {
-  if (portChange(changes, areaName) !== undefined) ready.then(() => bridge.restart());
+  const transport = transportChange(changes, areaName);
+  if (transport !== undefined) transports.setMode(transport);
+  if (portChange(changes, areaName) !== undefined || transport !== undefined) ready.then(() => bridge.restart());
   if (areaName === 'session' && (changes.stopped || changes.handoffs)) {
     if (changes.stopped) indicators.stopped = changes.stopped.newValue?.stopped === true;
     if (changes.handoffs) indicators.handoffsWaiting = countWaiting(changes.handoffs.newValue);
@@ -205,6 +216,9 @@ async function popupState() {
     handoffsWaiting: indicators.handoffsWaiting,
     grants,
     defaultGrantMinutes,
+    transportMode: transports.mode,
+    transportProblem: transports.describe().problem,
+    nativeAvailable: transports.nativeAvailable,
     version: chrome.runtime.getManifest().version,
     now: Date.now(),
   };
@@ -265,4 +279,4 @@ function wireError(err) {
 
 // For DevTools and the end-to-end tests, which reach the worker through the DevTools protocol.
 // A worker's globals are out of reach of web pages and content scripts, so this opens nothing.
-globalThis.chaperone = Object.freeze({ bridge, router, tabCache });
+globalThis.chaperone = Object.freeze({ bridge, router, tabCache, transports });

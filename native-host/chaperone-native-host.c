@@ -95,6 +95,30 @@ origin_from_argument (const char *arg)
   return g_strndup (arg, strlen (CHROME_ORIGIN_PREFIX) + CHROME_ID_LEN);
 }
 
+/* Firefox starts a host with the path of its manifest and the calling add-on's id
+ * (`/…/io.github.chaperone.native.json chaperone@chaperone.github.io`), never the origin the
+ * add-on's own WebSocket sends and signs: that is moz-extension://<UUID>, a UUID Firefox draws
+ * per profile, which no argument carries. Recognised only to refuse with a reason the extension
+ * can show; the values are not trusted for anything. */
+static gboolean
+firefox_caller (int    argc,
+                char **argv)
+{
+  const char *id;
+
+  if (argc != 3 || !g_path_is_absolute (argv[1]) || !g_str_has_suffix (argv[1], ".json"))
+    return FALSE;
+
+  id = argv[2];
+  if (*id == '\0' || strlen (id) > 255)
+    return FALSE;
+  for (const char *c = id; *c != '\0'; c++)
+    if (!g_ascii_isgraph (*c))
+      return FALSE;
+  /* Add-on ids are an e-mail-like name or a {GUID}. */
+  return strchr (id, '@') != NULL || (id[0] == '{' && g_str_has_suffix (id, "}"));
+}
+
 /* The app's own `bridge-port` setting, when its schema is installed where this program looks;
  * 0 (a free port at each start, for tests) says nothing a host could use. */
 static guint
@@ -247,6 +271,18 @@ send_native_closed (Host       *host,
   write_json (host, b);
 }
 
+static gboolean
+send_native_opened (Host *host)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  add_string (b, "type", "native_opened");
+  json_builder_set_member_name (b, "port");
+  json_builder_add_int_value (b, host->port);
+  return write_json (host, b);
+}
+
 static void
 ws_message_cb (SoupWebsocketConnection *ws,
                gint                     type,
@@ -364,6 +400,15 @@ connect_cb (GObject      *source,
 
   g_debug ("socket open");
   host->state = HOST_RELAYING;
+
+  /* The browser's WebSocket has an open event and the extension's handshake waits for it;
+   * without this word a port could not tell "connected" from "still dialling" (and a refused
+   * connection from a refusal by the app). Written before any relayed message can be. */
+  if (!send_native_opened (host))
+    {
+      host_finish (host, 1, SOUP_WEBSOCKET_CLOSE_GOING_AWAY);
+      return;
+    }
 
   /* Reading resumes only now, so what the browser sent right after native_open waited in the
    * pipe and goes out in order. */
@@ -593,6 +638,32 @@ claim_stdout (void)
   return fd;
 }
 
+/* Says why in the one way the add-on can read (a native_error on the port), then ends: taking
+ * the origin from a message instead would let the caller choose the origin the app pairs with
+ * and binds the device to (docs/security.md, "The native-messaging host"). */
+static int
+refuse_firefox (const char *addon_id)
+{
+  Host host = { 0 };
+  int out_fd;
+
+  g_printerr ("chaperone-native-host: refusing Firefox (add-on %s): Firefox does not pass the "
+              "extension's moz-extension:// origin, and this host takes the origin from the browser "
+              "only. The Firefox extension connects over the WebSocket.\n", addon_id);
+
+  signal (SIGPIPE, SIG_IGN);
+  out_fd = claim_stdout ();
+  if (out_fd < 0)
+    return 1;
+  host.out = g_unix_output_stream_new (out_fd, TRUE);
+  send_native_error (&host, "unsupported",
+                     "Firefox does not tell a native host the extension's moz-extension:// "
+                     "origin; Chaperone's native host takes the origin from the browser only, "
+                     "so in Firefox the extension connects over the WebSocket");
+  g_clear_object (&host.out);
+  return 1;
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -608,6 +679,8 @@ main (int   argc,
   /* Chrome passes the caller's origin; Chrome on Windows adds --parent-window, which does not
    * matter here. Nothing else may supply or change the origin. */
   origin = origin_from_argument (argc > 1 ? argv[1] : NULL);
+  if (origin == NULL && firefox_caller (argc, argv))
+    return refuse_firefox (argv[2]);
   if (origin == NULL)
     {
       g_printerr ("chaperone-native-host: the first argument must be the caller origin that "

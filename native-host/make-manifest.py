@@ -6,6 +6,7 @@ extension/manifest.json the way Chrome derives an id (the first 32 hex digits of
 the key's DER, each mapped 0-f to a-p).
 
 Usage: make-manifest.py <template> <extension/manifest.json> <bindir> <output>
+       make-manifest.py --id <extension/manifest.json>   (prints the id: meson puts it in config.h)
 """
 import base64
 import hashlib
@@ -21,6 +22,9 @@ def extension_id(manifest_path):
 
 
 def main(argv):
+    if len(argv) == 3 and argv[1] == '--id':
+        print(extension_id(argv[2]))
+        return
     if len(argv) != 5:
         sys.exit(__doc__.strip().splitlines()[-1])
     template, manifest, bindir, output = argv[1:]

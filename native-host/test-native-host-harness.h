@@ -112,7 +112,12 @@ JsonNode *host_next_type (Host       *host,
 int host_wait_exit (Host  *host,
                     guint  timeout_ms);
 
+void host_expect_opened (Host  *host,
+                         guint  port);
+
 void assert_stdout_drained (Host *host);
+
+void add_more_tests (void);
 
 char *native_open (const char *path,
                    guint       port,

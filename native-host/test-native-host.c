@@ -54,6 +54,7 @@ test_extension_challenge (Fixture       *f,
   g_autoptr(JsonNode) closed = NULL;
 
   host_send (host, open);
+  host_expect_opened (host, f->port);
   challenge = host_next (host, 5000);
   assert_signed_challenge (f, challenge);
 
@@ -276,6 +277,7 @@ test_oversized_prefix (Fixture       *f,
     gint64 start;
 
     host_send (host, open);
+    host_expect_opened (host, f->port);
     challenge = host_next (host, 5000);
     assert_signed_challenge (f, challenge);
 
@@ -383,6 +385,7 @@ test_origin_from_argv_only (Fixture       *f,
   g_assert_cmpstr (fb->host_header, ==, host_header);
   g_assert_cmpstr (fb->path, ==, "/pairing");
   g_assert_cmpuint (fb->upgrades, ==, 1);
+  host_expect_opened (host, fb->port);
 
   host_close_stdin (host);
   g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 0);
@@ -422,6 +425,7 @@ test_relay_exact (Fixture       *f,
   for (guint i = 0; i < G_N_ELEMENTS (up); i++)
     frame_append (burst, up[i], strlen (up[i]));
   host_write_raw (host, burst->data, burst->len);
+  host_expect_opened (host, fb->port);
 
   for (guint i = 0; i < G_N_ELEMENTS (down); i++)
     {
@@ -655,6 +659,7 @@ test_too_large_for_browser (Fixture       *f,
       fake_greet (fb, fits, MAX_OUT_BYTES);
       fake_greet (fb, over, too_big[i]);
       host_send (host, open);
+      host_expect_opened (host, fb->port);
 
       got = host_next_bytes (host, 5000);
       assert_bytes_eq (got, fits, MAX_OUT_BYTES);
@@ -682,6 +687,7 @@ test_binary_from_bridge (Fixture       *f,
   fb->greet_binary = TRUE;
   fake_greet (fb, "{\"type\":\"challenge\"}", 21);
   host_send (host, open);
+  host_expect_opened (host, fb->port);
 
   error = host_next (host, 5000);
   g_assert_nonnull (error);
@@ -714,6 +720,7 @@ test_not_utf8 (Fixture       *f,
 
       host_send (host, open);
       g_assert_true (chp_test_spin_until (fake_has_socket, fb, 5000));
+      host_expect_opened (host, fb->port);
       host_send_len (host, cases[i].data, cases[i].len);
 
       error = host_next (host, 5000);
@@ -748,6 +755,7 @@ test_stdin_eof (Fixture       *f,
     g_autoptr(JsonNode) challenge = NULL;
 
     host_send (host, open);
+    host_expect_opened (host, f->port);
     challenge = host_next (host, 5000);
     assert_signed_challenge (f, challenge);
     host_close_stdin (host);
@@ -777,85 +785,6 @@ test_stdin_eof (Fixture       *f,
   }
 }
 
-/* The extension's id, from the development key in extension/manifest.json as Chrome derives
- * it: the first 32 hex digits of SHA-256 over the key's DER, each mapped 0-f to a-p. */
-static char *
-extension_id (void)
-{
-  const char *path = g_getenv ("CHAPERONE_EXTENSION_MANIFEST");
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autoptr(GError) error = NULL;
-  g_autofree guint8 *der = NULL;
-  guint8 digest[32];
-  gsize len = 0;
-  char *id;
-
-  g_assert_nonnull (path);
-  g_assert_true (json_parser_load_from_file (parser, path, &error));
-  g_assert_no_error (error);
-  der = g_base64_decode (json_object_get_string_member (json_node_get_object (
-                           json_parser_get_root (parser)), "key"), &len);
-  g_assert_cmpuint (len, >, 200);
-  chp_sha256 (der, len, digest);
-
-  id = g_malloc (33);
-  for (guint i = 0; i < 16; i++)
-    {
-      id[2 * i] = 'a' + (digest[i] >> 4);
-      id[2 * i + 1] = 'a' + (digest[i] & 0xf);
-    }
-  id[32] = '\0';
-  return id;
-}
-
-/* The installed manifest is what Chrome requires: a valid name, an absolute path to this
- * program, type stdio, and origins of the form the host itself accepts. */
-static void
-test_manifest (Fixture       *f,
-               gconstpointer  data)
-{
-  const char *path = g_getenv ("CHAPERONE_NATIVE_MANIFEST");
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GRegex) name_re = NULL;
-  g_autoptr(GRegex) origin_re = NULL;
-  JsonObject *o;
-  JsonArray *origins;
-  const char *exe;
-
-  g_assert_nonnull (path);
-  g_assert_true (json_parser_load_from_file (parser, path, &error));
-  g_assert_no_error (error);
-  o = json_node_get_object (json_parser_get_root (parser));
-
-  name_re = g_regex_new ("^[a-z0-9_]+(\\.[a-z0-9_]+)*$", 0, 0, NULL);
-  origin_re = g_regex_new ("^chrome-extension://[a-p]{32}/$", 0, 0, NULL);
-  g_assert_true (g_regex_match (name_re, json_object_get_string_member (o, "name"), 0, NULL));
-  g_assert_cmpstr (json_object_get_string_member (o, "name"), ==, "io.github.chaperone.native");
-  g_assert_cmpuint (strlen (json_object_get_string_member (o, "description")), >, 0);
-  g_assert_cmpstr (json_object_get_string_member (o, "type"), ==, "stdio");
-
-  exe = json_object_get_string_member (o, "path");
-  g_assert_true (g_path_is_absolute (exe));
-  g_assert_true (g_str_has_suffix (exe, "/chaperone-native-host"));
-  g_assert_null (strstr (exe, "@"));
-
-  origins = json_object_get_array_member (o, "allowed_origins");
-  g_assert_cmpuint (json_array_get_length (origins), >, 0);
-  for (guint i = 0; i < json_array_get_length (origins); i++)
-    g_assert_true (g_regex_match (origin_re, json_array_get_string_element (origins, i), 0,
-                                  NULL));
-
-  /* The one origin is the extension's own: Chrome starts the host for nothing else. */
-  g_assert_cmpuint (json_array_get_length (origins), ==, 1);
-  {
-    g_autofree char *id = extension_id ();
-    g_autofree char *origin = g_strdup_printf ("chrome-extension://%s/", id);
-
-    g_assert_cmpstr (json_array_get_string_element (origins, 0), ==, origin);
-  }
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -882,8 +811,8 @@ main (int   argc,
   ADD ("/chaperone/native-host/port/from-host", test_port_from_host);
   ADD ("/chaperone/native-host/port/from-setting", test_port_from_setting);
   ADD ("/chaperone/native-host/port/env-refused", test_port_env_refused);
-  ADD ("/chaperone/native-host/manifest", test_manifest);
 #undef ADD
+  add_more_tests ();
 
   return g_test_run ();
 }

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "chp-application.h"
+#include "chp-doctor-command.h"
 #include "chp-report-command.h"
 
 #include <glib/gi18n.h>
@@ -36,6 +37,9 @@ main (int   argc,
    * it runs beside a Chaperone that is running (chp-report-command.c). */
   if (argc > 1 && g_strcmp0 (argv[1], "report") == 0)
     return chp_report_command_run (argc, argv);
+  /* `chaperone doctor …` checks the setup and exits (chp-doctor-command.c). */
+  if (argc > 1 && g_strcmp0 (argv[1], "doctor") == 0)
+    return chp_doctor_command_run (argc, argv);
 
   /* Chaperone draws with cairo, not OpenGL, unless the person's environment chose (GDK_DEBUG or
    * GSK_RENDERER set). It stays running for days, mostly without a window, and GTK's X11 backend

@@ -351,7 +351,9 @@ test_error_table (void)
   g_assert_true (chp_protocol_error_from_string ("refused_floor", &code));
   g_assert_cmpint (code, ==, CHP_PROTOCOL_ERROR_REFUSED_FLOOR);
   g_assert_false (chp_protocol_error_from_string ("nope", &code));
-  g_assert_cmpint (CHP_PROTOCOL_ERROR_N_CODES, ==, 26);
+  g_assert_cmpint (CHP_PROTOCOL_ERROR_N_CODES, ==, 27);
+  g_assert_true (chp_protocol_error_from_string ("policy_denied", &code));
+  g_assert_cmpint (code, ==, CHP_PROTOCOL_ERROR_POLICY_DENIED);
 
   for (guint i = 0; i < CHP_PROTOCOL_ERROR_N_CODES; i++)
     {

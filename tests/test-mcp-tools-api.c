@@ -9,6 +9,8 @@
 
 #include "test-mcp-tools-harness.h"
 
+#include "chp-mcp-site-card.h"
+
 #include "chp-store-sites.h"
 
 #include <string.h>
@@ -419,7 +421,8 @@ control_of (ChpSiteRecord *record,
 }
 
 /* Snapshots teach the site its controls: a label is kept once two visits (documents) showed it,
- * links (the rows of lists) never. */
+ * links (the rows of lists) never; and how to tell the page is ready, a heading both visits
+ * showed, which the next session's card says. */
 static void
 test_snapshots_teach_controls (void)
 {
@@ -436,8 +439,12 @@ test_snapshots_teach_controls (void)
       g_autoptr(ChpMcpContext) context = chp_mcp_context_new (visit == 1 ? "s-a" : "s-b");
       Call call = { 0, };
 
-      /* Another document of the same page: the second visit. */
+      /* Another document of the same page: the second visit. Its first heading is a record's,
+       * different on each visit. */
       g_string_replace (page, "\"documentId\":\"DOC1\"", document, 1);
+      g_string_replace (page, "\"headings\":[", visit == 1
+                        ? "\"headings\":[{\"level\":2,\"text\":\"Order 5521873\"},"
+                        : "\"headings\":[{\"level\":2,\"text\":\"Order 5521874\"},", 1);
       call_start (w.env.tools, context, "browser_snapshot", "{\"tab\":\"b1:7\"}", NULL, &call);
       request = browser_request (w.client, "browser.context");
       browser_answer (w.client, request, page->str);
@@ -445,17 +452,38 @@ test_snapshots_teach_controls (void)
       g_assert_false (result_is_error (call.result));
       call_clear (&call);
 
+      /* The merge's answer sets the ready marker with a write of its own: one read lets it be
+       * queued (the store answers in order), the next sees it. */
+      chp_site_record_free (site_stored (w.env.engine, "https://shop.example"));
       record = site_stored (w.env.engine, "https://shop.example");
       g_assert_nonnull (record);
       if (visit == 1)
-        g_assert_null (control_of (record, "button", "Send"));
+        {
+          g_assert_null (control_of (record, "button", "Send"));
+          g_assert_null (record->info->ready);
+        }
       else
         {
           g_assert_nonnull (control_of (record, "button", "Send"));
           g_assert_nonnull (control_of (record, "checkbox", "I agree"));
           g_assert_null (control_of (record, "link", "Help"));
+          /* Seen on both visits: the first page heading tells the page is ready; the one that
+           * carries a number (a record's) is never kept. */
+          g_assert_cmpstr (record->info->ready, ==, "{\"heading\":\"Your cart\"}");
+          g_assert_null (control_of (record, "heading", "Order 5521873"));
         }
     }
+
+  /* The arrival card says it; the headings are not listed as controls. */
+  {
+    g_autoptr(ChpSiteRecord) record = site_stored (w.env.engine, "https://shop.example");
+    g_autofree char *card = chp_mcp_site_card (record, "m1");
+
+    g_assert_nonnull (strstr (card, "Ready when it shows: heading \"Your cart\""));
+    g_assert_nonnull (strstr (card, "Controls seen before: "));
+    g_assert_nonnull (strstr (card, "button \"Send\""));
+    g_assert_null (strstr (card, "heading \"Delivery\""));
+  }
   world_stop (&w);
 }
 

@@ -4,8 +4,9 @@
  * (an API step already the concrete call browser_api would make, its {{placeholders}} filled), a
  * missing param or a recipe that would keep a typed value or a ref is refused before anything is
  * sent, a halted or held batch says at which step and why (the page's words in their wrapper), a
- * saved recipe keeps its placeholders and never the values, and replays with new params; a Stop
- * ends the batch in flight. */
+ * saved recipe keeps its placeholders and never the values, and replays with new params, in
+ * later sessions too from the site memory (listed, on the arrival card); a Stop ends the batch
+ * in flight. */
 #include "config.h"
 
 #include "test-mcp-tools-harness.h"
@@ -414,6 +415,110 @@ test_recipes (void)
   world_stop (&w);
 }
 
+/* A recipe saved in one session is in the site memory, its structure only; another session
+ * finds it in browser_api list and on its arrival card, and replays it with one call. One that
+ * keeps a literal API param lasts its session only, and the answer names the field. */
+static void
+test_remembered (void)
+{
+  World w = { 0, };
+  g_autoptr(ChpMcpContext) later = chp_mcp_context_new ("session-2");
+  g_autoptr(ChpMcpContext) third = chp_mcp_context_new ("session-3");
+  g_autoptr(ChpSiteRecord) record = NULL;
+  g_autoptr(JsonObject) request = NULL;
+  g_autoptr(JsonObject) replay = NULL;
+  g_autoptr(JsonObject) literal = NULL;
+  g_autoptr(JsonObject) snapshot = NULL;
+  g_autofree char *steps = NULL;
+  g_autofree char *args = NULL;
+  g_autofree char *hello = NULL;
+  g_autofree char *page = shop_snapshot ();
+  const ChpSiteRecipe *kept;
+  const char *text;
+  Call call = { 0, };
+
+  world_start (&w);
+  steps = note_steps (&w);
+  args = g_strdup_printf ("{\"tab\":\"b1:7\",\"steps\":%s,\"params\":{\"title\":\"Distinct-Title-"
+                          "5521\"},\"saveAs\":\"new-note\"}", steps);
+  call_start (w.env.tools, w.env.context, "browser_batch", args, NULL, &call);
+  request = browser_request (w.client, "browser.batch");
+  browser_answer (w.client, request, ALL_DONE);
+  call_wait (&call);
+  g_assert_nonnull (strstr (result_text (call.result), "Remembered for this site"));
+  call_clear (&call);
+  record = site_stored (w.env.engine, WIKI);
+  g_assert_nonnull (record);
+  g_assert_cmpuint (record->recipes->len, ==, 1);
+  kept = g_ptr_array_index (record->recipes, 0);
+  g_assert_cmpstr (kept->name, ==, "new-note");
+  g_assert_cmpstr (kept->params, ==, "[{\"name\":\"title\",\"type\":\"string\"}]");
+  g_assert_nonnull (strstr (kept->steps, "{{title}}"));
+  g_assert_null (strstr (kept->steps, "Distinct-Title"));
+  g_assert_cmpint (kept->last_used, ==, 0);
+
+  hello = g_strdup_printf ("{\"tab\":\"b1:7\",\"saveAs\":\"hello\",\"steps\":[{\"api\":"
+                           "{\"entryId\":\"%s\",\"params\":{\"tiddler\":\"HelloThere\"}}}]}",
+                           w.read_id);
+  call_start (w.env.tools, w.env.context, "browser_batch", hello, NULL, &call);
+  literal = browser_request (w.client, "browser.batch");
+  browser_answer (w.client, literal, "{\"done\":1,\"of\":1,\"ms\":3,\"steps\":[{\"ok\":true,"
+                  "\"ms\":3,\"status\":200,\"size\":2}]}");
+  call_wait (&call);
+  text = result_text (call.result);
+  g_assert_nonnull (strstr (text, "Saved as recipe \"hello\""));
+  g_assert_nonnull (strstr (text, "It lasts as long as this session"));
+  g_assert_nonnull (strstr (text, "recipes[0].steps[0].api.params[#0] is a typed value"));
+  g_assert_null (strstr (text, "Remembered for this site"));
+  call_clear (&call);
+
+  /* The next session: listed, replayed with new params through the same request. */
+  call_run (w.env.tools, later, "browser_api", "{\"tab\":\"b1:7\",\"action\":\"list\"}", &call);
+  text = result_text (call.result);
+  g_assert_nonnull (strstr (text, "Recipes remembered for this site"));
+  g_assert_nonnull (strstr (text, "new-note (title; 4 steps)"));
+  g_assert_null (strstr (text, "hello"));
+  call_clear (&call);
+  call_start (w.env.tools, later, "browser_batch",
+              "{\"tab\":\"b1:7\",\"recipe\":\"new-note\",\"params\":{\"title\":\"Second Note\"}}",
+              NULL, &call);
+  replay = browser_request (w.client, "browser.batch");
+  g_assert_cmpuint (json_array_get_length (wire_steps (replay)), ==, 4);
+  g_assert_cmpstr (json_object_get_string_member (wire_step (replay, 0, "api"), "url"), ==,
+                   WIKI "/recipes/default/tiddlers/Second%20Note");
+  g_assert_cmpstr (json_object_get_string_member (wire_step (replay, 1, "act"), "value"), ==,
+                   "Second Note");
+  browser_answer (w.client, replay, ALL_DONE);
+  call_wait (&call);
+  g_assert_nonnull (strstr (result_text (call.result), "Ran all 4 steps"));
+  g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "recipe"), ==,
+                   "new-note");
+  call_clear (&call);
+  g_clear_pointer (&record, chp_site_record_free);
+  record = site_stored (w.env.engine, WIKI);
+  g_assert_cmpint (((ChpSiteRecipe *) g_ptr_array_index (record->recipes, 0))->last_used, >, 0);
+
+  /* The session-only one is not there, and the refusal names what is. */
+  call_run (w.env.tools, later, "browser_batch", "{\"tab\":\"b1:7\",\"recipe\":\"hello\"}",
+            &call);
+  g_assert_true (result_is_error (call.result));
+  g_assert_nonnull (strstr (result_text (call.result), "no recipe \"hello\""));
+  g_assert_nonnull (strstr (result_text (call.result), "Remembered for this site: new-note"));
+  call_clear (&call);
+
+  /* A third session's arrival card names it. */
+  call_start (w.env.tools, third, "browser_snapshot", "{\"tab\":\"b1:7\"}", NULL, &call);
+  snapshot = browser_request (w.client, "browser.context");
+  browser_answer (w.client, snapshot, page);
+  call_wait (&call);
+  text = result_text (call.result);
+  g_assert_true (g_str_has_prefix (text, "Chaperone remembers this site"));
+  g_assert_nonnull (strstr (text, "browser_batch {tab, recipe, params} replays a recipe"));
+  g_assert_true (inside_wrapper (text, "Recipes: new-note (title; 4 steps)"));
+  call_clear (&call);
+  world_stop (&w);
+}
+
 /* The person's Stop while a batch runs: the call answers stopped at once, and the next is refused
  * without reaching the browser. The extension's own halt (it stopped between steps) reads so. */
 static void
@@ -466,4 +571,5 @@ test_mcp_tools_add_batch (void)
   g_test_add_func ("/mcp-tools/batch/halted-and-held", test_halted_and_held);
   g_test_add_func ("/mcp-tools/batch/recipes", test_recipes);
   g_test_add_func ("/mcp-tools/batch/stop-midway", test_stop_midway);
+  g_test_add_func ("/mcp-tools/batch/remembered", test_remembered);
 }

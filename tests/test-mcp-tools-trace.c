@@ -357,9 +357,83 @@ test_trace_mask (void)
   g_assert_cmpstr (masked_one, ==, "{\"tab\":\"b1:7\",\"action\":\"press\",\"key\":{\"length\":1}}");
 }
 
+/* Queue time: a browser takes eight requests at once (CHP_CONNECTION_MAX_IN_FLIGHT), so a ninth
+ * call waits until one of them is answered. Its step says it waited (queue_us > 0) and the eight
+ * sent at once say they did not (0); each step's run is its own, apart from the wait. */
+static void
+test_trace_queue (Env           *env,
+                  gconstpointer  data)
+{
+  g_autoptr(ChpTestClient) client = browser_connect (env);
+  g_autofree char *tabs = g_strdup_printf (TABS_ANSWER,
+                                           g_get_real_time () / 1000 + 14 * 60000 + 30000);
+  g_autoptr(GPtrArray) requests = g_ptr_array_new_with_free_func ((GDestroyNotify)
+                                                                  json_object_unref);
+  g_autoptr(GPtrArray) steps = NULL;
+  g_autoptr(ChpTraceSession) session = NULL;
+  g_autoptr(ChpAgentSession) agent = chp_agent_session_new ("session-1", NULL,
+                                                            g_get_real_time () / 1000);
+  Call calls[9] = { { 0, }, };
+  Call first = { 0, };
+
+  chp_agent_session_set_client_name (agent, "queue-agent");
+  chp_agent_session_list_add (chp_engine_get_agent_sessions (env->engine), agent);
+
+  /* The app asks a browser that connects what it is and what it holds: one call's round trip
+   * later those answers are in (the browser answers in order), and the eight places are free.
+   * This first call may have waited behind them: its queue time is not looked at. */
+  call_start (env->tools, env->context, "browser_tabs", NULL, NULL, &first);
+  {
+    g_autoptr(JsonObject) request = browser_request (client, "browser.tabs");
+
+    browser_answer (client, request, tabs);
+  }
+  call_wait (&first);
+
+  for (guint i = 0; i < G_N_ELEMENTS (calls); i++)
+    call_start (env->tools, env->context, "browser_tabs", NULL, NULL, &calls[i]);
+  /* Eight are on their way to the browser; the ninth waits for a free place. */
+  for (guint i = 0; i < 8; i++)
+    g_ptr_array_add (requests, browser_request (client, "browser.tabs"));
+  browser_answer (client, g_ptr_array_index (requests, 0), tabs);
+  call_wait (&calls[0]);
+  /* Now that one is answered, the ninth goes. */
+  g_ptr_array_add (requests, browser_request (client, "browser.tabs"));
+  for (guint i = 1; i < requests->len; i++)
+    {
+      browser_answer (client, g_ptr_array_index (requests, i), tabs);
+      call_wait (&calls[i]);
+    }
+
+  /* The steps in the order the calls ended: the first call, the eight sent at once, then the
+   * one that waited. */
+  steps = trace_read_newest (env->engine, &session);
+  g_assert_cmpstr (session->agent, ==, "queue-agent");
+  g_assert_cmpuint (steps->len, ==, 1 + G_N_ELEMENTS (calls));
+  for (guint i = 0; i < steps->len; i++)
+    {
+      ChpTraceStep *step = g_ptr_array_index (steps, i);
+
+      g_assert_cmpstr (step->tool, ==, "browser_tabs");
+      g_assert_cmpstr (step->outcome, ==, "ok");
+      g_assert_cmpint (step->run_us, >=, 0);
+      if (i == 0)
+        continue;
+      if (i + 1 < steps->len)
+        g_assert_cmpint (step->queue_us, ==, 0);
+      else
+        g_assert_cmpint (step->queue_us, >, 0);
+    }
+
+  call_clear (&first);
+  for (guint i = 0; i < G_N_ELEMENTS (calls); i++)
+    call_clear (&calls[i]);
+}
+
 void
 test_mcp_tools_add_trace (void)
 {
   g_test_add_func ("/mcp-tools/trace/mask", test_trace_mask);
   g_test_add ("/mcp-tools/trace/steps", Env, NULL, env_setup, test_trace_steps, env_teardown);
+  g_test_add ("/mcp-tools/trace/queue", Env, NULL, env_setup, test_trace_queue, env_teardown);
 }

@@ -25,6 +25,7 @@ main (int    argc,
   test_mcp_tools_add_trace ();
   test_mcp_tools_add_api ();
   test_mcp_tools_add_batch ();
+  test_mcp_tools_add_policy ();
 
   return g_test_run ();
 }

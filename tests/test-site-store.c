@@ -779,13 +779,14 @@ test_migration (Fixture *fx, gconstpointer data)
   g_clear_object (&fx->store);
 
   g_assert_cmpint (sqlite3_open (fx->path, &db), ==, SQLITE_OK);
-  g_assert_cmpint (sqlite3_exec (db, "DROP TABLE site_controls; DROP TABLE site_endpoints;"
-                                     " DROP TABLE sites; DROP TABLE site_salt;"
+  g_assert_cmpint (sqlite3_exec (db, "DROP TABLE site_recipes; DROP TABLE site_controls;"
+                                     " DROP TABLE site_endpoints; DROP TABLE sites;"
+                                     " DROP TABLE site_salt;"
                                      " PRAGMA user_version = 3;", NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_close (db);
 
   fx->store = open_store (fx->path, TRUE);
-  g_assert_cmpint (db_int (fx->path, "PRAGMA user_version"), ==, 4);
+  g_assert_cmpint (db_int (fx->path, "PRAGMA user_version"), ==, 5);
   g_assert_cmpint (db_int (fx->path, "SELECT count(*) FROM rules"), ==, 1);
   g_assert_cmpint (db_int (fx->path, "SELECT length (salt) FROM site_salt"), ==, 32);
   record = merge_ok (fx, update, "doc-1", 1000);

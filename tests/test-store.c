@@ -158,7 +158,7 @@ test_wal_and_version (void)
   sqlite3_finalize (stmt);
   g_assert_cmpint (sqlite3_prepare_v2 (db, "PRAGMA user_version", -1, &stmt, NULL), ==, SQLITE_OK);
   g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
-  g_assert_cmpint (sqlite3_column_int (stmt, 0), ==, 4);
+  g_assert_cmpint (sqlite3_column_int (stmt, 0), ==, 5);
   sqlite3_finalize (stmt);
   sqlite3_close (db);
 }

@@ -9,6 +9,7 @@
 #include "chp-preferences-window.h"
 #include "chp-safety-settings.h"
 #include "chp-test-client.h"
+#include "chp-ui-test.h"
 
 #include <glib/gstdio.h>
 
@@ -18,6 +19,7 @@ typedef struct
 {
   GSettings *settings;
   ChpSafetySettings *safety;
+  ChpManagedPolicy *policy;    /* NULL but where a test sets one */
   char *data_dir;
   ChpPreferencesWindow *window;
 } Fixture;
@@ -52,7 +54,7 @@ static void
 open_window (Fixture *fixture)
 {
   fixture->window = chp_preferences_window_new (NULL, fixture->settings, fixture->safety,
-                                                fixture->data_dir);
+                                                fixture->policy, fixture->data_dir);
   g_object_ref_sink (fixture->window);
   gtk_window_present (GTK_WINDOW (fixture->window));
   chp_test_until (gtk_widget_get_mapped (GTK_WIDGET (fixture->window)));
@@ -78,6 +80,7 @@ fixture_tear_down (Fixture       *fixture,
 
   g_clear_object (&fixture->settings);
   g_clear_object (&fixture->safety);
+  g_clear_object (&fixture->policy);
 }
 
 /* The port is a "q" (guint16), which g_settings_get_uint() refuses. */
@@ -407,6 +410,49 @@ test_result_chars (Fixture       *fixture,
   g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 1000);
 }
 
+/* The administrator's locks: shown at the top, their rows read-only, the settings untouched. */
+static void
+test_policy_locks (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fixture->data_dir, "policy.conf", NULL);
+  GtkWidget *port_row;
+  GtkWidget *learning_row;
+  GtkSpinButton *spin;
+  GtkSwitch *learning;
+
+  if (skip_without_display ())
+    return;
+
+  g_assert_true (g_file_set_contents (path, "[Chaperone]\nBridgePort=64400\nSiteLearning=false\n"
+                                            "ApiCalls=false\n", -1, NULL));
+  fixture->policy = chp_managed_policy_load (path);
+  g_unlink (path);
+  g_settings_set (fixture->settings, "bridge-port", "q", (guint16) 65000);
+  g_settings_set_boolean (fixture->settings, "site-learning", TRUE);
+  open_window (fixture);
+
+  port_row = find_row (GTK_WIDGET (fixture->window), "Bridge Port");
+  spin = GTK_SPIN_BUTTON (row_control (fixture, "Bridge Port", GTK_TYPE_SPIN_BUTTON));
+  g_assert_false (gtk_widget_is_sensitive (port_row));
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 64400);
+  learning_row = find_row (GTK_WIDGET (fixture->window), "Learn How Sites Work");
+  learning = GTK_SWITCH (row_control (fixture, "Learn How Sites Work", GTK_TYPE_SWITCH));
+  g_assert_false (gtk_widget_is_sensitive (learning_row));
+  g_assert_false (gtk_switch_get_active (learning));
+  /* The person's own settings stay as they were, for a day without the policy. */
+  {
+    guint16 port = 0;
+    g_settings_get (fixture->settings, "bridge-port", "q", &port);
+    g_assert_cmpuint (port, ==, 65000);
+  }
+  g_assert_true (g_settings_get_boolean (fixture->settings, "site-learning"));
+  /* The group at the top says what is locked, in words. */
+  g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (fixture->window), "The bridge port is 64400"));
+  g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (fixture->window),
+                                            "Agents may not call a site’s own API"));
+}
+
 static void
 test_start_at_login (Fixture       *fixture,
                      gconstpointer  data)
@@ -642,6 +688,7 @@ main (int   argc,
   ADD ("start-at-login-reads-file", test_start_at_login_reads_file);
   ADD ("start-at-login-fails", test_start_at_login_fails);
   ADD ("floor-lists", test_floor_lists);
+  ADD ("policy-locks", test_policy_locks);
 
 #undef ADD
 

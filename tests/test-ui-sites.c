@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-ui-sites.c: the Sites page as the person meets it, under a display, with a real engine
  * whose store was taught two sites: each row says what is known of its site, expanding it lists
- * the API entries, Forget hides the site's memory at once and offers Undo (in the toast and in
+ * the API entries, the recipes and how the page shows it is ready, Forget hides the site's memory at once and offers Undo (in the toast and in
  * the row), Undo brings it back, Export writes it, and with nothing learned the page says what
  * would be. Then the whole app: the Preferences switch turns the engine's learning off and on. */
 #include "config.h"
@@ -99,6 +99,34 @@ learn (Fixture    *f,
   record = chp_store_merge_site_finish (store, wait_result (&wait), &error);
   g_assert_no_error (error);
   g_assert_nonnull (record);
+  g_clear_object (&wait.result);
+}
+
+/* What an agent's saved batch and two visits teach: a recipe and how the page shows it is
+ * ready. */
+static void
+teach_recipe (Fixture    *f,
+              const char *origin)
+{
+  ChpStore *store = chp_engine_get_store (f->engine);
+  g_autofree char *text = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(ChpSiteRecord) record = NULL;
+  g_autoptr(GError) error = NULL;
+  Wait wait = { 0 };
+
+  text = g_strdup_printf ("{\"origin\":\"%s\",\"ready\":{\"heading\":\"Getting started\"},"
+                          "\"recipes\":[{\"name\":\"new-note\",\"params\":[{\"name\":"
+                          "\"title\",\"type\":\"string\"}],\"steps\":[{\"act\":{\"target\":"
+                          "{\"role\":\"textbox\",\"name\":\"Title\"},\"action\":\"fill\","
+                          "\"value\":\"{{title}}\"}},{\"wait\":{\"text\":\"Saved\"}}]}]}",
+                          origin);
+  node = json_from_string (text, &error);
+  g_assert_no_error (error);
+  chp_store_merge_site_async (store, json_node_get_object (node), NULL,
+                              g_get_real_time () / 1000, NULL, wait_cb, &wait);
+  record = chp_store_merge_site_finish (store, wait_result (&wait), &error);
+  g_assert_no_error (error);
   g_clear_object (&wait.result);
 }
 
@@ -278,6 +306,7 @@ test_forget_and_undo (Fixture       *f,
    * shop's failed twice. */
   learn (f, WIKI, TIDDLERS);
   use_entry (f, WIKI, TIDDLERS, TRUE);
+  teach_recipe (f, WIKI);
   learn (f, SHOP, "/api/cart");
   use_entry (f, SHOP, "/api/cart", FALSE);
   use_entry (f, SHOP, "/api/cart", FALSE);
@@ -289,7 +318,8 @@ test_forget_and_undo (Fixture       *f,
   g_assert_cmpstr (page_state (f), ==, "list");
   g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (row), WIKI));
   g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (row),
-                                         "1 API entry · confidence 60 % · last used just now"));
+                                         "1 API entry · confidence 60 % · 1 recipe · "
+                                         "last used just now"));
   g_assert_false (chp_ui_test_shows_text (GTK_WIDGET (row), "quarantined"));
   g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (shop), "· 1 quarantined"));
 
@@ -297,6 +327,13 @@ test_forget_and_undo (Fixture       *f,
   adw_expander_row_set_expanded (ADW_EXPANDER_ROW (row), TRUE);
   chp_test_until (chp_ui_test_shows_text (GTK_WIDGET (row), "GET " TIDDLERS " — 0.60"));
   g_assert_false (chp_ui_test_shows_text (GTK_WIDGET (row), "Quarantined"));
+  /* Its recipe by name, what it asks for (names, never values), and how the page shows it is
+   * ready. */
+  g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (row), "Recipe new-note — 2 steps"));
+  g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (row), "Asks for: title"));
+  g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (row),
+                                         "Ready when the heading “Getting started” shows"));
+  g_assert_false (chp_ui_test_shows_text (GTK_WIDGET (shop), "Recipe"));
   adw_expander_row_set_expanded (ADW_EXPANDER_ROW (shop), TRUE);
   chp_test_until (chp_ui_test_shows_text (GTK_WIDGET (shop), "GET /api/cart — 0.00"));
   g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (shop),
@@ -314,6 +351,7 @@ test_forget_and_undo (Fixture       *f,
   g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (row), "Forgotten — you can undo this"));
   g_assert_false (adw_expander_row_get_expanded (ADW_EXPANDER_ROW (row)));
   g_assert_false (chp_ui_test_shows_text (GTK_WIDGET (row), "GET " TIDDLERS));
+  g_assert_false (chp_ui_test_shows_text (GTK_WIDGET (row), "Recipe new-note"));
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (row)));
   chp_test_until (toast_button (f, "Undo") != NULL);
   g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (f->window), "Forgot " WIKI));
@@ -324,6 +362,7 @@ test_forget_and_undo (Fixture       *f,
   chp_test_until (!chp_site_get_forgotten (chp_site_row_get_site (row)));
   g_assert_true (remembered (f, WIKI));
   g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (row), "1 API entry"));
+  g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (row), "1 recipe"));
 
   /* Forgotten again, the row's own Undo does the same, for as long as the site can come back. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (row), "site.forget", NULL));
@@ -352,6 +391,7 @@ test_export (Fixture       *f,
   JsonObject *site;
 
   learn (f, WIKI, TIDDLERS);
+  teach_recipe (f, WIKI);
   gtk_window_present (GTK_WINDOW (f->window));
   chp_window_show_page (f->window, "sites");
   chp_test_until (find_row (f, WIKI) != NULL);
@@ -373,6 +413,9 @@ test_export (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (site, "origin"), ==, WIKI);
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (site, "endpoints")), ==,
                     1);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (
+                     json_object_get_array_member (site, "recipes"), 0), "name"), ==, "new-note");
+  g_assert_nonnull (strstr (text, "{{title}}"));
   g_unlink (path);
 }
 

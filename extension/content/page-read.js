@@ -673,8 +673,8 @@
       for (let el = w.nextNode(); el; el = w.nextNode()) {
         const tag = el.localName;
         if (owns(el)) continue;                  // Chaperone's pill and banner
-        const sr = el.shadowRoot || (tag.includes('-') && globalThis.chrome && chrome.dom
-          && chrome.dom.openOrClosedShadowRoot ? chrome.dom.openOrClosedShadowRoot(el) : null);
+        const sr = el.shadowRoot || (!tag.includes('-') ? null : globalThis.chrome && chrome.dom   // closed: Chrome's way,
+          && chrome.dom.openOrClosedShadowRoot ? chrome.dom.openOrClosedShadowRoot(el) : el.openOrClosedShadowRoot || null);  // Firefox's
         if (sr) walk(sr, dx, dy, clip, depth);
         const isFrame = tag === 'iframe' || tag === 'frame';
         if (!isFrame && tag !== 'input' && tag !== 'textarea' && !el.hasAttribute('contenteditable')) continue;

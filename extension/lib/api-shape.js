@@ -263,6 +263,23 @@ export function isCredentialHeader(name) {
     n.includes('csrf') || n.includes('xsrf');
 }
 
+/**
+ * A header that only marks a request as the page's own, with a plain value the page sends on
+ * every such call (X-Requested-With: TiddlyWiki, which CSRF guards check): a custom x- name
+ * that does not sign (headerWeight 0, no secret-sounding name) and a short word-like value with
+ * no long number and nothing key-like. Its name and value are kept with the request, so a call
+ * of the same endpoint is sent as the page sends it; anything else stays credential-ish (its
+ * value never leaves the worker but to sign a call, and only when the agent asks for it).
+ */
+export function isMarkerHeader(name, value) {
+  const n = String(name ?? '').toLowerCase();
+  if (!n.startsWith('x-') || n === 'x-client-data' || headerWeight(n) > 0) return false;
+  const v = typeof value === 'string' ? value : '';
+  if (!/^[A-Za-z0-9][A-Za-z0-9 ._/-]{0,39}$/.test(v) || /\d{5}/.test(v)) return false;
+  if (v.length >= 16 && /\d/.test(v) && /[A-Za-z]/.test(v)) return false; // key-like
+  return redactText(v).count === 0;
+}
+
 /** How strongly a header name says "this signs the request" (0: it only marks it). */
 export function headerWeight(name) {
   const n = String(name).toLowerCase();

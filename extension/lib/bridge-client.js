@@ -127,7 +127,20 @@ export class BridgeClient {
       lastError: this.lastError,
       retryAt: this.retryAt,
       session: this.sessionInfo ? { ...this.sessionInfo } : null,
+      ...this.#transportInUse(),
     };
+  }
+
+  /**
+   * How the live connection travels: 'websocket' or 'native' (bridge-transport.js; a plain
+   * WebSocket says nothing and is one), and the bridge port it reached — over the native host
+   * the host's own, which need not be the one in Options. Nulls while not connected.
+   */
+  #transportInUse() {
+    const ws = this.#conn?.ws;
+    if (!ws) return { transport: null, transportPort: null };
+    const transport = ws.transport ?? 'websocket';
+    return { transport, transportPort: transport === 'native' ? ws.hostPort ?? null : this.port };
   }
 
   /** 'pairing' while an attempt runs (the connection goes on underneath), else the connection's state. */

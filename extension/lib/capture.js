@@ -14,6 +14,11 @@
 // Authorization headers are only visible with 'extraHeaders', which makes the browser copy each
 // request's headers to the extension: asked for XHR/fetch only, where the API calls are.
 //
+// With each of the page's own XHR/fetch requests, the names and values of its marker headers
+// (X-Requested-With: TiddlyWiki and the like: plain words a CSRF guard checks, never a credential;
+// api-shape.js isMarkerHeader), so a call of the same endpoint is sent as the page sends it. They
+// too stay in the worker: a list shows header names only.
+//
 // Separately, and only in this worker's memory, the newest VALUE of each credential-ish header
 // (authorization, x-*, *-token, *csrf*, *xsrf*; never Cookie) a granted tab sent, per tab, origin
 // and header name: browser.api.call signs itself with it as the page did. It is never returned,
@@ -24,10 +29,22 @@
 // to the document that made it (details.documentId; a navigation's to the document it commits),
 // so a list only ever shows the requests of what the tab shows now.
 
+import { templatePaths } from './api-learn.js';
 import {
-  credentialOfHeaders, isCredentialHeader, mediaType, noBody, redactPath, requestBodyShape, splitUrl,
+  credentialOfHeaders, isCredentialHeader, isMarkerHeader, mediaType, noBody, redactPath, requestBodyShape,
+  splitUrl,
 } from './api-shape.js';
 import { SCOPES } from './scopes.js';
+
+/**
+ * Chromium shows Cookie and Authorization to onSendHeaders only with 'extraHeaders'; Firefox shows
+ * them anyway and refuses the option ("Invalid enumeration value"): ask for it only where the
+ * browser lists it.
+ */
+function sendHeadersOptions(wr) {
+  const known = Object.values(wr.OnSendHeadersOptions ?? { EXTRA_HEADERS: 'extraHeaders' });
+  return ['requestHeaders', ...(known.includes('extraHeaders') ? ['extraHeaders'] : [])];
+}
 
 export const RING_SIZE = 200;
 /** webRequest ResourceTypes the capture records (see above for why not the others). */
@@ -36,7 +53,8 @@ export const CAPTURED_TYPES = Object.freeze(['xmlhttprequest', 'main_frame', 'su
 export const CAPTURE_SCOPES = Object.freeze([SCOPES.NETWORK_READ, SCOPES.API_CALL]);
 const NAVIGATIONS = new Set(['main_frame', 'sub_frame']);
 const MAX_SECRETS = 64; // header values kept per tab
-const MAX_OWN = 16; // calls of our own expected per tab
+const MAX_MARKERS = 8; // marker headers kept per request
+const MAX_OWN = 64; // calls of our own expected per tab: a batch's reads (≤ 50) go at once
 const OWN_LIFE_MS = 30000;
 
 /** A capture entry from onBeforeRequest's details, or null for what cannot be an entry. */
@@ -237,6 +255,26 @@ export class Capture {
     return this._tabs.get(tabId)?.secrets.get(`${origin}\n${String(name).toLowerCase()}`) ?? null;
   }
 
+  /**
+   * The marker headers (isMarkerHeader: X-Requested-With and the like, names and values) the
+   * page itself sent with the endpoint `method` `url` calls — its newest request of that method
+   * to that origin whose path has the same template (lib/api-learn.js) — so that a call is sent
+   * as the page sends it; {} when the page sent none or never called it. Never returned.
+   */
+  markersFor(tabId, docs, method, url) {
+    const where = splitUrl(url);
+    if (!where) return {};
+    const mine = this.entriesOf(tabId, docs)
+      .filter((e) => e.type === 'xmlhttprequest' && !e.agent && e.origin === where.origin && e.method === method);
+    if (mine.length === 0) return {};
+    const templates = templatePaths([...mine.map((e) => e.path), where.path]);
+    const want = templates.get(where.path);
+    for (let i = mine.length - 1; i >= 0; i--) {
+      if (templates.get(mine[i].path) === want) return { ...(mine[i].markers ?? {}) };
+    }
+    return {};
+  }
+
   /** A call of ours is about to leave the tab: its entry is marked `agent` and teaches nothing. */
   expectOwn(tabId, method, url) {
     const t = this._tabs.get(tabId);
@@ -316,8 +354,13 @@ export class Capture {
       if (!entry) return;
       entry.credential = credentialOfHeaders(d.requestHeaders);
       if (entry.agent) return; // our own call's values are the ones we already hold
+      entry.markers = {};
       for (const h of Array.isArray(d.requestHeaders) ? d.requestHeaders : []) {
         const name = String(h?.name ?? '').toLowerCase();
+        if (isMarkerHeader(name, h?.value) && Object.keys(entry.markers).length < MAX_MARKERS) {
+          entry.markers[name] = h.value;
+          continue;
+        }
         if (!isCredentialHeader(name) || typeof h.value !== 'string') continue;
         const k = `${entry.origin}\n${name}`;
         t.secrets.delete(k);
@@ -337,7 +380,7 @@ export class Capture {
     const xhr = { urls: ['<all_urls>'], tabId, types: ['xmlhttprequest'] };
     const removers = [
       add(wr.onBeforeRequest, onBefore, filter, deep ? ['requestBody'] : undefined),
-      ...(deep ? [add(wr.onSendHeaders, onHeaders, xhr, ['requestHeaders', 'extraHeaders'])] : []),
+      ...(deep ? [add(wr.onSendHeaders, onHeaders, xhr, sendHeadersOptions(wr))] : []),
       add(wr.onBeforeRedirect, end({}), filter),
       add(wr.onCompleted, end({}), filter, ['responseHeaders']),
       add(wr.onErrorOccurred, end({ error: true }), filter),

@@ -26,6 +26,7 @@ export const ERROR_CODES = Object.freeze([
   'declined',
   'changed',
   'refused_floor',
+  'policy_denied',
   'invalid_params',
   'unknown_method',
   'unsupported',

@@ -223,6 +223,10 @@ class Scan {
     }
 
     if (k > j && k < n) {
+      // "Token eyJ….eyJ….sig": the JWT whole, dots and all, not its first segment alone (which the
+      // run below would stop at, leaving the claims and the signature to the agent).
+      const jwt = this.matchJwt(k);
+      if (jwt > 0) return [k, k + jwt];
       let digit = false;
       let alpha = false;
       let e = k;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The extension's own settings (only the bridge port for now), kept in chrome.storage.local.
+// The extension's own settings (the bridge port and the transport), kept in chrome.storage.local.
 // The storage area is passed in, so the options page, the worker and Node tests share this code.
+
+import { DEFAULT_TRANSPORT, TRANSPORT_MODES } from './bridge-transport.js';
 
 export const DEFAULT_BRIDGE_PORT = 64333;
 export const PORT_KEY = 'bridgePort';
+export const TRANSPORT_KEY = 'bridgeTransport';
 
 /** An integer port 1–65535 from a number or a decimal string, else null. */
 export function parsePort(value) {
@@ -31,4 +34,28 @@ export async function setBridgePort(local, value) {
 export function portChange(changes, areaName) {
   if (areaName !== 'local' || !changes[PORT_KEY]) return undefined;
   return parsePort(changes[PORT_KEY].newValue) ?? DEFAULT_BRIDGE_PORT;
+}
+
+/** 'auto', 'websocket' or 'native', else null. */
+export function parseTransport(value) {
+  return TRANSPORT_MODES.includes(value) ? value : null;
+}
+
+/** How the worker reaches the app; a missing or damaged value is "auto". */
+export async function getTransport(local) {
+  return parseTransport((await local.get(TRANSPORT_KEY))[TRANSPORT_KEY]) ?? DEFAULT_TRANSPORT;
+}
+
+/** Saves a valid choice and returns it; anything else throws RangeError and saves nothing. */
+export async function setTransport(local, value) {
+  const mode = parseTransport(value);
+  if (mode === null) throw new RangeError(`the transport is one of ${TRANSPORT_MODES.join(', ')}`);
+  await local.set({ [TRANSPORT_KEY]: mode });
+  return mode;
+}
+
+/** From a chrome.storage.onChanged call: the new transport when it changed, else undefined. */
+export function transportChange(changes, areaName) {
+  if (areaName !== 'local' || !changes[TRANSPORT_KEY]) return undefined;
+  return parseTransport(changes[TRANSPORT_KEY].newValue) ?? DEFAULT_TRANSPORT;
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The options page: edits the bridge port (the worker reconnects when it changes), shows the
-// pairing with an Unpair button, and the version.
+// The options page: edits the bridge port and the transport (the worker reconnects when either
+// changes), shows the transport in use, the pairing with an Unpair button, and the version.
 
 import { localize, t } from '../lib/i18n.js';
-import { getBridgePort, parsePort, setBridgePort } from '../lib/settings.js';
+import { getBridgePort, getTransport, parsePort, setBridgePort, setTransport } from '../lib/settings.js';
+import { transportLine } from '../lib/transport-text.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -23,6 +24,21 @@ async function renderPairing() {
   $('pairing-status').textContent = s.paired ? t('optionsPaired') : t('optionsNotPaired');
   $('pairing-fingerprint').textContent = s.paired && s.engineFingerprint ? t('optionsFingerprint', [s.engineFingerprint]) : '';
   $('unpair-box').hidden = !s.paired;
+  renderTransport(s);
+}
+
+function renderTransport(s) {
+  // Firefox gives the native host no origin to vouch for (native-host/README.md): not offered.
+  const native = document.querySelector('input[name="transport"][value="native"]');
+  native.disabled = s.nativeAvailable === false && s.transportMode !== 'native';
+  $('transport-firefox').hidden = s.nativeAvailable !== false;
+  $('transport-in-use').textContent = transportLine(s) || (s.paired ? t('transportNotConnected') : '');
+}
+
+async function saveTransport(event) {
+  const mode = await setTransport(chrome.storage.local, event.target.value);
+  $('transport-message').textContent = t('optionsTransportSaved');
+  return mode;
 }
 
 async function savePort(event) {
@@ -45,6 +61,12 @@ async function main() {
   $('version').textContent = t('optionsVersion', [chrome.runtime.getManifest().version]);
   $('port').value = String(await getBridgePort(chrome.storage.local));
   $('port-form').addEventListener('submit', savePort);
+  const mode = await getTransport(chrome.storage.local);
+  for (const radio of document.querySelectorAll('input[name="transport"]')) {
+    radio.checked = radio.value === mode;
+    radio.addEventListener('change', saveTransport);
+  }
+  $('transport-form').addEventListener('submit', (event) => event.preventDefault());
   $('unpair-button').addEventListener('click', () => {
     $('unpair-confirm').hidden = false;
     $('unpair-no').focus();

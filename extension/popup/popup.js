@@ -5,6 +5,7 @@
 
 import { displayState } from '../lib/badge.js';
 import { localize, t } from '../lib/i18n.js';
+import { transportLine } from '../lib/transport-text.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -128,8 +129,14 @@ function render() {
 
   $('status-dot').dataset.state = display;
   let status = t(STATUS_KEYS[display] ?? 'statusNotPaired');
-  if (display === 'connecting' && state.lastError === 'not_running') status = t('statusNotRunning', [String(state.port)]);
+  if (display === 'connecting' && state.lastError === 'not_running') {
+    // Over the native host only, the port is the host's to know, not the one in Options.
+    status = state.transportMode === 'native' ? t('statusNotRunningNative') : t('statusNotRunning', [String(state.port)]);
+  }
   $('status-text').textContent = status;
+  const through = transportLine(state);
+  $('transport-line').textContent = through;
+  show($('transport-line'), Boolean(through));
 
   let detail = '';
   if (display === 'wrong_engine') detail = t('wrongEngineHelp');

@@ -253,6 +253,9 @@ resolve_bridge_port (ChpApplication *self)
 {
   guint16 port = CHP_BRIDGE_DEFAULT_PORT;
 
+  /* The administrator's port wins over the command line and the person's setting. */
+  if (chp_managed_policy_get_bridge_port (self->policy) != 0)
+    return chp_managed_policy_get_bridge_port (self->policy);
   if (self->bridge_port >= 0)
     return self->bridge_port;
 
@@ -288,6 +291,7 @@ chp_application_start_engine (ChpApplication *self)
 
   port = resolve_bridge_port (self);
   self->engine = chp_engine_new (self->data_dir);
+  chp_engine_set_managed_policy (self->engine, self->policy);
   bind_engine_settings (self);
   /* Connected before the key is read: GSettings tells changes only of keys read since. */
   if (self->settings != NULL)

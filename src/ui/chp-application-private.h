@@ -25,6 +25,7 @@ struct _ChpApplication
   GSettings *settings;      /* NULL when the schema is not installed */
   char *data_dir;           /* NULL: the engine's default */
   int bridge_port;          /* -1: take it from the settings */
+  ChpManagedPolicy *policy; /* the administrator's, read once at start */
 
   ChpEngine *engine;
   ChpAgentEndpoint *agents;  /* the MCP endpoint composed on the running engine */

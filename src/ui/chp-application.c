@@ -12,6 +12,7 @@
 #include "chp-application-private.h"
 
 #include "chp-memory.h"
+#include "chp-doctor-window.h"
 #include "chp-preferences-window.h"
 
 #include <glib-unix.h>
@@ -280,9 +281,35 @@ preferences_activated (GSimpleAction *action,
                                             self->engine_state == ENGINE_RUNNING
                                               ? chp_engine_get_safety_settings (self->engine)
                                               : NULL,
+                                            self->policy,
                                             data_dir);
   gtk_window_set_application (GTK_WINDOW (preferences), GTK_APPLICATION (self));
   gtk_window_present (GTK_WINDOW (preferences));
+}
+
+/* Check Setup only shows what is found (it is exported on the bus, as every app.* action); its
+ * Fix is the window's own widget action. */
+static void
+check_setup_activated (GSimpleAction *action,
+                       GVariant      *parameter,
+                       gpointer       user_data)
+{
+  ChpApplication *self = CHP_APPLICATION (user_data);
+  g_autofree char *default_data_dir = NULL;
+  const char *data_dir = self->engine != NULL ? chp_engine_get_data_dir (self->engine)
+                         : self->data_dir != NULL ? self->data_dir
+                         : (default_data_dir = chp_engine_default_data_dir ());
+  ChpDoctorWindow *window;
+
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l != NULL; l = l->next)
+    if (CHP_IS_DOCTOR_WINDOW (l->data))
+      {
+        gtk_window_present (l->data);
+        return;
+      }
+  window = chp_doctor_window_new (GTK_WINDOW (chp_application_find_main_window (self)), data_dir);
+  gtk_window_set_application (GTK_WINDOW (window), GTK_APPLICATION (self));
+  gtk_window_present (GTK_WINDOW (window));
 }
 
 /* The target is the notification's id. The window only opens on the Needs you page, where the
@@ -312,6 +339,7 @@ static const GActionEntry app_entries[] = {
   { "quit", quit_activated, NULL, NULL, NULL },
   { "about", about_activated, NULL, NULL, NULL },
   { "preferences", preferences_activated, NULL, NULL, NULL },
+  { "check-setup", check_setup_activated, NULL, NULL, NULL },
   { "show-needs-you", show_needs_you_activated, "s", NULL, NULL },
   /* The window's Try Again. Safe for any program of the user to trigger (it is exported): it
    * only starts an engine that is not running, which launching the app does anyway. */
@@ -498,6 +526,7 @@ chp_application_finalize (GObject *object)
 
   g_clear_pointer (&self->data_dir, g_free);
   g_clear_pointer (&self->start_error, g_free);
+  g_clear_object (&self->policy);
 
   G_OBJECT_CLASS (chp_application_parent_class)->finalize (object);
 }
@@ -521,6 +550,13 @@ static void
 chp_application_init (ChpApplication *self)
 {
   self->bridge_port = -1;
+  /* Read once, at a fixed place no option or environment variable can move: what an
+   * administrator locked must not be undone by how Chaperone is started. */
+  self->policy = chp_managed_policy_load (NULL);
+  if (chp_managed_policy_get_error (self->policy) != NULL)
+    g_warning ("The administrator's policy %s cannot be used (%s): API calls and site learning "
+               "are off until it is fixed", chp_managed_policy_get_path (self->policy),
+               chp_managed_policy_get_error (self->policy));
   self->notified = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   g_application_add_main_option_entries (G_APPLICATION (self), option_entries);

@@ -38,12 +38,15 @@ export const agentSocketIn = (runtimeDir) => join(runtimeDir, 'chaperone', 'agen
  * Starts the app with private XDG folders; resolves once it listens.
  * @param home   an existing private tree to start again in (a restart keeps the pairing)
  * @param port   the bridge port; 0 for any free one
+ * @param noLeakCheck  (under the sanitizers) why this app's exit is not checked for leaks: memory
+ *                     errors are still fatal; only LeakSanitizer's exit report is off, and the
+ *                     reason is printed so a run says what it did not check
  * Resolves with {port, log, home, runtimeDir, agentSocket, pid, stop(), stopKeepingData()}:
  * runtimeDir is the app's own XDG_RUNTIME_DIR (0700, inside home), agentSocket where it serves
  * agents (MCP) — an agent started with XDG_RUNTIME_DIR=runtimeDir, or
  * CHAPERONE_AGENT_SOCKET=agentSocket, reaches this app and no other.
  */
-export async function startApp({ home: givenHome, port: wantedPort = 0 } = {}) {
+export async function startApp({ home: givenHome, port: wantedPort = 0, noLeakCheck = null } = {}) {
   const home = givenHome ?? await mkdtemp(join(tmpdir(), 'chaperone-e2e-'));
   const runtimeDir = join(home, 'run');
   await mkdir(runtimeDir, { recursive: true, mode: 0o700 });
@@ -59,6 +62,10 @@ export async function startApp({ home: givenHome, port: wantedPort = 0 } = {}) {
     LANGUAGE: 'en',
     LC_ALL: 'C.UTF-8',
   };
+  if (noLeakCheck && env.ASAN_OPTIONS !== undefined) {
+    env.ASAN_OPTIONS = `${env.ASAN_OPTIONS}:detect_leaks=0`;
+    console.log(`# the app's leak check is off for this test: ${noLeakCheck}`);
+  }
   // The accessibility bridge is what the person's tools use; the unit tests turn it off.
   delete env.NO_AT_BRIDGE;
   delete env.GTK_A11Y;

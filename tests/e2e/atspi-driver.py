@@ -10,12 +10,19 @@ tree, which is exactly what a person's own assistive technology uses.
   atspi-driver.py wait-window TITLE      wait until a showing window is titled TITLE
   atspi-driver.py no-window [TITLE]      wait until no showing window is titled TITLE (or none at all)
   atspi-driver.py wait-label TEXT        wait until a label contains TEXT; print it
+  atspi-driver.py no-label TEXT          wait until no label is TEXT
   atspi-driver.py press NAME             press the button whose accessible name is NAME
   atspi-driver.py press-match REGEX      press the first button whose name matches REGEX; print it
   atspi-driver.py press-all NAME         press every button named NAME, one after another, until
                                          none is left; print how many were pressed
   atspi-driver.py page NAME              show the window's page NAME (its page tab in the switcher)
   atspi-driver.py absent NAME            wait until no showing button is named NAME
+  atspi-driver.py nodes REGEX            wait until some node's accessible name matches REGEX (any
+                                         role but a label's); print "ROLE<tab>NAME<tab>ACTIONS" for
+                                         each, ACTIONS its action names joined by ','
+  atspi-driver.py activate REGEX         do the first action of the first node (any role) whose
+                                         accessible name matches REGEX and that has one, as a
+                                         screen reader's "activate" does; print its role and name
 
 --pid PID narrows every command to that process's windows (else: the app by its name).
 
@@ -157,6 +164,45 @@ def page_tabs(name):
                 continue
 
 
+def named_nodes(pattern):
+    """Every node of the app's windows but labels (their text is what label_texts() reads) whose
+    accessible name matches `pattern`."""
+    for window in windows():
+        for node in walk(window, controls=True):
+            try:
+                role = node.get_role()
+                name = node.get_name() or ""
+            except Exception:
+                continue
+            if role != Atspi.Role.LABEL and pattern.search(name):
+                yield node
+
+
+def action_names(node):
+    """The node's action names, asked one by one until there is none: GTK 4.8 leaks the list it
+    makes to count a widget's actions (NActions), and the app is checked for leaks as it ends."""
+    names = []
+    try:
+        action = node.get_action_iface()
+        if action is None:
+            return names
+        for i in range(16):
+            name = action.get_action_name(i)
+            if not name:
+                break
+            names.append(name)
+    except Exception:
+        pass
+    return names
+
+
+def describe(node):
+    try:
+        return f"{node.get_role_name()}\t{node.get_name()}\t{','.join(action_names(node))}"
+    except Exception:
+        return None
+
+
 def do_action(node):
     try:
         action = node.get_action_iface()
@@ -189,7 +235,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("command", choices=["labels", "buttons", "windows", "wait-window", "no-window",
                                             "wait-label", "press", "press-match", "press-all", "page",
-                                            "absent"])
+                                            "absent", "nodes", "activate", "no-label"])
     parser.add_argument("text", nargs="?")
     parser.add_argument("--timeout", type=float, default=15.0)
     parser.add_argument("--pid", type=int, default=None)
@@ -245,6 +291,11 @@ def run(args):
         print(found)
         return 0
 
+    if args.command == "no-label":
+        until(lambda: args.text not in set(label_texts()), args.timeout,
+              f"no label reading {args.text!r}")
+        return 0
+
     if args.command == "press":
         # Found and pressed in one look: a button found in one walk can be gone by the next.
         until(lambda: any(do_action(b) for b in buttons(args.text)), args.timeout,
@@ -285,6 +336,27 @@ def run(args):
     if args.command == "page":
         until(lambda: any(do_action(t) for t in page_tabs(args.text)), args.timeout,
               f"a page tab named {args.text!r} that takes the press")
+        return 0
+
+    if args.command == "nodes":
+        pattern = re.compile(args.text)
+        found = until(lambda: [d for d in map(describe, named_nodes(pattern)) if d],
+                      args.timeout, f"a node named like /{args.text}/")
+        for line in found:
+            print(line)
+        return 0
+
+    if args.command == "activate":
+        pattern = re.compile(args.text)
+
+        def activate_first():
+            for node in named_nodes(pattern):
+                if action_names(node) and do_action(node):
+                    return describe(node)
+            return None
+
+        print(until(activate_first, args.timeout,
+                    f"a node named like /{args.text}/ that takes its action"))
         return 0
 
     if args.command == "absent":

@@ -4,7 +4,7 @@
 // end-to-end suites and the extension benchmark.
 
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,29 @@ export const EXTENSION_DIR = resolve(here, '..', '..', 'extension');
 export const EXTENSION_ID = 'immigohjinbkkjncmhkefbfainfbcigp';
 export const EXTENSION_ORIGIN = `chrome-extension://${EXTENSION_ID}`;
 export const CHROMIUM = process.env.CHAPERONE_CHROMIUM ?? '/usr/lib/chromium/chromium';
+// The native-messaging host of the build (meson sets it; else beside the engine harness).
+export const NATIVE_HOST = process.env.CHAPERONE_NATIVE_HOST
+  ? resolve(process.env.CHAPERONE_NATIVE_HOST)
+  : process.env.CHAPERONE_TEST_ENGINE
+    ? resolve(dirname(process.env.CHAPERONE_TEST_ENGINE), '..', 'native-host', 'chaperone-native-host')
+    : null;
+
+/**
+ * Registers the native host for one Chromium profile as `chaperone doctor --fix` does for a
+ * person's browser, in the folder Chromium reads for a custom --user-data-dir: the manifest names
+ * the build's host and allows the test extension's origin alone.
+ */
+export async function registerNativeHost(userDataDir, hostPath = NATIVE_HOST) {
+  const dir = join(userDataDir, 'NativeMessagingHosts');
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'io.github.chaperone.native.json'), JSON.stringify({
+    name: 'io.github.chaperone.native',
+    description: 'Chaperone (end-to-end test)',
+    path: hostPath,
+    type: 'stdio',
+    allowed_origins: [`${EXTENSION_ORIGIN}/`],
+  }, null, 2));
+}
 
 let playwright = null;
 try {
@@ -128,11 +151,15 @@ export class Browser {
    * `extraArgs`: more command-line flags after the usual ones (e.g.
    * `--host-resolver-rules=MAP mybank.test 127.0.0.1`); none by default.
    */
-  static async launch({ headless = true, extraArgs = [] } = {}) {
+  static async launch({ headless = true, extraArgs = [], nativeHost = null } = {}) {
     const userDataDir = await mkdtemp(join(tmpdir(), 'chaperone-chromium-'));
+    // `nativeHost: {port}`: the host is registered for this profile, and the browser's
+    // environment (which the host inherits) names the bridge port, as for an app run elsewhere.
+    if (nativeHost) await registerNativeHost(userDataDir, nativeHost.path ?? NATIVE_HOST);
     const ctx = await playwright.chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM,
       headless,
+      ...(nativeHost?.port ? { env: { ...process.env, CHAPERONE_BRIDGE_PORT: String(nativeHost.port) } } : {}),
       args: [
         '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
         '--disable-background-networking', '--disable-component-update', '--disable-sync',
@@ -180,6 +207,17 @@ export class Browser {
     await domWait(page, () => document.querySelector('#port-message')?.textContent.trim(), null,
                   { timeout: 30000, what: 'the options page to say the port was saved' });
     await page.close();
+  }
+
+  /** Chooses the transport in the options page ('auto', 'websocket', 'native'), as a person would. */
+  async setTransport(mode) {
+    const page = await this.extensionPage('options/options.html');
+    await page.check(`input[name="transport"][value="${mode}"]`);
+    await domWait(page, () => document.querySelector('#transport-message')?.textContent.trim(), null,
+                  { what: 'the options page to say the transport was saved' });
+    await page.close();
+    await until(async () => (await (await this.worker()).evaluate(() => globalThis.chaperone?.transports?.mode)
+      .catch(() => null)) === mode, { what: `the worker to use the ${mode} transport` });
   }
 
   /**

@@ -204,6 +204,14 @@ write("bridge-http", "wrong-host", upgrade("/extension", host="evil.example:@POR
 write("bridge-http", "page-origin", upgrade("/pairing", origin="https://evil.example"))
 write("bridge-http", "moz-origin",
       upgrade("/pairing", origin="moz-extension://0123abcd-0123-4567-89ab-0123456789ab"))
+# Near misses of Firefox's spelling (uppercase, braces, a path): the gate's 403, for the fuzzer
+# to mutate around the one shape it takes (tests/test-bridge-origins.c lists them all).
+write("bridge-http", "moz-origin-upper",
+      upgrade("/extension", origin="moz-extension://0123ABCD-0123-4567-89AB-0123456789AB"))
+write("bridge-http", "moz-origin-braces",
+      upgrade("/pairing", origin="moz-extension://{0123abcd-0123-4567-89ab-0123456789ab}"))
+write("bridge-http", "moz-origin-path",
+      upgrade("/pairing", origin="moz-extension://0123abcd-0123-4567-89ab-0123456789ab/popup/popup.html"))
 write("bridge-http", "below-door", upgrade("/pairing/x"))
 write("bridge-http", "deflate",
       upgrade("/extension", extra="Sec-WebSocket-Extensions: permessage-deflate\r\n"))

@@ -32,8 +32,8 @@ test('each C enum name is its code in upper case', async () => {
   }
 });
 
-test('the JS table is the 26 codes of DESIGN §5, frozen and without repeats', () => {
-  assert.equal(ERROR_CODES.length, 26);
+test('the JS table is the 26 codes of DESIGN §5 and policy_denied (issue 18), frozen and without repeats', () => {
+  assert.equal(ERROR_CODES.length, 27);
   assert.equal(new Set(ERROR_CODES).size, ERROR_CODES.length);
   assert.ok(Object.isFrozen(ERROR_CODES));
   assert.throws(() => { ERROR_CODES.push('made_up'); }, TypeError);

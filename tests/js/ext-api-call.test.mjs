@@ -161,3 +161,32 @@ test('an Approve after the page moved on sends nothing: changed', async () => {
   await assert.rejects(resolve(s, h2.hold.holdId, 'approve'), { code: 'stopped' });
   assert.equal(s.calls.length, 0, JSON.stringify(s.calls.map((c) => c.req.url)));
 });
+
+test('a call carries the marker headers the page sends with that endpoint, as it sends them; never a credential', async () => {
+  const s = await apiSetup();
+  // The page saved a tiddler as TiddlyWiki does: its CSRF guard wants X-Requested-With on writes.
+  // X-Trace-Id's value is key-like: it is credential-ish, never a marker.
+  request(s.wr, { url: 'https://app.example/recipes/default/tiddlers/Harbour%20Notes', method: 'PUT',
+    documentId: s.top(), headers: [{ name: 'X-Requested-With', value: 'TiddlyWiki' },
+      { name: 'X-Trace-Id', value: 'a81f0c9d22be4417a81f0c9d' }, { name: 'X-CSRF-Token', value: CSRF }] });
+  const listed = JSON.stringify(await s.router.handle('browser.network.list', { tabId: 1, frameId: 0 }));
+  assert.ok(listed.includes('x-requested-with') && !listed.includes('TiddlyWiki'), 'a list names the header, never its value');
+
+  const allow = { planId: 'plan-1', sites: ['app.example'] };
+  const held = await call(s, { method: 'PUT', url: 'https://app.example/recipes/default/tiddlers/New%20Note',
+    body: { title: 'New Note', text: 'milk' } });
+  assert.equal(held.hold.kind, 'write');
+  assert.ok(!JSON.stringify(s.router.holds.get(held.hold.holdId)).includes('TiddlyWiki'), 'the hold keeps no header');
+  const done = await resolve(s, held.hold.holdId, 'approve');
+  assert.equal(done.state, 'done');
+  assert.equal(s.calls.at(-1).req.headers['x-requested-with'], 'TiddlyWiki', 'the approved write is sent as the page sends it');
+  assert.equal(s.calls.at(-1).req.headers['x-trace-id'], undefined, 'a key-like value is no marker');
+  assert.equal(s.calls.at(-1).req.headers['x-csrf-token'], undefined, 'a credential only when the call asks for it');
+
+  await call(s, { method: 'PUT', url: 'https://app.example/recipes/default/tiddlers/Other', body: { text: 'x' }, allow });
+  assert.equal(s.calls.at(-1).req.headers['x-requested-with'], 'TiddlyWiki', 'a write under a plan too');
+  await call(s, { method: 'GET', url: 'https://app.example/api/contacts' });
+  assert.equal(s.calls.at(-1).req.headers['x-requested-with'], undefined, 'another endpoint: what the page sent with it (nothing)');
+  await call(s, { method: 'DELETE', url: 'https://app.example/recipes/default/tiddlers/Other', allow });
+  assert.equal(s.calls.length, 3, 'the delete is held, not sent');
+});

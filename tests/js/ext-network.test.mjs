@@ -55,7 +55,7 @@ test('the manifest asks for webRequest (non-blocking) and nothing that blocks', 
   assert.ok(manifest.permissions.includes('webRequest'));
   assert.ok(!manifest.permissions.includes('webRequestBlocking'), 'MV3 does not allow it, and settling only counts');
   assert.deepEqual([...manifest.permissions].sort(),
-    ['alarms', 'cookies', 'scripting', 'storage', 'tabs', 'webNavigation', 'webRequest']);
+    ['alarms', 'cookies', 'nativeMessaging', 'scripting', 'storage', 'tabs', 'webNavigation', 'webRequest']);
 });
 
 test('a watched tab: its new requests counted, others ignored; listeners only while watching', () => {

@@ -10,7 +10,8 @@
 // write is judged (lib/api-outward.js) and held for the person — not sent — unless it is a plain
 // write an approved plan covers. The person's Approve (capabilities/hold.js) sends the held call
 // once, as it was shown. A call signs itself with the page's own header (bearer, CSRF) only from
-// the value the page itself last sent to that origin (lib/capture.js); no value is ever returned.
+// the value the page itself last sent to that origin (lib/capture.js), and carries the marker
+// headers (X-Requested-With…) the page sends with that endpoint; no value is ever returned.
 
 import { ChaperoneError } from '../scopes.js';
 import { publicHold } from '../holds.js';
@@ -149,6 +150,11 @@ async function prepareCall(ctx, p, { approved = false, docs } = {}) {
         { tabId: tab, origin: target, header: cred.header });
     }
     headers[cred.header] = value;
+  }
+  // The endpoint's marker headers, as the page sends them with it (TiddlyWiki's server refuses a
+  // write without X-Requested-With): plain words, not credentials (lib/capture.js).
+  for (const [name, value] of Object.entries(router.capture.markersFor(tab, docs, p.method, p.url))) {
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === name)) headers[name] = value;
   }
   const body = p.body === undefined ? undefined
     : p.form ? new URLSearchParams(p.body.form).toString() : JSON.stringify(p.body);

@@ -296,6 +296,8 @@ chp_mcp_format_error_hint (const char *code)
     { "too_large", "The answer was too large. Ask for less (a frame, a query)." },
     { "refused_floor", "Chaperone never lets an agent use this kind of page. Ask the person to do "
                        "this step (browser_handoff)." },
+    { "policy_denied", "This computer's administrator turned this off. Do the task through the "
+                       "page's controls, or ask the person." },
     { "held", "Nothing was sent: a person decides in the Chaperone app. Call browser_wait with "
               "the id." },
     { "declined", "The person declined. Do not try again in another way." },

@@ -24,6 +24,7 @@ typedef struct
   gpointer             data;       /* @format's, from prepare to the tool */
   GAsyncReadyCallback  callback;
   gpointer             user_data;
+  gint64               asked_us;   /* when the engine was asked */
 } Reply;
 
 /* Everything a reply holds is let go on the main thread, after its tool has read it: the tool's
@@ -140,6 +141,21 @@ reply_done_cb (GObject      *source,
   reply_next (self);
 }
 
+/* @call's request, asked of the engine at @asked_us, waited @queue_us before it went to the
+ * browser: the wait is the call's queue time, counted once where it overlaps another's. */
+static void
+note_queue (ToolCall *call,
+            gint64    asked_us,
+            gint64    queue_us)
+{
+  gint64 from = MAX (asked_us, call->queue_until_us);
+  gint64 until = asked_us + MAX (queue_us, 0);
+
+  if (until > from)
+    call->queue_us += until - from;
+  call->queue_until_us = MAX (call->queue_until_us, until);
+}
+
 static void
 engine_answered_cb (GObject      *source,
                     GAsyncResult *result,
@@ -150,6 +166,8 @@ engine_answered_cb (GObject      *source,
   Reply *reply = g_task_get_task_data (task);
 
   reply->answer = chp_engine_agent_call_finish (CHP_ENGINE (source), result, &reply->error);
+  if (reply->call != NULL)
+    note_queue (reply->call, reply->asked_us, chp_engine_agent_call_get_queue_us (result));
   g_queue_push_tail (&self->replies, task);
   if (!self->reply_busy)
     reply_next (self);
@@ -160,7 +178,7 @@ engine_answered_cb (GObject      *source,
  * @params: (transfer none)
  * @cancellable: (nullable): the tool call's: cancels the browser's work
  * @format: (nullable): how the tool formats the answer, off the main thread
- * @call: (nullable): for @format's prepare
+ * @call: (nullable): for @format's prepare, and the step's queue time in its trace
  *
  * Sends @method to @device_id through chp_engine_agent_call_async(). @callback gets the tools
  * as its source and a result for chp_tool_reply_finish() and chp_tool_reply_get_data(), on
@@ -189,6 +207,7 @@ chp_tool_agent_call (ChpMcpTools         *self,
   reply->format = format;
   reply->callback = callback;
   reply->user_data = user_data;
+  reply->asked_us = g_get_monotonic_time ();
   g_task_set_source_tag (task, chp_tool_agent_call);
   g_task_set_task_data (task, reply, g_free);
   /* On behalf of the call's agent session: a hold it makes is that agent's (a person's rule

@@ -10,7 +10,11 @@ G_BEGIN_DECLS
 /* At most this many characters of card, however much the memory holds. */
 #define CHP_MCP_SITE_CARD_MAX_CHARS 700
 
-char *chp_mcp_site_card (const ChpSiteRecord *record,
-                         const char          *marker);
+char *chp_mcp_site_card         (const ChpSiteRecord *record,
+                                 const char          *marker);
+guint chp_mcp_site_card_recipes (GString             *out,
+                                 const ChpSiteRecord *record,
+                                 guint                max);
+char *chp_mcp_site_card_ready   (const ChpSiteRecord *record);
 
 G_END_DECLS

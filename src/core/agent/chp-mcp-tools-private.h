@@ -9,6 +9,7 @@
 #include "chp-json-util.h"
 #include "chp-mcp-format.h"
 #include "chp-protocol-error.h"
+#include "chp-site-types.h"
 
 G_BEGIN_DECLS
 
@@ -76,6 +77,10 @@ struct _ToolCall
   GDestroyNotify      progress_destroy;
   double              progress_done;
   gint64              started_us;
+  /* How long its requests waited before they went to the browser (the trace's queue time), and
+   * until when: waits that overlap (browser_tabs asks every browser at once) count once. */
+  gint64              queue_us;
+  gint64              queue_until_us;
   char               *marker;        /* the result's (chp_mcp_format_new_marker()) */
   char               *device_id;     /* for the audit */
   char               *alias;
@@ -351,6 +356,15 @@ void           chp_tool_site_learn_signin    (ToolCall        *call,
                                               gint64           frame);
 gboolean       chp_tool_site_load_card       (GTask           *task,
                                               ChpSiteThen      then);
+void           chp_tool_site_remember_recipe (ToolCall        *call,
+                                              const char      *site,
+                                              const char      *name,
+                                              JsonArray       *given,
+                                              GPtrArray       *names,
+                                              GString         *text);
+void           chp_tool_site_recipe_used     (ToolCall        *call,
+                                              const char      *site,
+                                              const char      *name);
 
 /* tools/chp-tool-api.c, for browser_batch's api steps: the tab's site and its learned entries */
 typedef void (*ChpApiThen) (GTask      *task,
@@ -364,6 +378,9 @@ void           chp_tool_api_record           (ToolCall        *call,
                                               JsonObject      *answer);
 void           chp_tool_api_with_entries     (GTask           *task,
                                               ChpApiThen       then);
+ChpSiteRecord *chp_tool_api_site_record      (GTask           *task);
+void           chp_tool_api_record_uses      (ToolCall        *call,
+                                              GArray          *uses);
 
 /* A key for browser_act press: modifiers joined with "+", then a key name or one character. The
  * extension checks the same form (lib/capabilities/act.js) and the name against its key table. */

@@ -179,7 +179,7 @@ static const ToolSpec tools[] = {
     .description =
       "Runs up to 50 steps in a tab in one call, halting at the first failure, hold or Stop (it "
       "says which). {{name}} in values comes from params. saveAs keeps a fully successful batch "
-      "as a recipe for this session (values only as {{name}}, target not ref); recipe replays it.",
+      "as a recipe of the site (values only as {{name}}, target not ref); recipe replays it.",
     .read_only = FALSE,
     .destructive = TRUE,
     .idempotent = FALSE,
@@ -436,7 +436,7 @@ outcome_of (const char *code)
 {
   static const char * const refusals[] = {
     "stopped", "paused", "no_grant", "grant_expired", "scope_denied", "target_denied",
-    "origin_changed", "refused_floor", "invalid_params", NULL,
+    "origin_changed", "refused_floor", "policy_denied", "invalid_params", NULL,
   };
 
   if (code == NULL)

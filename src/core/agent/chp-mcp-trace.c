@@ -3,9 +3,10 @@
  * masked before it leaves here: what the agent typed is its length only, a URL keeps its host and
  * path (never a query or a fragment), and only the arguments that name things of ours (tabs,
  * refs, actions, ids) are kept as they are. The step says where (the tab's host and path), on
- * what (the element's role and name, from the agent's own snapshot), how long, how it ended, and
- * what the person decided when it waited for them. An act that failed on a page asks for a
- * screenshot of the tab for the person's trace browser. */
+ * what (the element's role and name, from the agent's own snapshot), how long (waiting to be sent
+ * to the browser, then running), how it ended, and what the person decided when it waited for
+ * them. An act that failed on a page asks for a screenshot of the tab for the person's trace
+ * browser. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-mcp-tools"
@@ -283,7 +284,9 @@ chp_tool_trace (ToolCall   *call,
   step = chp_trace_step_new ();
   step->tool = g_strdup (call->spec->name);
   step->args = chp_tool_trace_mask_args (call->args);
-  step->run_us = g_get_monotonic_time () - call->started_us;
+  /* The time its requests waited to go to the browser, and the rest: the call's own. */
+  step->queue_us = call->queue_us;
+  step->run_us = MAX (g_get_monotonic_time () - call->started_us - call->queue_us, 0);
   step->outcome = g_strdup (outcome);
   step->error_code = g_strdup (code);
   if (g_strcmp0 (code, "stopped") == 0)

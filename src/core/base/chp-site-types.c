@@ -12,6 +12,8 @@ G_DEFINE_BOXED_TYPE (ChpSiteEndpoint, chp_site_endpoint, chp_site_endpoint_copy,
                      chp_site_endpoint_free)
 G_DEFINE_BOXED_TYPE (ChpSiteControl, chp_site_control, chp_site_control_copy,
                      chp_site_control_free)
+G_DEFINE_BOXED_TYPE (ChpSiteRecipe, chp_site_recipe, chp_site_recipe_copy,
+                     chp_site_recipe_free)
 G_DEFINE_BOXED_TYPE (ChpSiteInfo, chp_site_info, chp_site_info_copy, chp_site_info_free)
 G_DEFINE_BOXED_TYPE (ChpSiteRecord, chp_site_record, chp_site_record_copy, chp_site_record_free)
 
@@ -83,6 +85,35 @@ chp_site_control_free (ChpSiteControl *control)
   g_free (control);
 }
 
+ChpSiteRecipe *
+chp_site_recipe_copy (const ChpSiteRecipe *recipe)
+{
+  ChpSiteRecipe *copy;
+
+  g_return_val_if_fail (recipe != NULL, NULL);
+
+  copy = g_memdup2 (recipe, sizeof *recipe);
+  copy->origin = g_strdup (recipe->origin);
+  copy->name = g_strdup (recipe->name);
+  copy->params = g_strdup (recipe->params);
+  copy->steps = g_strdup (recipe->steps);
+
+  return copy;
+}
+
+void
+chp_site_recipe_free (ChpSiteRecipe *recipe)
+{
+  if (recipe == NULL)
+    return;
+
+  g_free (recipe->origin);
+  g_free (recipe->name);
+  g_free (recipe->params);
+  g_free (recipe->steps);
+  g_free (recipe);
+}
+
 ChpSiteInfo *
 chp_site_info_copy (const ChpSiteInfo *info)
 {
@@ -117,6 +148,7 @@ chp_site_record_new (void)
 
   record->endpoints = g_ptr_array_new_with_free_func ((GDestroyNotify) chp_site_endpoint_free);
   record->controls = g_ptr_array_new_with_free_func ((GDestroyNotify) chp_site_control_free);
+  record->recipes = g_ptr_array_new_with_free_func ((GDestroyNotify) chp_site_recipe_free);
 
   return record;
 }
@@ -134,6 +166,8 @@ chp_site_record_copy (const ChpSiteRecord *record)
     g_ptr_array_add (copy->endpoints, chp_site_endpoint_copy (record->endpoints->pdata[i]));
   for (guint i = 0; i < record->controls->len; i++)
     g_ptr_array_add (copy->controls, chp_site_control_copy (record->controls->pdata[i]));
+  for (guint i = 0; record->recipes != NULL && i < record->recipes->len; i++)
+    g_ptr_array_add (copy->recipes, chp_site_recipe_copy (record->recipes->pdata[i]));
 
   return copy;
 }
@@ -147,6 +181,7 @@ chp_site_record_free (ChpSiteRecord *record)
   g_clear_pointer (&record->info, chp_site_info_free);
   g_clear_pointer (&record->endpoints, g_ptr_array_unref);
   g_clear_pointer (&record->controls, g_ptr_array_unref);
+  g_clear_pointer (&record->recipes, g_ptr_array_unref);
   g_free (record);
 }
 

@@ -58,6 +58,26 @@ ChpSiteControl *chp_site_control_copy     (const ChpSiteControl *control);
 void            chp_site_control_free     (ChpSiteControl       *control);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ChpSiteControl, chp_site_control_free)
 
+/* A recipe kept for the site: a batch whose steps all succeeded, its steps as the agent gave
+ * them with {{placeholders}} (never a typed value) and its params by name and type, both JSON in
+ * the allowlist's form (chp-site-allowlist.h). Saving again under the same name replaces it. */
+typedef struct
+{
+  char   *origin;
+  char   *name;
+  char   *params;     /* JSON [{name, type}] */
+  char   *steps;      /* JSON [step, …] */
+  gint    n_steps;
+  gint64  saved_at;   /* ms since the epoch */
+  gint64  last_used;  /* 0 until replayed */
+} ChpSiteRecipe;
+
+#define CHP_TYPE_SITE_RECIPE (chp_site_recipe_get_type ())
+GType          chp_site_recipe_get_type (void);
+ChpSiteRecipe *chp_site_recipe_copy     (const ChpSiteRecipe *recipe);
+void           chp_site_recipe_free     (ChpSiteRecipe       *recipe);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ChpSiteRecipe, chp_site_recipe_free)
+
 /* A site at a glance: what the person's Sites list shows. */
 typedef struct
 {
@@ -72,6 +92,7 @@ typedef struct
   guint    n_endpoints;
   guint    n_controls;    /* controls known by their label (seen on two visits) */
   guint    n_quarantined;
+  guint    n_recipes;
   double   confidence;    /* mean of the endpoints', 0 when none */
 } ChpSiteInfo;
 
@@ -81,13 +102,15 @@ ChpSiteInfo *chp_site_info_copy     (const ChpSiteInfo *info);
 void         chp_site_info_free     (ChpSiteInfo       *info);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ChpSiteInfo, chp_site_info_free)
 
-/* A site with its endpoints (ChpSiteEndpoint, by path then method) and its controls
- * (ChpSiteControl, by role then label; unlabelled ones too, with @label %NULL). */
+/* A site with its endpoints (ChpSiteEndpoint, by path then method), its controls
+ * (ChpSiteControl, by role then label; unlabelled ones too, with @label %NULL) and its recipes
+ * (ChpSiteRecipe, by name). */
 typedef struct
 {
   ChpSiteInfo *info;
   GPtrArray   *endpoints;
   GPtrArray   *controls;
+  GPtrArray   *recipes;
 } ChpSiteRecord;
 
 #define CHP_TYPE_SITE_RECORD (chp_site_record_get_type ())

@@ -185,6 +185,18 @@ static const char * const migrations[] = {
   "  id INTEGER PRIMARY KEY CHECK (id = 1),"
   "  salt BLOB NOT NULL);"
   "INSERT INTO site_salt (id, salt) VALUES (1, randomblob (32));",
+  /* 5: recipes remembered per site (chp-store-sites-merge.c): a batch that fully succeeded, its
+   * steps with {{placeholders}} and its params by name and type, never a typed value (the
+   * allowlist checks each before it gets here). They go with their site, Forget included. */
+  "CREATE TABLE site_recipes ("
+  "  origin TEXT NOT NULL REFERENCES sites (origin) ON DELETE CASCADE,"
+  "  name TEXT NOT NULL CHECK (length (name) BETWEEN 1 AND 32),"
+  "  params TEXT NOT NULL DEFAULT '[]',"
+  "  steps TEXT NOT NULL,"
+  "  n_steps INTEGER NOT NULL CHECK (n_steps BETWEEN 1 AND 50),"
+  "  saved_at INTEGER NOT NULL,"
+  "  last_used INTEGER NOT NULL DEFAULT 0,"
+  "  PRIMARY KEY (origin, name));",
 };
 
 void

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-store-sites-export.c: the site memory as one JSON document the person can read or keep:
- * {"sites": [{origin, visits, lastUsed, ready, signin, endpoints: […], controls: […]}]}. Only
- * what a person could be shown: forgotten sites and controls not yet known by label (a hash and
- * a count) are left out. Endpoints are written in the allowlist's own form, so an export reads
- * as the updates it was learned from. */
+ * {"sites": [{origin, visits, lastUsed, ready, signin, endpoints: […], controls: […],
+ * recipes: […]}]}. Only what a person could be shown: forgotten sites and controls not yet known
+ * by label (a hash and a count) are left out. Endpoints and recipes are written in the
+ * allowlist's own form, so an export reads as the updates it was learned from. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-store"
@@ -99,6 +99,23 @@ add_control (JsonBuilder    *builder,
   json_builder_end_object (builder);
 }
 
+/* A recipe as it was saved: its steps and params in the allowlist's form. */
+static void
+add_recipe (JsonBuilder   *builder,
+            ChpSiteRecipe *recipe)
+{
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "name");
+  json_builder_add_string_value (builder, recipe->name);
+  add_json_text (builder, "params", recipe->params);
+  add_json_text (builder, "steps", recipe->steps);
+  json_builder_set_member_name (builder, "savedAt");
+  json_builder_add_int_value (builder, recipe->saved_at);
+  json_builder_set_member_name (builder, "lastUsed");
+  json_builder_add_int_value (builder, recipe->last_used);
+  json_builder_end_object (builder);
+}
+
 static gboolean
 add_site (ChpStore     *self,
           JsonBuilder  *builder,
@@ -107,11 +124,15 @@ add_site (ChpStore     *self,
 {
   g_autoptr(GPtrArray) endpoints = chp_store_sites_read_endpoints (self, info->origin, error);
   g_autoptr(GPtrArray) controls = NULL;
+  g_autoptr(GPtrArray) recipes = NULL;
 
   if (endpoints == NULL)
     return FALSE;
   controls = chp_store_sites_read_controls (self, info->origin, error);
   if (controls == NULL)
+    return FALSE;
+  recipes = chp_store_sites_read_recipes (self, info->origin, error);
+  if (recipes == NULL)
     return FALSE;
 
   json_builder_begin_object (builder);
@@ -139,6 +160,12 @@ add_site (ChpStore     *self,
       if (control->label != NULL)
         add_control (builder, control);
     }
+  json_builder_end_array (builder);
+
+  json_builder_set_member_name (builder, "recipes");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < recipes->len; i++)
+    add_recipe (builder, recipes->pdata[i]);
   json_builder_end_array (builder);
   json_builder_end_object (builder);
 

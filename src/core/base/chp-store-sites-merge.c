@@ -382,6 +382,39 @@ merge_control (ChpStore             *self,
   return chp_store_sites_step_done (self, write, error);
 }
 
+/* A recipe, in the allowlist's form (checked already): saved again under its name, it replaces
+ * the one kept; its replays are counted from then on. */
+static gboolean
+merge_recipe (ChpStore    *self,
+              const char  *origin,
+              JsonObject  *recipe,
+              gint64       now,
+              GError     **error)
+{
+  g_autofree char *params = member_text (recipe, "params");
+  g_autofree char *steps = member_text (recipe, "steps");
+  JsonArray *step_list = member_array (recipe, "steps");
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+
+  stmt = chp_store_sites_prepare (self,
+                                  "INSERT INTO site_recipes (origin, name, params, steps, n_steps,"
+                                  " saved_at) VALUES (?1, ?2, coalesce (?3, '[]'), ?4, ?5, ?6)"
+                                  " ON CONFLICT (origin, name) DO UPDATE SET"
+                                  " params = coalesce (?3, '[]'), steps = ?4, n_steps = ?5,"
+                                  " saved_at = ?6, last_used = 0", error);
+  if (stmt == NULL)
+    return FALSE;
+
+  chp_store_bind_text (stmt, 1, origin);
+  chp_store_bind_text (stmt, 2, member_string (recipe, "name"));
+  chp_store_bind_text (stmt, 3, params);
+  chp_store_bind_text (stmt, 4, steps);
+  sqlite3_bind_int (stmt, 5, step_list != NULL ? (int) json_array_get_length (step_list) : 0);
+  sqlite3_bind_int64 (stmt, 6, now);
+
+  return chp_store_sites_step_done (self, stmt, error);
+}
+
 /* Past its bounds a site keeps its labelled controls and most recently useful endpoints. */
 static gboolean
 trim_site (ChpStore    *self,
@@ -395,8 +428,11 @@ trim_site (ChpStore    *self,
     "DELETE FROM site_controls WHERE origin = ?1 AND rowid NOT IN"
     " (SELECT rowid FROM site_controls WHERE origin = ?1"
     "  ORDER BY label IS NULL, last_seen DESC LIMIT ?2)",
+    "DELETE FROM site_recipes WHERE origin = ?1 AND rowid NOT IN"
+    " (SELECT rowid FROM site_recipes WHERE origin = ?1"
+    "  ORDER BY max (last_used, saved_at) DESC LIMIT ?2)",
   };
-  const int limits[] = { CHP_SITE_MAX_ENDPOINTS, CHP_SITE_MAX_CONTROLS };
+  const int limits[] = { CHP_SITE_MAX_ENDPOINTS, CHP_SITE_MAX_CONTROLS, CHP_SITE_MAX_RECIPES };
 
   for (guint i = 0; i < G_N_ELEMENTS (sql); i++)
     {
@@ -450,6 +486,11 @@ merge_site_job (ChpStore  *self,
   for (guint i = 0; array != NULL && i < json_array_get_length (array); i++)
     if (!merge_control (self, &job->policy, salt, origin, json_array_get_object_element (array, i),
                         job->visit_id, job->now, error))
+      return NULL;
+
+  array = member_array (update, "recipes");
+  for (guint i = 0; array != NULL && i < json_array_get_length (array); i++)
+    if (!merge_recipe (self, origin, json_array_get_object_element (array, i), job->now, error))
       return NULL;
 
   if (!trim_site (self, origin, error))
@@ -572,33 +613,33 @@ check_response (ResultJob        *job,
   return chp_store_sites_check (&job->policy, json_node_get_object (root), error);
 }
 
-static gpointer
-endpoint_result_job (ChpStore  *self,
-                     gpointer   data,
-                     GError   **error)
+/* One outcome, inside the caller's transaction. */
+static gboolean
+apply_result (ChpStore   *self,
+              ResultJob  *job,
+              GError    **error)
 {
-  ResultJob *job = data;
   g_autoptr(ChpSiteEndpoint) endpoint = chp_store_sites_read_endpoint (self, job->entry_id, error);
   g_autoptr(GPtrArray) site = NULL;
   g_autoptr(sqlite3_stmt) stmt = NULL;
   g_autoptr(sqlite3_stmt) touch = NULL;
 
   if (endpoint == NULL)
-    return NULL;
+    return FALSE;
 
   site = chp_store_sites_read_infos (self, endpoint->origin, FALSE, error);
   if (site == NULL)
-    return NULL;
+    return FALSE;
   if (site->len == 0)
     {
       g_set_error (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND,
                    _("%s was forgotten: nothing is learned of it until it is restored"),
                    endpoint->origin);
-      return NULL;
+      return FALSE;
     }
 
   if (job->success && job->response != NULL && !check_response (job, endpoint, error))
-    return NULL;
+    return FALSE;
 
   /* A miss's response is an error's shape: only a success's is kept. round() keeps the steps
    * exact (0.5 + 0.1 is 0.6, not 0.6000000000000001). */
@@ -617,7 +658,7 @@ endpoint_result_job (ChpStore  *self,
                                     " misses = misses + 1, quarantined = (misses + 1 >= 2),"
                                     " last_used = ?4 WHERE entry_id = ?1", error);
   if (stmt == NULL)
-    return NULL;
+    return FALSE;
 
   chp_store_bind_text (stmt, 1, job->entry_id);
   if (job->success)
@@ -627,17 +668,29 @@ endpoint_result_job (ChpStore  *self,
     }
   sqlite3_bind_int64 (stmt, 4, job->now);
   if (!chp_store_sites_step_done (self, stmt, error))
-    return NULL;
+    return FALSE;
 
   touch = chp_store_sites_prepare (self, "UPDATE sites SET last_used = ?2 WHERE origin = ?1",
                                    error);
   if (touch == NULL)
-    return NULL;
+    return FALSE;
   chp_store_bind_text (touch, 1, endpoint->origin);
   sqlite3_bind_int64 (touch, 2, job->now);
   if (!chp_store_sites_step_done (self, touch, error))
-    return NULL;
+    return FALSE;
 
+  return TRUE;
+}
+
+static gpointer
+endpoint_result_job (ChpStore  *self,
+                     gpointer   data,
+                     GError   **error)
+{
+  ResultJob *job = data;
+
+  if (!apply_result (self, job, error))
+    return NULL;
   return chp_store_sites_read_endpoint (self, job->entry_id, error);
 }
 
@@ -686,6 +739,85 @@ chp_store_site_endpoint_result_async (ChpStore            *self,
   chp_store_push_job (self, JOB_WRITE, endpoint_result_job, job, (GDestroyNotify) result_job_free,
                       (GDestroyNotify) chp_site_endpoint_free,
                       chp_store_site_endpoint_result_async, cancellable, callback, user_data);
+}
+
+typedef struct
+{
+  GPtrArray *results;  /* ResultJob */
+} ResultsJob;
+
+static void
+results_job_free (ResultsJob *job)
+{
+  g_ptr_array_unref (job->results);
+  g_free (job);
+}
+
+/* A batch's outcomes in one transaction: one sync for them all, not one each. An endpoint the
+ * memory does not hold (a session's own, a forgotten site's) has no confidence to move. */
+static gpointer
+endpoint_results_job (ChpStore  *self,
+                      gpointer   data,
+                      GError   **error)
+{
+  ResultsJob *job = data;
+
+  for (guint i = 0; i < job->results->len; i++)
+    {
+      g_autoptr(GError) local_error = NULL;
+
+      if (apply_result (self, g_ptr_array_index (job->results, i), &local_error))
+        continue;
+      if (!g_error_matches (local_error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND))
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
+    }
+  return GINT_TO_POINTER (TRUE);
+}
+
+/**
+ * chp_store_site_endpoint_results_async:
+ * @uses: (array length=n_uses): the outcomes, in the order they happened
+ * @now: ms since the epoch
+ *
+ * Each outcome as chp_store_site_endpoint_result_async() takes one (without a response shape),
+ * all in one transaction: a batch of calls costs the disk one sync. Outcomes of endpoints the
+ * memory does not hold are skipped. Finish with chp_store_write_finish().
+ */
+void
+chp_store_site_endpoint_results_async (ChpStore            *self,
+                                       const ChpSiteUse    *uses,
+                                       guint                n_uses,
+                                       gint64               now,
+                                       GCancellable        *cancellable,
+                                       GAsyncReadyCallback  callback,
+                                       gpointer             user_data)
+{
+  ResultsJob *job;
+  ChpSitePolicy policy;
+
+  g_return_if_fail (CHP_IS_STORE (self));
+  g_return_if_fail (uses != NULL || n_uses == 0);
+
+  chp_store_sites_get_policy (self, &policy);
+  job = g_new0 (ResultsJob, 1);
+  job->results = g_ptr_array_new_with_free_func ((GDestroyNotify) result_job_free);
+  for (guint i = 0; i < n_uses; i++)
+    {
+      ResultJob *one = g_new0 (ResultJob, 1);
+
+      one->entry_id = g_strdup (uses[i].entry_id);
+      one->success = uses[i].success;
+      one->status = CLAMP (uses[i].status, 0, 999);
+      one->now = now;
+      one->policy = policy;
+      g_ptr_array_add (job->results, one);
+    }
+  chp_store_push_job (self, JOB_WRITE, endpoint_results_job, job,
+                      (GDestroyNotify) results_job_free, NULL,
+                      chp_store_site_endpoint_results_async, cancellable, callback, user_data);
 }
 
 /* Returns: (transfer full): the endpoint as it now stands, or %NULL with @error (NOT_FOUND for

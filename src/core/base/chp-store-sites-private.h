@@ -13,6 +13,7 @@ G_BEGIN_DECLS
 /* Bounds on what one site keeps; past them the least recently useful rows make room. */
 #define CHP_SITE_MAX_ENDPOINTS 256
 #define CHP_SITE_MAX_CONTROLS  400
+#define CHP_SITE_MAX_RECIPES   32
 
 /* The two functions of chp_store_set_site_policy(), copied into each job on the caller's
  * thread so that the database thread never reads the store's data. */
@@ -55,6 +56,9 @@ GPtrArray       *chp_store_sites_read_endpoints  (ChpStore             *self,
                                                   const char           *origin,
                                                   GError              **error);
 GPtrArray       *chp_store_sites_read_controls   (ChpStore             *self,
+                                                  const char           *origin,
+                                                  GError              **error);
+GPtrArray       *chp_store_sites_read_recipes    (ChpStore             *self,
                                                   const char           *origin,
                                                   GError              **error);
 

@@ -19,7 +19,8 @@
   " (SELECT count(*) FROM site_endpoints e WHERE e.origin = s.origin)," \
   " (SELECT count(*) FROM site_controls c WHERE c.origin = s.origin AND c.label IS NOT NULL)," \
   " (SELECT count(*) FROM site_endpoints e WHERE e.origin = s.origin AND e.quarantined != 0)," \
-  " (SELECT coalesce (avg (e.confidence), 0) FROM site_endpoints e WHERE e.origin = s.origin)" \
+  " (SELECT coalesce (avg (e.confidence), 0) FROM site_endpoints e WHERE e.origin = s.origin)," \
+  " (SELECT count(*) FROM site_recipes r WHERE r.origin = s.origin)" \
   " FROM sites s"
 
 #define ENDPOINT_COLUMNS \
@@ -198,6 +199,7 @@ read_info (sqlite3_stmt *stmt)
   info->n_controls = sqlite3_column_int (stmt, 9);
   info->n_quarantined = sqlite3_column_int (stmt, 10);
   info->confidence = sqlite3_column_double (stmt, 11);
+  info->n_recipes = sqlite3_column_int (stmt, 12);
 
   return info;
 }
@@ -241,6 +243,22 @@ read_control (sqlite3_stmt *stmt)
   control->last_seen = sqlite3_column_int64 (stmt, 6);
 
   return control;
+}
+
+static ChpSiteRecipe *
+read_recipe (sqlite3_stmt *stmt)
+{
+  ChpSiteRecipe *recipe = g_new0 (ChpSiteRecipe, 1);
+
+  recipe->origin = chp_store_column_dup (stmt, 0);
+  recipe->name = chp_store_column_dup (stmt, 1);
+  recipe->params = chp_store_column_dup (stmt, 2);
+  recipe->steps = chp_store_column_dup (stmt, 3);
+  recipe->n_steps = sqlite3_column_int (stmt, 4);
+  recipe->saved_at = sqlite3_column_int64 (stmt, 5);
+  recipe->last_used = sqlite3_column_int64 (stmt, 6);
+
+  return recipe;
 }
 
 typedef gpointer (*RowReader) (sqlite3_stmt *stmt);
@@ -315,6 +333,18 @@ chp_store_sites_read_controls (ChpStore    *self,
                     (GDestroyNotify) chp_site_control_free, error);
 }
 
+GPtrArray *
+chp_store_sites_read_recipes (ChpStore    *self,
+                              const char  *origin,
+                              GError     **error)
+{
+  return read_rows (self,
+                    "SELECT origin, name, params, steps, n_steps, saved_at, last_used"
+                    " FROM site_recipes WHERE origin = ?1 ORDER BY name",
+                    origin, 0, (RowReader) read_recipe,
+                    (GDestroyNotify) chp_site_recipe_free, error);
+}
+
 /* Returns: (nullable): the endpoint, or %NULL with @error (NOT_FOUND when none) */
 ChpSiteEndpoint *
 chp_store_sites_read_endpoint (ChpStore    *self,
@@ -364,6 +394,9 @@ chp_store_sites_read_record (ChpStore    *self,
   record->controls = chp_store_sites_read_controls (self, origin, error);
   if (record->controls == NULL)
     return NULL;
+  record->recipes = chp_store_sites_read_recipes (self, origin, error);
+  if (record->recipes == NULL)
+    return NULL;
 
   return g_steal_pointer (&record);
 }
@@ -373,12 +406,12 @@ chp_store_sites_read_record (ChpStore    *self,
 typedef struct
 {
   char   *origin;
-  char   *visit_id;
+  char   *visit_id;  /* or, for SITE_RECIPE_USED, the recipe's name */
   gint64  now;
   gint    what;
 } SiteJob;
 
-enum { SITE_VISIT, SITE_FORGET, SITE_RESTORE };
+enum { SITE_VISIT, SITE_FORGET, SITE_RESTORE, SITE_RECIPE_USED };
 
 static void
 site_job_free (SiteJob *job)
@@ -486,6 +519,10 @@ static const char * const site_update_sql[] = {
   [SITE_FORGET] =
     "UPDATE sites SET forgotten_at = max (?3, 1) WHERE origin = ?1 AND forgotten_at = 0",
   [SITE_RESTORE] = "UPDATE sites SET forgotten_at = 0 WHERE origin = ?1 AND forgotten_at > 0",
+  /* ?2 is the recipe's name here. A forgotten site's recipes are not there to replay. */
+  [SITE_RECIPE_USED] =
+    ("UPDATE site_recipes SET last_used = ?3 WHERE origin = ?1 AND name = ?2"
+     " AND origin IN (SELECT origin FROM sites WHERE forgotten_at = 0)"),
 };
 
 static gpointer
@@ -618,5 +655,28 @@ chp_store_restore_site_async (ChpStore            *self,
   chp_store_push_job (self, JOB_WRITE, purge_job, g_memdup2 (&now, sizeof now), g_free, NULL,
                       NULL, NULL, NULL, NULL);
   push_site_update (self, SITE_RESTORE, origin, NULL, now, chp_store_restore_site_async,
+                    cancellable, callback, user_data);
+}
+
+/**
+ * chp_store_site_recipe_used_async:
+ * @name: the recipe's name
+ *
+ * A remembered recipe of @origin was replayed at @now. Finish with chp_store_write_finish()
+ * (NOT_FOUND when the site or the recipe is not remembered).
+ */
+void
+chp_store_site_recipe_used_async (ChpStore            *self,
+                                  const char          *origin,
+                                  const char          *name,
+                                  gint64               now,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  g_return_if_fail (CHP_IS_STORE (self));
+  g_return_if_fail (origin != NULL && name != NULL);
+
+  push_site_update (self, SITE_RECIPE_USED, origin, name, now, chp_store_site_recipe_used_async,
                     cancellable, callback, user_data);
 }

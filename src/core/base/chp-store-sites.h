@@ -64,9 +64,32 @@ ChpSiteEndpoint *chp_store_site_endpoint_result_finish (ChpStore           *self
                                                         GAsyncResult       *result,
                                                         GError            **error);
 
+/* One use of an endpoint, for chp_store_site_endpoint_results_async(). */
+typedef struct
+{
+  const char *entry_id;
+  gboolean    success;
+  gint        status;
+} ChpSiteUse;
+
+void            chp_store_site_endpoint_results_async (ChpStore           *self,
+                                                       const ChpSiteUse   *uses,
+                                                       guint               n_uses,
+                                                       gint64              now,
+                                                       GCancellable       *cancellable,
+                                                       GAsyncReadyCallback callback,
+                                                       gpointer            user_data);
+
 void            chp_store_site_visit_async           (ChpStore             *self,
                                                       const char           *origin,
                                                       const char           *visit_id,
+                                                      gint64                now,
+                                                      GCancellable         *cancellable,
+                                                      GAsyncReadyCallback   callback,
+                                                      gpointer              user_data);
+void            chp_store_site_recipe_used_async     (ChpStore             *self,
+                                                      const char           *origin,
+                                                      const char           *name,
                                                       gint64                now,
                                                       GCancellable         *cancellable,
                                                       GAsyncReadyCallback   callback,

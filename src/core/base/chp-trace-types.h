@@ -56,8 +56,9 @@ typedef struct
   gint64            at;               /* µs since the epoch; 0 when adding: now */
   char             *tool;             /* "browser_act" */
   char             *args;             /* masked arguments, JSON text */
-  gint64            queue_us;         /* waiting for the browser's queue */
-  gint64            run_us;           /* the call in the browser */
+  gint64            queue_us;         /* waiting to be sent: behind the browser's other calls
+                                       * (eight at most at once), or for it to resume */
+  gint64            run_us;           /* the rest of the call, from when it was sent */
   gint64            page_us;          /* of which the page's own work (settling) */
   char             *outcome;          /* "ok", "error", "refused", "held", "stopped", … */
   char             *error_code;       /* a protocol error code; NULL on success */

@@ -159,6 +159,7 @@ typedef struct
   char   *device_id;
   char   *method;
   gint64  started_us;
+  gint64  queue_us;     /* how long it waited in the device's queue before it was sent */
 } CallData;
 
 static void
@@ -180,6 +181,8 @@ call_done_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
   JsonNode *node = chp_session_call_finish (CHP_SESSION (source), result, &error);
   gint64 duration_ms = (g_get_monotonic_time () - data->started_us) / 1000;
+
+  data->queue_us = chp_session_call_get_queue_us (result);
 
   chp_bridge_audit (self, "call", data->method, node ? "ok" : "error", data->device_id,
                     duration_ms, chp_protocol_error_code_of (error));
@@ -257,5 +260,25 @@ chp_bridge_call_finish (ChpBridge     *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * chp_bridge_call_get_queue_us:
+ * @result: a finished chp_bridge_call_async()'s result
+ *
+ * Returns: how long the call waited behind the browser's other calls (eight at most are on their
+ *   way at once) or for the browser to resume, before it was sent, in µs; 0 when it was sent at
+ *   once or never reached a session
+ */
+gint64
+chp_bridge_call_get_queue_us (GAsyncResult *result)
+{
+  CallData *data;
+
+  g_return_val_if_fail (G_IS_TASK (result), 0);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == chp_bridge_call_async, 0);
+
+  data = g_task_get_task_data (G_TASK (result));
+  return data != NULL ? data->queue_us : 0;
 }
 

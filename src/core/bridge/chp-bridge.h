@@ -68,6 +68,7 @@ void         chp_bridge_call_async             (ChpBridge            *self,
 JsonNode    *chp_bridge_call_finish            (ChpBridge            *self,
                                                 GAsyncResult         *result,
                                                 GError              **error);
+gint64       chp_bridge_call_get_queue_us      (GAsyncResult         *result);
 
 void         chp_bridge_revoke_device          (ChpBridge            *self,
                                                 const char           *device_id);

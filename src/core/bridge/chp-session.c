@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-session.c: the engine's calls to one device. At most eight are on the wire at once and the
  * rest wait in order; a call sent before the socket dropped fails `device_offline` and is never
- * re-sent (a click must not happen twice), while one not yet sent waits for the device to resume. */
+ * re-sent (a click must not happen twice), while one not yet sent waits for the device to resume.
+ * How long a call waited before it went on the wire is its queue time (for the traces): 0 for
+ * one sent at once. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-session"
@@ -22,6 +24,8 @@ typedef struct
   guint         timeout_source;
   gulong        cancelled_id;
   gboolean      sent;
+  gint64        queued_at;  /* when it had to wait (monotonic µs); 0: it was sent at once */
+  gint64        queue_us;
 } Call;
 
 struct _ChpSession
@@ -74,9 +78,13 @@ call_complete (Call     *call,
     self->in_flight--;
   else
     g_queue_remove (&self->queue, call);
+  /* One that never left the queue (timed out, cancelled, the session ended) waited all along. */
+  if (!call->sent && call->queued_at > 0)
+    call->queue_us = g_get_monotonic_time () - call->queued_at;
 
   g_hash_table_steal (self->calls, call->id);
-  g_task_set_task_data (task, NULL, NULL);
+  /* What is left of the call once it is over: its queue time (chp_session_call_get_queue_us()). */
+  g_task_set_task_data (task, g_memdup2 (&call->queue_us, sizeof call->queue_us), g_free);
 
   if (error != NULL)
     g_task_return_error (task, error);
@@ -143,6 +151,8 @@ send_call (ChpSession *self,
            Call       *call)
 {
   call->sent = TRUE;
+  if (call->queued_at > 0)
+    call->queue_us = g_get_monotonic_time () - call->queued_at;
   self->in_flight++;
   chp_connection_send_request (self->connection, call->id, call->method, call->params,
                                call->timeout_ms);
@@ -363,6 +373,7 @@ chp_session_call_async (ChpSession          *self,
 
   if (g_task_return_error_if_cancelled (call->task))
     {
+      g_task_set_task_data (call->task, NULL, NULL);
       call_free (call);
       return;
     }
@@ -375,6 +386,9 @@ chp_session_call_async (ChpSession          *self,
                                                 call, NULL);
 
   flush_queue (self);
+  /* Not sent at once: eight are on the wire, or the device is away until it resumes. */
+  if (g_queue_find (&self->queue, call) != NULL)
+    call->queued_at = g_get_monotonic_time ();
 }
 
 JsonNode *
@@ -385,4 +399,22 @@ chp_session_call_finish (ChpSession    *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * chp_session_call_get_queue_us:
+ * @result: a finished call's result
+ *
+ * Returns: how long the call waited in this session's queue before it was sent (or, never sent,
+ *   until it ended), in µs: 0 for a call sent at once
+ */
+gint64
+chp_session_call_get_queue_us (GAsyncResult *result)
+{
+  const gint64 *queue_us;
+
+  g_return_val_if_fail (G_IS_TASK (result), 0);
+
+  queue_us = g_task_get_task_data (G_TASK (result));
+  return queue_us != NULL ? *queue_us : 0;
 }

@@ -42,5 +42,6 @@ void           chp_session_call_async        (ChpSession          *self,
 JsonNode      *chp_session_call_finish       (ChpSession          *self,
                                               GAsyncResult        *result,
                                               GError             **error);
+gint64         chp_session_call_get_queue_us (GAsyncResult        *result);
 
 G_END_DECLS

@@ -60,6 +60,11 @@ agent_call_cb (GObject      *source,
   ChpEngine *self = g_task_get_source_object (call->task);
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) node = chp_bridge_call_finish (CHP_BRIDGE (source), result, &error);
+  gint64 queue_us = chp_bridge_call_get_queue_us (result);
+
+  /* Kept on the task for the agent's trace (chp_engine_agent_call_get_queue_us()), whichever way
+   * it is answered below. */
+  g_task_set_task_data (call->task, g_memdup2 (&queue_us, sizeof queue_us), g_free);
 
   /* A hold this act made waits for its answer, which says whose act it was; a rule of the
    * person's may then approve it, and the call is answered when that has run. */
@@ -125,6 +130,7 @@ chp_engine_agent_call_as_async (ChpEngine           *self,
                                 gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
   ChpAgentSession *session;
   ChpDevice *device;
   AgentCall *call;
@@ -178,6 +184,14 @@ chp_engine_agent_call_as_async (ChpEngine           *self,
       return;
     }
 
+  if (chp_engine_policy_refuses (self, device_id, method, params, &error))
+    {
+      chp_bridge_audit (self->bridge, "agent", method, "refused", device_id, 0,
+                        chp_protocol_error_code_of (error));
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
   call = g_new0 (AgentCall, 1);
   call->task = g_steal_pointer (&task);
   call->device_id = g_strdup (device_id);
@@ -200,6 +214,27 @@ chp_engine_agent_call_finish (ChpEngine     *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * chp_engine_agent_call_get_queue_us:
+ * @result: a finished chp_engine_agent_call_async()'s result
+ *
+ * The queue time of an agent's step (ChpTraceStep.queue_us): how long the request waited before
+ * it went to the browser — behind the browser's other calls, or for the browser to resume.
+ *
+ * Returns: that time in µs; 0 when it went at once, or was refused or answered before it went
+ */
+gint64
+chp_engine_agent_call_get_queue_us (GAsyncResult *result)
+{
+  const gint64 *queue_us;
+
+  g_return_val_if_fail (G_IS_TASK (result), 0);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == chp_engine_agent_call_async, 0);
+
+  queue_us = g_task_get_task_data (G_TASK (result));
+  return queue_us != NULL ? *queue_us : 0;
 }
 
 /**

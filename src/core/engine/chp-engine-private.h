@@ -28,6 +28,7 @@ struct _ChpEngine
   ChpUrlFloor *floor;
   ChpAgentSessionList *agent_sessions;
   ChpSafetySettings *safety;
+  ChpManagedPolicy *policy;      /* the administrator's locks; an empty one when there are none */
   ChpApprovalRuleList *rules;
   ChpTraceRecorder *traces;  /* from start on */
   GPtrArray *parked;        /* ParkedHold: held holds waiting for the answer of the act they came from */
@@ -74,6 +75,14 @@ void chp_engine_emit_handoff_changed (ChpEngine  *self,
                                       ChpHandoff *handoff,
                                       gboolean    arrived);
 void chp_engine_notify_stopped       (ChpEngine  *self);
+
+/* chp-engine-policy.c: the administrator's locks at the agents' door. */
+gboolean chp_engine_policy_refuses   (ChpEngine   *self,
+                                      const char  *device_id,
+                                      const char  *method,
+                                      JsonNode    *params,
+                                      GError     **error);
+void     chp_engine_apply_floor_rules (ChpEngine  *self);
 
 /* chp-engine-events.c: listens to the devices list, then to the bridge once it exists. */
 void chp_engine_watch_devices        (ChpEngine  *self);

@@ -29,7 +29,6 @@ static void safety_floor_cb            (ChpSafetySettings *safety,
 static void safety_changed_cb          (ChpSafetySettings *safety,
                                         const char        *key,
                                         gpointer           user_data);
-static void apply_floor_rules          (ChpEngine         *self);
 static void state_loaded_cb            (GObject           *source,
                                         GAsyncResult      *result,
                                         gpointer           user_data);
@@ -68,6 +67,7 @@ chp_engine_dispose (GObject *object)
   if (self->safety != NULL)
     g_signal_handlers_disconnect_by_data (self->safety, self);
   g_clear_object (&self->safety);
+  g_clear_object (&self->policy);
   if (self->store != NULL)
     chp_store_close (self->store);
   g_clear_object (&self->store);
@@ -274,6 +274,7 @@ chp_engine_new (const char *data_dir)
   self->agent_sessions = chp_agent_session_list_new ();
   chp_engine_rules_init (self);
   self->safety = chp_safety_settings_new ();
+  self->policy = chp_managed_policy_new_empty ();
   g_signal_connect (self->safety, "notify::floor-blind", G_CALLBACK (safety_floor_cb), self);
   g_signal_connect (self->safety, "notify::floor-hands-only", G_CALLBACK (safety_floor_cb), self);
   g_signal_connect (self->safety, "changed", G_CALLBACK (safety_changed_cb), self);
@@ -342,7 +343,7 @@ state_loaded_cb (GObject      *source,
     }
 
   chp_safety_settings_load_state (self->safety, state);
-  apply_floor_rules (self);
+  chp_engine_apply_floor_rules (self);
 
   /* A Stop outlives the app: quitting and starting again (D-Bus activation does it for any
    * agent) must not lift it. Set before the bridge listens, so the first browser to connect is
@@ -389,7 +390,7 @@ rules_loaded_cb (GObject      *source,
 
   /* Chaperone's own bridge is blind to agents: the floor learns which port it is. */
   chp_url_floor_set_bridge_port (self->floor, chp_bridge_get_port (self->bridge));
-  apply_floor_rules (self);
+  chp_engine_apply_floor_rules (self);
 
   g_task_return_boolean (task, TRUE);
 }
@@ -600,12 +601,25 @@ chp_engine_set_floor_rules (ChpEngine          *self,
 
 /* Entries the floor cannot read are dropped, and said in the log. Browsers learn the list in
  * engine.info when they connect; the app checks it anyway before anything is sent. */
-static void
-apply_floor_rules (ChpEngine *self)
+void
+chp_engine_apply_floor_rules (ChpEngine *self)
 {
-  guint dropped = chp_url_floor_set_person_rules (self->floor,
-                                                  chp_safety_settings_get_floor_blind (self->safety),
-                                                  chp_safety_settings_get_floor_hands_only (self->safety));
+  /* The administrator's entries come first and stay whatever the person removes (they edit only
+   * their own list, in Preferences). */
+  g_autoptr(GStrvBuilder) blind = g_strv_builder_new ();
+  g_autoptr(GStrvBuilder) hands_only = g_strv_builder_new ();
+  g_auto(GStrv) blind_v = NULL;
+  g_auto(GStrv) hands_only_v = NULL;
+  guint dropped;
+
+  g_strv_builder_addv (blind, (const char **) chp_managed_policy_get_floor_blind (self->policy));
+  g_strv_builder_addv (blind, (const char **) chp_safety_settings_get_floor_blind (self->safety));
+  g_strv_builder_addv (hands_only, (const char **) chp_managed_policy_get_floor_hands_only (self->policy));
+  g_strv_builder_addv (hands_only, (const char **) chp_safety_settings_get_floor_hands_only (self->safety));
+  blind_v = g_strv_builder_end (blind);
+  hands_only_v = g_strv_builder_end (hands_only);
+  dropped = chp_url_floor_set_person_rules (self->floor, (const char * const *) blind_v,
+                                            (const char * const *) hands_only_v);
 
   if (dropped > 0)
     g_message ("%u URL floor entries are not host patterns and were left out", dropped);
@@ -622,7 +636,7 @@ safety_floor_cb (ChpSafetySettings *safety,
                  GParamSpec        *pspec,
                  gpointer           user_data)
 {
-  apply_floor_rules (user_data);
+  chp_engine_apply_floor_rules (user_data);
 }
 
 /* The person changed one: stored durably, and a line in Activity says so, so a change nobody
@@ -676,7 +690,7 @@ chp_engine_get_site_learning (ChpEngine *self)
 {
   g_return_val_if_fail (CHP_IS_ENGINE (self), FALSE);
 
-  return !self->site_learning_off;
+  return !self->site_learning_off && chp_managed_policy_get_site_learning (self->policy);
 }
 
 void

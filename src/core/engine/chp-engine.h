@@ -13,6 +13,7 @@
 #include "chp-handoff-list.h"
 #include "chp-hold-list.h"
 #include "chp-identity.h"
+#include "chp-managed-policy.h"
 #include "chp-pairing-manager.h"
 #include "chp-site-list.h"
 #include "chp-plan-list.h"
@@ -124,6 +125,9 @@ gboolean           chp_engine_revoke_rule_finish     (ChpEngine           *self,
                                                       GError             **error);
 gboolean           chp_engine_get_stopped            (ChpEngine           *self);
 gboolean           chp_engine_get_site_learning      (ChpEngine           *self);
+ChpManagedPolicy  *chp_engine_get_managed_policy     (ChpEngine           *self);
+void               chp_engine_set_managed_policy     (ChpEngine           *self,
+                                                      ChpManagedPolicy    *policy);
 ChpSiteList       *chp_engine_get_sites              (ChpEngine           *self);
 void               chp_engine_sites_changed          (ChpEngine           *self);
 void               chp_engine_forget_site_async      (ChpEngine           *self,
@@ -172,6 +176,7 @@ void               chp_engine_agent_call_as_async    (ChpEngine           *self,
 JsonNode          *chp_engine_agent_call_finish      (ChpEngine           *self,
                                                       GAsyncResult        *result,
                                                       GError             **error);
+gint64             chp_engine_agent_call_get_queue_us (GAsyncResult       *result);
 void               chp_engine_audit_agent            (ChpEngine           *self,
                                                       const char          *tool,
                                                       const char          *outcome,

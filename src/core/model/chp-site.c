@@ -15,6 +15,7 @@ struct _ChpSite
   double confidence;
   guint n_endpoints;
   guint n_quarantined;
+  guint n_recipes;
   gint64 forgotten_at;
 };
 
@@ -26,6 +27,7 @@ enum {
   PROP_CONFIDENCE,
   PROP_N_ENDPOINTS,
   PROP_N_QUARANTINED,
+  PROP_N_RECIPES,
   PROP_FORGOTTEN,
   N_PROPS
 };
@@ -76,6 +78,10 @@ chp_site_get_property (GObject    *object,
       g_value_set_uint (value, self->n_quarantined);
       break;
 
+    case PROP_N_RECIPES:
+      g_value_set_uint (value, self->n_recipes);
+      break;
+
     case PROP_FORGOTTEN:
       g_value_set_boolean (value, self->forgotten_at > 0);
       break;
@@ -104,6 +110,8 @@ chp_site_class_init (ChpSiteClass *klass)
     g_param_spec_uint ("n-endpoints", NULL, NULL, 0, G_MAXUINT, 0, flags);
   properties[PROP_N_QUARANTINED] =
     g_param_spec_uint ("n-quarantined", NULL, NULL, 0, G_MAXUINT, 0, flags);
+  properties[PROP_N_RECIPES] =
+    g_param_spec_uint ("n-recipes", NULL, NULL, 0, G_MAXUINT, 0, flags);
   properties[PROP_FORGOTTEN] = g_param_spec_boolean ("forgotten", NULL, NULL, FALSE, flags);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -154,6 +162,7 @@ chp_site_update (ChpSite           *self,
   SET (confidence, PROP_CONFIDENCE);
   SET (n_endpoints, PROP_N_ENDPOINTS);
   SET (n_quarantined, PROP_N_QUARANTINED);
+  SET (n_recipes, PROP_N_RECIPES);
   self->forgotten_at = info->forgotten_at;
   if (was_forgotten != (self->forgotten_at > 0))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FORGOTTEN]);
@@ -175,6 +184,7 @@ GETTER (gint64, last_used, self->last_used)
 GETTER (double, confidence, self->confidence)
 GETTER (guint, n_endpoints, self->n_endpoints)
 GETTER (guint, n_quarantined, self->n_quarantined)
+GETTER (guint, n_recipes, self->n_recipes)
 GETTER (gboolean, forgotten, self->forgotten_at > 0)
 GETTER (gint64, forgotten_at, self->forgotten_at)
 

@@ -23,6 +23,7 @@ gint64      chp_site_get_last_used      (ChpSite           *self);
 double      chp_site_get_confidence     (ChpSite           *self);
 guint       chp_site_get_n_endpoints    (ChpSite           *self);
 guint       chp_site_get_n_quarantined  (ChpSite           *self);
+guint       chp_site_get_n_recipes      (ChpSite           *self);
 gboolean    chp_site_get_forgotten      (ChpSite           *self);
 gint64      chp_site_get_forgotten_at   (ChpSite           *self);
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-trace-list-refresh.c: ChpTraceList starting over (new filters, a forgotten session) and
- * following the engine's changes. A reset flushes the store's queue and reads the first page;
- * what was shown stays until that page replaces it. A refresh flushes, inserts the sessions begun
- * since the snapshot at the top, and reads again the pages that hold a changed session (or,
- * under filters a change can move a session in or out of, those the view shows): the items
- * update in place, and a page that no longer lines up starts the list over. One refresh at a
- * time; what is told meanwhile makes one more after it. */
+ * following the engine's changes. A reset flushes the store's queue and reads the first page
+ * behind the flush; what was shown stays until that page replaces it. A refresh flushes, inserts
+ * the sessions begun since the snapshot at the top, and reads again the pages that hold a
+ * changed session (or, under filters a change can move a session in or out of, those the view
+ * shows): the items update in place, and a page that no longer lines up starts the list over.
+ * One refresh at a time; what is told meanwhile makes one more after it. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-traces"
@@ -67,19 +67,11 @@ reset_flushed_cb (GObject      *source,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
-  g_autoptr(Step) step = user_data;
-  ChpTraceList *self = step->self;
   g_autoptr(GError) error = NULL;
 
   if (!chp_store_trace_flush_finish (CHP_STORE (source), result, &error) &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     g_message ("Traces: %s", error->message);
-  if (step->generation != self->generation || self->store == NULL)
-    return;
-
-  self->until = snapshot_now (self);
-  self->inserted = 0;
-  chp_trace_list_read_page (self, 0, TRUE, FALSE);
 }
 
 void
@@ -95,8 +87,14 @@ chp_trace_list_reset (ChpTraceList *self)
   self->resetting = TRUE;
   chp_trace_list_update_loading (self);
 
-  chp_store_trace_flush_async (self->store, self->cancellable, reset_flushed_cb,
-                               step_new (self));
+  /* The store runs its jobs in order, so a read pushed after the flush sees everything recorded
+   * before it: both go at once, and the first page does not wait for the flush's answer to come
+   * back through the main loop first (behind a frame being painted, a search's results came a
+   * frame later). The flush is here to report entries that could not be written. */
+  chp_store_trace_flush_async (self->store, self->cancellable, reset_flushed_cb, NULL);
+  self->until = snapshot_now (self);
+  self->inserted = 0;
+  chp_trace_list_read_page (self, 0, TRUE, FALSE);
 }
 
 /* Refresh: sessions began, grew or ended */

@@ -11,7 +11,9 @@
 
 G_BEGIN_DECLS
 
-#define CHP_TRACE_LIST_PAGE_SIZE 50
+/* About two screens of sessions: a new search's first frame lays out this many rows, each made
+ * and measured anew (bench/ui-trace-bench.c: 50 cost a frame of 100-200 ms under load). */
+#define CHP_TRACE_LIST_PAGE_SIZE 20
 /* Items kept read; farther from where the view looks, they are dropped and read again. */
 #define CHP_TRACE_LIST_MAX_HELD  2000
 

@@ -333,6 +333,14 @@ find_value (Scan  *sc,
     {
       gboolean digit = FALSE, alpha = FALSE;
 
+      /* "Token eyJ….eyJ….sig": the JWT whole, dots and all, not its first segment alone (which
+       * the run below would stop at, leaving the claims and the signature to the agent). */
+      if ((e = match_jwt (sc, k)) > 0)
+        {
+          *from = k;
+          *to = k + e;
+          return TRUE;
+        }
       for (e = k; e < n && (g_ascii_isalnum (s[e]) || strchr ("+/_-=", s[e]) != NULL); e++)
         {
           digit |= g_ascii_isdigit (s[e]);

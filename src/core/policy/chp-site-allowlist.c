@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-site-allowlist.c: the one gate of the site memory (issue 17). A site update says how a
  * site works — endpoints by method, path template and the names and types of their fields,
- * controls by role and label, how to tell the page is ready or asks to sign in — and never a
- * value. This check reads every field against a fixed table of what may be there, and every
+ * controls by role and label, how to tell the page is ready or asks to sign in, recipes (a
+ * batch's steps with {{placeholders}}, its params by name and type) — and never a value. This check reads every field against a fixed table of what may be there, and every
  * string against the shapes of secrets; the first problem refuses the whole update and names
  * the field by its path ("endpoints[2].queryKeys[0]"), never by its text.
  *
@@ -29,10 +29,9 @@
 #define G_LOG_DOMAIN "chaperone-site-allowlist"
 
 #include "chp-site-allowlist.h"
+#include "chp-site-allowlist-private.h"
 
 #include <string.h>
-
-#include "chp-redact.h"
 
 G_DEFINE_QUARK (chp-site-allowlist-error-quark, chp_site_allowlist_error)
 
@@ -43,15 +42,6 @@ typedef struct
   guint       shape_total;
 } Check;
 
-typedef enum
-{
-  TEXT_LABEL,     /* a control's label: only credential shapes refuse */
-  TEXT_PLAIN,     /* + emails, phone numbers, 6+ digits */
-  TEXT_READY,     /* + 5+ digits */
-} TextRules;
-
-/* ---- text shapes ------------------------------------------------------------------------ */
-
 static gboolean
 in_set (const char * const *set,
         const char         *word)
@@ -60,252 +50,6 @@ in_set (const char * const *set,
     if (g_strcmp0 (set[i], word) == 0)
       return TRUE;
   return FALSE;
-}
-
-static gboolean
-is_key_char (char c)
-{
-  return g_ascii_isalnum (c) || (c != '\0' && strchr ("_-+=~", c) != NULL);
-}
-
-static gboolean
-is_b64url_char (char c)
-{
-  return g_ascii_isalnum (c) || c == '_' || c == '-';
-}
-
-/* A key or token: 20+ key characters mixing letters and digits. */
-static gboolean
-has_key_token (const char *s)
-{
-  for (const char *p = s; *p != '\0';)
-    {
-      const char *start = p;
-      gboolean letter = FALSE, digit = FALSE, upper = FALSE, lower = FALSE;
-      guint alternations = 0;
-      int last = 0;  /* 1 letter, 2 digit */
-      guint8 seen[256] = { 0 };
-      guint distinct = 0;
-
-      if (!is_key_char (*p))
-        {
-          p++;
-          continue;
-        }
-      for (; is_key_char (*p); p++)
-        {
-          int kind = g_ascii_isalpha (*p) ? 1 : g_ascii_isdigit (*p) ? 2 : 0;
-
-          letter |= kind == 1;
-          digit |= kind == 2;
-          upper |= g_ascii_isupper (*p);
-          lower |= g_ascii_islower (*p);
-          if (kind != 0 && last != 0 && kind != last)
-            alternations++;
-          if (kind != 0)
-            last = kind;
-          if (!seen[(guint8) *p]++)
-            distinct++;
-        }
-      if (p - start >= 20 && letter && digit &&
-          (alternations >= 3 || (upper && lower && distinct >= 14)))
-        return TRUE;
-    }
-  return FALSE;
-}
-
-/* Three or more '.'-separated segments of 8+ base64url characters in a row. */
-static gboolean
-has_jwt_like (const char *s)
-{
-  guint segments = 0;
-
-  for (const char *p = s; *p != '\0';)
-    {
-      const char *start = p;
-
-      while (is_b64url_char (*p))
-        p++;
-      if (p - start >= 8)
-        segments++;
-      else
-        segments = 0;
-      if (segments >= 3)
-        return TRUE;
-      if (*p == '.')
-        p++;
-      else if (*p != '\0')
-        {
-          segments = 0;
-          p++;
-        }
-    }
-  return FALSE;
-}
-
-static gboolean
-is_email_local_char (char c)
-{
-  return g_ascii_isalnum (c) || (c != '\0' && strchr ("._%+-", c) != NULL);
-}
-
-static gboolean
-has_email (const char *s)
-{
-  for (const char *at = strchr (s, '@'); at != NULL; at = strchr (at + 1, '@'))
-    {
-      const char *p = at + 1;
-      const char *last_dot = NULL;
-      guint tld = 0;
-
-      if (at == s || !is_email_local_char (at[-1]))
-        continue;
-      while (g_ascii_isalnum (*p) || *p == '-' || *p == '.')
-        {
-          if (*p == '.')
-            {
-              last_dot = p;
-              tld = 0;
-            }
-          else if (last_dot != NULL)
-            tld += g_ascii_isalpha (*p) ? 1 : 100;
-          p++;
-        }
-      if (last_dot != NULL && last_dot > at + 1 && tld >= 2 && tld < 100)
-        return TRUE;
-    }
-  return FALSE;
-}
-
-/* Runs of digits, blanks, '-', '(', ')' and a leading '+'. A phone number has 7+ digits and
- * says so: a '+' or '(', 10+ digits, or groups after the first of 3+ digits ("555-1234"),
- * which a date ("2024-01-15") has not. A code is 6 to 8 digits in 2+ groups of 3+. */
-static void
-scan_numbers (const char *s,
-              gboolean   *phone,
-              gboolean   *grouped_code,
-              guint      *longest_run)
-{
-  *phone = *grouped_code = FALSE;
-  *longest_run = 0;
-
-  for (const char *p = s; *p != '\0';)
-    {
-      gboolean plus = FALSE, paren = FALSE, groups_ok = TRUE;
-      guint digits = 0, groups = 0, group = 0, min_group = G_MAXUINT;
-
-      if (!g_ascii_isdigit (*p) && *p != '+' && *p != '(')
-        {
-          p++;
-          continue;
-        }
-      if (*p == '+')
-        {
-          plus = TRUE;
-          p++;
-        }
-      for (; g_ascii_isdigit (*p) || strchr (" -()", *p) != NULL; p++)
-        {
-          if (*p == '\0')
-            break;
-          if (g_ascii_isdigit (*p))
-            {
-              digits++;
-              group++;
-              *longest_run = MAX (*longest_run, group);
-              continue;
-            }
-          paren |= *p == '(' || *p == ')';
-          if (group > 0)
-            {
-              if (groups > 0 && group < 3)
-                groups_ok = FALSE;
-              min_group = MIN (min_group, group);
-              groups++;
-              group = 0;
-            }
-        }
-      if (group > 0)
-        {
-          if (groups > 0 && group < 3)
-            groups_ok = FALSE;
-          min_group = MIN (min_group, group);
-          groups++;
-        }
-      if (digits >= 7 && (plus || paren || digits >= 10 || (groups >= 2 && groups_ok)))
-        *phone = TRUE;
-      if (digits >= 6 && digits <= 8 && groups >= 2 && min_group >= 3)
-        *grouped_code = TRUE;
-      if (*p != '\0' && !g_ascii_isdigit (*p) && *p != '+' && *p != '(')
-        p++;
-    }
-}
-
-static gboolean
-has_control_chars (const char *s)
-{
-  for (const char *p = s; *p != '\0'; p++)
-    if ((guchar) *p < 0x20 || *p == 0x7f)
-      return TRUE;
-  return FALSE;
-}
-
-/* Why @s may not be kept under @rules, or %NULL. */
-static const char *
-text_problem (const char *s,
-              TextRules   rules)
-{
-  g_autofree char *masked = NULL;
-  gboolean phone, grouped_code;
-  guint longest_run, count = 0;
-
-  if (!g_utf8_validate (s, -1, NULL))
-    return "is not valid UTF-8";
-  if (has_control_chars (s))
-    return "holds control characters";
-
-  masked = chp_redact_text (s, &count);
-  if (count > 0)
-    return "is shaped like a credential";
-  if (has_jwt_like (s))
-    return "is shaped like a token";
-  if (has_key_token (s))
-    return "is shaped like a key";
-  if (rules == TEXT_LABEL)
-    return NULL;
-
-  if (has_email (s))
-    return "carries an email address";
-  scan_numbers (s, &phone, &grouped_code, &longest_run);
-  if (phone)
-    return "carries a phone number";
-  if (longest_run >= 6 || grouped_code)
-    return "carries a code or a long number";
-  if (rules == TEXT_READY && longest_run >= 5)
-    return "carries a number of 5 digits or more";
-
-  return NULL;
-}
-
-/**
- * chp_site_allowlist_label_is_personal:
- *
- * Whether a control's label carries the person's data — an email address, a phone number, a
- * number of 5 digits or more, a grouped code — and so is never kept (it does not refuse the
- * update: see the file's comment).
- */
-gboolean
-chp_site_allowlist_label_is_personal (const char *label)
-{
-  gboolean phone, grouped_code;
-  guint longest_run;
-
-  g_return_val_if_fail (label != NULL, TRUE);
-
-  if (has_email (label))
-    return TRUE;
-  scan_numbers (label, &phone, &grouped_code, &longest_run);
-  return phone || grouped_code || longest_run >= 5;
 }
 
 /* ---- the walk --------------------------------------------------------------------------- */
@@ -403,7 +147,7 @@ check_text (Check    *ck,
   if (g_utf8_strlen (s, -1) > (glong) max)
     return fail (ck, "is too long");
 
-  return (ck->reason = text_problem (s, rules)) == NULL;
+  return (ck->reason = chp_site_allowlist_text_problem (s, rules)) == NULL;
 }
 
 static gboolean
@@ -674,7 +418,7 @@ check_named_map_field (Check *ck, JsonNode *node, const Field *field)
         return fail (ck, "has an empty or invalid name");
       if (g_utf8_strlen (name, -1) > CHP_SITE_MAX_NAME)
         return fail (ck, "has a name too long");
-      if ((ck->reason = text_problem (name, TEXT_PLAIN)) != NULL)
+      if ((ck->reason = chp_site_allowlist_text_problem (name, TEXT_PLAIN)) != NULL)
         return FALSE;
 
       array_leaf = shape && JSON_NODE_HOLDS_OBJECT (member) ? json_node_get_object (member) : NULL;
@@ -724,6 +468,235 @@ check_credential_field (Check *ck, JsonNode *node, const Field *field)
     {
       push_field (ck, "header");
       return fail (ck, header_kind ? "is missing" : "is only allowed with kind header");
+    }
+  return TRUE;
+}
+
+/* ---- recipes ------------------------------------------------------------------------------
+ * A recipe keeps a batch's structure only: step kinds, targets by role and name (under the rules
+ * of ready's texts: no email, phone or number of 5+ digits), key names, API entry ids, and its
+ * params by name and type. Every value typed into the page or sent in a call is a {{placeholder}}
+ * filled at replay; a literal one refuses the whole update. */
+
+static gboolean
+is_placeholder (const char *s)
+{
+  gsize n = strlen (s);
+
+  if (n < 5 || n > 36 || strncmp (s, "{{", 2) != 0 || strcmp (s + n - 2, "}}") != 0 ||
+      !(g_ascii_isalpha (s[2]) || s[2] == '_'))
+    return FALSE;
+  for (gsize i = 3; i < n - 2; i++)
+    if (!g_ascii_isalnum (s[i]) && s[i] != '_')
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+check_placeholder_field (Check *ck, JsonNode *node, const Field *field)
+{
+  if (!is_string (node))
+    return fail (ck, "is not a string");
+  if (!is_placeholder (json_node_get_string (node)))
+    return fail (ck, "is a typed value, not a {{placeholder}}");
+  return TRUE;
+}
+
+/* An API step's params: names the entry's template or query knows, each a {{placeholder}}. */
+static gboolean
+check_placeholder_map_field (Check *ck, JsonNode *node, const Field *field)
+{
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+  guint position = 0;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return fail (ck, "is not an object");
+  if (json_object_get_size (json_node_get_object (node)) > CHP_SITE_MAX_QUERY_KEYS)
+    return fail (ck, "has too many keys");
+  json_object_iter_init_ordered (&iter, json_node_get_object (node));
+  while (json_object_iter_next_ordered (&iter, &name, &member))
+    {
+      gsize mark = push_index (ck, TRUE, position++);
+
+      if (*name == '\0' || g_utf8_strlen (name, -1) > CHP_SITE_MAX_NAME)
+        return fail (ck, "has an empty name or one too long");
+      if ((ck->reason = chp_site_allowlist_text_problem (name, TEXT_PLAIN)) != NULL)
+        return FALSE;
+      if (!check_placeholder_field (ck, member, field))
+        return FALSE;
+      g_string_truncate (ck->path, mark);
+    }
+  return TRUE;
+}
+
+/* An API write's body: members and items down to the shapes' depth; each string a
+ * {{placeholder}}; true, false and null are structure, a number is a typed value. */
+static gboolean
+check_recipe_body (Check    *ck,
+                   JsonNode *node,
+                   guint     depth)
+{
+  if (JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (JSON_NODE_HOLDS_VALUE (node))
+    {
+      if (json_node_get_value_type (node) == G_TYPE_BOOLEAN)
+        return TRUE;
+      if (json_node_get_value_type (node) != G_TYPE_STRING)
+        return fail (ck, "is a typed value, not a {{placeholder}}");
+      return check_placeholder_field (ck, node, NULL);
+    }
+  if (depth > CHP_SITE_MAX_SHAPE_DEPTH)
+    return fail (ck, "is nested too deep");
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *array = json_node_get_array (node);
+
+      if (json_array_get_length (array) > CHP_SITE_MAX_BODY_KEYS)
+        return fail (ck, "has too many items");
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        {
+          gsize mark = push_index (ck, FALSE, i);
+
+          if (!check_recipe_body (ck, json_array_get_element (array, i), depth + 1))
+            return FALSE;
+          g_string_truncate (ck->path, mark);
+        }
+      return TRUE;
+    }
+  {
+    JsonObjectIter iter;
+    const char *name;
+    JsonNode *member;
+    guint position = 0;
+
+    if (json_object_get_size (json_node_get_object (node)) > CHP_SITE_MAX_BODY_KEYS)
+      return fail (ck, "has too many keys");
+    json_object_iter_init_ordered (&iter, json_node_get_object (node));
+    while (json_object_iter_next_ordered (&iter, &name, &member))
+      {
+        gsize mark = push_index (ck, TRUE, position++);
+
+        if (*name == '\0' || g_utf8_strlen (name, -1) > CHP_SITE_MAX_NAME)
+          return fail (ck, "has an empty name or one too long");
+        if ((ck->reason = chp_site_allowlist_text_problem (name, TEXT_PLAIN)) != NULL)
+          return FALSE;
+        if (!check_recipe_body (ck, member, depth + 1))
+          return FALSE;
+        g_string_truncate (ck->path, mark);
+      }
+  }
+  return TRUE;
+}
+
+static gboolean
+check_recipe_body_field (Check *ck, JsonNode *node, const Field *field)
+{
+  if (node == NULL)
+    return fail (ck, "is missing");
+  return check_recipe_body (ck, node, 1);
+}
+
+/* "e" and 12 hex digits (chp_site_entry_id()): a hash, so its digits say nothing of anyone, and
+ * the number rules are not applied (they would refuse one id in a few). */
+static gboolean
+check_entry_id_field (Check *ck, JsonNode *node, const Field *field)
+{
+  const char *s;
+
+  if (!is_string (node))
+    return fail (ck, "is not a string");
+  s = json_node_get_string (node);
+  if (strlen (s) != 13 || s[0] != 'e')
+    return fail (ck, "is not an entry id");
+  for (guint i = 1; i < 13; i++)
+    if (!g_ascii_isdigit (s[i]) && !(s[i] >= 'a' && s[i] <= 'f'))
+      return fail (ck, "is not an entry id");
+  return TRUE;
+}
+
+static gboolean
+check_timeout_field (Check *ck, JsonNode *node, const Field *field)
+{
+  if (!is_int (node))
+    return fail (ck, "is not an integer");
+  if (json_node_get_int (node) < 0 || json_node_get_int (node) > CHP_SITE_MAX_WAIT_MS)
+    return fail (ck, "is out of range");
+  return TRUE;
+}
+
+/* A step is exactly one of act, api, wait. */
+static gboolean
+check_step_field (Check *ck, JsonNode *node, const Field *field)
+{
+  if (!check_object_field (ck, node, field))
+    return FALSE;
+  if (json_object_get_size (json_node_get_object (node)) != 1)
+    return fail (ck, "is not exactly one of act, api, wait");
+  return TRUE;
+}
+
+/* Every {{name}} in @node, into @used. */
+static void
+collect_placeholders (JsonNode   *node,
+                      GHashTable *used)
+{
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    {
+      const char *s = json_node_get_string (node);
+
+      if (is_placeholder (s))
+        g_hash_table_add (used, g_strndup (s + 2, strlen (s) - 4));
+    }
+  else if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *array = json_node_get_array (node);
+
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        collect_placeholders (json_array_get_element (array, i), used);
+    }
+  else if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_autoptr(GList) values = json_object_get_values (json_node_get_object (node));
+
+      for (GList *l = values; l != NULL; l = l->next)
+        collect_placeholders (l->data, used);
+    }
+}
+
+/* The recipe's fields, then: at least one step, and each {{name}} its steps use is a param. */
+static gboolean
+check_recipe_field (Check *ck, JsonNode *node, const Field *field)
+{
+  g_autoptr(GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  JsonObject *recipe;
+  JsonArray *steps;
+  JsonArray *params;
+  GHashTableIter iter;
+  gpointer name;
+
+  if (!check_object_field (ck, node, field))
+    return FALSE;
+  recipe = json_node_get_object (node);
+  steps = json_object_get_array_member (recipe, "steps");
+  if (json_array_get_length (steps) == 0)
+    {
+      push_field (ck, "steps");
+      return fail (ck, "is empty");
+    }
+  collect_placeholders (json_object_get_member (recipe, "steps"), used);
+  params = json_object_has_member (recipe, "params")
+           ? json_object_get_array_member (recipe, "params") : NULL;
+  for (guint i = 0; params != NULL && i < json_array_get_length (params); i++)
+    g_hash_table_remove (used, json_object_get_string_member (
+                                 json_array_get_object_element (params, i), "name"));
+  g_hash_table_iter_init (&iter, used);
+  if (g_hash_table_iter_next (&iter, &name, NULL))
+    {
+      push_field (ck, "params");
+      return fail (ck, "does not declare a {{placeholder}} the steps use");
     }
   return TRUE;
 }
@@ -788,6 +761,63 @@ static const Field signin_fields[] = {
   { NULL },
 };
 
+static const char * const step_actions[] = {
+  "click", "focus", "scroll", "fill", "hover", "press", "type", NULL
+};
+static const char * const param_types[] = { "string", NULL };
+
+static const Field target_fields[] = {
+  CHARS ("role", TRUE, CHP_SITE_MAX_ROLE, "a-_"),
+  TEXT ("name", TRUE, CHP_SITE_MAX_RECIPE_TEXT, TEXT_READY),
+  { NULL },
+};
+
+static const Field act_fields[] = {
+  ENUM ("action", step_actions),
+  OBJECT ("target", FALSE, target_fields, FALSE),
+  { "value", FALSE, check_placeholder_field },
+  { "text", FALSE, check_placeholder_field },
+  CHARS ("key", FALSE, CHP_SITE_MAX_ROLE, "aA0+"),
+  { NULL },
+};
+
+static const Field api_step_fields[] = {
+  { "entryId", TRUE, check_entry_id_field },
+  { "params", FALSE, check_placeholder_map_field },
+  { "body", FALSE, check_recipe_body_field },
+  { NULL },
+};
+
+static const Field wait_fields[] = {
+  TEXT ("text", TRUE, CHP_SITE_MAX_RECIPE_TEXT, TEXT_READY),
+  { "timeoutMs", FALSE, check_timeout_field },
+  { NULL },
+};
+
+static const Field step_fields[] = {
+  OBJECT ("act", FALSE, act_fields, FALSE),
+  OBJECT ("api", FALSE, api_step_fields, FALSE),
+  OBJECT ("wait", FALSE, wait_fields, FALSE),
+  { NULL },
+};
+
+static const Field param_fields[] = {
+  CHARS ("name", TRUE, 32, "aA0_"),
+  ENUM ("type", param_types),
+  { NULL },
+};
+
+static const Field step_item = { NULL, TRUE, check_step_field, 0, 0, step_fields };
+static const Field param_item = OBJECT (NULL, TRUE, param_fields, FALSE);
+
+static const Field recipe_fields[] = {
+  CHARS ("name", TRUE, 32, "a0-"),
+  ARRAY ("params", FALSE, CHP_SITE_MAX_RECIPE_PARAMS, &param_item),
+  ARRAY ("steps", TRUE, CHP_SITE_MAX_RECIPE_STEPS, &step_item),
+  { NULL },
+};
+
+static const Field recipe_item = { NULL, TRUE, check_recipe_field, 0, 0, recipe_fields };
 static const Field endpoint_item = OBJECT (NULL, TRUE, endpoint_fields, FALSE);
 static const Field control_item = OBJECT (NULL, TRUE, control_fields, FALSE);
 
@@ -798,6 +828,7 @@ static const Field update_fields[] = {
   ARRAY ("controls", FALSE, CHP_SITE_MAX_UPDATE_CONTROLS, &control_item),
   OBJECT ("ready", FALSE, ready_fields, TRUE),
   OBJECT ("signin", FALSE, signin_fields, TRUE),
+  ARRAY ("recipes", FALSE, CHP_SITE_MAX_UPDATE_RECIPES, &recipe_item),
   { NULL },
 };
 

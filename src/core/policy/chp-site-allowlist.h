@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-site-allowlist.h: what the site memory may keep (issue 17): the shape of a site update,
- * field by field, and nothing shaped like a credential, a code, a key or the person's data.
+ * field by field (recipes included: their structure, never a typed value), and nothing shaped
+ * like a credential, a code, a key or the person's data.
  * It fails closed: anything it does not know refuses the whole update. Pure: no I/O, no GTK. */
 #pragma once
 
@@ -32,6 +33,11 @@ typedef enum
 #define CHP_SITE_MAX_LABEL          120
 #define CHP_SITE_MAX_SIGNALS        8
 #define CHP_SITE_MAX_SIGNAL         32
+#define CHP_SITE_MAX_UPDATE_RECIPES 4
+#define CHP_SITE_MAX_RECIPE_STEPS   50
+#define CHP_SITE_MAX_RECIPE_PARAMS  32
+#define CHP_SITE_MAX_RECIPE_TEXT    200   /* a target's name, a wait's text */
+#define CHP_SITE_MAX_WAIT_MS        10000
 
 GQuark   chp_site_allowlist_error_quark       (void);
 

@@ -24,6 +24,10 @@ struct _ChpPreferencesWindow
   GtkSwitch *autostart_switch;
   GtkSwitch *site_learning_switch;
   GtkSpinButton *port_spin;
+  AdwActionRow *port_row;
+  AdwActionRow *site_learning_row;
+  AdwPreferencesGroup *policy_group;
+  GtkLabel *policy_label;
   AdwComboRow *grant_row;
   GtkSpinButton *audit_spin;
   GtkSpinButton *trace_spin;
@@ -36,6 +40,7 @@ struct _ChpPreferencesWindow
 
   GSettings *settings;
   ChpSafetySettings *safety;    /* NULL while no engine runs: those rows are then read-only */
+  ChpManagedPolicy *policy;     /* the administrator's: what it locks is shown, not editable */
   GPtrArray *blind_rows;        /* AdwActionRow, one per entry of floor-blind */
   GPtrArray *hands_only_rows;   /* likewise for floor-hands-only */
   char *data_dir;
@@ -48,6 +53,7 @@ enum {
   PROP_0,
   PROP_SETTINGS,
   PROP_SAFETY,
+  PROP_POLICY,
   PROP_DATA_DIR,
   N_PROPS
 };
@@ -322,6 +328,31 @@ floor_remove_activated (GtkWidget  *widget,
   chp_safety_settings_remove_floor_entry (self->safety, list.key, pattern);
 }
 
+/* What the administrator locked, in one group at the top: each lock a line, or why their file
+ * could not be used. */
+static void
+show_policy (ChpPreferencesWindow *self)
+{
+  g_auto(GStrv) locks = NULL;
+  g_autofree char *text = NULL;
+
+  if (self->policy == NULL || !chp_managed_policy_get_present (self->policy))
+    return;
+  if (chp_managed_policy_get_error (self->policy) != NULL)
+    text = g_strdup_printf (_("Your administrator’s policy (%s) cannot be used: %s. Until it is "
+                              "fixed, agents may not call sites’ own APIs and nothing is learned "
+                              "about sites."),
+                            chp_managed_policy_get_path (self->policy),
+                            chp_managed_policy_get_error (self->policy));
+  else
+    {
+      locks = chp_managed_policy_dup_locks (self->policy);
+      text = g_strjoinv ("\n", locks);
+    }
+  gtk_label_set_text (self->policy_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->policy_group), TRUE);
+}
+
 static void
 chp_preferences_window_constructed (GObject *object)
 {
@@ -332,9 +363,16 @@ chp_preferences_window_constructed (GObject *object)
 
   g_settings_bind (self->settings, "run-in-background",
                    self->background_switch, "active", G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (self->settings, "bridge-port",
-                   gtk_spin_button_get_adjustment (self->port_spin), "value",
-                   G_SETTINGS_BIND_DEFAULT);
+  if (self->policy != NULL && chp_managed_policy_get_bridge_port (self->policy) != 0)
+    {
+      gtk_spin_button_set_value (self->port_spin, chp_managed_policy_get_bridge_port (self->policy));
+      gtk_widget_set_sensitive (GTK_WIDGET (self->port_row), FALSE);
+      adw_action_row_set_subtitle (self->port_row, _("Set by your administrator"));
+    }
+  else
+    g_settings_bind (self->settings, "bridge-port",
+                     gtk_spin_button_get_adjustment (self->port_spin), "value",
+                     G_SETTINGS_BIND_DEFAULT);
   g_settings_bind_with_mapping (self->settings, "default-grant-minutes",
                                 self->grant_row, "selected", G_SETTINGS_BIND_DEFAULT,
                                 grant_minutes_to_selected, selected_to_grant_minutes,
@@ -346,8 +384,16 @@ chp_preferences_window_constructed (GObject *object)
                    gtk_spin_button_get_adjustment (self->trace_spin), "value",
                    G_SETTINGS_BIND_DEFAULT);
   /* The application applies it to the engine (chp-application-engine.c). */
-  g_settings_bind (self->settings, "site-learning",
-                   self->site_learning_switch, "active", G_SETTINGS_BIND_DEFAULT);
+  if (self->policy != NULL && !chp_managed_policy_get_site_learning (self->policy))
+    {
+      gtk_switch_set_active (self->site_learning_switch, FALSE);
+      gtk_widget_set_sensitive (GTK_WIDGET (self->site_learning_row), FALSE);
+      adw_action_row_set_subtitle (self->site_learning_row, _("Turned off by your administrator"));
+    }
+  else
+    g_settings_bind (self->settings, "site-learning",
+                     self->site_learning_switch, "active", G_SETTINGS_BIND_DEFAULT);
+  show_policy (self);
 
   if (self->safety != NULL)
     {
@@ -393,6 +439,10 @@ chp_preferences_window_get_property (GObject    *object,
       g_value_set_object (value, self->safety);
       break;
 
+    case PROP_POLICY:
+      g_value_set_object (value, self->policy);
+      break;
+
     case PROP_DATA_DIR:
       g_value_set_string (value, self->data_dir);
       break;
@@ -420,6 +470,10 @@ chp_preferences_window_set_property (GObject      *object,
       self->safety = g_value_dup_object (value);
       break;
 
+    case PROP_POLICY:
+      self->policy = g_value_dup_object (value);
+      break;
+
     case PROP_DATA_DIR:
       self->data_dir = g_value_dup_string (value);
       break;
@@ -441,6 +495,7 @@ chp_preferences_window_dispose (GObject *object)
   gtk_widget_dispose_template (GTK_WIDGET (self), CHP_TYPE_PREFERENCES_WINDOW);
   g_clear_object (&self->settings);
   g_clear_object (&self->safety);
+  g_clear_object (&self->policy);
 
   G_OBJECT_CLASS (chp_preferences_window_parent_class)->dispose (object);
 }
@@ -475,6 +530,10 @@ chp_preferences_window_class_init (ChpPreferencesWindowClass *klass)
     g_param_spec_object ("safety", NULL, NULL, CHP_TYPE_SAFETY_SETTINGS,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY |
                          G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_POLICY] =
+    g_param_spec_object ("policy", NULL, NULL, CHP_TYPE_MANAGED_POLICY,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY |
+                         G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_DATA_DIR] =
     g_param_spec_string ("data-dir", NULL, NULL, NULL,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY |
@@ -487,6 +546,10 @@ chp_preferences_window_class_init (ChpPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, background_switch);
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, autostart_switch);
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, site_learning_switch);
+  gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, site_learning_row);
+  gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, port_row);
+  gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, policy_group);
+  gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, policy_label);
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, port_spin);
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, grant_row);
   gtk_widget_class_bind_template_child (widget_class, ChpPreferencesWindow, audit_spin);
@@ -521,12 +584,14 @@ chp_preferences_window_init (ChpPreferencesWindow *self)
  * @parent: (nullable): the main window, when it is open
  * @settings: the app's settings (schema io.github.chaperone.Chaperone)
  * @safety: (nullable): the running engine's floor entries and result cap
+ * @policy: (nullable): the administrator's locks
  * @data_dir: the folder that holds the engine key and the database
  */
 ChpPreferencesWindow *
 chp_preferences_window_new (GtkWindow         *parent,
                             GSettings         *settings,
                             ChpSafetySettings *safety,
+                            ChpManagedPolicy  *policy,
                             const char        *data_dir)
 {
   g_return_val_if_fail (parent == NULL || GTK_IS_WINDOW (parent), NULL);
@@ -538,6 +603,7 @@ chp_preferences_window_new (GtkWindow         *parent,
                        "transient-for", parent,
                        "settings", settings,
                        "safety", safety,
+                       "policy", policy,
                        "data-dir", data_dir,
                        NULL);
 }

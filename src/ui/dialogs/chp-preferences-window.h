@@ -5,6 +5,7 @@
 
 #include <adwaita.h>
 
+#include "chp-managed-policy.h"
 #include "chp-safety-settings.h"
 
 G_BEGIN_DECLS
@@ -17,6 +18,7 @@ G_DECLARE_FINAL_TYPE (ChpPreferencesWindow, chp_preferences_window, CHP, PREFERE
 ChpPreferencesWindow *chp_preferences_window_new          (GtkWindow            *parent,
                                                            GSettings            *settings,
                                                            ChpSafetySettings    *safety,
+                                                           ChpManagedPolicy     *policy,
                                                            const char           *data_dir);
 GSettings            *chp_preferences_window_get_settings (ChpPreferencesWindow *self);
 const char           *chp_preferences_window_get_data_dir (ChpPreferencesWindow *self);

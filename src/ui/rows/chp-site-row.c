@@ -3,8 +3,9 @@
  * at each reload, so a Forget shows as Undo without the row being made again. Forget and Undo are
  * widget actions: nothing on the session bus, no agent and no page can press them. The toast that
  * says a site was forgotten offers Undo too; it outlives the row, so it holds the engine weakly
- * and the origin, nothing of the row. The API entries are read from the store only when the
- * person expands the row, and read again at each expansion. */
+ * and the origin, nothing of the row. The API entries, recipes and how the page shows it is ready
+ * are read from the store only when the person expands the row, and read again at each
+ * expansion. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-site-row"
@@ -112,6 +113,14 @@ format_summary (ChpSite *site,
       g_string_append_printf (text, _("confidence %d %%"),
                               (int) lround (chp_site_get_confidence (site) * 100));
     }
+  if (chp_site_get_n_recipes (site) > 0)
+    {
+      guint n = chp_site_get_n_recipes (site);
+
+      g_string_append (text, " · ");
+      /* Translators: how many recipes (step lists an agent saved) are remembered for a site */
+      g_string_append_printf (text, ngettext ("%u recipe", "%u recipes", n), n);
+    }
   g_string_append_printf (text, " · %s", last_used);
   if (n_quarantined > 0)
     {
@@ -188,11 +197,74 @@ add_detail (ChpSiteRow *self,
   g_ptr_array_add (self->detail_rows, row);
 }
 
+/* A recipe's line: its name, how many steps, the names of its params (never a value: the
+ * memory holds none). */
+static void
+add_recipe (ChpSiteRow          *self,
+            const ChpSiteRecipe *recipe)
+{
+  g_autoptr(JsonNode) params = json_from_string (recipe->params, NULL);
+  JsonArray *list = params != NULL && JSON_NODE_HOLDS_ARRAY (params)
+                    ? json_node_get_array (params) : NULL;
+  g_autoptr(GString) names = g_string_new (NULL);
+  g_autofree char *title = NULL;
+  g_autofree char *subtitle = NULL;
+
+  for (guint i = 0; list != NULL && i < json_array_get_length (list); i++)
+    {
+      JsonNode *p = json_array_get_element (list, i);
+
+      if (JSON_NODE_HOLDS_OBJECT (p))
+        g_string_append_printf (names, "%s%s", names->len > 0 ? ", " : "",
+                                json_object_get_string_member_with_default (
+                                  json_node_get_object (p), "name", "?"));
+    }
+  /* Translators: a recipe an agent saved for the site: its name and how many steps it has,
+   * e.g. "Recipe new-note — 4 steps" */
+  title = g_strdup_printf (ngettext ("Recipe %s — %d step", "Recipe %s — %d steps",
+                                     recipe->n_steps), recipe->name, recipe->n_steps);
+  if (names->len > 0)
+    /* Translators: the names of what a recipe asks for each time it is replayed */
+    subtitle = g_strdup_printf (_("Asks for: %s"), names->str);
+  else
+    subtitle = g_strdup (_("Asks for nothing"));
+  add_detail (self, title, subtitle);
+}
+
+/* How the site's page says it is ready, as learned over two visits. */
+static void
+add_ready (ChpSiteRow  *self,
+           const char  *ready)
+{
+  g_autoptr(JsonNode) node = ready != NULL ? json_from_string (ready, NULL) : NULL;
+  JsonObject *o = node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node)
+                                                                : NULL;
+  const char *heading = o != NULL ? json_object_get_string_member_with_default (o, "heading",
+                                                                                NULL) : NULL;
+  const char *control = o != NULL ? json_object_get_string_member_with_default (o, "control",
+                                                                                NULL) : NULL;
+  g_autofree char *text = NULL;
+
+  if (heading != NULL)
+    /* Translators: how Chaperone tells the site's page has loaded; %s is a heading's text */
+    text = g_strdup_printf (_("Ready when the heading “%s” shows"), heading);
+  else if (control != NULL)
+    /* Translators: how Chaperone tells the site's page has loaded; %s is a control's name */
+    text = g_strdup_printf (_("Ready when “%s” shows"), control);
+  if (text != NULL)
+    add_detail (self, text, NULL);
+}
+
 static void
 show_record (ChpSiteRow          *self,
              const ChpSiteRecord *record)
 {
   guint n_controls = 0;
+  guint n_recipes = record->recipes != NULL ? record->recipes->len : 0;
+
+  add_ready (self, record->info->ready);
+  for (guint i = 0; i < n_recipes; i++)
+    add_recipe (self, g_ptr_array_index (record->recipes, i));
 
   for (guint i = 0; i < record->endpoints->len; i++)
     {
@@ -208,8 +280,13 @@ show_record (ChpSiteRow          *self,
     }
 
   for (guint i = 0; i < record->controls->len; i++)
-    if (((const ChpSiteControl *) g_ptr_array_index (record->controls, i))->label != NULL)
-      n_controls++;
+    {
+      const ChpSiteControl *c = g_ptr_array_index (record->controls, i);
+
+      /* Page headings are kept to tell the page is ready (above), not as controls. */
+      if (c->label != NULL && !g_str_equal (c->role, "heading"))
+        n_controls++;
+    }
   if (n_controls > 0)
     {
       g_autofree char *text = NULL;
@@ -222,7 +299,8 @@ show_record (ChpSiteRow          *self,
       add_detail (self, text, NULL);
     }
 
-  if (record->endpoints->len == 0 && n_controls == 0)
+  if (record->endpoints->len == 0 && n_controls == 0 && n_recipes == 0 &&
+      record->info->ready == NULL)
     add_detail (self, _("Nothing learned of this site yet"), NULL);
 }
 

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-trace-row.c: a list view recycles rows, so a row is given an item, follows it while it
- * holds it (a placeholder fills in, an open session grows and ends), and lets go of it. */
+ * holds it (a placeholder fills in, an open session grows and ends), and lets go of it.
+ *
+ * To a screen reader a row is a button named with what it shows, and its action (row.open)
+ * opens the session: GTK 4.8's list rows have no action of their own on the accessibility bus
+ * (their select and activate take a position), so without it a session could be opened with the
+ * pointer and the keyboard but not through the assistive technology. */
 #include "config.h"
 
 #include "chp-trace-row.h"
@@ -27,6 +32,13 @@ struct _ChpTraceRow
 };
 
 G_DEFINE_FINAL_TYPE (ChpTraceRow, chp_trace_row, GTK_TYPE_BOX)
+
+enum {
+  SIGNAL_OPEN,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 static void
 set_outcome_style (ChpTraceRow *self,
@@ -75,6 +87,8 @@ update (ChpTraceRow *self)
       gtk_label_set_text (self->counts_label, "");
       gtk_widget_set_visible (GTK_WIDGET (self->errors_label), FALSE);
       gtk_label_set_text (self->when_label, "");
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                      _("A session being read"), -1);
       return;
     }
 
@@ -105,6 +119,37 @@ update (ChpTraceRow *self)
   /* Translators: when a session began and how long it lasted, e.g. "Today at 14:02 · 3 min 5 s" */
   when_line = g_strdup_printf (_("%s · %s"), when, duration);
   gtk_label_set_text (self->when_label, when_line);
+
+  {
+    /* Translators: a session's steps and its errors, as a screen reader says them, e.g.
+     * "6 steps · 1 asked you, 1 approved, 2 errors" */
+    g_autofree char *done = errors != NULL ? g_strdup_printf (_("%s, %s"), counts, errors)
+                                           : g_strdup (counts);
+    /* Translators: what a screen reader says of a session in the list: the agent, how the
+     * session ended, the browser and sites, what it did, when. E.g. "claude-code, Completed.
+     * Chromium · shop.example. 6 steps, 1 error. Today at 14:02 · 3 s" */
+    g_autofree char *words = g_strdup_printf (_("%s, %s. %s. %s. %s"),
+                                              gtk_label_get_text (self->agent_label),
+                                              gtk_label_get_text (self->outcome_label),
+                                              gtk_label_get_text (self->where_label), done,
+                                              when_line);
+
+    gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, words,
+                                    GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                    _("Opens the session's steps"), -1);
+  }
+}
+
+static void
+open_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  ChpTraceRow *self = CHP_TRACE_ROW (widget);
+
+  /* A row still being read has nothing to open yet. */
+  if (self->item != NULL && chp_trace_item_get_loaded (self->item))
+    g_signal_emit (self, signals[SIGNAL_OPEN], 0);
 }
 
 static void
@@ -167,6 +212,17 @@ chp_trace_row_class_init (ChpTraceRowClass *klass)
 
   object_class->dispose = chp_trace_row_dispose;
 
+  /**
+   * ChpTraceRow::open:
+   *
+   * The person asked to open the row's session through its action (row.open): what a screen
+   * reader does where the pointer clicks the row and the keyboard presses Enter on it.
+   */
+  signals[SIGNAL_OPEN] = g_signal_new ("open", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                       NULL, NULL, NULL, G_TYPE_NONE, 0);
+
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_BUTTON);
+  gtk_widget_class_install_action (widget_class, "row.open", NULL, open_action);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/chaperone/Chaperone/chp-trace-row.ui");
   gtk_widget_class_bind_template_child (widget_class, ChpTraceRow, agent_label);

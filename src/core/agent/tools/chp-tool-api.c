@@ -20,6 +20,7 @@
 #include "chp-mcp-tools-private.h"
 
 #include "chp-mcp-api.h"
+#include "chp-mcp-site-card.h"
 #include "chp-store-sites.h"
 
 #define API_LEARN_TIMEOUT_MS  10000
@@ -484,6 +485,10 @@ loaded_cb (GObject      *source,
   if (record == NULL && !g_error_matches (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND))
     g_message ("site memory: %s could not be read: %s", l->site, error->message);
   entries = all_entries (call, l->site, record);
+  /* The rest of the record (its recipes) for whoever reads on: chp_tool_api_site_record(). */
+  if (record != NULL)
+    g_object_set_data_full (G_OBJECT (l->task), "chp-site-record", g_steal_pointer (&record),
+                            (GDestroyNotify) chp_site_record_free);
   l->then (l->task, l->site, entries);
   g_object_unref (l->task);
   g_free (l->site);
@@ -521,14 +526,34 @@ chp_tool_api_with_entries (GTask      *task,
   chp_store_load_site_async (chp_engine_get_store (engine), l->site, NULL, loaded_cb, l);
 }
 
+/* The site's record as chp_tool_api_with_entries() read it, or NULL (nothing remembered, or
+ * learning is off). */
+ChpSiteRecord *
+chp_tool_api_site_record (GTask *task)
+{
+  return g_object_get_data (G_OBJECT (task), "chp-site-record");
+}
+
 static void
 list_entries (GTask      *task,
               const char *site,
               JsonArray  *entries)
 {
-  return_entries (task, site, entries,
-                  json_array_get_length (entries) == 0
-                  ? "None yet: browser_api learn, once the page has loaded what you need." : NULL);
+  ChpSiteRecord *record = chp_tool_api_site_record (task);
+  g_autoptr(GString) note = g_string_new (NULL);
+
+  if (json_array_get_length (entries) == 0)
+    g_string_append (note, "None yet: browser_api learn, once the page has loaded what you need.");
+  /* Recipe names and param names have fixed forms ([a-z0-9-], [A-Za-z0-9_]): nothing of a page. */
+  if (record != NULL && record->recipes != NULL && record->recipes->len > 0)
+    {
+      g_string_append (note, g_str_equal (note->str, "") ? "" : " ");
+      g_string_append (note, "Recipes remembered for this site (browser_batch {tab, recipe, "
+                       "params} replays one): ");
+      chp_mcp_site_card_recipes (note, record, 32);
+      g_string_append_c (note, '.');
+    }
+  return_entries (task, site, entries, note->len > 0 ? note->str : NULL);
 }
 
 /* ---- route and call ---------------------------------------------------------------------- */
@@ -596,6 +621,33 @@ chp_tool_api_record (ToolCall   *call,
                                         entry_id, success, status, response,
                                         g_get_real_time () / 1000,
                                         NULL, result_recorded_cb, NULL);
+}
+
+static void
+results_recorded_cb (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!chp_store_write_finish (CHP_STORE (source), result, &error))
+    g_message ("site memory: a batch's outcomes were not kept: %s", error->message);
+}
+
+/* browser_batch's API steps, each moving its entry's confidence as a single call's does, in
+ * one write (@uses: ChpSiteUse, in step order). */
+void
+chp_tool_api_record_uses (ToolCall *call,
+                          GArray   *uses)
+{
+  g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
+
+  if (engine == NULL || !chp_engine_get_site_learning (engine) || uses->len == 0)
+    return;
+  chp_store_site_endpoint_results_async (chp_engine_get_store (engine),
+                                         (const ChpSiteUse *) (gpointer) uses->data, uses->len,
+                                         g_get_real_time () / 1000, NULL, results_recorded_cb,
+                                         NULL);
 }
 
 static void

@@ -3,8 +3,9 @@
  * API, waits for a text — sent to the browser as one request (browser.batch), which runs them in
  * its worker with no round trip to the app between them and halts at the first step that fails,
  * is held for the person, or meets a Stop; and recipes, a batch that fully succeeded kept in the
- * agent's session with its {{placeholders}} (never the values they were filled with) and replayed
- * with new params.
+ * agent's session with its {{placeholders}} (never the values they were filled with) and, through
+ * the allowlist, in the site memory for later sessions, replayed with new params through the
+ * same gates as the steps given one by one.
  *
  * Everything the app decides is decided here for every step before anything is sent: the
  * placeholders are filled (a missing one refuses the whole batch), refs are resolved, each API
@@ -20,6 +21,8 @@
 #include "chp-mcp-tools-private.h"
 
 #include "chp-mcp-api.h"
+#include "chp-mcp-site-card.h"
+#include "chp-store-sites.h"
 
 #include <string.h>
 
@@ -45,6 +48,7 @@ typedef struct
   char      *site;     /* the tab's origin: whose learned API, whose recipes */
   const char *recipe;  /* a name from the arguments */
   gboolean   writes;   /* a step may write (a click, a key press, an API write) */
+  gboolean   remembered; /* the recipe came from the site memory, not this session */
 } Batch;
 
 static void
@@ -459,13 +463,13 @@ save_recipe (ToolCall   *call,
   json_node_unref (fill_node (steps, NULL, NULL, names, NULL));
   json_object_set_member (kept, "steps", json_node_copy (steps));
   chp_tool_remember_object (call->context, key, kept);
-  g_string_append_printf (text, " Saved as recipe \"%s\" for %s, for as long as this session "
-                          "lasts: replay it with browser_batch {tab, recipe: \"%s\"", name,
-                          b->site, name);
+  g_string_append_printf (text, " Saved as recipe \"%s\" for %s: replay it with browser_batch "
+                          "{tab, recipe: \"%s\"", name, b->site, name);
   for (guint i = 0; i < names->len; i++)
     g_string_append_printf (text, "%s%s: …", i == 0 ? ", params: {" : ", ",
                             (char *) g_ptr_array_index (names, i));
   g_string_append (text, names->len > 0 ? "}}." : "}.");
+  chp_tool_site_remember_recipe (call, b->site, name, b->given, names, text);
 }
 
 static const char *
@@ -576,6 +580,7 @@ batch_answered_cb (GObject      *source,
   JsonObject *halted;
   JsonArray *results;
   JsonArray *shown;
+  g_autoptr(GArray) uses = g_array_new (FALSE, FALSE, sizeof (ChpSiteUse));
   guint of = json_array_get_length (b->wire);
   guint ran;
   gint64 done;
@@ -612,15 +617,21 @@ batch_answered_cb (GObject      *source,
           JsonObject *api = step_member (json_array_get_object_element (b->filled, i), "api");
 
           json_object_set_int_member (s, "status", status);
-          /* An API step's answer moves its entry's confidence as a single call's does. */
-          if (api != NULL)
-            chp_tool_api_record (call, chp_mcp_json_string (api, "entryId", NULL),
-                                 status >= 200 && status < 300, status, NULL);
+          /* An API step's answer moves its entry's confidence as a single call's does (all of
+           * the batch's in one write, below). */
+          if (api != NULL && chp_mcp_json_string (api, "entryId", NULL) != NULL)
+            {
+              ChpSiteUse use = { chp_mcp_json_string (api, "entryId", NULL),
+                                 status >= 200 && status < 300, (gint) status };
+
+              g_array_append_val (uses, use);
+            }
         }
       json_array_add_object_element (shown, s);
       step_line (call, b, i + 1, r, structured, lines, data);
     }
   json_object_set_array_member (structured, "steps", shown);
+  chp_tool_api_record_uses (call, uses);
 
   if (done == of && halted == NULL)
     g_string_append_printf (text, "Ran all %u steps in %" G_GINT64_FORMAT " ms, in the page, "
@@ -664,6 +675,8 @@ batch_answered_cb (GObject      *source,
     }
   else if (json_object_has_member (call->args, "saveAs"))
     save_recipe (call, b, json_object_get_string_member (call->args, "saveAs"), text);
+  else if (b->remembered)
+    chp_tool_site_recipe_used (call, b->site, b->recipe);
 
   g_string_append_c (text, '\n');
   g_string_append (text, lines->str);
@@ -675,52 +688,21 @@ batch_answered_cb (GObject      *source,
 
 /* ---- the call ---------------------------------------------------------------------------- */
 
-void
-chp_tool_batch (ToolCall *call)
+/* @steps (the agent's, or a recipe's) filled and made concrete, then sent. @entries: the site's
+ * learned API when already read (a remembered recipe's replay read it with the recipe). */
+static void
+batch_run (GTask     *task,
+           JsonArray *steps,
+           JsonArray *entries)
 {
-  GTask *task = call->task;
-  Batch *b;
-  JsonArray *steps = chp_json_get_array (call->args, "steps");
+  ToolCall *call = call_of (task);
+  Batch *b = batch_of (task);
   JsonNode *params_node = json_object_get_member (call->args, "params");
   JsonObject *params = params_node != NULL && JSON_NODE_HOLDS_OBJECT (params_node)
                        ? json_node_get_object (params_node) : NULL;
   gboolean acts = FALSE;
   gboolean api = FALSE;
 
-  if (!chp_tool_resolve_tab (task, json_object_get_string_member (call->args, "tab")) ||
-      !chp_tool_floor_allows (task, NULL, FALSE, FALSE))
-    return;
-
-  b = g_new0 (Batch, 1);
-  g_object_set_data_full (G_OBJECT (task), "chp-batch", b, batch_free);
-  b->site = chp_tool_api_site_origin (call);
-  if (b->site == NULL)
-    {
-      chp_tool_return_error (task, "stale_document", "The tab's page is gone; take a snapshot",
-                             NULL);
-      return;
-    }
-
-  if (steps == NULL)
-    {
-      g_autofree char *key = NULL;
-      JsonObject *kept;
-
-      b->recipe = json_object_get_string_member (call->args, "recipe");
-      key = recipe_key (b->site, b->recipe);
-      kept = chp_tool_recall_object (call->context, key);
-      steps = kept != NULL ? chp_json_get_array (kept, "steps") : NULL;
-      if (steps == NULL)
-        {
-          g_autofree char *message =
-            g_strdup_printf ("There is no recipe \"%s\" for %s in this session (recipes last as "
-                             "long as your session): run the steps with saveAs first", b->recipe,
-                             b->site);
-
-          chp_tool_return_error (task, "invalid_params", message, NULL);
-          return;
-        }
-    }
   b->given = json_array_ref (steps);
 
   /* Every placeholder is filled before anything is sent: a batch never half-runs for a name. */
@@ -752,8 +734,94 @@ chp_tool_batch (ToolCall *call)
 
   if (acts && !chp_tool_floor_allows (task, NULL, TRUE, FALSE))
     return;
-  if (api)
+  if (api && entries == NULL)
     chp_tool_api_with_entries (task, batch_send);
   else
-    batch_send (task, b->site, NULL);
+    batch_send (task, b->site, entries);
+}
+
+static void
+no_recipe (GTask         *task,
+           ChpSiteRecord *record)
+{
+  Batch *b = batch_of (task);
+  g_autoptr(GString) message = g_string_new (NULL);
+
+  g_string_append_printf (message, "There is no recipe \"%s\" for %s in this session or the "
+                          "site memory: run the steps with saveAs first", b->recipe, b->site);
+  if (record != NULL && record->recipes != NULL && record->recipes->len > 0)
+    {
+      g_string_append (message, ". Remembered for this site: ");
+      chp_mcp_site_card_recipes (message, record, 32);
+    }
+  chp_tool_return_error (task, "invalid_params", message->str, NULL);
+}
+
+/* A recipe this session did not save: the site memory's, read with the site's learned API. */
+static void
+batch_from_memory (GTask      *task,
+                   const char *site,
+                   JsonArray  *entries)
+{
+  Batch *b = batch_of (task);
+  ChpSiteRecord *record = chp_tool_api_site_record (task);
+  g_autoptr(JsonNode) steps = NULL;
+
+  (void) site;
+  for (guint i = 0; record != NULL && record->recipes != NULL && i < record->recipes->len; i++)
+    {
+      const ChpSiteRecipe *r = g_ptr_array_index (record->recipes, i);
+
+      if (g_str_equal (r->name, b->recipe))
+        steps = json_from_string (r->steps, NULL);
+    }
+  if (steps == NULL || !JSON_NODE_HOLDS_ARRAY (steps) ||
+      json_array_get_length (json_node_get_array (steps)) == 0)
+    {
+      no_recipe (task, record);
+      return;
+    }
+  b->remembered = TRUE;
+  batch_run (task, json_node_get_array (steps), entries);
+}
+
+void
+chp_tool_batch (ToolCall *call)
+{
+  GTask *task = call->task;
+  Batch *b;
+  JsonArray *steps = chp_json_get_array (call->args, "steps");
+
+  if (!chp_tool_resolve_tab (task, json_object_get_string_member (call->args, "tab")) ||
+      !chp_tool_floor_allows (task, NULL, FALSE, FALSE))
+    return;
+
+  b = g_new0 (Batch, 1);
+  g_object_set_data_full (G_OBJECT (task), "chp-batch", b, batch_free);
+  b->site = chp_tool_api_site_origin (call);
+  if (b->site == NULL)
+    {
+      chp_tool_return_error (task, "stale_document", "The tab's page is gone; take a snapshot",
+                             NULL);
+      return;
+    }
+
+  if (steps == NULL)
+    {
+      g_autofree char *key = NULL;
+      JsonObject *kept;
+
+      b->recipe = json_object_get_string_member (call->args, "recipe");
+      key = recipe_key (b->site, b->recipe);
+      kept = chp_tool_recall_object (call->context, key);
+      steps = kept != NULL ? chp_json_get_array (kept, "steps") : NULL;
+      /* Not this session's: a recipe an earlier session left in the site memory, read with
+       * the site's entries its API steps need (nothing when learning is off). */
+      if (steps == NULL)
+        {
+          chp_tool_api_with_entries (task, batch_from_memory);
+          return;
+        }
+    }
+  batch_run (task, steps, NULL);
 }

@@ -4,7 +4,8 @@
  * Teaches (when the person's "Learn how sites work" is on): a visit, one per document; the page's
  * named controls (buttons, tabs, menu items, fields) — the store keeps a label only once it was
  * seen on two visits and never one that carries the person's data (chp-store-sites-merge.c, the
- * allowlist); and the path where sign-in shows. Links are not taught: lists of records (mails,
+ * allowlist); its page headings, the same way, and from them how to tell the page is ready; and
+ * the path where sign-in shows. Links are not taught: lists of records (mails,
  * contacts, rows) are links, and their names are the person's data.
  * Gives back: the arrival card (chp-mcp-site-card.c) at an agent's first snapshot of a
  * remembered site in its session. All of it is the store's, on its thread; nothing here waits on
@@ -22,6 +23,8 @@
 /* At most this many controls a page teaches at once: enough for a site's toolbar and forms. */
 #define LEARN_MAX_CONTROLS 40
 #define LEARN_MAX_LABEL    60
+/* Page headings (level 1 or 2) a page teaches, in its order: the ready marker is among them. */
+#define LEARN_MAX_HEADINGS 3
 
 static const char * const LEARNED_ROLES[] = {
   "button", "tab", "menuitem", "checkbox", "radio", "switch", "combobox", "searchbox", "textbox",
@@ -52,6 +55,129 @@ merged_cb (GObject      *source,
     g_message ("site memory: a page taught nothing: %s", error->message);
 }
 
+/* ---- ready ---------------------------------------------------------------------------------
+ * How to tell the site's page is ready: a page heading (level 1 or 2) this page shows that the
+ * memory saw on an earlier visit too. Headings are taught as controls of role "heading", so the
+ * two-visit rule holds them as it holds labels (a keyed hash until the second visit; never one
+ * that carries the person's data), and a heading that is a record's title (today's newest mail)
+ * does not come back on the next visit. The first such heading in the page's order is the
+ * marker; one already kept stays while the page still shows it. */
+
+typedef struct
+{
+  char      *origin;
+  GPtrArray *headings;  /* char *: this page's, in its order */
+} ReadyLearn;
+
+static void
+ready_learn_free (ReadyLearn *r)
+{
+  g_free (r->origin);
+  g_ptr_array_unref (r->headings);
+  g_free (r);
+}
+
+static gboolean
+heading_known (const ChpSiteRecord *record,
+               const char          *text)
+{
+  for (guint i = 0; i < record->controls->len; i++)
+    {
+      const ChpSiteControl *c = g_ptr_array_index (record->controls, i);
+
+      if (c->label != NULL && g_str_equal (c->role, "heading") && g_str_equal (c->label, text))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The heading the record already keeps as ready, or NULL. */
+static char *
+ready_heading (const ChpSiteRecord *record)
+{
+  g_autoptr(JsonNode) node = record->info->ready != NULL
+                             ? json_from_string (record->info->ready, NULL) : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+  return g_strdup (json_object_get_string_member_with_default (json_node_get_object (node),
+                                                               "heading", NULL));
+}
+
+static void
+ready_merged_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  ReadyLearn *r = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ChpSiteRecord) record = chp_store_merge_site_finish (CHP_STORE (source), result,
+                                                                 &error);
+  g_autofree char *kept = NULL;
+  const char *marker = NULL;
+
+  if (record == NULL)
+    {
+      if (!g_error_matches (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND))
+        g_message ("site memory: a page taught nothing: %s", error->message);
+      ready_learn_free (r);
+      return;
+    }
+  kept = ready_heading (record);
+  for (guint i = 0; i < r->headings->len && marker == NULL; i++)
+    {
+      const char *h = g_ptr_array_index (r->headings, i);
+
+      if (g_strcmp0 (h, kept) == 0)
+        break;
+      if (heading_known (record, h))
+        marker = h;
+    }
+  if (marker != NULL)
+    {
+      g_autoptr(JsonObject) update = json_object_new ();
+      JsonObject *ready = json_object_new ();
+
+      json_object_set_string_member (update, "origin", r->origin);
+      json_object_set_string_member (ready, "heading", marker);
+      json_object_set_object_member (update, "ready", ready);
+      chp_store_merge_site_async (CHP_STORE (source), update, NULL, g_get_real_time () / 1000,
+                                  NULL, merged_cb, NULL);
+    }
+  ready_learn_free (r);
+}
+
+/* Up to LEARN_MAX_HEADINGS of the page's headings of level 1 or 2, each as a control of role
+ * "heading" in @controls and its text in @headings. */
+static void
+add_headings (JsonObject *answer,
+              JsonArray  *controls,
+              GPtrArray  *headings)
+{
+  JsonArray *list = chp_json_get_array (answer, "headings");
+
+  for (guint i = 0; list != NULL && i < json_array_get_length (list) &&
+                    headings->len < LEARN_MAX_HEADINGS; i++)
+    {
+      JsonNode *node = json_array_get_element (list, i);
+      JsonObject *h = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      const char *text = h != NULL ? chp_mcp_json_string (h, "text", NULL) : NULL;
+      JsonObject *c;
+
+      if (text == NULL || chp_mcp_json_int (h, "level", 9) > 2 || *text == '\0' ||
+          g_utf8_strlen (text, -1) > LEARN_MAX_LABEL || chp_site_allowlist_label_is_personal (text) ||
+          g_ptr_array_find_with_equal_func (headings, text, g_str_equal, NULL))
+        continue;
+      g_ptr_array_add (headings, g_strdup (text));
+      c = json_object_new ();
+      json_object_set_string_member (c, "role", "heading");
+      json_object_set_string_member (c, "label", text);
+      json_object_set_null_member (c, "key");
+      json_object_set_boolean_member (c, "inList", FALSE);
+      json_array_add_object_element (controls, c);
+    }
+}
+
 static void
 visited_cb (GObject      *source,
             GAsyncResult *result,
@@ -65,10 +191,12 @@ visited_cb (GObject      *source,
     g_message ("site memory: a visit was not counted: %s", error->message);
 }
 
-/* The page's named controls, as an update of its site (NULL when it names none). */
+/* The page's named controls and page headings, as an update of its site (NULL when it names
+ * none); @headings collects the headings' texts. */
 static JsonObject *
 controls_update (const char *origin,
-                 JsonObject *answer)
+                 JsonObject *answer,
+                 GPtrArray  *headings)
 {
   JsonArray *nodes = chp_json_get_array (answer, "nodes");
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -100,6 +228,7 @@ controls_update (const char *origin,
       json_object_set_boolean_member (c, "inList", FALSE);
       json_array_add_object_element (controls, c);
     }
+  add_headings (answer, controls, headings);
   if (json_array_get_length (controls) == 0)
     {
       json_array_unref (controls);
@@ -128,6 +257,7 @@ chp_tool_site_learn_page (ToolCall   *call,
   g_autofree char *origin = NULL;
   g_autofree char *key = NULL;
   g_autoptr(JsonObject) update = NULL;
+  g_autoptr(GPtrArray) headings = NULL;
   const char *document = chp_mcp_json_string (answer, "documentId", NULL);
   JsonObject *seen;
 
@@ -144,10 +274,17 @@ chp_tool_site_learn_page (ToolCall   *call,
   chp_tool_remember_object (call->context, key, seen);
   json_object_unref (seen);
 
-  update = controls_update (origin, answer);
+  headings = g_ptr_array_new_with_free_func (g_free);
+  update = controls_update (origin, answer, headings);
   if (update != NULL)
-    chp_store_merge_site_async (chp_engine_get_store (engine), update, document,
-                                g_get_real_time () / 1000, NULL, merged_cb, NULL);
+    {
+      ReadyLearn *r = g_new0 (ReadyLearn, 1);
+
+      r->origin = g_strdup (origin);
+      r->headings = g_steal_pointer (&headings);
+      chp_store_merge_site_async (chp_engine_get_store (engine), update, document,
+                                  g_get_real_time () / 1000, NULL, ready_merged_cb, r);
+    }
   else
     chp_store_site_visit_async (chp_engine_get_store (engine), origin, document,
                                 g_get_real_time () / 1000, NULL, visited_cb, NULL);
@@ -186,6 +323,115 @@ chp_tool_site_learn_signin (ToolCall   *call,
   json_object_set_object_member (update, "signin", signin);
   chp_store_merge_site_async (chp_engine_get_store (engine), update, NULL,
                               g_get_real_time () / 1000, NULL, merged_cb, NULL);
+}
+
+/* ---- recipes ------------------------------------------------------------------------------ */
+
+static void
+recipe_merged_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ChpSiteRecord) record = chp_store_merge_site_finish (CHP_STORE (source), result,
+                                                                 &error);
+
+  /* A site the person just forgot learns nothing, recipes included (NOT_FOUND). */
+  if (record == NULL && !g_error_matches (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND))
+    g_message ("site memory: a recipe was not kept: %s", error->message);
+}
+
+static void
+recipe_used_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!chp_store_write_finish (CHP_STORE (source), result, &error) &&
+      !g_error_matches (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND))
+    g_message ("site memory: a recipe's use was not counted: %s", error->message);
+}
+
+/* The site update that remembers a recipe: its steps as given and its params by name and type
+ * (every param is a string), in the allowlist's form. */
+static JsonObject *
+recipe_update (const char *site,
+               const char *name,
+               JsonArray  *given,
+               GPtrArray  *names)
+{
+  JsonObject *update = json_object_new ();
+  JsonObject *recipe = json_object_new ();
+  JsonArray *recipes = json_array_new ();
+  JsonArray *params = json_array_new ();
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      JsonObject *p = json_object_new ();
+
+      json_object_set_string_member (p, "name", g_ptr_array_index (names, i));
+      json_object_set_string_member (p, "type", "string");
+      json_array_add_object_element (params, p);
+    }
+  json_object_set_string_member (recipe, "name", name);
+  json_object_set_array_member (recipe, "params", params);
+  json_object_set_array_member (recipe, "steps", json_array_ref (given));
+  json_array_add_object_element (recipes, recipe);
+  json_object_set_string_member (update, "origin", site);
+  json_object_set_array_member (update, "recipes", recipes);
+  return update;
+}
+
+/*
+ * chp_tool_site_remember_recipe:
+ * @given: the recipe's steps as the agent gave them
+ * @names: the {{placeholders}} they use
+ * @text: the result's text, which says what became of it
+ *
+ * The recipe for later sessions too, in the site memory, when the person lets Chaperone learn
+ * and the allowlist takes it (it refuses, naming the field, a step that keeps a literal value
+ * the session check lets by: an API step's params); the session keeps it either way. */
+void
+chp_tool_site_remember_recipe (ToolCall   *call,
+                               const char *site,
+                               const char *name,
+                               JsonArray  *given,
+                               GPtrArray  *names,
+                               GString    *text)
+{
+  g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
+  g_autoptr(JsonObject) update = recipe_update (site, name, given, names);
+  g_autoptr(GError) refused = NULL;
+
+  if (engine == NULL || !chp_engine_get_site_learning (engine))
+    {
+      g_string_append (text, " It lasts as long as this session: the person turned learning "
+                       "how sites work off.");
+      return;
+    }
+  if (!chp_site_allowlist_check (update, NULL, &refused))
+    {
+      g_string_append_printf (text, " It lasts as long as this session: the site memory keeps "
+                              "only a recipe's structure (%s).", refused->message);
+      return;
+    }
+  chp_store_merge_site_async (chp_engine_get_store (engine), update, NULL,
+                              g_get_real_time () / 1000, NULL, recipe_merged_cb, NULL);
+  g_string_append (text, " Remembered for this site: later sessions can replay it too.");
+}
+
+/* A remembered recipe was replayed: its site's memory was used. */
+void
+chp_tool_site_recipe_used (ToolCall   *call,
+                           const char *site,
+                           const char *name)
+{
+  g_autoptr(ChpEngine) engine = learning_engine (call);
+
+  if (engine != NULL)
+    chp_store_site_recipe_used_async (chp_engine_get_store (engine), site, name,
+                                      g_get_real_time () / 1000, NULL, recipe_used_cb, NULL);
 }
 
 /* ---- the arrival card ----------------------------------------------------------------------- */

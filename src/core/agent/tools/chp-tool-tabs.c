@@ -336,8 +336,9 @@ chp_tool_tabs (ToolCall *call)
       g_autoptr(JsonNode) params = chp_tool_params_new (NULL);
 
       target->task = g_object_ref (task);
+      /* With the call: its trace step counts the time the requests waited to be sent. */
       chp_tool_agent_call (call->self, engine, target->device_id, "browser.tabs", params,
-                           TABS_TIMEOUT_MS, g_task_get_cancellable (task), NULL, NULL,
+                           TABS_TIMEOUT_MS, g_task_get_cancellable (task), NULL, call,
                            tabs_answered_cb, target);
     }
 }
