@@ -18,6 +18,8 @@
 //   - Firefox does not tell the host the extension's origin, so there "auto" is the WebSocket
 //     alone (native-host/README.md, "Firefox").
 
+import { SocketEvents } from './socket-events.js';
+
 export const TRANSPORT_MODES = Object.freeze(['auto', 'websocket', 'native']);
 export const DEFAULT_TRANSPORT = 'auto';
 
@@ -34,8 +36,7 @@ export function transportOrder(mode, { preferred = 'websocket', nativeAvailable 
  * candidate's error and close are its own business (the next is tried); after that, its events
  * are this socket's. `hooks.opened(name)` and `hooks.failed(name, socketOrError)` tell the chooser.
  */
-class ChosenSocket {
-  #listeners = new Map();
+class ChosenSocket extends SocketEvents {
   #makers;
   #order;
   #next = 0;
@@ -46,6 +47,7 @@ class ChosenSocket {
   #closing = false;
 
   constructor(url, order, makers, hooks) {
+    super();
     this.url = url;
     this.tried = [];
     this.#makers = makers;
@@ -68,24 +70,6 @@ class ChosenSocket {
   /** The bridge port the native host dialled (it knows it, the extension need not), else null. */
   get hostPort() {
     return this.#opened ? this.#current.hostPort ?? null : null;
-  }
-
-  addEventListener(type, fn, options = {}) {
-    if (typeof fn !== 'function') return;
-    if (!this.#listeners.has(type)) this.#listeners.set(type, []);
-    this.#listeners.get(type).push({ fn, once: options === true ? false : Boolean(options?.once) });
-  }
-
-  removeEventListener(type, fn) {
-    const list = this.#listeners.get(type);
-    if (list) this.#listeners.set(type, list.filter((l) => l.fn !== fn));
-  }
-
-  #dispatch(type, fields = {}) {
-    const event = { type, target: this, ...fields };
-    const list = this.#listeners.get(type) ?? [];
-    this.#listeners.set(type, list.filter((l) => !l.once));
-    for (const { fn } of list) fn.call(this, event);
   }
 
   send(data) {
@@ -127,22 +111,22 @@ class ChosenSocket {
       if (!mine()) return;
       this.#opened = true;
       this.#hooks.opened(name);
-      this.#dispatch('open');
+      this.emit('open');
     }, { once: true });
     ws.addEventListener('message', (event) => {
-      if (mine() && this.#opened) this.#dispatch('message', { data: event.data });
+      if (mine() && this.#opened) this.emit('message', { data: event.data });
     });
     ws.addEventListener('error', (event) => {
-      if (mine() && this.#opened) this.#dispatch('error', { message: event?.message });
+      if (mine() && this.#opened) this.emit('error', { message: event?.message });
     });
     ws.addEventListener('close', (event) => {
       if (!mine()) return;
       if (!this.#opened && !this.#closing) {
         this.#hooks.failed(name, ws);
         if (this.#tryNext() === undefined) return;
-        this.#dispatch('error', {});
+        this.emit('error', {});
       }
-      this.#dispatch('close', { code: event.code, reason: event.reason ?? '', wasClean: event.wasClean });
+      this.emit('close', { code: event.code, reason: event.reason ?? '', wasClean: event.wasClean });
     }, { once: true });
   }
 }

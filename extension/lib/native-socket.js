@@ -13,6 +13,8 @@
 //   the port disconnecting   → error, then close 1006 (host not installed, forbidden, crashed)
 // Everything else is a message of the bridge, relayed as is.
 
+import { SocketEvents } from './socket-events.js';
+
 export const NATIVE_HOST = 'io.github.chaperone.native';
 
 const CONNECTING = 0;
@@ -38,14 +40,13 @@ function pathOf(url) {
   return parsed.pathname;
 }
 
-export class NativeSocket {
+export class NativeSocket extends SocketEvents {
   static CONNECTING = CONNECTING;
   static OPEN = OPEN;
   static CLOSING = CLOSING;
   static CLOSED = CLOSED;
 
   #port;
-  #listeners = new Map(); // type → [{fn, once}]
 
   /**
    * `runtime`: chrome.runtime (or a stand-in with connectNative); `host`: the host's name.
@@ -53,6 +54,7 @@ export class NativeSocket {
    * `new WebSocket` throws for a URL it will not open.
    */
   constructor(url, { runtime = globalThis.chrome?.runtime, host = NATIVE_HOST } = {}) {
+    super();
     const path = pathOf(url);
     if (typeof runtime?.connectNative !== 'function') {
       throw new Error('native messaging is not available to this extension');
@@ -71,31 +73,6 @@ export class NativeSocket {
     // No port: the host dials the one it knows (its environment, the app's setting, 64333), never
     // one the extension names (docs/protocol.md, "native_open").
     this.#port.postMessage({ type: 'native_open', path });
-  }
-
-  addEventListener(type, fn, options = {}) {
-    if (typeof fn !== 'function') return;
-    if (!this.#listeners.has(type)) this.#listeners.set(type, []);
-    this.#listeners.get(type).push({ fn, once: options === true ? false : Boolean(options?.once) });
-  }
-
-  removeEventListener(type, fn) {
-    const list = this.#listeners.get(type);
-    if (list) this.#listeners.set(type, list.filter((l) => l.fn !== fn));
-  }
-
-  #dispatch(type, fields = {}) {
-    const event = { type, target: this, ...fields };
-    const list = this.#listeners.get(type) ?? [];
-    this.#listeners.set(type, list.filter((l) => !l.once));
-    for (const { fn } of list) {
-      try {
-        fn.call(this, event);
-      } catch (err) {
-        // A listener's exception must not stop the others, as with a real WebSocket.
-        queueMicrotask(() => { throw err; });
-      }
-    }
   }
 
   /** `text` is the JSON text a WebSocket would send; the port carries it as the object it is. */
@@ -123,7 +100,7 @@ export class NativeSocket {
   #finish({ code, reason, wasClean }) {
     if (this.readyState === CLOSED) return;
     this.readyState = CLOSED;
-    this.#dispatch('close', { code, reason: reason ?? '', wasClean });
+    this.emit('close', { code, reason: reason ?? '', wasClean });
   }
 
   #fail(failure, code, reason, kind = 'host') {
@@ -137,7 +114,7 @@ export class NativeSocket {
     } catch {
       // already gone
     }
-    this.#dispatch('error', { message: failure });
+    this.emit('error', { message: failure });
     this.#finish({ code, reason, wasClean: false });
   }
 
@@ -147,7 +124,7 @@ export class NativeSocket {
     if (type === 'native_opened' && this.readyState === CONNECTING) {
       this.readyState = OPEN;
       this.hostPort = Number.isInteger(message.port) ? message.port : null;
-      this.#dispatch('open');
+      this.emit('open');
       return;
     }
     if (type === 'native_closed') {
@@ -179,7 +156,7 @@ export class NativeSocket {
       this.#fail('the native host did not say the socket opened', 1006, 'unexpected message');
       return;
     }
-    this.#dispatch('message', { data: JSON.stringify(message) });
+    this.emit('message', { data: JSON.stringify(message) });
   }
 
   #onDisconnect(port, runtime) {

@@ -7,11 +7,14 @@
 // accessibility tree. The last test pairs a second browser and then closes it.
 
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 
 import { startFixtureServer } from '../fixtures/serve.mjs';
-import { atspi, display, startApp, whyNot } from './app-harness.mjs';
+import { APP, atspi, display, startApp, whyNot } from './app-harness.mjs';
 import { Browser, browserWhyNot, domWait } from './browser-harness.mjs';
 import * as H from './mcp-harness.mjs';
 import { until } from '../lib/until.mjs';
@@ -612,4 +615,30 @@ scenario('the trace browser: Activity lists the agent\'s session with its steps 
   const labels = (await atspi('labels')).split('\n').map((l) => l.trim());
   assert.ok(labels.some((l) => /^mcp-e2e-/.test(l)), `an agent's name on its session: ${labels.filter((l) => /mcp|e2e|step/.test(l)).join(' | ')}`);
   await atspi('page', 'Needs You');
+});
+
+// Issue 16: an act that failed on a page leaves the person a masked picture of the tab in the
+// trace (the app asks the browser for it; the agent never gets it), which `chaperone report`
+// exports — run as a person runs it, beside the running app.
+scenario('a failing act: its step in the trace has a picture of the tab, and `chaperone report` exports it', async () => {
+  const snap = H.ok(await call('browser_snapshot', { tab: W.tabs.compose }));
+  const ref = refOf(snap, 'Save draft');
+  assert.ok(ref, 'Save draft has a ref');
+  await W.compose.evaluate(() => document.getElementById('save-draft').remove());
+  const failed = await call('browser_act', { tab: W.tabs.compose, ref, action: 'click' });
+  assert.equal(H.errorCode(failed), 'stale_node', JSON.stringify(failed.structuredContent));
+  assert.ok(!JSON.stringify(failed).includes('image/jpeg'), 'the agent gets no picture');
+
+  const out = join(W.app.home, 'report.json');
+  const step = await until(async () => {
+    await promisify(execFile)(APP, ['report', '--data-dir', join(W.app.home, 'data', 'chaperone'), '--last', '10',
+      '-o', out], { env: { ...process.env, GSETTINGS_BACKEND: 'memory' } });
+    const report = JSON.parse(await readFile(out, 'utf8'));
+    const steps = (report.sessions ?? []).flatMap((s) => s.steps ?? []);
+    const found = steps.filter((x) => x.tool === 'browser_act' && x.error_code === 'stale_node').at(-1);
+    return found?.shot?.bytes > 0 ? found : null;
+  }, { what: 'the failing step, with its picture, in the exported trace', timeout: 20000 });
+  assert.equal(step.shot.type, 'image/jpeg');
+  assert.ok(step.shot.width > 0 && step.shot.height > 0, JSON.stringify(step.shot));
+  await W.compose.reload();
 });

@@ -41,6 +41,9 @@ learning_engine (ToolCall *call)
   return engine;
 }
 
+/* The site memory's writes that no agent waits for: a site nothing was learned of, or one the
+ * person just forgot, is not remembered (NOT_FOUND), which is no failure; anything else (an
+ * allowlist refusal names the field) is logged with @user_data, what was lost. */
 static void
 merged_cb (GObject      *source,
            GAsyncResult *result,
@@ -50,9 +53,20 @@ merged_cb (GObject      *source,
   g_autoptr(ChpSiteRecord) record = chp_store_merge_site_finish (CHP_STORE (source), result,
                                                                  &error);
 
-  /* A forgotten site learns nothing until restored (NOT_FOUND); a refusal names the field. */
   if (record == NULL && !g_error_matches (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND))
-    g_message ("site memory: a page taught nothing: %s", error->message);
+    g_message ("site memory: %s: %s", (const char *) user_data, error->message);
+}
+
+static void
+written_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!chp_store_write_finish (CHP_STORE (source), result, &error) &&
+      !g_error_matches (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND))
+    g_message ("site memory: %s: %s", (const char *) user_data, error->message);
 }
 
 /* ---- ready ---------------------------------------------------------------------------------
@@ -142,7 +156,7 @@ ready_merged_cb (GObject      *source,
       json_object_set_string_member (ready, "heading", marker);
       json_object_set_object_member (update, "ready", ready);
       chp_store_merge_site_async (CHP_STORE (source), update, NULL, g_get_real_time () / 1000,
-                                  NULL, merged_cb, NULL);
+                                  NULL, merged_cb, (gpointer) "a page taught nothing");
     }
   ready_learn_free (r);
 }
@@ -176,19 +190,6 @@ add_headings (JsonObject *answer,
       json_object_set_boolean_member (c, "inList", FALSE);
       json_array_add_object_element (controls, c);
     }
-}
-
-static void
-visited_cb (GObject      *source,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  g_autoptr(GError) error = NULL;
-
-  /* A site nothing was learned of is simply not remembered (NOT_FOUND). */
-  if (!chp_store_write_finish (CHP_STORE (source), result, &error) &&
-      !g_error_matches (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND))
-    g_message ("site memory: a visit was not counted: %s", error->message);
 }
 
 /* The page's named controls and page headings, as an update of its site (NULL when it names
@@ -287,7 +288,8 @@ chp_tool_site_learn_page (ToolCall   *call,
     }
   else
     chp_store_site_visit_async (chp_engine_get_store (engine), origin, document,
-                                g_get_real_time () / 1000, NULL, visited_cb, NULL);
+                                g_get_real_time () / 1000, NULL, written_cb,
+                                (gpointer) "a visit was not counted");
 }
 
 /* The page the floor just refused because it asks for a password: its site learns where sign-in
@@ -322,36 +324,11 @@ chp_tool_site_learn_signin (ToolCall   *call,
   json_object_set_array_member (signin, "signals", signals);
   json_object_set_object_member (update, "signin", signin);
   chp_store_merge_site_async (chp_engine_get_store (engine), update, NULL,
-                              g_get_real_time () / 1000, NULL, merged_cb, NULL);
+                              g_get_real_time () / 1000, NULL, merged_cb,
+                              (gpointer) "a page taught nothing");
 }
 
 /* ---- recipes ------------------------------------------------------------------------------ */
-
-static void
-recipe_merged_cb (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ChpSiteRecord) record = chp_store_merge_site_finish (CHP_STORE (source), result,
-                                                                 &error);
-
-  /* A site the person just forgot learns nothing, recipes included (NOT_FOUND). */
-  if (record == NULL && !g_error_matches (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND))
-    g_message ("site memory: a recipe was not kept: %s", error->message);
-}
-
-static void
-recipe_used_cb (GObject      *source,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  g_autoptr(GError) error = NULL;
-
-  if (!chp_store_write_finish (CHP_STORE (source), result, &error) &&
-      !g_error_matches (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND))
-    g_message ("site memory: a recipe's use was not counted: %s", error->message);
-}
 
 /* The site update that remembers a recipe: its steps as given and its params by name and type
  * (every param is a string), in the allowlist's form. */
@@ -417,7 +394,8 @@ chp_tool_site_remember_recipe (ToolCall   *call,
       return;
     }
   chp_store_merge_site_async (chp_engine_get_store (engine), update, NULL,
-                              g_get_real_time () / 1000, NULL, recipe_merged_cb, NULL);
+                              g_get_real_time () / 1000, NULL, merged_cb,
+                              (gpointer) "a recipe was not kept");
   g_string_append (text, " Remembered for this site: later sessions can replay it too.");
 }
 
@@ -431,7 +409,8 @@ chp_tool_site_recipe_used (ToolCall   *call,
 
   if (engine != NULL)
     chp_store_site_recipe_used_async (chp_engine_get_store (engine), site, name,
-                                      g_get_real_time () / 1000, NULL, recipe_used_cb, NULL);
+                                      g_get_real_time () / 1000, NULL, written_cb,
+                                      (gpointer) "a recipe's use was not counted");
 }
 
 /* ---- the arrival card ----------------------------------------------------------------------- */
