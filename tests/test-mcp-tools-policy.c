@@ -147,6 +147,8 @@ test_api_calls_off (void)
   call_run (w.env.tools, w.env.context, "browser_api", args, &call);
   g_assert_cmpstr (code_of (&call), ==, "policy_denied");
   g_assert_nonnull (strstr (result_text (call.result), "administrator"));
+  /* The app's own words, not the browser's: nothing reached it. */
+  g_assert_null (strstr (result_text (call.result), "the browser refused"));
   call_clear (&call);
   g_free (args);
   args = g_strdup_printf ("{\"tab\":\"b1:7\",\"steps\":[{\"api\":{\"entryId\":\"%s\","

@@ -534,7 +534,7 @@ chp_tool_return_gerror (GTask        *task,
   g_autofree char *message = NULL;
   static const char * const ours[] = {
     "stopped", "device_offline", "not_paired", "revoked", "timeout", "cancelled", "too_large",
-    NULL,
+    "policy_denied", NULL,
   };
   gboolean own = g_strv_contains (ours, code);
   g_autofree char *detail = NULL;
