@@ -224,9 +224,14 @@ step('a screenshot of the tab in front, with the typed field masked', async () =
 
 step('network.list: the tab\'s requests by name, lean', async () => {
   await W.pages.cookies.reload();
-  const list = await ok('browser.network.list', { tabId: W.tabs.cookies, frameId: 0 });
-  const page = list.entries.find((e) => e.path === '/cookies.html');
-  assert.ok(page, `the page's own load: ${JSON.stringify(list).slice(0, 600)}`);
+  // The browser tells the extension of a load's end (webRequest.onCompleted) in its own time,
+  // which may be after the page's load event: wait for the entry rather than read once.
+  let list;
+  const page = await until(async () => {
+    list = await ok('browser.network.list', { tabId: W.tabs.cookies, frameId: 0 });
+    return list.entries.find((e) => e.path === '/cookies.html' && e.status !== undefined) ?? null;
+  }, { what: 'the page\'s own load in the tab\'s request list', timeout: 10000 })
+    .catch((err) => assert.fail(`${err.message}: ${JSON.stringify(list).slice(0, 600)}`));
   assert.deepEqual([page.type, page.method, page.status], ['main_frame', 'GET', 200]);
   assert.equal(list.documentId, page.documentId, 'the entry names the document it loaded');
 });
