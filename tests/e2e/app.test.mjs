@@ -98,6 +98,7 @@ const KNOWN_ACTIONS = {
   'show-needs-you': 'shows the Needs you page',
   'show-help-overlay': 'shows the keyboard shortcuts',
   'start-engine': "starts the engine only if it is not running (the window's Try Again), as launching the app does",
+  'check-setup': 'shows Check Setup, which only reads; its Fix is a press in that window (a widget action)',
 };
 // Every item the tray menu may have (by label), and why a click on it is harmless.
 const KNOWN_MENU_ITEMS = [

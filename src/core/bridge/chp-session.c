@@ -8,6 +8,8 @@
 
 #define G_LOG_DOMAIN "chaperone-session"
 
+#define QUEUE_US_KEY "chp-session-queue-us"
+
 #include "chp-session.h"
 
 #include "chp-crypto.h"
@@ -83,8 +85,12 @@ call_complete (Call     *call,
     call->queue_us = g_get_monotonic_time () - call->queued_at;
 
   g_hash_table_steal (self->calls, call->id);
-  /* What is left of the call once it is over: its queue time (chp_session_call_get_queue_us()). */
-  g_task_set_task_data (task, g_memdup2 (&call->queue_us, sizeof call->queue_us), g_free);
+  /* The task data stays the call's alone, and goes with it: a cancellation's idle that runs
+   * after this must find no call there (call_cancelled_idle_cb). What is left of the call once
+   * it is over, its queue time, is kept beside (chp_session_call_get_queue_us()). */
+  g_task_set_task_data (task, NULL, NULL);
+  g_object_set_data_full (G_OBJECT (task), QUEUE_US_KEY,
+                          g_memdup2 (&call->queue_us, sizeof call->queue_us), g_free);
 
   if (error != NULL)
     g_task_return_error (task, error);
@@ -415,6 +421,6 @@ chp_session_call_get_queue_us (GAsyncResult *result)
 
   g_return_val_if_fail (G_IS_TASK (result), 0);
 
-  queue_us = g_task_get_task_data (G_TASK (result));
+  queue_us = g_object_get_data (G_OBJECT (result), QUEUE_US_KEY);
   return queue_us != NULL ? *queue_us : 0;
 }

@@ -11,6 +11,8 @@
 #include "chp-json-util.h"
 #include "chp-protocol-error.h"
 
+#define QUEUE_US_KEY "chp-engine-queue-us"
+
 
 /**
  * chp_engine_post_plan:
@@ -64,7 +66,8 @@ agent_call_cb (GObject      *source,
 
   /* Kept on the task for the agent's trace (chp_engine_agent_call_get_queue_us()), whichever way
    * it is answered below. */
-  g_task_set_task_data (call->task, g_memdup2 (&queue_us, sizeof queue_us), g_free);
+  g_object_set_data_full (G_OBJECT (call->task), QUEUE_US_KEY,
+                          g_memdup2 (&queue_us, sizeof queue_us), g_free);
 
   /* A hold this act made waits for its answer, which says whose act it was; a rule of the
    * person's may then approve it, and the call is answered when that has run. */
@@ -233,7 +236,7 @@ chp_engine_agent_call_get_queue_us (GAsyncResult *result)
   g_return_val_if_fail (G_IS_TASK (result), 0);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == chp_engine_agent_call_async, 0);
 
-  queue_us = g_task_get_task_data (G_TASK (result));
+  queue_us = g_object_get_data (G_OBJECT (result), QUEUE_US_KEY);
   return queue_us != NULL ? *queue_us : 0;
 }
 
