@@ -188,10 +188,10 @@ checked_cb (GObject      *source,
   Outcome *outcome = g_task_propagate_pointer (G_TASK (result), NULL);
 
   self->checking = FALSE;
+  if (outcome == NULL)
+    return;   /* the window closed: nothing of it to update */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "doctor.check", TRUE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "doctor.fix", TRUE);
-  if (outcome == NULL)
-    return;   /* the window closed */
   show_outcome (self, outcome);
   outcome_free (outcome);
 }
