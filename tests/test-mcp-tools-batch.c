@@ -331,6 +331,32 @@ assert_refused (World      *w,
   call_clear (&call);
 }
 
+/* Replays the saved "new-note" recipe in @context with a new title: the same four steps, the new
+ * value in both the API path and the fill. */
+static void
+replay_new_note (World         *w,
+                 ChpMcpContext *context)
+{
+  g_autoptr(JsonObject) replay = NULL;
+  Call call = { 0, };
+
+  call_start (w->env.tools, context, "browser_batch",
+              "{\"tab\":\"b1:7\",\"recipe\":\"new-note\",\"params\":{\"title\":\"Second Note\"}}",
+              NULL, &call);
+  replay = browser_request (w->client, "browser.batch");
+  g_assert_cmpuint (json_array_get_length (wire_steps (replay)), ==, 4);
+  g_assert_cmpstr (json_object_get_string_member (wire_step (replay, 0, "api"), "url"), ==,
+                   WIKI "/recipes/default/tiddlers/Second%20Note");
+  g_assert_cmpstr (json_object_get_string_member (wire_step (replay, 1, "act"), "value"), ==,
+                   "Second Note");
+  browser_answer (w->client, replay, ALL_DONE);
+  call_wait (&call);
+  g_assert_nonnull (strstr (result_text (call.result), "Ran all 4 steps"));
+  g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "recipe"), ==,
+                   "new-note");
+  call_clear (&call);
+}
+
 /* A recipe keeps neither a typed value nor a ref; a batch that did not fully succeed is not kept;
  * one that did keeps its placeholders, never the values, and replays with new params. */
 static void
@@ -341,7 +367,6 @@ test_recipes (void)
   g_autofree char *args = NULL;
   g_autofree char *stored = NULL;
   g_autoptr(JsonObject) request = NULL;
-  g_autoptr(JsonObject) replay = NULL;
   g_autoptr(JsonObject) half = NULL;
   JsonNode *kept;
   const char *text;
@@ -397,21 +422,7 @@ test_recipes (void)
   g_assert_null (strstr (stored, "Distinct-Title-5521"));
 
   /* The replay is the same steps, filled with the new params. */
-  call_start (w.env.tools, w.env.context, "browser_batch",
-              "{\"tab\":\"b1:7\",\"recipe\":\"new-note\",\"params\":{\"title\":\"Second Note\"}}",
-              NULL, &call);
-  replay = browser_request (w.client, "browser.batch");
-  g_assert_cmpuint (json_array_get_length (wire_steps (replay)), ==, 4);
-  g_assert_cmpstr (json_object_get_string_member (wire_step (replay, 0, "api"), "url"), ==,
-                   WIKI "/recipes/default/tiddlers/Second%20Note");
-  g_assert_cmpstr (json_object_get_string_member (wire_step (replay, 1, "act"), "value"), ==,
-                   "Second Note");
-  browser_answer (w.client, replay, ALL_DONE);
-  call_wait (&call);
-  g_assert_nonnull (strstr (result_text (call.result), "Ran all 4 steps"));
-  g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "recipe"), ==,
-                   "new-note");
-  call_clear (&call);
+  replay_new_note (&w, w.env.context);
   world_stop (&w);
 }
 
@@ -426,7 +437,6 @@ test_remembered (void)
   g_autoptr(ChpMcpContext) third = chp_mcp_context_new ("session-3");
   g_autoptr(ChpSiteRecord) record = NULL;
   g_autoptr(JsonObject) request = NULL;
-  g_autoptr(JsonObject) replay = NULL;
   g_autoptr(JsonObject) literal = NULL;
   g_autoptr(JsonObject) snapshot = NULL;
   g_autofree char *steps = NULL;
@@ -479,21 +489,7 @@ test_remembered (void)
   g_assert_nonnull (strstr (text, "new-note (title; 4 steps)"));
   g_assert_null (strstr (text, "hello"));
   call_clear (&call);
-  call_start (w.env.tools, later, "browser_batch",
-              "{\"tab\":\"b1:7\",\"recipe\":\"new-note\",\"params\":{\"title\":\"Second Note\"}}",
-              NULL, &call);
-  replay = browser_request (w.client, "browser.batch");
-  g_assert_cmpuint (json_array_get_length (wire_steps (replay)), ==, 4);
-  g_assert_cmpstr (json_object_get_string_member (wire_step (replay, 0, "api"), "url"), ==,
-                   WIKI "/recipes/default/tiddlers/Second%20Note");
-  g_assert_cmpstr (json_object_get_string_member (wire_step (replay, 1, "act"), "value"), ==,
-                   "Second Note");
-  browser_answer (w.client, replay, ALL_DONE);
-  call_wait (&call);
-  g_assert_nonnull (strstr (result_text (call.result), "Ran all 4 steps"));
-  g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "recipe"), ==,
-                   "new-note");
-  call_clear (&call);
+  replay_new_note (&w, later);
   g_clear_pointer (&record, chp_site_record_free);
   record = site_stored (w.env.engine, WIKI);
   g_assert_cmpint (((ChpSiteRecipe *) g_ptr_array_index (record->recipes, 0))->last_used, >, 0);
