@@ -458,6 +458,7 @@
       }
       if (heldBySubmit) return action === 'press' ? heldPress() : { held: heldBySubmit };
       acted = now();
+      mutations.drain(acted, Date.now());
       mutations.last = Math.max(mutations.last, acted);
       network.sync();
       outcome = await settle(mutations, network, away,

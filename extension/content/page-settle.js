@@ -59,6 +59,20 @@
     ch.port2.postMessage(0);
   }
 
+  /**
+   * A task later and, in a visible tab, a timer's turn later too: whatever the page queued with
+   * setTimeout(0) before this was asked has run. (A hidden tab's timers come up to a second late.)
+   */
+  function afterTurns(fn) {
+    let turns = document.hidden ? 1 : 2;
+    const turned = () => {
+      turns -= 1;
+      if (turns === 0) fn();
+    };
+    nextTask(turned);
+    if (!document.hidden) setTimeout(turned, 0);
+  }
+
   /** The node a record is about: a text node's change is its element's. */
   const keyOf = (r) => (r.type === 'characterData' ? r.target.parentNode : r.target);
 
@@ -208,7 +222,8 @@
       observed.add(root);
       mo.observe(root, OBSERVE);
     };
-    const take = (records) => {
+    // `when`: the records' own time when known (drain); the observer's callback comes later.
+    const take = (records, when) => {
       let own = false;
       for (const r of records) {
         if (owns(r.target)) continue;          // the pill and banner are ours, not the page's
@@ -240,11 +255,15 @@
         }
       }
       if (own) {
-        w.last = now();
-        w.lastEpoch = Date.now();
+        w.last = when ? Math.max(w.last, when.at) : now();
+        w.lastEpoch = when ? Math.max(w.lastEpoch, when.epoch) : Date.now();
       }
     };
-    const mo = new MutationObserver(take);
+    const mo = new MutationObserver((records) => take(records));
+    // The changes the page's handlers made while the action ran (synchronously, inside it) are
+    // over when it returns: they count, dated at the action's end, and do not open the reaction
+    // window that changes made later (a re-render a microtask or a timer queued) do.
+    w.drain = (at, epoch) => take(mo.takeRecords(), { at, epoch });
     observeKnownRoots(observe);
     let stopped = false;
     w.stop = () => {
@@ -400,7 +419,6 @@
       let taskDone = false;
       let timer = null;
       let cap = null;
-      let turnTimer = null;
       let confirming = false;
       let confirmed = null;       // the `last` a task-later check found quiet too
       let ended = false;
@@ -409,7 +427,6 @@
         ended = true;
         clearTimeout(timer);
         clearTimeout(cap);
-        clearTimeout(turnTimer);
         away.onAway = null;
         network.onChange = null;
         network.onTick = null;
@@ -474,7 +491,10 @@
             if (taskDone) finish(true, false);     // nothing happened: a task later is enough
             return;
           }
-          windowMs = SETTLE_REACT_MS;
+          // In front, the turns below are the window: a reaction that queued more (a timer, a
+          // task) changes the page again before both turns are back. A hidden tab's timer turn
+          // comes late, so there the worker's ticks time a short window instead.
+          windowMs = document.hidden ? SETTLE_REACT_MS : 0;
         }
         const quiet = t - last;
         if (quiet >= windowMs) {
@@ -486,7 +506,7 @@
           }
           if (confirming) return;
           confirming = true;
-          nextTask(() => {
+          afterTurns(() => {
             confirming = false;
             confirmed = last;
             check();
@@ -502,18 +522,12 @@
       network.onTick = check;
       away.onAway = () => finish(false, true);
       cap = setTimeout(check, SETTLE_CAP_MS);
-      // "A task later": a MessageChannel turn, and in a visible tab a timer's too (a re-render
-      // the handlers queued with setTimeout(0) runs first). A hidden tab's timer would come up
-      // to a second late: there the worker's round trip (sync) is the other turn.
-      let turns = document.hidden ? 1 : 2;
-      const turned = () => {
-        turns -= 1;
-        if (turns > 0) return;
+      // "A task later": a re-render the handlers queued runs first. In a hidden tab the worker's
+      // round trip (sync) is the other turn.
+      afterTurns(() => {
         taskDone = true;
         check();
-      };
-      nextTask(turned);
-      if (!document.hidden) turnTimer = setTimeout(turned, 0);
+      });
       check();
     });
   }
