@@ -129,6 +129,8 @@ main_window_close_request_cb (GtkWindow      *window,
       enter_background (self);
       /* The window's widgets, textures and list rows are freed as it goes: give their pages
        * back to the system rather than keep them in the heap for a window that may not come. */
+      if (self->engine_state == ENGINE_RUNNING)
+        chp_store_release_memory (chp_engine_get_store (self->engine));
       chp_memory_trim_soon ("the window closed");
       return GDK_EVENT_PROPAGATE;
     }

@@ -414,6 +414,41 @@ chp_store_open_finish (ChpStore      *self,
   return g_task_propagate_pointer (G_TASK (result), error) != NULL;
 }
 
+static gpointer
+release_memory_job (ChpStore  *self,
+                    gpointer   data,
+                    GError   **error)
+{
+  int before = 0, after = 0, high;
+
+  (void) data;
+  (void) error;
+
+  sqlite3_db_status (self->db, SQLITE_DBSTATUS_CACHE_USED, &before, &high, FALSE);
+  sqlite3_db_release_memory (self->db);
+  sqlite3_db_status (self->db, SQLITE_DBSTATUS_CACHE_USED, &after, &high, FALSE);
+  g_debug ("the database's cache went from %d to %d bytes", before, after);
+  /* Not a result, only "done": a job's NULL means it failed. */
+  return GINT_TO_POINTER (TRUE);
+}
+
+/**
+ * chp_store_release_memory:
+ *
+ * Asks the database connection to give back the pages of its cache it is not using, on the
+ * database thread, after the jobs before it. Nothing comes back. The app asks when its window
+ * closes: a day in the tray should not keep the pages a long look at the activity log read (the
+ * cache fills to about 2 MB). The next read fills it again as it needs.
+ */
+void
+chp_store_release_memory (ChpStore *self)
+{
+  g_return_if_fail (CHP_IS_STORE (self));
+
+  chp_store_push_job (self, JOB_READ, release_memory_job, NULL, NULL, NULL,
+                      chp_store_release_memory, NULL, NULL, NULL);
+}
+
 gboolean
 chp_store_write_finish (ChpStore      *self,
                         GAsyncResult  *result,

@@ -167,6 +167,7 @@ void        chp_store_revoke_rule_async      (ChpStore             *self,
                                               GAsyncReadyCallback   callback,
                                               gpointer              user_data);
 
+void        chp_store_release_memory         (ChpStore             *self);
 void        chp_store_close                  (ChpStore             *self);
 
 G_END_DECLS
