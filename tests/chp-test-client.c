@@ -69,6 +69,51 @@ chp_test_spin_until (gboolean (*done) (gpointer),
   return TRUE;
 }
 
+void
+chp_test_result_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  ChpTestResult *self = user_data;
+
+  (void) source;
+  g_clear_object (&self->ready);
+  self->ready = g_object_ref (result);
+}
+
+static gboolean
+result_ready (gpointer data)
+{
+  return ((ChpTestResult *) data)->ready != NULL;
+}
+
+/**
+ * chp_test_result_wait_within:
+ * @self: the #ChpTestResult the call was started with (chp_test_result_cb, @self)
+ * @timeout_ms: how long the call may take before the test fails
+ *
+ * Spins the main loop until the call's callback ran.
+ *
+ * Returns: (transfer none): its result, kept in @self until the next wait or
+ *   chp_test_result_clear()
+ */
+GAsyncResult *
+chp_test_result_wait_within (ChpTestResult *self,
+                             guint          timeout_ms)
+{
+  g_assert_true (chp_test_spin_until (result_ready, self, timeout_ms));
+  g_clear_object (&self->taken);
+  self->taken = g_steal_pointer (&self->ready);
+  return self->taken;
+}
+
+void
+chp_test_result_clear (ChpTestResult *self)
+{
+  g_clear_object (&self->ready);
+  g_clear_object (&self->taken);
+}
+
 /**
  * chp_test_finalize_object:
  * @object: (transfer full): a GObject the caller holds the last reference of

@@ -129,6 +129,25 @@ gboolean       chp_test_spin_until        (gboolean      (*done) (gpointer),
   } G_STMT_END
 #define chp_test_until(cond) chp_test_until_within (cond, CHP_TEST_WAIT_MS)
 
+/* One asynchronous call's result, for a test that waits for it: start the call with
+ * chp_test_result_cb and a ChpTestResult, then chp_test_result_wait() it. One ChpTestResult
+ * serves calls made one after another: each wait hands over the newest result and keeps it
+ * until the next wait, or until the ChpTestResult is cleared (g_auto does it). */
+typedef struct
+{
+  GAsyncResult *ready;    /* the callback ran; nobody waited for it yet */
+  GAsyncResult *taken;    /* what the last wait returned */
+} ChpTestResult;
+
+void           chp_test_result_cb         (GObject        *source,
+                                           GAsyncResult   *result,
+                                           gpointer        user_data);
+GAsyncResult  *chp_test_result_wait_within (ChpTestResult *self,
+                                            guint          timeout_ms);
+#define chp_test_result_wait(self) chp_test_result_wait_within ((self), CHP_TEST_WAIT_MS)
+void           chp_test_result_clear      (ChpTestResult  *self);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ChpTestResult, chp_test_result_clear)
+
 void           chp_test_finalize_object   (gpointer        object);
 
 G_END_DECLS

@@ -15,41 +15,16 @@
 #define HOUR_MS ((gint64) 3600 * 1000)
 #define DAY_MS (24 * HOUR_MS)
 
-typedef struct
-{
-  gboolean      done;
-  GAsyncResult *result;
-} Wait;
-
-static void
-wait_cb (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  Wait *wait = user_data;
-
-  wait->result = g_object_ref (result);
-  wait->done = TRUE;
-}
-
-static GAsyncResult *
-wait_for (Wait *wait)
-{
-  chp_test_until (wait->done);
-  return wait->result;
-}
-
 static ChpStore *
 open_store (const char *path)
 {
   g_autoptr(GError) error = NULL;
   ChpStore *store = chp_store_new (path);
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
 
-  chp_store_open_async (store, NULL, wait_cb, &wait);
-  g_assert_true (chp_store_open_finish (store, wait_for (&wait), &error));
+  chp_store_open_async (store, NULL, chp_test_result_cb, &wait);
+  g_assert_true (chp_store_open_finish (store, chp_test_result_wait (&wait), &error));
   g_assert_no_error (error);
-  g_object_unref (wait.result);
   return store;
 }
 
@@ -66,12 +41,11 @@ save_rule (ChpStore    *store,
     .rule_id = (char *) id, .agent = "Claude Code", .site = SHOP, .kind = (char *) kind,
     .created_at = created_at, .expires_at = expires_at,
   };
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
   gboolean ok;
 
-  chp_store_save_rule_async (store, &info, NULL, wait_cb, &wait);
-  ok = chp_store_write_finish (store, wait_for (&wait), error);
-  g_object_unref (wait.result);
+  chp_store_save_rule_async (store, &info, NULL, chp_test_result_cb, &wait);
+  ok = chp_store_write_finish (store, chp_test_result_wait (&wait), error);
   return ok;
 }
 
@@ -82,15 +56,14 @@ update_rule (ChpStore    *store,
              gint64       at,
              GError     **error)
 {
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
   gboolean ok;
 
   if (revoke)
-    chp_store_revoke_rule_async (store, id, at, NULL, wait_cb, &wait);
+    chp_store_revoke_rule_async (store, id, at, NULL, chp_test_result_cb, &wait);
   else
-    chp_store_use_rule_async (store, id, at, NULL, wait_cb, &wait);
-  ok = chp_store_write_finish (store, wait_for (&wait), error);
-  g_object_unref (wait.result);
+    chp_store_use_rule_async (store, id, at, NULL, chp_test_result_cb, &wait);
+  ok = chp_store_write_finish (store, chp_test_result_wait (&wait), error);
   return ok;
 }
 
@@ -99,13 +72,12 @@ load_rules (ChpStore *store,
             gint64    now)
 {
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
   GPtrArray *rules;
 
-  chp_store_load_rules_async (store, now, NULL, wait_cb, &wait);
-  rules = chp_store_load_rules_finish (store, wait_for (&wait), &error);
+  chp_store_load_rules_async (store, now, NULL, chp_test_result_cb, &wait);
+  rules = chp_store_load_rules_finish (store, chp_test_result_wait (&wait), &error);
   g_assert_no_error (error);
-  g_object_unref (wait.result);
   return rules;
 }
 

@@ -18,37 +18,16 @@
 #define HOUR_MS ((gint64) 3600 * 1000)
 #define PLANTED "Harbour-Keeper-Log-Entry"
 
-static struct
-{
-  gboolean      done;
-  GAsyncResult *result;
-  GAsyncResult *last;
-} wait;
+/* One call in flight at a time: its result is kept until the next one is read. */
+static ChpTestResult wait;
 
-#define CB wait_cb, NULL
-
-static void
-wait_cb (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  wait.result = g_object_ref (result);
-  wait.done = TRUE;
-}
-
-static gboolean
-wait_done (gpointer data)
-{
-  return wait.done;
-}
+#define CB chp_test_result_cb, &wait
 
 /* Returns: (transfer none): the result of the call started with CB, once its callback ran */
 static GAsyncResult *
 result_now (void)
 {
-  g_assert_true (chp_test_spin_until (wait_done, NULL, CHP_TEST_WAIT_MS));
-  g_clear_object (&wait.last);
-  wait.last = g_steal_pointer (&wait.result);
-  wait.done = FALSE;
-  return wait.last;
+  return chp_test_result_wait (&wait);
 }
 
 typedef struct
@@ -91,7 +70,7 @@ fixture_teardown (Fixture *fx, gconstpointer data)
   if (fx->store != NULL)
     chp_store_close (fx->store);
   g_clear_object (&fx->store);
-  g_clear_object (&wait.last);
+  chp_test_result_clear (&wait);
   handle = g_dir_open (fx->dir, 0, NULL);
   while (handle != NULL && (name = g_dir_read_name (handle)) != NULL)
     {

@@ -13,36 +13,6 @@
 #include "chp-store.h"
 #include "chp-test-client.h"
 
-typedef struct
-{
-  gboolean      done;
-  GAsyncResult *result;
-} Wait;
-
-static void
-wait_cb (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  Wait *wait = user_data;
-
-  wait->result = g_object_ref (result);
-  wait->done = TRUE;
-}
-
-static gboolean
-wait_done (gpointer data)
-{
-  return ((Wait *) data)->done;
-}
-
-static GAsyncResult *
-wait_for (Wait *wait)
-{
-  g_assert_true (chp_test_spin_until (wait_done, wait, 10000));
-  return wait->result;
-}
-
 static char *
 make_tmp (void)
 {
@@ -58,12 +28,11 @@ open_store (const char  *path,
             GError     **error)
 {
   ChpStore *store = chp_store_new (path);
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
   gboolean ok;
 
-  chp_store_open_async (store, NULL, wait_cb, &wait);
-  ok = chp_store_open_finish (store, wait_for (&wait), error);
-  g_object_unref (wait.result);
+  chp_store_open_async (store, NULL, chp_test_result_cb, &wait);
+  ok = chp_store_open_finish (store, chp_test_result_wait (&wait), error);
 
   if (!ok)
     g_clear_object (&store);
@@ -82,25 +51,23 @@ save_device (ChpStore   *store,
     .created_at = 1000, .paired_at = 1000,
   };
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
 
-  chp_store_save_device_async (store, &info, NULL, wait_cb, &wait);
-  g_assert_true (chp_store_write_finish (store, wait_for (&wait), &error));
+  chp_store_save_device_async (store, &info, NULL, chp_test_result_cb, &wait);
+  g_assert_true (chp_store_write_finish (store, chp_test_result_wait (&wait), &error));
   g_assert_no_error (error);
-  g_object_unref (wait.result);
 }
 
 static GPtrArray *
 load_devices (ChpStore *store)
 {
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
   GPtrArray *devices;
 
-  chp_store_load_devices_async (store, NULL, wait_cb, &wait);
-  devices = chp_store_load_devices_finish (store, wait_for (&wait), &error);
+  chp_store_load_devices_async (store, NULL, chp_test_result_cb, &wait);
+  devices = chp_store_load_devices_finish (store, chp_test_result_wait (&wait), &error);
   g_assert_no_error (error);
-  g_object_unref (wait.result);
 
   return devices;
 }
@@ -113,22 +80,19 @@ test_devices_survive_reopen (void)
   g_autoptr(ChpStore) store = open_store (path, NULL);
   g_autoptr(GPtrArray) devices = NULL;
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
 
   g_assert_nonnull (store);
   save_device (store, "d1", "Work browser");
   save_device (store, "d2", "Home browser");
 
-  chp_store_revoke_device_async (store, "d2", 5000, NULL, wait_cb, &wait);
-  g_assert_true (chp_store_write_finish (store, wait_for (&wait), &error));
-  g_clear_object (&wait.result);
+  chp_store_revoke_device_async (store, "d2", 5000, NULL, chp_test_result_cb, &wait);
+  g_assert_true (chp_store_write_finish (store, chp_test_result_wait (&wait), &error));
 
   /* Revoking what does not exist says so. */
-  wait.done = FALSE;
-  chp_store_revoke_device_async (store, "nope", 5000, NULL, wait_cb, &wait);
-  g_assert_false (chp_store_write_finish (store, wait_for (&wait), &error));
+  chp_store_revoke_device_async (store, "nope", 5000, NULL, chp_test_result_cb, &wait);
+  g_assert_false (chp_store_write_finish (store, chp_test_result_wait (&wait), &error));
   g_assert_error (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND);
-  g_clear_object (&wait.result);
 
   chp_store_close (store);
   g_clear_object (&store);
@@ -213,13 +177,12 @@ static GHashTable *
 load_state (ChpStore *store)
 {
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
   GHashTable *state;
 
-  chp_store_load_state_async (store, NULL, wait_cb, &wait);
-  state = chp_store_load_state_finish (store, wait_for (&wait), &error);
+  chp_store_load_state_async (store, NULL, chp_test_result_cb, &wait);
+  state = chp_store_load_state_finish (store, chp_test_result_wait (&wait), &error);
   g_assert_no_error (error);
-  g_object_unref (wait.result);
 
   return state;
 }
@@ -230,12 +193,11 @@ set_state (ChpStore   *store,
            const char *value)
 {
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
 
-  chp_store_set_state_async (store, key, value, NULL, wait_cb, &wait);
-  g_assert_true (chp_store_write_finish (store, wait_for (&wait), &error));
+  chp_store_set_state_async (store, key, value, NULL, chp_test_result_cb, &wait);
+  g_assert_true (chp_store_write_finish (store, chp_test_result_wait (&wait), &error));
   g_assert_no_error (error);
-  g_object_unref (wait.result);
 }
 
 /* What the person decided (Stop, the floor's entries) is kept across a restart; forgetting a
@@ -276,7 +238,7 @@ test_audit_bounded (void)
   g_autoptr(ChpStore) store = open_store (path, NULL);
   g_autoptr(GPtrArray) entries = NULL;
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
 
   chp_store_set_audit_limit (store, 5);
   for (guint i = 0; i < 12; i++)
@@ -287,10 +249,9 @@ test_audit_bounded (void)
       chp_store_add_audit_async (store, entry, NULL, NULL, NULL);
     }
 
-  chp_store_list_audit_async (store, 100, NULL, wait_cb, &wait);
-  entries = chp_store_list_audit_finish (store, wait_for (&wait), &error);
+  chp_store_list_audit_async (store, 100, NULL, chp_test_result_cb, &wait);
+  entries = chp_store_list_audit_finish (store, chp_test_result_wait (&wait), &error);
   g_assert_no_error (error);
-  g_clear_object (&wait.result);
 
   /* The newest five, newest first. */
   g_assert_cmpuint (entries->len, ==, 5);
@@ -422,7 +383,7 @@ test_pairing_attempts (void)
   g_autoptr(GPtrArray) attempts = NULL;
   g_autoptr(GError) error = NULL;
   gint64 now = g_get_real_time () / 1000;
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
 
   for (guint i = 0; i < 4; i++)
     {
@@ -433,10 +394,9 @@ test_pairing_attempts (void)
       chp_store_add_pairing_attempt_async (store, &attempt, NULL, NULL, NULL);
     }
 
-  chp_store_load_pairing_attempts_async (store, now - 2500, NULL, wait_cb, &wait);
-  attempts = chp_store_load_pairing_attempts_finish (store, wait_for (&wait), &error);
+  chp_store_load_pairing_attempts_async (store, now - 2500, NULL, chp_test_result_cb, &wait);
+  attempts = chp_store_load_pairing_attempts_finish (store, chp_test_result_wait (&wait), &error);
   g_assert_no_error (error);
-  g_clear_object (&wait.result);
   g_assert_cmpuint (attempts->len, ==, 3);
   g_assert_cmpint (((ChpPairingAttempt *) attempts->pdata[2])->outcome, ==,
                    CHP_PAIRING_OUTCOME_APPROVED);
@@ -450,13 +410,12 @@ query_audit (ChpStore            *store,
              guint                limit)
 {
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
   GPtrArray *entries;
 
-  chp_store_query_audit_async (store, query, offset, limit, NULL, wait_cb, &wait);
-  entries = chp_store_query_audit_finish (store, wait_for (&wait), &error);
+  chp_store_query_audit_async (store, query, offset, limit, NULL, chp_test_result_cb, &wait);
+  entries = chp_store_query_audit_finish (store, chp_test_result_wait (&wait), &error);
   g_assert_no_error (error);
-  g_clear_object (&wait.result);
 
   return entries;
 }
@@ -467,12 +426,11 @@ count_audit (ChpStore            *store,
 {
   g_autoptr(GError) error = NULL;
   ChpAuditCount count = { -1, -1 };
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
 
-  chp_store_count_audit_async (store, query, NULL, wait_cb, &wait);
-  g_assert_true (chp_store_count_audit_finish (store, wait_for (&wait), &count, &error));
+  chp_store_count_audit_async (store, query, NULL, chp_test_result_cb, &wait);
+  g_assert_true (chp_store_count_audit_finish (store, chp_test_result_wait (&wait), &count, &error));
   g_assert_no_error (error);
-  g_clear_object (&wait.result);
 
   return count;
 }
@@ -490,8 +448,7 @@ test_release_memory (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *detail = g_strnfill (400, 'x');
   sqlite3_int64 filled, released;
-  Wait wait = { 0 };
-  Wait after = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
 
   for (guint i = 0; i < 4000; i++)
     {
@@ -500,20 +457,18 @@ test_release_memory (void)
 
       chp_store_add_audit_async (store, entry, NULL, NULL, NULL);
     }
-  chp_store_list_audit_async (store, 4000, NULL, wait_cb, &wait);
-  entries = chp_store_list_audit_finish (store, wait_for (&wait), &error);
+  chp_store_list_audit_async (store, 4000, NULL, chp_test_result_cb, &wait);
+  entries = chp_store_list_audit_finish (store, chp_test_result_wait (&wait), &error);
   g_assert_no_error (error);
-  g_clear_object (&wait.result);
   g_assert_cmpuint (entries->len, ==, 4000);
   filled = sqlite3_memory_used ();
 
   /* Fire and forget; the read after it runs after it on the database thread. */
   chp_store_release_memory (store);
   g_clear_pointer (&entries, g_ptr_array_unref);
-  chp_store_list_audit_async (store, 1, NULL, wait_cb, &after);
-  entries = chp_store_list_audit_finish (store, wait_for (&after), &error);
+  chp_store_list_audit_async (store, 1, NULL, chp_test_result_cb, &wait);
+  entries = chp_store_list_audit_finish (store, chp_test_result_wait (&wait), &error);
   g_assert_no_error (error);
-  g_clear_object (&after.result);
   released = sqlite3_memory_used ();
   g_test_message ("SQLite held %" G_GINT64_FORMAT " bytes after the long read, %" G_GINT64_FORMAT
                   " after the release", (gint64) filled, (gint64) released);
@@ -657,17 +612,16 @@ test_audit_clear (void)
   g_autoptr(GArray) seen = g_array_new (FALSE, FALSE, sizeof (gboolean));
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) entries = NULL;
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
 
   g_signal_connect (store, "audit-changed", G_CALLBACK (changed_cb), seen);
   add_mixed_audit (store);
   g_assert_cmpuint (seen->len, ==, 300);
   g_assert_false (g_array_index (seen, gboolean, 0));
 
-  chp_store_clear_audit_async (store, NULL, wait_cb, &wait);
-  g_assert_true (chp_store_write_finish (store, wait_for (&wait), &error));
+  chp_store_clear_audit_async (store, NULL, chp_test_result_cb, &wait);
+  g_assert_true (chp_store_write_finish (store, chp_test_result_wait (&wait), &error));
   g_assert_no_error (error);
-  g_clear_object (&wait.result);
   g_assert_cmpuint (seen->len, ==, 301);
   g_assert_true (g_array_index (seen, gboolean, 300));
 

@@ -244,29 +244,6 @@ test_default_folder (void)
   tr_remove_tree (dir);
 }
 
-typedef struct
-{
-  gboolean      done;
-  GAsyncResult *result;
-} Wait;
-
-static void
-wait_cb (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  Wait *wait = user_data;
-
-  wait->result = g_object_ref (result);
-  wait->done = TRUE;
-}
-
-static gboolean
-wait_done (gpointer data)
-{
-  return ((Wait *) data)->done;
-}
-
 /* Beside a store that stays open, as the running app's does, recording a session that has not
  * ended: the command reads it as it is, and leaves it open; the app's end of it still counts. */
 static void
@@ -277,7 +254,7 @@ test_beside_running_app (void)
   g_autoptr(ChpStore) store = NULL;
   g_autoptr(ChpTraceHandle) trace = NULL;
   g_autoptr(GPtrArray) listed = NULL;
-  g_autoptr(GAsyncResult) result = NULL;
+  GAsyncResult *result;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) root = NULL;
   g_auto(TrRecorded) recorded = { 0 };
@@ -285,7 +262,7 @@ test_beside_running_app (void)
   ChpTraceStep step = { .tool = "browser_tabs", .outcome = "ok", .name = "Inbox" };
   ChpTraceSession *session;
   JsonObject *exported;
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
 
   if (!have_app ())
     return;
@@ -312,9 +289,8 @@ test_beside_running_app (void)
   g_assert_cmpuint (chp_store_trace_add_step (store, trace, &step), ==, 3);
   chp_store_trace_end (store, trace, "ok");
   tr_flush (store);
-  chp_store_list_traces_async (store, NULL, 0, 1, NULL, wait_cb, &wait);
-  g_assert_true (chp_test_spin_until (wait_done, &wait, 30000));
-  result = g_steal_pointer (&wait.result);
+  chp_store_list_traces_async (store, NULL, 0, 1, NULL, chp_test_result_cb, &wait);
+  result = chp_test_result_wait_within (&wait, 30000);
   listed = chp_store_list_traces_finish (store, result, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (listed->len, ==, 1);

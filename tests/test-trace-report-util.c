@@ -38,29 +38,6 @@ static const guint8 tiny_jpeg[] = {
   0x11, 0x00, 0x3f, 0x00, 0x90, 0x07, 0x44, 0xbf, 0xff, 0xd9
 };
 
-typedef struct
-{
-  gboolean      done;
-  GAsyncResult *result;
-} Wait;
-
-static void
-wait_cb (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  Wait *wait = user_data;
-
-  wait->result = g_object_ref (result);
-  wait->done = TRUE;
-}
-
-static gboolean
-wait_done (gpointer data)
-{
-  return ((Wait *) data)->done;
-}
-
 void
 tr_recorded_clear (TrRecorded *recorded)
 {
@@ -100,15 +77,14 @@ ChpStore *
 tr_open_store (const char *data_dir)
 {
   g_autofree char *path = g_build_filename (data_dir, "chaperone.db", NULL);
-  g_autoptr(GAsyncResult) result = NULL;
+  GAsyncResult *result;
   g_autoptr(GError) error = NULL;
   ChpStore *store = chp_store_new (path);
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
 
   g_assert_cmpint (g_mkdir_with_parents (data_dir, 0700), ==, 0);
-  chp_store_open_async (store, NULL, wait_cb, &wait);
-  g_assert_true (chp_test_spin_until (wait_done, &wait, 30000));
-  result = g_steal_pointer (&wait.result);
+  chp_store_open_async (store, NULL, chp_test_result_cb, &wait);
+  result = chp_test_result_wait_within (&wait, 30000);
   g_assert_true (chp_store_open_finish (store, result, &error));
   g_assert_no_error (error);
 
@@ -118,13 +94,12 @@ tr_open_store (const char *data_dir)
 void
 tr_flush (ChpStore *store)
 {
-  g_autoptr(GAsyncResult) result = NULL;
+  GAsyncResult *result;
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
 
-  chp_store_trace_flush_async (store, NULL, wait_cb, &wait);
-  g_assert_true (chp_test_spin_until (wait_done, &wait, 30000));
-  result = g_steal_pointer (&wait.result);
+  chp_store_trace_flush_async (store, NULL, chp_test_result_cb, &wait);
+  result = chp_test_result_wait_within (&wait, 30000);
   g_assert_true (chp_store_trace_flush_finish (store, result, &error));
   g_assert_no_error (error);
 }

@@ -41,29 +41,6 @@ fixture_tear_down (Fixture       *fixture,
   g_free (fixture->dir);
 }
 
-typedef struct
-{
-  gboolean      done;
-  GAsyncResult *result;
-} Wait;
-
-static void
-wait_cb (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  Wait *wait = user_data;
-
-  wait->result = g_object_ref (result);
-  wait->done = TRUE;
-}
-
-static gboolean
-wait_done (gpointer data)
-{
-  return ((Wait *) data)->done;
-}
-
 static gboolean
 export (ChpStore    *store,
         const char  *session_id,
@@ -73,13 +50,11 @@ export (ChpStore    *store,
         GError     **error)
 {
   g_autoptr(GFile) out = g_file_new_for_path (path);
-  g_autoptr(GAsyncResult) result = NULL;
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
 
-  chp_trace_report_write_async (store, session_id, last_n, out, NULL, wait_cb, &wait);
-  g_assert_true (chp_test_spin_until (wait_done, &wait, 60000));
-  result = g_steal_pointer (&wait.result);
-  return chp_trace_report_write_finish (store, result, n_sessions, NULL, error);
+  chp_trace_report_write_async (store, session_id, last_n, out, NULL, chp_test_result_cb, &wait);
+  return chp_trace_report_write_finish (store, chp_test_result_wait_within (&wait, 60000), n_sessions,
+                                        NULL, error);
 }
 
 static char *

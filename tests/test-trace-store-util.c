@@ -9,36 +9,8 @@
 
 #include "chp-test-client.h"
 
-typedef struct
-{
-  gboolean      done;
-  GAsyncResult *result;
-} Wait;
-
-static void
-wait_cb (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  Wait *wait = user_data;
-
-  wait->result = g_object_ref (result);
-  wait->done = TRUE;
-}
-
-static gboolean
-wait_done (gpointer data)
-{
-  return ((Wait *) data)->done;
-}
-
-/* Returns: (transfer full) */
-static GAsyncResult *
-wait_for (Wait *wait)
-{
-  g_assert_true (chp_test_spin_until (wait_done, wait, 30000));
-  return g_steal_pointer (&wait->result);
-}
+/* The trace store's calls may wait behind a batch of writes on a loaded machine. */
+#define TT_WAIT_MS 30000
 
 char *
 tt_make_tmp (void)
@@ -72,11 +44,11 @@ tt_open_store (const char  *path,
                GError     **error)
 {
   ChpStore *store = chp_store_new (path);
-  g_autoptr(GAsyncResult) result = NULL;
-  Wait wait = { 0 };
+  GAsyncResult *result;
+  g_auto(ChpTestResult) wait = { 0 };
 
-  chp_store_open_async (store, NULL, wait_cb, &wait);
-  result = wait_for (&wait);
+  chp_store_open_async (store, NULL, chp_test_result_cb, &wait);
+  result = chp_test_result_wait_within (&wait, TT_WAIT_MS);
   if (!chp_store_open_finish (store, result, error))
     g_clear_object (&store);
 
@@ -96,11 +68,11 @@ gboolean
 tt_flush (ChpStore  *store,
           GError   **error)
 {
-  g_autoptr(GAsyncResult) result = NULL;
-  Wait wait = { 0 };
+  GAsyncResult *result;
+  g_auto(ChpTestResult) wait = { 0 };
 
-  chp_store_trace_flush_async (store, NULL, wait_cb, &wait);
-  result = wait_for (&wait);
+  chp_store_trace_flush_async (store, NULL, chp_test_result_cb, &wait);
+  result = chp_test_result_wait_within (&wait, TT_WAIT_MS);
   return chp_store_trace_flush_finish (store, result, error);
 }
 
@@ -110,13 +82,13 @@ tt_list (ChpStore            *store,
          guint                offset,
          guint                limit)
 {
-  g_autoptr(GAsyncResult) result = NULL;
+  GAsyncResult *result;
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
   GPtrArray *sessions;
 
-  chp_store_list_traces_async (store, query, offset, limit, NULL, wait_cb, &wait);
-  result = wait_for (&wait);
+  chp_store_list_traces_async (store, query, offset, limit, NULL, chp_test_result_cb, &wait);
+  result = chp_test_result_wait_within (&wait, TT_WAIT_MS);
   sessions = chp_store_list_traces_finish (store, result, &error);
   g_assert_no_error (error);
 
@@ -139,11 +111,11 @@ tt_steps (ChpStore    *store,
           guint        limit,
           GError     **error)
 {
-  g_autoptr(GAsyncResult) result = NULL;
-  Wait wait = { 0 };
+  GAsyncResult *result;
+  g_auto(ChpTestResult) wait = { 0 };
 
-  chp_store_load_trace_steps_async (store, session_id, after_seq, limit, NULL, wait_cb, &wait);
-  result = wait_for (&wait);
+  chp_store_load_trace_steps_async (store, session_id, after_seq, limit, NULL, chp_test_result_cb, &wait);
+  result = chp_test_result_wait_within (&wait, TT_WAIT_MS);
   return chp_store_load_trace_steps_finish (store, result, error);
 }
 
@@ -153,11 +125,11 @@ tt_shot (ChpStore    *store,
          guint        seq,
          GError     **error)
 {
-  g_autoptr(GAsyncResult) result = NULL;
-  Wait wait = { 0 };
+  GAsyncResult *result;
+  g_auto(ChpTestResult) wait = { 0 };
 
-  chp_store_load_trace_shot_async (store, session_id, seq, NULL, wait_cb, &wait);
-  result = wait_for (&wait);
+  chp_store_load_trace_shot_async (store, session_id, seq, NULL, chp_test_result_cb, &wait);
+  result = chp_test_result_wait_within (&wait, TT_WAIT_MS);
   return chp_store_load_trace_shot_finish (store, result, error);
 }
 
@@ -166,24 +138,24 @@ tt_forget (ChpStore    *store,
            const char  *session_id,
            GError     **error)
 {
-  g_autoptr(GAsyncResult) result = NULL;
-  Wait wait = { 0 };
+  GAsyncResult *result;
+  g_auto(ChpTestResult) wait = { 0 };
 
-  chp_store_forget_trace_async (store, session_id, NULL, wait_cb, &wait);
-  result = wait_for (&wait);
+  chp_store_forget_trace_async (store, session_id, NULL, chp_test_result_cb, &wait);
+  result = chp_test_result_wait_within (&wait, TT_WAIT_MS);
   return chp_store_write_finish (store, result, error);
 }
 
 guint64
 tt_size (ChpStore *store)
 {
-  g_autoptr(GAsyncResult) result = NULL;
+  GAsyncResult *result;
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
   guint64 bytes = 0;
 
-  chp_store_trace_size_async (store, NULL, wait_cb, &wait);
-  result = wait_for (&wait);
+  chp_store_trace_size_async (store, NULL, chp_test_result_cb, &wait);
+  result = chp_test_result_wait_within (&wait, TT_WAIT_MS);
   g_assert_true (chp_store_trace_size_finish (store, result, &bytes, &error));
   g_assert_no_error (error);
 

@@ -53,27 +53,6 @@ fixture_teardown (Fixture       *f,
   g_free (f->dir);
 }
 
-/* An async call's result, for its _finish. */
-typedef struct
-{
-  GAsyncResult *result;
-} Wait;
-
-static void
-wait_cb (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  ((Wait *) user_data)->result = g_object_ref (result);
-}
-
-static GAsyncResult *
-wait_result (Wait *wait)
-{
-  chp_test_until (wait->result != NULL);
-  return wait->result;
-}
-
 /* What an agent's visit teaches: one GET, as the extension reports it. */
 static void
 learn (Fixture    *f,
@@ -85,7 +64,7 @@ learn (Fixture    *f,
   g_autoptr(JsonNode) node = NULL;
   g_autoptr(ChpSiteRecord) record = NULL;
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
 
   text = g_strdup_printf ("{\"origin\":\"%s\",\"endpoints\":[{\"method\":\"GET\","
                           "\"pathTemplate\":\"%s\",\"queryKeys\":[\"filter\"],\"body\":null,"
@@ -95,11 +74,10 @@ learn (Fixture    *f,
   node = json_from_string (text, &error);
   g_assert_no_error (error);
   chp_store_merge_site_async (store, json_node_get_object (node), "doc-1",
-                              g_get_real_time () / 1000, NULL, wait_cb, &wait);
-  record = chp_store_merge_site_finish (store, wait_result (&wait), &error);
+                              g_get_real_time () / 1000, NULL, chp_test_result_cb, &wait);
+  record = chp_store_merge_site_finish (store, chp_test_result_wait (&wait), &error);
   g_assert_no_error (error);
   g_assert_nonnull (record);
-  g_clear_object (&wait.result);
 }
 
 /* What an agent's saved batch and two visits teach: a recipe and how the page shows it is
@@ -113,7 +91,7 @@ teach_recipe (Fixture    *f,
   g_autoptr(JsonNode) node = NULL;
   g_autoptr(ChpSiteRecord) record = NULL;
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
 
   text = g_strdup_printf ("{\"origin\":\"%s\",\"ready\":{\"heading\":\"Getting started\"},"
                           "\"recipes\":[{\"name\":\"new-note\",\"params\":[{\"name\":"
@@ -124,10 +102,9 @@ teach_recipe (Fixture    *f,
   node = json_from_string (text, &error);
   g_assert_no_error (error);
   chp_store_merge_site_async (store, json_node_get_object (node), NULL,
-                              g_get_real_time () / 1000, NULL, wait_cb, &wait);
-  record = chp_store_merge_site_finish (store, wait_result (&wait), &error);
+                              g_get_real_time () / 1000, NULL, chp_test_result_cb, &wait);
+  record = chp_store_merge_site_finish (store, chp_test_result_wait (&wait), &error);
   g_assert_no_error (error);
-  g_clear_object (&wait.result);
 }
 
 /* An agent's use of a learned entry: a success adds 0.1, two misses in a row quarantine it. */
@@ -141,13 +118,12 @@ use_entry (Fixture    *f,
   g_autofree char *entry_id = chp_site_entry_id (origin, "GET", path);
   g_autoptr(ChpSiteEndpoint) endpoint = NULL;
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
 
   chp_store_site_endpoint_result_async (store, entry_id, success, success ? 200 : 500, NULL,
-                                        g_get_real_time () / 1000, NULL, wait_cb, &wait);
-  endpoint = chp_store_site_endpoint_result_finish (store, wait_result (&wait), &error);
+                                        g_get_real_time () / 1000, NULL, chp_test_result_cb, &wait);
+  endpoint = chp_store_site_endpoint_result_finish (store, chp_test_result_wait (&wait), &error);
   g_assert_no_error (error);
-  g_clear_object (&wait.result);
 }
 
 /* Whether the store still gives the site's memory (a forgotten site's is NOT_FOUND). */
@@ -158,11 +134,10 @@ remembered (Fixture    *f,
   ChpStore *store = chp_engine_get_store (f->engine);
   g_autoptr(ChpSiteRecord) record = NULL;
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  g_auto(ChpTestResult) wait = { 0 };
 
-  chp_store_load_site_async (store, origin, NULL, wait_cb, &wait);
-  record = chp_store_load_site_finish (store, wait_result (&wait), &error);
-  g_clear_object (&wait.result);
+  chp_store_load_site_async (store, origin, NULL, chp_test_result_cb, &wait);
+  record = chp_store_load_site_finish (store, chp_test_result_wait (&wait), &error);
   if (record == NULL)
     g_assert_error (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND);
   return record != NULL;
