@@ -55,7 +55,21 @@ const NAVIGATIONS = new Set(['main_frame', 'sub_frame']);
 const MAX_SECRETS = 64; // header values kept per tab
 const MAX_MARKERS = 8; // marker headers kept per request
 const MAX_OWN = 64; // calls of our own expected per tab: a batch's reads (≤ 50) go at once
+const MAX_EARLY_COMMITS = 8; // commits told before their request, per tab
 const OWN_LIFE_MS = 30000;
+
+/**
+ * A navigation's request that came after its frame's commit (Firefox can tell them in that order)
+ * takes that commit's document: the same frame and URL, committed no earlier than the request
+ * started. (An earlier commit of the same URL is the document a reload replaces.)
+ */
+function bindEarlyCommit(t, entry) {
+  const i = t.commits.findIndex((c) => c.frameId === entry.frameId && c.origin === entry.origin &&
+    c.path === entry.path && Math.round(c.at) >= entry.startedAt);
+  if (i < 0) return;
+  entry.documentId = t.commits[i].documentId;
+  t.commits.splice(i, 1);
+}
 
 /** A capture entry from onBeforeRequest's details, or null for what cannot be an entry. */
 export function entryFromRequest(d, seq) {
@@ -310,7 +324,7 @@ export class Capture {
 
   _start(tabId, deep = true) {
     const t = { ring: [], pending: new Map(), dropped: 0, seq: 0, secrets: new Map(), own: [], remove: () => {},
-      lastAt: -Infinity, deep };
+      lastAt: -Infinity, deep, commits: [] };
     this._tabs.set(tabId, t);
     this._listen(tabId, t, deep);
     this._listenCommits();
@@ -345,6 +359,7 @@ export class Capture {
         entry.agent = true;
         t.own.splice(own, 1);
       }
+      if (NAVIGATIONS.has(entry.type)) bindEarlyCommit(t, entry);
       t.pending.set(entry.requestId, entry);
       t.lastAt = monotonic();
       push(entry);
@@ -394,16 +409,22 @@ export class Capture {
     this._committed = (d) => {
       const t = d ? this._tabs.get(d.tabId) : null;
       if (!t || !d.documentId || d.documentLifecycle === 'prerender') return;
-      const url = withoutFragment(d.url);
+      const where = splitUrl(withoutFragment(d.url));
+      if (!where) return;
       for (let i = t.ring.length - 1, n = 0; i >= 0 && n < 64; i--, n++) {
         const e = t.ring[i];
         if (!NAVIGATIONS.has(e.type) || e.frameId !== d.frameId || e.documentId !== null) continue;
-        const where = splitUrl(url);
-        if (where && where.origin === e.origin && where.path === e.path) {
+        if (where.origin === e.origin && where.path === e.path) {
           e.documentId = d.documentId;
-          break;
+          return;
         }
       }
+      // No request of it yet: Firefox may tell the commit before the request that loads it
+      // (webNavigation and webRequest come by different ways). Kept for a moment: the request,
+      // when it comes, takes it (bindEarlyCommit).
+      const at = Number.isFinite(d.timeStamp) ? d.timeStamp : Date.now();
+      t.commits.push({ frameId: d.frameId, origin: where.origin, path: where.path, documentId: d.documentId, at });
+      if (t.commits.length > MAX_EARLY_COMMITS) t.commits.shift();
     };
     this.chrome.webNavigation.onCommitted.addListener(this._committed);
   }

@@ -176,6 +176,25 @@ test('browser.network.list: the current documents\' requests, masked, filtered, 
   noSecret('the capture\'s entries', router.capture.entriesOf(1, await router.capture.documents(1)));
 });
 
+test('a page load is bound to its document when the commit comes before the request (Firefox), never to the one a reload replaced', async () => {
+  const { wr, router, fake, top } = await captureSetup();
+  const html = [{ name: 'Content-Type', value: 'text/html' }];
+  const pageLoads = async () => (await router.handle('browser.network.list', { tabId: 1 })).entries
+    .filter((e) => e.type === 'main_frame').map((e) => `${e.path} ${e.documentId === top() ? 'this page' : e.documentId}`);
+
+  // The commit is told first, then the request that loaded it (started before it committed).
+  const committedAt = Date.now();
+  fake.navigate(1, 0, 'https://app.example/inbox');
+  request(wr, { url: 'https://app.example/inbox', type: 'main_frame', responseHeaders: html, at: committedAt - 40 });
+  assert.deepEqual(await pageLoads(), ['/inbox this page']);
+
+  // A reload: its request starts after the last commit of the same URL, which is not its document;
+  // its own commit, told after it, is.
+  request(wr, { url: 'https://app.example/inbox', type: 'main_frame', responseHeaders: html, at: Date.now() + 5 });
+  fake.navigate(1, 0, 'https://app.example/inbox');
+  assert.deepEqual(await pageLoads(), ['/inbox this page'], 'the reloaded page shows its own load only');
+});
+
 test('network.list and api.learn: their scopes, the top frame only, and Stop', async () => {
   const only = await captureSetup({ extras: ['browser.network.read'] });
   assert.equal((await only.router.handle('browser.network.list', { tabId: 1 })).capturing, true);
