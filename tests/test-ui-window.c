@@ -125,13 +125,15 @@ test_empty_states (Fixture       *f,
 {
   const struct { const char *name; const char *type_name; const char *says; } pages[] = {
     { "needs-you", "ChpNeedsPage", "Nothing needs you" },
-    { "browsers", "ChpBrowsersPage", "No browsers paired yet" },
+    { "browsers", "ChpBrowsersPage", "Set up your browsers" },
     { "grants", "ChpGrantsPage", "No grants" },
     { "agents", "ChpAgentsPage", "No agents connected" },
     { "activity", "ChpActivityPage", "No agent sessions yet" },
   };
 
   show_at (f, 800);
+  /* The first run: nothing paired, nothing waiting. The window opens on the setup guide. */
+  g_assert_cmpstr (chp_window_get_visible_page (f->window), ==, "browsers");
   /* The log has rows from start-up? None: no browser connected yet. */
   for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
     {
@@ -142,6 +144,23 @@ test_empty_states (Fixture       *f,
       chp_test_until (g_strcmp0 (page_state (f, type), "empty") == 0);
       g_assert_true (chp_ui_test_shows_text (page (f, type), pages[i].says));
     }
+
+  /* Nothing paired, the first run too: the Browsers page is the setup guide, every step of it. */
+  {
+    GtkWidget *browsers = page (f, g_type_from_name ("ChpBrowsersPage"));
+    GtkWidget *empty = gtk_stack_get_visible_child (GTK_STACK (find_page_stack (browsers)));
+    GtkWidget *guide = chp_ui_test_find_type (empty, g_type_from_name ("ChpSetupGuide"));
+
+    chp_window_show_page (f->window, "browsers");
+    g_assert_nonnull (guide);
+    chp_test_until (gtk_widget_get_mapped (guide));
+    g_assert_true (chp_ui_test_shows_text (guide, "1. Add the extension"));
+    g_assert_true (chp_ui_test_shows_text (guide, "2. Let the extension reach Chaperone"));
+    g_assert_true (chp_ui_test_shows_text (guide, "3. Pair"));
+    g_assert_true (chp_ui_test_shows_text (guide, "4. Connect an agent"));
+    g_assert_true (chp_ui_test_shows_text (guide, "claude mcp add chaperone -- chaperone-mcp"));
+    g_assert_true (chp_ui_test_shows_text (guide, "Check Setup"));
+  }
 }
 
 static void

@@ -317,11 +317,11 @@ bind_engine (ChpWindow *self,
 
   set_pages_engine (self, engine);
 
-  /* Start where the person is needed, or else on their browsers. */
+  /* Start where the person is needed, or else on their browsers: with none paired yet (the first
+   * run), that page is the setup guide. A pairing request turns the window to Needs you. */
   note_grants (self);
   watch_devices (self);
-  if (chp_needs_page_get_count (self->needs_page) == 0 &&
-      g_list_model_get_n_items (G_LIST_MODEL (chp_engine_get_devices (engine))) > 0)
+  if (chp_needs_page_get_count (self->needs_page) == 0)
     chp_window_show_page (self, "browsers");
   else
     chp_window_show_page (self, "needs-you");

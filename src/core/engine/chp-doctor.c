@@ -89,6 +89,13 @@ chp_doctor_default_native_host (void)
   return g_strdup (installed);
 }
 
+/* Where `meson install` puts the unpacked extension; the Firefox add-on sits beside it. */
+char *
+chp_doctor_default_extension_dir (void)
+{
+  return g_build_filename (DATADIR, "chaperone", "extension", NULL);
+}
+
 void
 chp_doctor_setup_init (ChpDoctorSetup *setup)
 {
@@ -127,7 +134,7 @@ resolve (const ChpDoctorSetup *s,
                    : g_build_filename (g_get_user_runtime_dir (), "chaperone", NULL);
   r->native_host = s->native_host != NULL ? g_strdup (s->native_host) : chp_doctor_default_native_host ();
   r->extension_dir = s->extension_dir != NULL ? g_strdup (s->extension_dir)
-                     : g_build_filename (DATADIR, "chaperone", "extension", NULL);
+                     : chp_doctor_default_extension_dir ();
   r->policy_path = s->policy_path;
   r->flatpak_info = s->flatpak_info != NULL ? s->flatpak_info : "/.flatpak-info";
   if (s->service_dirs != NULL)
@@ -291,18 +298,48 @@ check_pairing (const Resolved *r,
 
 /* ---- each browser --------------------------------------------------------------------------- */
 
-static char *
-add_extension_advice (const ChpBrowserKind *kind,
-                      const Resolved       *r)
+/**
+ * chp_doctor_extension_path:
+ * @extension_dir: the unpacked extension's folder
+ *
+ * Returns: (transfer full): what a person picks in @kind to add the extension: the folder for
+ *   a Chromium-family browser, the add-on file beside it for Firefox
+ */
+char *
+chp_doctor_extension_path (const ChpBrowserKind *kind,
+                           const char           *extension_dir)
 {
+  g_autofree char *dir = NULL;
+
+  g_return_val_if_fail (kind != NULL && extension_dir != NULL, NULL);
+
+  if (kind->family != CHP_BROWSER_FAMILY_FIREFOX)
+    return g_strdup (extension_dir);
+  dir = g_path_get_dirname (extension_dir);
+  return g_build_filename (dir, "chaperone-firefox.xpi", NULL);
+}
+
+/**
+ * chp_doctor_extension_advice:
+ * @extension_dir: the unpacked extension's folder
+ *
+ * Returns: (transfer full): how to add the extension to @kind, in one translated sentence (the
+ *   doctor's fix and the app's setup guide say the same)
+ */
+char *
+chp_doctor_extension_advice (const ChpBrowserKind *kind,
+                             const char           *extension_dir)
+{
+  g_return_val_if_fail (kind != NULL && extension_dir != NULL, NULL);
+
   if (kind->family == CHP_BROWSER_FAMILY_FIREFOX)
     {
-      g_autofree char *dir = g_path_get_dirname (r->extension_dir);
+      g_autofree char *dir = g_path_get_dirname (extension_dir);
       return g_strdup_printf (_("In %s, open about:addons, choose “Install Add-on From File…” and "
                                 "pick chaperone-firefox.xpi in %s."), _(kind->name), dir);
     }
   return g_strdup_printf (_("In %s, open chrome://extensions, turn on Developer mode, choose “Load "
-                            "unpacked” and pick %s."), _(kind->name), r->extension_dir);
+                            "unpacked” and pick %s."), _(kind->name), extension_dir);
 }
 
 static void
@@ -329,14 +366,14 @@ check_browser (const ChpBrowserKind  *kind,
     case CHP_EXTENSION_ABSENT:
       add (out, ext_id, CHP_DOCTOR_WARNING,
            g_strdup_printf (_("%s does not have the Chaperone extension"), name),
-           add_extension_advice (kind, r));
+           chp_doctor_extension_advice (kind, r->extension_dir));
       break;
     case CHP_EXTENSION_UNKNOWN:
     default:
       add (out, ext_id, CHP_DOCTOR_NOTE,
            g_strdup_printf (_("Cannot tell whether %s has the Chaperone extension (no profile "
                               "could be read)"), name),
-           add_extension_advice (kind, r));
+           chp_doctor_extension_advice (kind, r->extension_dir));
       break;
     }
 
@@ -510,21 +547,24 @@ done_line (GPtrArray *done,
 }
 
 /**
- * chp_doctor_fix:
- * @done: (element-type utf8) (nullable): a translated line is added for each thing done or failed
+ * chp_doctor_register_native_hosts:
+ * @done: (element-type utf8) (nullable): a translated line is added for each browser registered
+ *   or not
  *
- * Registers the native host in every system browser found and takes other users' access off
- * Chaperone's folder and files.
+ * Registers the native host in every system Chromium-family browser found whose registration is
+ * missing or wrong; nothing else (Check Setup's Fix and the setup guide's Register).
  *
- * Returns: how many things failed
+ * Returns: how many could not be registered
  */
 guint
-chp_doctor_fix (const ChpDoctorSetup *setup,
-                GPtrArray            *done)
+chp_doctor_register_native_hosts (const ChpDoctorSetup *setup,
+                                  GPtrArray            *done)
 {
   Resolved r = { 0 };
   guint n, failed = 0;
   const ChpBrowserKind *kinds = chp_browsers_get_kinds (&n);
+
+  g_return_val_if_fail (setup != NULL, 0);
 
   resolve (setup, &r);
   for (guint i = 0; i < n; i++)
@@ -549,7 +589,28 @@ chp_doctor_fix (const ChpDoctorSetup *setup,
                                             _(k->name), error->message));
         }
     }
+  resolved_clear (&r);
+  return failed;
+}
 
+/**
+ * chp_doctor_fix:
+ * @done: (element-type utf8) (nullable): a translated line is added for each thing done or failed
+ *
+ * Registers the native host in every system browser found and takes other users' access off
+ * Chaperone's folder and files.
+ *
+ * Returns: how many things failed
+ */
+guint
+chp_doctor_fix (const ChpDoctorSetup *setup,
+                GPtrArray            *done)
+{
+  Resolved r = { 0 };
+  guint failed;
+
+  failed = chp_doctor_register_native_hosts (setup, done);
+  resolve (setup, &r);
   if (g_file_test (r.data_dir, G_FILE_TEST_IS_DIR))
     {
       GStatBuf st;

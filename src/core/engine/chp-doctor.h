@@ -42,9 +42,16 @@ typedef struct
 void        chp_doctor_finding_free    (ChpDoctorFinding     *finding);
 void        chp_doctor_setup_init      (ChpDoctorSetup       *setup);
 char       *chp_doctor_default_native_host (void);
+char       *chp_doctor_default_extension_dir (void);
 GPtrArray  *chp_doctor_run             (const ChpDoctorSetup *setup);
 guint       chp_doctor_fix             (const ChpDoctorSetup *setup,
                                         GPtrArray            *done);
+guint       chp_doctor_register_native_hosts (const ChpDoctorSetup *setup,
+                                              GPtrArray            *done);
+char       *chp_doctor_extension_path  (const ChpBrowserKind *kind,
+                                        const char           *extension_dir);
+char       *chp_doctor_extension_advice (const ChpBrowserKind *kind,
+                                         const char           *extension_dir);
 guint       chp_doctor_remove_native_hosts (const ChpDoctorSetup *setup,
                                             GPtrArray            *done);
 const char *chp_doctor_level_to_string (ChpDoctorLevel        level);

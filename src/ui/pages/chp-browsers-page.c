@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-browsers-page.c: binds the engine's device list; each card acts on its own browser. */
+/* chp-browsers-page.c: binds the engine's device list; each card acts on its own browser. With
+ * none paired, the setup guide (ChpSetupGuide) takes the page. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-browsers-page"
@@ -7,6 +8,7 @@
 #include "chp-browsers-page.h"
 
 #include "chp-device-row.h"
+#include "chp-setup-guide.h"
 
 struct _ChpBrowsersPage
 {
@@ -85,6 +87,9 @@ chp_browsers_page_class_init (ChpBrowsersPageClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = chp_browsers_page_dispose;
+
+  /* The template names it: its type must exist before the template is parsed. */
+  g_type_ensure (CHP_TYPE_SETUP_GUIDE);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/chaperone/Chaperone/chp-browsers-page.ui");
