@@ -59,14 +59,25 @@ async function savePort(event) {
 async function main() {
   localize(document);
   $('version').textContent = t('optionsVersion', [chrome.runtime.getManifest().version]);
-  $('port').value = String(await getBridgePort(chrome.storage.local));
+  // Every listener before the first await: a Save pressed while the settings are still being
+  // read must save (a form without its listener submits itself, reloading the page and saving
+  // nothing), and what the person typed or chose meanwhile is not overwritten by what was read.
+  let portEdited = false;
+  let transportChosen = false;
+  $('port').addEventListener('input', () => { portEdited = true; });
   $('port-form').addEventListener('submit', savePort);
-  const mode = await getTransport(chrome.storage.local);
-  for (const radio of document.querySelectorAll('input[name="transport"]')) {
-    radio.checked = radio.value === mode;
-    radio.addEventListener('change', saveTransport);
+  const radios = document.querySelectorAll('input[name="transport"]');
+  for (const radio of radios) {
+    radio.addEventListener('change', (event) => {
+      transportChosen = true;
+      saveTransport(event);
+    });
   }
   $('transport-form').addEventListener('submit', (event) => event.preventDefault());
+  const port = await getBridgePort(chrome.storage.local);
+  if (!portEdited) $('port').value = String(port);
+  const mode = await getTransport(chrome.storage.local);
+  if (!transportChosen) for (const radio of radios) radio.checked = radio.value === mode;
   $('unpair-button').addEventListener('click', () => {
     $('unpair-confirm').hidden = false;
     $('unpair-no').focus();
