@@ -16,7 +16,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +29,8 @@ export const FIREFOX = process.env.CHAPERONE_FIREFOX ?? '/usr/bin/firefox-esr';
 // Meson sets it to its build's folder; by hand, the default build's.
 export const FIREFOX_EXTENSION_DIR = resolve(process.env.CHAPERONE_FIREFOX_EXTENSION
   ?? join(here, '..', '..', 'build', 'extension-firefox'));
+// The packed add-on meson builds beside that folder.
+export const FIREFOX_XPI = join(dirname(FIREFOX_EXTENSION_DIR), 'chaperone-firefox.xpi');
 // browser_specific_settings.gecko.id in the Firefox build's manifest.
 export const GECKO_ID = 'chaperone@chaperone.github.io';
 
@@ -68,10 +70,21 @@ export class Firefox {
    * Launches Firefox ESR with a fresh profile and the extension installed as a temporary add-on.
    * `localDomains`: host names Firefox resolves to loopback (the pref network.dns.localDomains),
    * as Chromium's --host-resolver-rules maps them in browser-harness.mjs.
+   *
+   * `permanent`: instead, the packed add-on (chaperone-firefox.xpi) installed for good, as ESR
+   * does with unsigned add-ons allowed (xpinstall.signatures.required false, as the README says):
+   * placed in the profile's extensions folder, which Firefox installs from at start (the pref
+   * extensions.autoDisableScopes 0 spares the prompt a person would answer). `profile` and `uuid`:
+   * start again on the profile (and with the extension's UUID) of a Firefox that was closed with
+   * close({keepProfile: true}).
    */
-  static async launch({ headless = true, localDomains = [] } = {}) {
-    const uuid = randomUUID();
-    const profile = await mkdtemp(join(tmpdir(), 'chaperone-firefox-'));
+  static async launch({ headless = true, localDomains = [], permanent = false, profile = null, uuid = null } = {}) {
+    uuid ??= randomUUID();
+    profile ??= await mkdtemp(join(tmpdir(), 'chaperone-firefox-'));
+    if (permanent) {
+      await mkdir(join(profile, 'extensions'), { recursive: true });
+      await copyFile(FIREFOX_XPI, join(profile, 'extensions', `${GECKO_ID}.xpi`));
+    }
     const browser = await puppeteer.launch({
       browser: 'firefox',
       executablePath: FIREFOX,
@@ -85,14 +98,17 @@ export class Firefox {
         'app.update.enabled': false,
         'datareporting.policy.dataSubmissionEnabled': false,
         ...(localDomains.length ? { 'network.dns.localDomains': localDomains.join(',') } : {}),
+        ...(permanent ? { 'xpinstall.signatures.required': false, 'extensions.autoDisableScopes': 0 } : {}),
       },
     });
     const firefox = new Firefox(browser, profile, uuid);
     try {
-      // The BiDi command webExtension.install, with the unpacked folder: a temporary add-on, as
-      // about:debugging's "Load Temporary Add-on" makes one.
-      const id = await browser.installExtension(FIREFOX_EXTENSION_DIR);
-      if (id !== GECKO_ID) throw new Error(`installed as ${id}, not ${GECKO_ID}`);
+      if (!permanent) {
+        // The BiDi command webExtension.install, with the unpacked folder: a temporary add-on, as
+        // about:debugging's "Load Temporary Add-on" makes one.
+        const id = await browser.installExtension(FIREFOX_EXTENSION_DIR);
+        if (id !== GECKO_ID) throw new Error(`installed as ${id}, not ${GECKO_ID}`);
+      }
       firefox.control = await firefox.extensionPage('options/options.html');
       await firefox.control.evaluate(() => { globalThis.bgPage = () => chrome.runtime.getBackgroundPage(); });
       await until(() => firefox.bg(async () => !!(await bgPage())?.chaperone?.bridge).catch(() => false),
@@ -291,8 +307,10 @@ export class Firefox {
     return target;
   }
 
-  async close() {
+  /** Quits Firefox; its profile goes too, unless `keepProfile` (to launch on it again). */
+  async close({ keepProfile = false } = {}) {
     await this.browser?.close().catch(() => {});
-    await rm(this.profile, { recursive: true, force: true }).catch(() => {});
+    this.browser = null;
+    if (!keepProfile) await rm(this.profile, { recursive: true, force: true }).catch(() => {});
   }
 }
