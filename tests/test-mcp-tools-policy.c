@@ -175,7 +175,10 @@ test_max_grant_minutes (void)
   world_start (&w, "[Chaperone]\nMaxGrantMinutes=60\n", g_get_real_time () / 1000 - 2 * 3600 * 1000);
   call_run (w.env.tools, w.env.context, "browser_snapshot", "{\"tab\":\"b1:7\"}", &call);
   g_assert_cmpstr (code_of (&call), ==, "grant_expired");
-  g_assert_nonnull (strstr (result_text (call.result), "60 minutes"));
+  /* The app's own words: the administrator's limit, not a browser's refusal quoted as untrusted. */
+  g_assert_nonnull (strstr (result_text (call.result), "administrator lets a grant serve agents for 60 minutes"));
+  g_assert_null (strstr (result_text (call.result), "the browser refused"));
+  g_assert_null (strstr (result_text (call.result), "untrusted"));
   call_clear (&call);
   assert_nothing_sent (&w);
   world_stop (&w);

@@ -7,6 +7,7 @@
 #include <gio/gio.h>
 
 G_DEFINE_QUARK (chp-protocol-error-quark, chp_protocol_error)
+G_DEFINE_QUARK (chp-local-error-quark, chp_local_error)
 
 static const char * const codes[] = {
 #define CHP_ERROR_CODE(name, str) str,
@@ -52,7 +53,8 @@ chp_protocol_error_code_of (const GError *error)
   if (error == NULL)
     return NULL;
 
-  if (error->domain == CHP_PROTOCOL_ERROR && (guint) error->code < CHP_PROTOCOL_ERROR_N_CODES)
+  if ((error->domain == CHP_PROTOCOL_ERROR || error->domain == CHP_LOCAL_ERROR) &&
+      (guint) error->code < CHP_PROTOCOL_ERROR_N_CODES)
     return codes[error->code];
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))

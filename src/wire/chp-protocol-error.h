@@ -7,6 +7,9 @@
 G_BEGIN_DECLS
 
 #define CHP_PROTOCOL_ERROR (chp_protocol_error_quark ())
+/* The same codes, given by Chaperone itself (an administrator's policy), never by a browser: an
+ * agent hears them in the app's own words, not as a browser's reason that may quote a page. */
+#define CHP_LOCAL_ERROR (chp_local_error_quark ())
 
 typedef enum
 {
@@ -17,6 +20,7 @@ typedef enum
 } ChpProtocolError;
 
 GQuark       chp_protocol_error_quark      (void);
+GQuark       chp_local_error_quark         (void);
 const char  *chp_protocol_error_to_string  (ChpProtocolError  code);
 gboolean     chp_protocol_error_from_string (const char      *str,
                                              ChpProtocolError *code);

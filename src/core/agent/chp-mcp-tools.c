@@ -523,8 +523,9 @@ chp_tool_return_error (GTask      *task,
                                                call->self->result_max_chars), code);
 }
 
-/* Our own words for the codes the app itself gives; for the others the browser said why, and
- * what it said may quote the page, so it goes in the untrusted wrapper. */
+/* Our own words for the codes the app itself gives (and whatever it refused itself,
+ * CHP_LOCAL_ERROR: an administrator's limit); for the others the browser said why, and what it
+ * said may quote the page, so it goes in the untrusted wrapper. */
 void
 chp_tool_return_gerror (GTask        *task,
                         const GError *error,
@@ -536,7 +537,7 @@ chp_tool_return_gerror (GTask        *task,
     "stopped", "device_offline", "not_paired", "revoked", "timeout", "cancelled", "too_large",
     "policy_denied", NULL,
   };
-  gboolean own = g_strv_contains (ours, code);
+  gboolean own = g_strv_contains (ours, code) || error->domain == CHP_LOCAL_ERROR;
   g_autofree char *detail = NULL;
 
   message = g_strdup_printf ("%s failed: %s", what,

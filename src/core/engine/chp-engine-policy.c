@@ -99,7 +99,7 @@ chp_engine_policy_refuses (ChpEngine   *self,
       (g_strcmp0 (method, "browser.api.call") == 0 ||
        (g_strcmp0 (method, "browser.batch") == 0 && batch_calls_api (params))))
     {
-      g_set_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_POLICY_DENIED,
+      g_set_error (error, CHP_LOCAL_ERROR, CHP_PROTOCOL_ERROR_POLICY_DENIED,
                    "This computer's administrator turned calls of a site's own API off");
       return TRUE;
     }
@@ -111,7 +111,7 @@ chp_engine_policy_refuses (ChpEngine   *self,
       if (grant != NULL &&
           g_get_real_time () / 1000 - chp_grant_get_created_at (grant) > (gint64) max_minutes * 60000)
         {
-          g_set_error (error, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_GRANT_EXPIRED,
+          g_set_error (error, CHP_LOCAL_ERROR, CHP_PROTOCOL_ERROR_GRANT_EXPIRED,
                        "This computer's administrator lets a grant serve agents for %u minutes; "
                        "ask the person for a new one", max_minutes);
           return TRUE;
