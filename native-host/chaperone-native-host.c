@@ -6,6 +6,7 @@
 #define G_LOG_DOMAIN "chaperone-native-host"
 
 #include "chp-json-reader.h"
+#include "chp-transport.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -499,6 +500,9 @@ handle_native_open (Host   *host,
    * not listen and another process could (docs/protocol.md §1). */
   uri = g_strdup_printf ("ws://127.0.0.1:%u%s", port, path);
   host->upgrade = soup_message_new ("GET", uri);
+  /* Which way in this is, for an administrator's Transport lock (chp-transport.h). */
+  soup_message_headers_replace (soup_message_get_request_headers (host->upgrade),
+                                CHP_TRANSPORT_HEADER, CHP_TRANSPORT_NATIVE_HOST);
   host->state = HOST_CONNECTING;
   g_debug ("connecting to 127.0.0.1:%u%s", port, path);
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-native-host-more.c: what the native host does for Firefox (a clear refusal: Firefox never
- * passes the origin the extension signs with) and the manifest it is installed with. The relay
- * itself is tested in test-native-host.c. */
+ * passes the origin the extension signs with), the manifest it is installed with, and an
+ * administrator's Transport lock kept by the real engine. The relay itself is tested in
+ * test-native-host.c. */
 #include "config.h"
 
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <gio/gio.h>
 
 #include "test-native-host-harness.h"
+#include "chp-test-client.h"
 
 #define FIREFOX_MANIFEST_ARG "/home/someone/.mozilla/native-messaging-hosts/" \
                              "io.github.chaperone.native.json"
@@ -201,6 +203,49 @@ test_manifest (Fixture       *f,
   }
 }
 
+/* Transport=native: a browser's own WebSocket is refused at the upgrade, the host's socket is
+ * served (the engine's signed challenge comes through it). Transport=websocket: the other way
+ * round. The host says which way it is (chp-transport.h); a browser's WebSocket cannot. */
+static void
+test_transport_lock (Fixture       *f,
+                     gconstpointer  data)
+{
+  ChpBridge *bridge = chp_engine_get_bridge (f->engine);
+  g_autofree char *host_header = g_strdup_printf ("127.0.0.1:%u", f->port);
+  g_autofree char *open = native_open ("/extension", f->port, NULL);
+
+  chp_bridge_set_transport_lock (bridge, CHP_TRANSPORT_NATIVE);
+  g_assert_cmpuint (chp_test_http_upgrade_status (f->port, "/extension", TEST_ORIGIN, host_header), ==, 403);
+  g_assert_cmpuint (chp_test_http_upgrade_status (f->port, "/pairing", TEST_ORIGIN, host_header), ==, 403);
+  {
+    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG, f->port);
+    g_autoptr(JsonNode) challenge = NULL;
+
+    host_send (host, open);
+    host_expect_opened (host, f->port);
+    challenge = host_next (host, 5000);
+    g_assert_nonnull (challenge);
+    g_assert_cmpstr (str_of (challenge, "type"), ==, "challenge");
+  }
+
+  chp_bridge_set_transport_lock (bridge, CHP_TRANSPORT_WEBSOCKET);
+  g_assert_cmpuint (chp_test_http_upgrade_status (f->port, "/extension", TEST_ORIGIN, host_header), ==, 101);
+  {
+    g_autoptr(Host) host = host_spawn (TEST_ORIGIN_ARG, f->port);
+    g_autoptr(JsonNode) closed = NULL;
+
+    host_send (host, open);
+    closed = host_next (host, 5000);
+    g_assert_nonnull (closed);
+    g_assert_cmpstr (str_of (closed, "type"), ==, "native_closed");
+    g_assert_cmpint (int_of (closed, "status"), ==, 403);
+    g_assert_cmpint (host_wait_exit (host, PROMPT_MS), ==, 0);
+  }
+
+  chp_bridge_set_transport_lock (bridge, CHP_TRANSPORT_ANY);
+  g_assert_cmpuint (chp_test_http_upgrade_status (f->port, "/extension", TEST_ORIGIN, host_header), ==, 101);
+}
+
 void
 add_more_tests (void)
 {
@@ -208,5 +253,6 @@ add_more_tests (void)
   ADD ("/chaperone/native-host/firefox/refused", test_firefox_refused);
   ADD ("/chaperone/native-host/firefox/shape-only", test_firefox_shape_only);
   ADD ("/chaperone/native-host/manifest", test_manifest);
+  ADD ("/chaperone/native-host/transport-lock", test_transport_lock);
 #undef ADD
 }

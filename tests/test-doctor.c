@@ -439,7 +439,7 @@ test_policy_file (Home         *h,
     "[Chaperone]\nMaxGrantMinutes=0\n",
     "[Chaperone]\nMaxGrantMinutes=ten\n",
     "[Chaperone]\nSiteLearning=maybe\n",
-    "[Chaperone]\nTransport=native\n",
+    "[Chaperone]\nTransport=tcp\n",
   };
 
   /* No file: nothing locked, nothing wrong. */
@@ -451,7 +451,7 @@ test_policy_file (Home         *h,
 
   full = load (h, "# the lab's machines\n[Chaperone]\nBridgePort=64400\nMaxGrantMinutes=45\n"
                   "FloorBlind=bank.example; *.corp.example\nFloorHandsOnly=wiki.example\n"
-                  "ApiCalls=false\nSiteLearning=false\n");
+                  "ApiCalls=false\nSiteLearning=false\nTransport=native\n");
   g_assert_null (chp_managed_policy_get_error (full));
   g_assert_cmpuint (chp_managed_policy_get_bridge_port (full), ==, 64400);
   g_assert_cmpuint (chp_managed_policy_get_max_grant_minutes (full), ==, 45);
@@ -459,8 +459,18 @@ test_policy_file (Home         *h,
   g_assert_cmpstr (chp_managed_policy_get_floor_hands_only (full)[0], ==, "wiki.example");
   g_assert_false (chp_managed_policy_get_api_calls (full));
   g_assert_false (chp_managed_policy_get_site_learning (full));
+  g_assert_cmpint (chp_managed_policy_get_transport (full), ==, CHP_TRANSPORT_NATIVE);
+  g_assert_cmpint (chp_managed_policy_get_transport (none), ==, CHP_TRANSPORT_ANY);
   locks = chp_managed_policy_dup_locks (full);
-  g_assert_cmpuint (g_strv_length (locks), ==, 6);
+  g_assert_cmpuint (g_strv_length (locks), ==, 7);
+  g_assert_true (g_strv_contains ((const char * const *) locks,
+                                  "Browsers connect only through the native host"));
+  {
+    g_autoptr(ChpManagedPolicy) ws = load (h, "[Chaperone]\nTransport=websocket\n");
+
+    g_assert_null (chp_managed_policy_get_error (ws));
+    g_assert_cmpint (chp_managed_policy_get_transport (ws), ==, CHP_TRANSPORT_WEBSOCKET);
+  }
 
   /* Anything it cannot read fails closed: API calls and learning off, and it says why. */
   for (guint i = 0; i < G_N_ELEMENTS (broken); i++)
@@ -473,6 +483,7 @@ test_policy_file (Home         *h,
       g_assert_false (chp_managed_policy_get_api_calls (p));
       g_assert_false (chp_managed_policy_get_site_learning (p));
       g_assert_cmpuint (chp_managed_policy_get_bridge_port (p), ==, 0);
+      g_assert_cmpint (chp_managed_policy_get_transport (p), ==, CHP_TRANSPORT_ANY);
     }
 }
 

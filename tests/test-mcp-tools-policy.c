@@ -226,10 +226,32 @@ test_floor_and_learning (void)
   world_stop (&w);
 }
 
+/* Transport=native: the app's bridge refuses a browser's own WebSocket at the upgrade (the
+ * native host's way in is tested with the host, in native-host/test-native-host-more.c). */
+static void
+test_transport (void)
+{
+  g_autoptr(ChpManagedPolicy) native = policy_from ("[Chaperone]\nTransport=native\n");
+  g_autoptr(ChpManagedPolicy) websocket = policy_from ("[Chaperone]\nTransport=websocket\n");
+  Env env = { 0, };
+  g_autofree char *host = NULL;
+
+  env_setup (&env, NULL);
+  host = g_strdup_printf ("127.0.0.1:%u", env.port);
+  g_assert_cmpuint (chp_test_http_upgrade_status (env.port, "/extension", CHP_TEST_ORIGIN, host), ==, 101);
+  chp_engine_set_managed_policy (env.engine, native);
+  g_assert_cmpuint (chp_test_http_upgrade_status (env.port, "/extension", CHP_TEST_ORIGIN, host), ==, 403);
+  g_assert_cmpuint (chp_test_http_upgrade_status (env.port, "/pairing", CHP_TEST_ORIGIN, host), ==, 403);
+  chp_engine_set_managed_policy (env.engine, websocket);
+  g_assert_cmpuint (chp_test_http_upgrade_status (env.port, "/extension", CHP_TEST_ORIGIN, host), ==, 101);
+  env_teardown (&env, NULL);
+}
+
 void
 test_mcp_tools_add_policy (void)
 {
   g_test_add_func ("/mcp-tools/policy/api-calls-off", test_api_calls_off);
   g_test_add_func ("/mcp-tools/policy/max-grant-minutes", test_max_grant_minutes);
   g_test_add_func ("/mcp-tools/policy/floor-and-learning", test_floor_and_learning);
+  g_test_add_func ("/mcp-tools/policy/transport", test_transport);
 }

@@ -425,7 +425,7 @@ test_policy_locks (Fixture       *fixture,
     return;
 
   g_assert_true (g_file_set_contents (path, "[Chaperone]\nBridgePort=64400\nSiteLearning=false\n"
-                                            "ApiCalls=false\n", -1, NULL));
+                                            "ApiCalls=false\nTransport=native\n", -1, NULL));
   fixture->policy = chp_managed_policy_load (path);
   g_unlink (path);
   g_settings_set (fixture->settings, "bridge-port", "q", (guint16) 65000);
@@ -451,6 +451,8 @@ test_policy_locks (Fixture       *fixture,
   g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (fixture->window), "The bridge port is 64400"));
   g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (fixture->window),
                                             "Agents may not call a site’s own API"));
+  g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (fixture->window),
+                                            "Browsers connect only through the native host"));
 }
 
 static void

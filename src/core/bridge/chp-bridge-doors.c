@@ -64,6 +64,27 @@ chp_bridge_check_origin (const char *origin)
   return FALSE;
 }
 
+/* The administrator's Transport lock: whether a socket that came this way may come at all
+ * (chp-transport.h says how the two ways are told apart). */
+gboolean
+chp_bridge_check_transport (ChpBridge          *self,
+                            SoupMessageHeaders *headers)
+{
+  gboolean via_host = g_strcmp0 (soup_message_headers_get_one (headers, CHP_TRANSPORT_HEADER),
+                                 CHP_TRANSPORT_NATIVE_HOST) == 0;
+
+  switch (self->transport)
+    {
+    case CHP_TRANSPORT_WEBSOCKET:
+      return !via_host;
+    case CHP_TRANSPORT_NATIVE:
+      return via_host;
+    case CHP_TRANSPORT_ANY:
+    default:
+      return TRUE;
+    }
+}
+
 static gboolean
 check_host (ChpBridge  *self,
             const char *host)
@@ -115,6 +136,14 @@ chp_bridge_early_handler_cb (SoupServer        *server,
       g_debug ("Refused %s from a non-extension origin", path);
       soup_server_message_set_status (msg, SOUP_STATUS_FORBIDDEN, NULL);
       chp_bridge_audit (self, "connection", path, "refused", NULL, 0, "unauthorized");
+      return;
+    }
+
+  if (!chp_bridge_check_transport (self, headers))
+    {
+      g_debug ("Refused %s by the administrator's transport lock", path);
+      soup_server_message_set_status (msg, SOUP_STATUS_FORBIDDEN, NULL);
+      chp_bridge_audit (self, "connection", path, "refused", NULL, 0, "policy_denied");
     }
 }
 
@@ -147,7 +176,8 @@ chp_bridge_check_upgrade (ChpBridge         *self,
 
   if (g_strcmp0 (path, expected_path) == 0 &&
       check_host (self, soup_message_headers_get_one (headers, "Host")) &&
-      chp_bridge_check_origin (soup_message_headers_get_one (headers, "Origin")))
+      chp_bridge_check_origin (soup_message_headers_get_one (headers, "Origin")) &&
+      chp_bridge_check_transport (self, headers))
     return TRUE;
 
   g_debug ("Refused a socket on a path or from an origin the gate should have stopped");

@@ -25,6 +25,7 @@ struct _ChpBridge
   char *instance_id;
   guint heartbeat_ms;
   guint default_grant_minutes;  /* offered to the extension by engine.info */
+  ChpTransportLock transport;   /* the administrator's lock on the way in */
   JsonNode *floor_rules;        /* the person's URL floor entries, likewise; NULL for none */
 
   GHashTable *revoked;        /* device ids whose keys must keep failing */
@@ -66,6 +67,8 @@ typedef struct _ChpBridgePending   ChpBridgePending;    /* chp-bridge-doors.c */
 typedef struct _ChpBridgeHandshake ChpBridgeHandshake;  /* chp-bridge-sessions.c */
 
 gboolean chp_bridge_check_origin   (const char  *origin);
+gboolean chp_bridge_check_transport (ChpBridge          *self,
+                                     SoupMessageHeaders *headers);
 gboolean chp_bridge_check_upgrade  (ChpBridge         *self,
                                     SoupServerMessage *msg,
                                     const char        *path,

@@ -286,6 +286,24 @@ chp_bridge_get_instance_id (ChpBridge *self)
 
 /* What the person chose in Preferences; the extension offers it first when it asks for a
  * grant (engine.info). */
+/**
+ * chp_bridge_set_transport_lock:
+ * @lock: the administrator's Transport (chp-managed-policy.c)
+ *
+ * From now on, a socket that came the other way is refused at the upgrade (403, audited): a
+ * browser's own WebSocket under %CHP_TRANSPORT_NATIVE, the native host's under
+ * %CHP_TRANSPORT_WEBSOCKET. The extension's Automatic choice takes a refused WebSocket as one
+ * that could not connect, and goes through the host.
+ */
+void
+chp_bridge_set_transport_lock (ChpBridge        *self,
+                               ChpTransportLock  lock)
+{
+  g_return_if_fail (CHP_IS_BRIDGE (self));
+
+  self->transport = lock;
+}
+
 void
 chp_bridge_set_default_grant_minutes (ChpBridge *self,
                                       guint      minutes)

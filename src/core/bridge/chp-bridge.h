@@ -9,6 +9,7 @@
 #include "chp-identity.h"
 #include "chp-pairing-manager.h"
 #include "chp-store.h"
+#include "chp-transport.h"
 
 G_BEGIN_DECLS
 
@@ -72,6 +73,8 @@ gint64       chp_bridge_call_get_queue_us      (GAsyncResult         *result);
 
 void         chp_bridge_revoke_device          (ChpBridge            *self,
                                                 const char           *device_id);
+void         chp_bridge_set_transport_lock     (ChpBridge            *self,
+                                                ChpTransportLock      lock);
 void         chp_bridge_set_default_grant_minutes (ChpBridge         *self,
                                                    guint              minutes);
 void         chp_bridge_audit                  (ChpBridge            *self,

@@ -29,6 +29,9 @@ chp_engine_set_managed_policy (ChpEngine        *self,
 
   g_set_object (&self->policy, policy);
   chp_engine_apply_floor_rules (self);
+  /* A running bridge takes the lock now; one not yet made takes it when it is (chp-engine.c). */
+  if (self->bridge != NULL)
+    chp_bridge_set_transport_lock (self->bridge, chp_managed_policy_get_transport (policy));
 }
 
 static gboolean

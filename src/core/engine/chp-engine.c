@@ -481,6 +481,7 @@ chp_engine_start_async (ChpEngine           *self,
                              chp_site_allowlist_label_is_personal);
   self->pairing = chp_pairing_manager_new (self->store);
   self->bridge = chp_bridge_new (self->identity, self->store, self->devices, self->pairing);
+  chp_bridge_set_transport_lock (self->bridge, chp_managed_policy_get_transport (self->policy));
   self->traces = chp_trace_recorder_new (self->store, self->bridge, self->agent_sessions,
                                          self->devices);
   g_signal_connect (self->traces, "changed", G_CALLBACK (trace_changed_cb), self);

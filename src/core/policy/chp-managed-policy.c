@@ -8,6 +8,8 @@
  *   FloorHandsOnly=…
  *   ApiCalls=false                   no call of a site's own API (browser_api call, API batch steps)
  *   SiteLearning=false               nothing learned of a site is kept
+ *   Transport=native                 browsers come in only through the native-messaging host
+ *                                    (or =websocket: only over their own WebSocket)
  *
  * It fails closed: a file that is there but cannot be read, or that has a key or value this
  * version does not know (a typo of a lock the administrator meant), turns API calls and learning
@@ -37,6 +39,7 @@ struct _ChpManagedPolicy
   GStrv    floor_hands_only;
   gboolean api_calls;
   gboolean site_learning;
+  ChpTransportLock transport;
 };
 
 G_DEFINE_FINAL_TYPE (ChpManagedPolicy, chp_managed_policy, G_TYPE_OBJECT)
@@ -153,12 +156,38 @@ read_list (GKeyFile   *kf,
 }
 
 static gboolean
+read_transport (GKeyFile         *kf,
+                ChpTransportLock *out,
+                GError          **error)
+{
+  g_autofree char *value = NULL;
+
+  if (!g_key_file_has_key (kf, GROUP, "Transport", NULL))
+    return TRUE;
+  value = g_strstrip (g_key_file_get_string (kf, GROUP, "Transport", error));
+  if (value == NULL)
+    return FALSE;
+  if (g_str_equal (value, "websocket"))
+    *out = CHP_TRANSPORT_WEBSOCKET;
+  else if (g_str_equal (value, "native"))
+    *out = CHP_TRANSPORT_NATIVE;
+  else
+    {
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                   _("Transport is “%s”: it is “websocket” or “native”"), value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
 parse (ChpManagedPolicy *self,
        GKeyFile         *kf,
        GError          **error)
 {
   static const char * const known[] = {
     "BridgePort", "MaxGrantMinutes", "FloorBlind", "FloorHandsOnly", "ApiCalls", "SiteLearning",
+    "Transport",
   };
   g_auto(GStrv) groups = g_key_file_get_groups (kf, NULL);
   g_auto(GStrv) keys = NULL;
@@ -185,7 +214,8 @@ parse (ChpManagedPolicy *self,
       !read_list (kf, "FloorBlind", &self->floor_blind, error) ||
       !read_list (kf, "FloorHandsOnly", &self->floor_hands_only, error) ||
       !read_bool (kf, "ApiCalls", &self->api_calls, error) ||
-      !read_bool (kf, "SiteLearning", &self->site_learning, error))
+      !read_bool (kf, "SiteLearning", &self->site_learning, error) ||
+      !read_transport (kf, &self->transport, error))
     return FALSE;
   self->bridge_port = (guint16) port;
   return TRUE;
@@ -292,6 +322,13 @@ chp_managed_policy_get_site_learning (ChpManagedPolicy *self)
   return self->site_learning;
 }
 
+ChpTransportLock
+chp_managed_policy_get_transport (ChpManagedPolicy *self)
+{
+  g_return_val_if_fail (CHP_IS_MANAGED_POLICY (self), CHP_TRANSPORT_ANY);
+  return self->transport;
+}
+
 /**
  * chp_managed_policy_dup_locks:
  *
@@ -325,6 +362,10 @@ chp_managed_policy_dup_locks (ChpManagedPolicy *self)
     g_ptr_array_add (b, g_strdup (_("Agents may not call a site’s own API")));
   if (!self->site_learning)
     g_ptr_array_add (b, g_strdup (_("Nothing is learned about how sites work")));
+  if (self->transport == CHP_TRANSPORT_NATIVE)
+    g_ptr_array_add (b, g_strdup (_("Browsers connect only through the native host")));
+  else if (self->transport == CHP_TRANSPORT_WEBSOCKET)
+    g_ptr_array_add (b, g_strdup (_("Browsers connect only over their own WebSocket")));
   g_ptr_array_add (b, NULL);
   return (char **) g_ptr_array_free (b, FALSE);
 }

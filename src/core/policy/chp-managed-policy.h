@@ -6,6 +6,8 @@
 
 #include <glib-object.h>
 
+#include "chp-transport.h"
+
 G_BEGIN_DECLS
 
 #define CHP_MANAGED_POLICY_PATH "/etc/chaperone/policy.conf"
@@ -26,6 +28,7 @@ const char * const *chp_managed_policy_get_floor_blind   (ChpManagedPolicy  *sel
 const char * const *chp_managed_policy_get_floor_hands_only (ChpManagedPolicy *self);
 gboolean            chp_managed_policy_get_api_calls     (ChpManagedPolicy  *self);
 gboolean            chp_managed_policy_get_site_learning (ChpManagedPolicy  *self);
+ChpTransportLock    chp_managed_policy_get_transport     (ChpManagedPolicy  *self);
 char              **chp_managed_policy_dup_locks         (ChpManagedPolicy  *self);
 
 G_END_DECLS
