@@ -15,6 +15,7 @@
 #include "chp-engine.h"
 #include "chp-frame.h"
 #include "chp-json-util.h"
+#include "chp-managed-policy.h"
 #include "chp-protocol-error.h"
 
 typedef struct
@@ -788,6 +789,7 @@ main (int   argc,
   g_autoptr(GInputStream) stdin_stream = NULL;
   g_autofree char *data_dir = NULL;
   g_autofree char *agent_socket = NULL;
+  g_autofree char *policy_path = NULL;
   Harness self = { 0 };
   int port = 0;
   int heartbeat_ms = 0;
@@ -797,6 +799,8 @@ main (int   argc,
     { "heartbeat-ms", 0, 0, G_OPTION_ARG_INT, &heartbeat_ms, "Heartbeat interval", "MS" },
     { "agent-socket", 0, 0, G_OPTION_ARG_FILENAME, &agent_socket,
       "Serve agents (MCP) on this Unix socket; none without it", "PATH" },
+    { "policy", 0, 0, G_OPTION_ARG_FILENAME, &policy_path,
+      "An administrator's policy file (the app reads only /etc/chaperone/policy.conf)", "FILE" },
     { NULL }
   };
 
@@ -811,6 +815,17 @@ main (int   argc,
 
   self.loop = g_main_loop_new (NULL, FALSE);
   self.engine = chp_engine_new (data_dir);
+  if (policy_path != NULL)
+    {
+      g_autoptr(ChpManagedPolicy) policy = chp_managed_policy_load (policy_path);
+
+      if (chp_managed_policy_get_error (policy) != NULL)
+        {
+          g_printerr ("%s: %s\n", policy_path, chp_managed_policy_get_error (policy));
+          return 2;
+        }
+      chp_engine_set_managed_policy (self.engine, policy);
+    }
   /* No endpoint unless asked: parallel tests must not fight over the user's real socket. */
   self.agent_socket = agent_socket;
   self.calls = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);

@@ -9,10 +9,15 @@
 //   1. "native" chosen in Options: pairing, the origin the app shows, a granted click.
 //   2. "auto" with the WebSocket unreachable (the extension is told a port that drops every
 //      connection): it falls back to the host, and Options says so.
+//   3. "auto" against an app whose administrator locked Transport=native: the app refuses the
+//      WebSocket at the upgrade, and the extension, unasked, pairs and connects through the host.
 
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { startFixtureServer } from '../fixtures/serve.mjs';
@@ -33,24 +38,24 @@ let hits = 0;
 const browsers = [];
 let failed = false;
 
-async function launch() {
-  const browser = await Browser.launch({ nativeHost: { port: engine.port } });
+async function launch(app = engine) {
+  const browser = await Browser.launch({ nativeHost: { port: app.port } });
   browsers.push(browser);
   (await browser.worker()).on('console', (m) => browser.consoleLines.push(`[worker] ${m.type()}: ${m.text()}`));
   return browser;
 }
 
 /** Pairs in the popup, the code compared and Pair pressed in the "app"; resolves with the device id. */
-async function pair(browser, popup) {
-  const mark = engine.mark();
+async function pair(browser, popup, app = engine) {
+  const mark = app.mark();
   const code = await browser.startPairing(popup);
-  const pairing = await engine.waitFor({ event: 'pairing' }, { after: mark, timeoutMs: 15000 });
+  const pairing = await app.waitFor({ event: 'pairing' }, { after: mark, timeoutMs: 15000 });
   assert.equal(pairing.code.replace(/\D/g, ''), code, 'the app shows the code the popup shows');
   assert.equal(pairing.origin, EXTENSION_ORIGIN, 'the app sees the origin Chromium passed the host');
-  engine.approve(pairing.requestId);
-  assert.equal((await engine.waitFor({ event: 'pairing-ended', requestId: pairing.requestId },
+  app.approve(pairing.requestId);
+  assert.equal((await app.waitFor({ event: 'pairing-ended', requestId: pairing.requestId },
     { after: mark, timeoutMs: 10000 })).outcome, 'approved');
-  const online = await engine.waitFor({ event: 'device-online' }, { after: mark, timeoutMs: 20000 });
+  const online = await app.waitFor({ event: 'device-online' }, { after: mark, timeoutMs: 20000 });
   await browser.waitForState('connected');
   return online.deviceId;
 }
@@ -138,5 +143,28 @@ describe('the extension over the native host', { skip }, () => {
     await domWait(options, () => /native host/.test(document.querySelector('#transport-in-use')?.textContent ?? ''),
       null, { what: 'the options page to say the connection goes through the native host' });
     assert.equal(await options.isChecked('input[name="transport"][value="auto"]'), true);
+  });
+
+  step('"auto" against an app locked to Transport=native: the WebSocket is refused, and the extension goes through the host', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chaperone-policy-'));
+    const policy = join(dir, 'policy.conf');
+    await writeFile(policy, '[Chaperone]\nTransport=native\n');
+    const locked = await TestEngine.start({ policy });
+    try {
+      const browser = await launch(locked);
+      // The port in Options is the app's own, and it answers: but not to a browser's WebSocket.
+      await browser.setPort(locked.port);
+      const page = await browser.ctx.newPage();
+      await page.goto(`${sites.originA}/overlay.html`);
+      const popup = await browser.popup(page);
+      const deviceId = await pair(browser, popup, locked);
+      const snap = await snapshot(browser);
+      assert.equal(snap.transport, 'native', 'connected through the host');
+      assert.ok((await locked.device(deviceId)).online);
+      await browser.close();
+    } finally {
+      await locked.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -34,12 +34,14 @@ export class TestEngine {
    * Starts the harness on an ephemeral port with a fresh data directory and resolves once it says
    * where it listens.
    */
-  static async start({ heartbeatMs, timeoutMs = 10000, dataDir: givenDataDir, port = 0 } = {}) {
+  static async start({ heartbeatMs, timeoutMs = 10000, dataDir: givenDataDir, port = 0, policy } = {}) {
     if (!ENGINE_PATH) throw new Error('CHAPERONE_TEST_ENGINE is not set');
     // A restart passes the previous engine's dataDir (its key and paired devices) and port.
     const dataDir = givenDataDir ?? await mkdtemp(join(tmpdir(), 'chaperone-engine-'));
     const args = ['--port', String(port), '--data-dir', dataDir];
     if (heartbeatMs !== undefined) args.push('--heartbeat-ms', String(heartbeatMs));
+    // An administrator's policy file (its path), as /etc/chaperone/policy.conf would be.
+    if (policy !== undefined) args.push('--policy', policy);
     const child = spawn(ENGINE_PATH, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     const engine = new TestEngine(child, dataDir);
     try {
