@@ -17,8 +17,9 @@
   //
   // An action answers once its own effects are over:
   // - the DOM: no change for SETTLE_QUIET_MS after the last one it made (a click), or at once
-  //   when a fill set nothing off (a task later, once the worker confirmed no request started;
-  //   SETTLE_REACT_MS after the page's last reaction when it did). Changes to nodes the page was
+  //   when a fill set nothing off, or changed the page only inside its own handlers while the act
+  //   ran (a task later, once the worker confirmed no request started; SETTLE_REACT_MS after the
+  //   page's last later reaction when it did). Changes to nodes the page was
   //   changing on its own before the action (seen twice within CHURN_MS: a ticker, a clock, an
   //   animation's inline style) are not the action's: they neither count nor hold it up.
   // - requests: those that started within the action's causal window — from the action until
@@ -491,10 +492,10 @@
             if (taskDone) finish(true, false);     // nothing happened: a task later is enough
             return;
           }
-          // In front, the turns below are the window: a reaction that queued more (a timer, a
-          // task) changes the page again before both turns are back. A hidden tab's timer turn
-          // comes late, so there the worker's ticks time a short window instead.
-          windowMs = document.hidden ? SETTLE_REACT_MS : 0;
+          // A reaction's next stage is a timer it queued (held back 4 ms once timers nest five
+          // deep): the window outlasts that. A turn of our own is not enough: ours may be queued
+          // before the page's next one (a worker tick runs the check outside the page's timers).
+          windowMs = SETTLE_REACT_MS;
         }
         const quiet = t - last;
         if (quiet >= windowMs) {

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { opts, server, open, ok, refused, byName } from './page-agent-harness.mjs';
+import { deadline } from '../lib/until.mjs';
 
 const field = (ctx, label) => {
   const f = ctx.forms.flatMap((x) => x.fields).find((x) => x.label === label);
@@ -188,16 +189,18 @@ test('widgets-editors.html: Enter that posts a form with no button is held by it
   // can follow a navigation its call started: the suspect for a run that hung in CI), and the
   // answer, if it comes before the document goes, reaches a binding Playwright keeps.
   const answers = [];
-  await page.exposeFunction('__chaperoneAnswer', (v) => { answers.push(v); });
-  const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame() });
-  const cdp = await page.context().newCDPSession(page);
+  await deadline(page.exposeFunction('__chaperoneAnswer', (v) => { answers.push(v); }),
+                 { what: 'the answer binding' });
+  const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: 15000 });
+  const cdp = await deadline(page.context().newCDPSession(page), { what: 'a DevTools session on the page' });
   const args = JSON.stringify({ captureId: 'p1', ref: held.heldRef, action: held.heldAction, expect: held.held.canonical });
-  const started = await cdp.send('Runtime.evaluate', {
+  const started = await deadline(cdp.send('Runtime.evaluate', {
     expression: `void globalThis.__chaperonePage.run('action', ${args}).then((v) => globalThis.__chaperoneAnswer(v))`,
     awaitPromise: false,
-  });
+  }), { what: 'DevTools to start the approved press' });
   assert.equal(started.exceptionDetails, undefined, JSON.stringify(started.exceptionDetails));
-  await cdp.detach().catch(() => {});     // the document may already be going
+  // The document may already be going: a detach that does not answer is not the test's business.
+  await deadline(cdp.detach(), { timeout: 5000, what: 'the DevTools session to detach' }).catch(() => {});
   const sent = await server.sinkWait((e) => e.path.endsWith('/note'), { what: 'the note posted' });
   assert.equal(sent.method, 'POST');
   await navigated;
@@ -206,7 +209,7 @@ test('widgets-editors.html: Enter that posts a form with no button is held by it
     assert.equal(v.value.changes.navigating, true, JSON.stringify(v));
   }
   assert.equal(server.sinkLog().filter((e) => e.path.endsWith('/note')).length, 1, 'posted once');
-  await page.close();
+  await deadline(page.close(), { what: 'the page to close' });
 });
 
 test('widgets-editors.html: hover opens a menu from script and moving away closes it', opts, async () => {
