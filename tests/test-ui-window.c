@@ -260,6 +260,8 @@ test_items_appear (Fixture       *f,
   g_assert_cmpstr (page_state (f, g_type_from_name ("ChpBrowsersPage")), ==, "list");
   g_assert_true (page_shows (f, "ChpBrowsersPage", "Work Chromium"));
   g_assert_true (page_shows (f, "ChpBrowsersPage", "No active grants"));
+  /* The setup guide is gone with the first pairing: nothing of it stays in the window. */
+  g_assert_null (chp_ui_test_find_type (GTK_WIDGET (f->window), g_type_from_name ("ChpSetupGuide")));
 
   add_grant (f, "d1", "Book a table");
   chp_test_until (g_strcmp0 (chp_window_get_visible_page (f->window), "grants") == 0);
@@ -308,6 +310,8 @@ test_items_appear (Fixture       *f,
   /* The browser is revoked: its card, its grants and its handoff go. */
   chp_device_list_remove (chp_engine_get_devices (f->engine), "d1");
   chp_test_until (g_strcmp0 (page_state (f, g_type_from_name ("ChpBrowsersPage")), "empty") == 0);
+  /* Nothing paired again: the guide is back. */
+  g_assert_nonnull (chp_ui_test_find_type (GTK_WIDGET (f->window), g_type_from_name ("ChpSetupGuide")));
   g_assert_cmpstr (page_state (f, g_type_from_name ("ChpGrantsPage")), ==, "empty");
   g_assert_cmpstr (page_state (f, g_type_from_name ("ChpNeedsPage")), ==, "empty");
 }

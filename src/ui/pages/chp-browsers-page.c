@@ -15,11 +15,13 @@ struct _ChpBrowsersPage
   AdwBin parent_instance;
 
   GtkStack *stack;
+  AdwBin *empty_bin;
   GtkListBox *list;
 
   ChpEngine *engine;
   GListModel *devices;
   gulong changed_id;
+  gboolean disposing;
 };
 
 G_DEFINE_FINAL_TYPE (ChpBrowsersPage, chp_browsers_page, ADW_TYPE_BIN)
@@ -29,7 +31,15 @@ update_page (ChpBrowsersPage *self)
 {
   gboolean empty = self->devices == NULL || g_list_model_get_n_items (self->devices) == 0;
 
+  if (self->disposing)
+    return;
+  /* The guide lives only while nothing is paired: once a browser is, its rows, icons and the
+   * profiles it reads are of no use to a window that may stay open for days. */
+  if (empty && adw_bin_get_child (self->empty_bin) == NULL)
+    adw_bin_set_child (self->empty_bin, chp_setup_guide_new ());
   gtk_stack_set_visible_child_name (self->stack, empty ? "empty" : "list");
+  if (!empty)
+    adw_bin_set_child (self->empty_bin, NULL);
 }
 
 static GtkWidget *
@@ -71,6 +81,7 @@ chp_browsers_page_dispose (GObject *object)
 {
   ChpBrowsersPage *self = CHP_BROWSERS_PAGE (object);
 
+  self->disposing = TRUE;   /* no guide made for a page that is going */
   chp_browsers_page_set_engine (self, NULL);
   /* AdwBin (1.2) unparents its child in its own dispose: let go of it first, or the template
    * and the bin would both unparent it. */
@@ -88,12 +99,10 @@ chp_browsers_page_class_init (ChpBrowsersPageClass *klass)
 
   object_class->dispose = chp_browsers_page_dispose;
 
-  /* The template names it: its type must exist before the template is parsed. */
-  g_type_ensure (CHP_TYPE_SETUP_GUIDE);
-
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/chaperone/Chaperone/chp-browsers-page.ui");
   gtk_widget_class_bind_template_child (widget_class, ChpBrowsersPage, stack);
+  gtk_widget_class_bind_template_child (widget_class, ChpBrowsersPage, empty_bin);
   gtk_widget_class_bind_template_child (widget_class, ChpBrowsersPage, list);
 }
 

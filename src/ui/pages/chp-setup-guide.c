@@ -15,6 +15,7 @@
 
 #include "chp-browsers.h"
 #include "chp-doctor.h"
+#include "chp-memory.h"
 
 #include <glib/gi18n.h>
 
@@ -393,6 +394,9 @@ read_cb (GObject      *source,
   Outcome *outcome = g_task_propagate_pointer (G_TASK (result), NULL);
 
   self->busy = FALSE;
+  /* The worker parsed the browsers' profile files (a Chromium Preferences file can be large):
+   * what its thread's heap held for them goes back to the system, as after any large payload. */
+  chp_memory_trim_soon ("the setup guide read the browsers' profiles");
   if (outcome == NULL)
     return;   /* the guide went away: nothing of it to update */
   show_outcome (self, outcome);
