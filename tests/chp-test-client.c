@@ -2,6 +2,8 @@
 /* chp-test-client.c: synchronous helpers over the main loop, so tests read top to bottom. */
 #include "config.h"
 
+#include <glib/gstdio.h>
+
 #include "chp-test-client.h"
 
 #include "chp-chunk-assembler.h"
@@ -112,6 +114,26 @@ chp_test_result_clear (ChpTestResult *self)
 {
   g_clear_object (&self->ready);
   g_clear_object (&self->taken);
+}
+
+/* Removes @dir and everything under it (a test's own temporary folder), never following a
+ * symbolic link out of it. */
+void
+chp_test_remove_tree (const char *dir)
+{
+  g_autoptr(GDir) listing = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (listing != NULL && (name = g_dir_read_name (listing)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+        chp_test_remove_tree (path);
+      else
+        g_unlink (path);
+    }
+  g_rmdir (dir);
 }
 
 /**

@@ -149,5 +149,6 @@ void           chp_test_result_clear      (ChpTestResult  *self);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ChpTestResult, chp_test_result_clear)
 
 void           chp_test_finalize_object   (gpointer        object);
+void           chp_test_remove_tree       (const char     *dir);
 
 G_END_DECLS

@@ -192,3 +192,22 @@ chp_ui_test_assert_fits (GtkWidget  *widget,
     dump_widths (widget, max_width, 0);
   g_assert_cmpint (width, <=, max_width);
 }
+
+/* The AdwActionRow under @widget whose widget name is @name (rows a dialog names after what they
+ * show, as the doctor's findings and the setup guide's browsers are), or %NULL. */
+GtkWidget *
+chp_ui_test_find_row_named (GtkWidget  *widget,
+                            const char *name)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (ADW_IS_ACTION_ROW (child) && g_strcmp0 (gtk_widget_get_name (child), name) == 0)
+        return child;
+      if ((found = chp_ui_test_find_row_named (child, name)) != NULL)
+        return found;
+    }
+  return NULL;
+}

@@ -12,6 +12,8 @@ GtkApplication *chp_ui_test_app_new      (const char  *app_id,
 void            chp_ui_test_find_all     (GtkWidget   *widget,
                                           GType        type,
                                           GPtrArray   *out);
+GtkWidget      *chp_ui_test_find_row_named (GtkWidget *widget,
+                                           const char *name);
 GtkWidget      *chp_ui_test_find_type    (GtkWidget   *widget,
                                           GType        type);
 char           *chp_ui_test_all_text     (GtkWidget   *widget);

@@ -6,6 +6,7 @@
 
 #include "chp-doctor.h"
 #include "chp-managed-policy.h"
+#include "chp-test-client.h"
 
 #include <gio/gio.h>
 #include <gio/gunixsocketaddress.h>
@@ -94,27 +95,10 @@ home_setup (Home         *h,
 }
 
 static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-static void
 home_teardown (Home         *h,
                gconstpointer data)
 {
-  remove_tree (h->root);
+  chp_test_remove_tree (h->root);
   g_free (h->root);
   g_free (h->home);
   g_free (h->config);

@@ -58,19 +58,7 @@ tr_make_tmp (void)
 void
 tr_remove_tree (const char *dir)
 {
-  g_autoptr(GDir) listing = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (listing != NULL && (name = g_dir_read_name (listing)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-
-      if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-        tr_remove_tree (path);
-      else
-        g_unlink (path);
-    }
-  g_rmdir (dir);
+  chp_test_remove_tree (dir);
 }
 
 ChpStore *

@@ -11,23 +11,6 @@
 
 #include <glib/gstdio.h>
 
-static GtkWidget *
-row_named (GtkWidget  *widget,
-           const char *name)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found;
-
-      if (ADW_IS_ACTION_ROW (child) && g_strcmp0 (gtk_widget_get_name (child), name) == 0)
-        return child;
-      if ((found = row_named (child, name)) != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 static const char *
 icon_of_row (GtkWidget *row)
 {
@@ -73,13 +56,13 @@ test_check_and_fix (void)
   gtk_window_present (GTK_WINDOW (window));
   chp_test_until (gtk_widget_get_mapped (GTK_WIDGET (window)) &&
                   !chp_doctor_window_is_checking (window) &&
-                  row_named (GTK_WIDGET (window), "app") != NULL);
+                  chp_ui_test_find_row_named (GTK_WIDGET (window), "app") != NULL);
 
   /* What it found, in words: the app is not running, Chromium has the extension but no host. */
   g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (window), "Chaperone is not running"));
   g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (window), "Chromium has the Chaperone extension"));
   g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (window), "things need attention"));
-  row = row_named (GTK_WIDGET (window), "native-host:chromium");
+  row = chp_ui_test_find_row_named (GTK_WIDGET (window), "native-host:chromium");
   g_assert_nonnull (row);
   g_assert_cmpstr (icon_of_row (row), ==, "dialog-warning-symbolic");
   g_assert_true (chp_ui_test_shows_text (row, "chaperone doctor --fix"));
@@ -88,7 +71,7 @@ test_check_and_fix (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "doctor.fix", NULL));
   chp_test_until (!chp_doctor_window_is_checking (window));
   g_assert_true (g_file_test (manifest, G_FILE_TEST_EXISTS));
-  row = row_named (GTK_WIDGET (window), "native-host:chromium");
+  row = chp_ui_test_find_row_named (GTK_WIDGET (window), "native-host:chromium");
   g_assert_nonnull (row);
   g_assert_cmpstr (icon_of_row (row), ==, "emblem-ok-symbolic");
 

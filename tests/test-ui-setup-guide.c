@@ -39,25 +39,6 @@ write_file (const char *path,
   g_assert_true (g_file_set_contents (path, text, -1, NULL));
 }
 
-/* Everything a test made is under its root folder. */
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
 static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
@@ -107,7 +88,7 @@ fixture_teardown (Fixture       *f,
       gtk_window_destroy (GTK_WINDOW (f->window));
       chp_test_finalize_object (g_steal_pointer (&f->window));
     }
-  remove_tree (f->root);
+  chp_test_remove_tree (f->root);
   g_free (f->root);
   g_free (f->home);
   g_free (f->config);
@@ -144,27 +125,10 @@ names_with_prefix (Fixture    *f,
 }
 
 static GtkWidget *
-row_named (GtkWidget  *widget,
-           const char *name)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found;
-
-      if (ADW_IS_ACTION_ROW (child) && g_strcmp0 (gtk_widget_get_name (child), name) == 0)
-        return child;
-      if ((found = row_named (child, name)) != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-static GtkWidget *
 row (Fixture    *f,
      const char *name)
 {
-  GtkWidget *widget = row_named (GTK_WIDGET (f->guide), name);
+  GtkWidget *widget = chp_ui_test_find_row_named (GTK_WIDGET (f->guide), name);
 
   g_assert_nonnull (widget);
   return widget;
@@ -264,7 +228,7 @@ test_two_browsers (Fixture       *f,
   g_clear_pointer (&names, g_free);
   names = names_with_prefix (f, "native-host:");
   g_assert_cmpstr (names, ==, "native-host:chromium native-host:firefox");
-  g_assert_null (row_named (GTK_WIDGET (f->guide), "no-browser"));
+  g_assert_null (chp_ui_test_find_row_named (GTK_WIDGET (f->guide), "no-browser"));
   g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (f->guide), "Set up your browsers"));
   g_assert_true (chp_ui_test_shows_text (GTK_WIDGET (f->guide), "Chaperone found these browsers"));
 
