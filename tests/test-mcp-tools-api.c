@@ -49,16 +49,9 @@ world_start (World *w)
 {
   g_autofree char *tabs = g_strdup_printf (WIKI_TABS, g_get_real_time () / 1000 + 600000);
   g_autofree char *grants = NULL;
-  g_autoptr(JsonObject) request = NULL;
-  Call call = { 0, };
 
   env_setup (&w->env, NULL);
   w->client = browser_connect (&w->env);
-  call_start (w->env.tools, w->env.context, "browser_tabs", NULL, NULL, &call);
-  request = browser_request (w->client, "browser.tabs");
-  browser_answer (w->client, request, tabs);
-  call_wait (&call);
-  call_clear (&call);
   /* The person's grant of the wiki's tab, as the extension mirrors it to the app. */
   grants = g_strdup_printf ("{\"grants\":[{\"grantId\":\"g1\",\"label\":\"Read the wiki\","
                             "\"createdAt\":1,\"expiresAt\":%" G_GINT64_FORMAT ","
@@ -66,8 +59,7 @@ world_start (World *w)
                             "\"targets\":[{\"tabId\":7,\"frameId\":0,\"origin\":\"" WIKI "\","
                             "\"url\":\"" WIKI "/#Harbour%%20Notes\"}]}]}",
                             g_get_real_time () / 1000 + 600000);
-  browser_event (w->client, "grant.changed", grants);
-  g_assert_true (chp_test_spin_until (has_items, chp_engine_get_grants (w->env.engine), 5000));
+  show_tabs_and_grant (&w->env, w->client, tabs, grants);
 }
 
 static void

@@ -51,25 +51,18 @@ world_start (World *w)
 {
   g_autofree char *tabs = g_strdup_printf (WIKI_TABS, g_get_real_time () / 1000 + 600000);
   g_autofree char *grants = NULL;
-  g_autoptr(JsonObject) request = NULL;
   g_autoptr(JsonObject) learn = NULL;
   Call call = { 0, };
 
   env_setup (&w->env, NULL);
   w->client = browser_connect (&w->env);
-  call_start (w->env.tools, w->env.context, "browser_tabs", NULL, NULL, &call);
-  request = browser_request (w->client, "browser.tabs");
-  browser_answer (w->client, request, tabs);
-  call_wait (&call);
-  call_clear (&call);
   grants = g_strdup_printf ("{\"grants\":[{\"grantId\":\"g1\",\"label\":\"Edit the wiki\","
                             "\"createdAt\":1,\"expiresAt\":%" G_GINT64_FORMAT ","
                             "\"scopes\":[\"browser.dom.read\",\"browser.dom.write\","
                             "\"browser.api.call\"],"
                             "\"targets\":[{\"tabId\":7,\"frameId\":0,\"origin\":\"" WIKI "\","
                             "\"url\":\"" WIKI "/\"}]}]}", g_get_real_time () / 1000 + 600000);
-  browser_event (w->client, "grant.changed", grants);
-  g_assert_true (chp_test_spin_until (has_items, chp_engine_get_grants (w->env.engine), 5000));
+  show_tabs_and_grant (&w->env, w->client, tabs, grants);
 
   call_start (w->env.tools, w->env.context, "browser_api",
               "{\"tab\":\"b1:7\",\"action\":\"learn\"}", NULL, &call);

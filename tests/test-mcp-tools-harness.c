@@ -525,6 +525,26 @@ has_items (gpointer data)
   return g_list_model_get_n_items (data) > 0;
 }
 
+/* The browser's side of a granted tab: an agent's browser_tabs answered with @tabs, then the
+ * person's grant (@grants, a grant.changed event's data) mirrored to the app and taken. */
+void
+show_tabs_and_grant (Env           *env,
+                     ChpTestClient *client,
+                     const char    *tabs,
+                     const char    *grants)
+{
+  g_autoptr(JsonObject) request = NULL;
+  Call call = { 0, };
+
+  call_start (env->tools, env->context, "browser_tabs", NULL, NULL, &call);
+  request = browser_request (client, "browser.tabs");
+  browser_answer (client, request, tabs);
+  call_wait (&call);
+  call_clear (&call);
+  browser_event (client, "grant.changed", grants);
+  g_assert_true (chp_test_spin_until (has_items, chp_engine_get_grants (env->engine), 5000));
+}
+
 typedef struct
 {
   gboolean       done;

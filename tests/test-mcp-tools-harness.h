@@ -121,6 +121,10 @@ void browser_refuse (ChpTestClient *client,
 void browser_event (ChpTestClient *client,
                     const char    *event,
                     const char    *data);
+void show_tabs_and_grant (Env           *env,
+                          ChpTestClient *client,
+                          const char    *tabs,
+                          const char    *grants);
 
 char *shop_snapshot (void);
 

@@ -55,8 +55,6 @@ world_start (World      *w,
   g_autoptr(ChpManagedPolicy) policy = policy_from (policy_text);
   g_autofree char *tabs = NULL;
   g_autofree char *grants = NULL;
-  g_autoptr(JsonObject) request = NULL;
-  Call call = { 0, };
 
   env_setup (&w->env, NULL);
   chp_engine_set_managed_policy (w->env.engine, policy);
@@ -65,18 +63,12 @@ world_start (World      *w,
                           "\"origin\":\"" WIKI "\",\"active\":true,\"grantId\":\"g1\",\"label\":\"Wiki\","
                           "\"scopes\":[\"browser.tabs.read\",\"browser.dom.read\",\"browser.api.call\","
                           "\"browser.network.read\"],\"expiresAt\":%" G_GINT64_FORMAT "}]}", expires);
-  call_start (w->env.tools, w->env.context, "browser_tabs", NULL, NULL, &call);
-  request = browser_request (w->client, "browser.tabs");
-  browser_answer (w->client, request, tabs);
-  call_wait (&call);
-  call_clear (&call);
   grants = g_strdup_printf ("{\"grants\":[{\"grantId\":\"g1\",\"label\":\"Wiki\","
                             "\"createdAt\":%" G_GINT64_FORMAT ",\"expiresAt\":%" G_GINT64_FORMAT ","
                             "\"scopes\":[\"browser.dom.read\",\"browser.api.call\"],"
                             "\"targets\":[{\"tabId\":7,\"frameId\":0,\"origin\":\"" WIKI "\","
                             "\"url\":\"" WIKI "/\"}]}]}", created_at, expires);
-  browser_event (w->client, "grant.changed", grants);
-  g_assert_true (chp_test_spin_until (has_items, chp_engine_get_grants (w->env.engine), 5000));
+  show_tabs_and_grant (&w->env, w->client, tabs, grants);
 }
 
 static void

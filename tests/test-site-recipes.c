@@ -64,21 +64,11 @@ fixture_setup (Fixture *fx, gconstpointer data)
 static void
 fixture_teardown (Fixture *fx, gconstpointer data)
 {
-  g_autoptr(GDir) handle = NULL;
-  const char *name;
-
   if (fx->store != NULL)
     chp_store_close (fx->store);
   g_clear_object (&fx->store);
   chp_test_result_clear (&wait);
-  handle = g_dir_open (fx->dir, 0, NULL);
-  while (handle != NULL && (name = g_dir_read_name (handle)) != NULL)
-    {
-      g_autofree char *file = g_build_filename (fx->dir, name, NULL);
-
-      g_unlink (file);
-    }
-  g_rmdir (fx->dir);
+  chp_test_remove_tree (fx->dir);
   g_free (fx->path);
   g_free (fx->dir);
 }

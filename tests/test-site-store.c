@@ -71,28 +71,13 @@ fixture_setup (Fixture *fx, gconstpointer data)
 }
 
 static void
-remove_dir (const char *dir)
-{
-  g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (handle != NULL && (name = g_dir_read_name (handle)) != NULL)
-    {
-      g_autofree char *file = g_build_filename (dir, name, NULL);
-
-      g_unlink (file);
-    }
-  g_rmdir (dir);
-}
-
-static void
 fixture_teardown (Fixture *fx, gconstpointer data)
 {
   if (fx->store != NULL)
     chp_store_close (fx->store);
   g_clear_object (&fx->store);
   chp_test_result_clear (&wait);
-  remove_dir (fx->dir);
+  chp_test_remove_tree (fx->dir);
   g_free (fx->path);
   g_free (fx->dir);
 }
