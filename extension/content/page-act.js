@@ -24,6 +24,23 @@
 
   // ---- checks and acts -----------------------------------------------------------------------
 
+  const collapse = (s) => String(s ?? '').replace(/\s+/g, ' ').trim().toLowerCase();
+
+  /**
+   * A batch step named its element by role and name, and the worker sends the element it found
+   * for an earlier step of the same batch (capabilities/batch.js): it must still be rendered and
+   * have that role and that name, or the worker looks for it again. Checked before anything is
+   * done, so a stale_node here never follows a half-done act.
+   */
+  function stillTheTarget(el, want) {
+    const C = core();
+    const d = new Desc(el);
+    const role = C.roleOf(d);
+    if (role !== want.role || collapse(C.nameOf(d, role)) !== collapse(want.name) || !isRendered(el)) {
+      fail('stale_node', 'that element is no longer the one the step names');
+    }
+  }
+
   /** A short, non-secret description of an element for refusal messages. */
   function describe(el) {
     if (!el) return 'nothing';
@@ -350,6 +367,7 @@
       ({ el, ref, cap } = held);
     } else if (named || (action !== 'press' && action !== 'type')) {
       ({ el, ref, cap } = resolve(args));
+      if (args.sameAs) stillTheTarget(el, args.sameAs);
     } else {
       // No ref: the element that has focus now, in the document that capture was taken of.
       cap = state.captures.get(typeof args.captureId === 'string' ? args.captureId : state.lastCaptureId);

@@ -127,4 +127,34 @@ describe('browser.batch through the engine', { skip }, () => {
     assert.equal(await pages.compose.evaluate(() => window.__draftSaves ?? 0), 0, 'the save did not run');
     assert.equal(await pages.compose.evaluate(() => window.__previews), 1, 'step 3 never ran');
   });
+
+  test('a later step acts on the element found before only while it still has that name', async () => {
+    // The first fill renames its field ("Subject" becomes "Topic") and adds a new "Subject":
+    // the second step must find the new one, not fill the renamed one again.
+    await pages.compose.evaluate(() => {
+      const old = document.getElementById('subject');
+      old.addEventListener('input', () => {
+        old.closest('label').firstChild.textContent = 'Topic ';
+        const label = document.createElement('label');
+        label.id = 'batch-new-subject';
+        label.append('Subject ', Object.assign(document.createElement('input'), { type: 'text', id: 'subject-2' }));
+        old.closest('form').append(label);
+      }, { once: true });
+    });
+    try {
+      const r = await batch(tabs.compose, [
+        { act: { target: { role: 'textbox', name: 'Subject' }, action: 'setValue', value: 'One' } },
+        { act: { target: { role: 'textbox', name: 'Subject' }, action: 'setValue', value: 'Two' } },
+        { act: { target: { role: 'textbox', name: 'Subject' }, action: 'setValue', value: 'Three' } },
+      ]);
+      assert.deepEqual([r.done, r.halted], [3, undefined], JSON.stringify(r).slice(0, 400));
+      assert.deepEqual(await pages.compose.evaluate(() => [document.getElementById('subject').value,
+        document.getElementById('subject-2').value]), ['One', 'Three'], 'steps 2 and 3 filled the field named Subject then');
+    } finally {
+      await pages.compose.evaluate(() => {
+        document.getElementById('batch-new-subject')?.remove();
+        document.getElementById('subject').closest('label').firstChild.textContent = 'Subject ';
+      });
+    }
+  });
 });

@@ -30,7 +30,9 @@ function pageAgent(s) {
           { ref: 'e6', role: 'link', name: 'Help' }, { ref: 'e7', role: 'link', name: ' help ' }] } };
     }
     if (op === 'action') {
-      await s.onAction?.(args);
+      // onAction may answer for the page (a refusal) instead of acting.
+      const answer = await s.onAction?.(args);
+      if (answer) return answer;
       if (args.ref === 'e2' && args.action === 'click') return { ok: true, value: { held: HELD } };
       return { ok: true, value: { done: true, changes: { added: 0, removed: 0 } } };
     }
@@ -108,6 +110,30 @@ test('the steps run in order in one request, each as its single method runs it',
   assert.match(r.steps[3].data, /"title":"Harbour"/);
   assert.ok(!JSON.stringify(r).includes(TOKEN), 'a reply comes back redacted');
   assert.equal(s.router.stepOf(1), 1, 'one request, one step of the pill');
+});
+
+test('a later step with the same target acts on the element found before, once the page checked it', async () => {
+  const s = await batchSetup();
+  const fill = (v) => ({ act: { target: { role: 'textbox', name: 'title' }, action: 'setValue', value: v } });
+  const r = await batch(s, [fill('a'), { wait: { text: 'Saved', timeoutMs: 2000 } }, fill('b'), fill('c')]);
+  assert.equal(r.done, 4);
+  assert.deepEqual(opsOf(s, 'context', 'action', 'waitText'), ['context', 'action', 'waitText', 'action', 'action'],
+    'one look at the page for three steps that name the same element');
+  const acts = s.ops.filter((o) => o.op === 'action').map((o) => o.args);
+  assert.deepEqual(acts.map((a) => [a.ref, a.value]), [['e4', 'a'], ['e4', 'b'], ['e4', 'c']]);
+  assert.equal(acts[0].sameAs, undefined, 'the first was found in a capture taken for its step');
+  assert.deepEqual(acts[1].sameAs, { role: 'textbox', name: 'title' }, 'the page checks role and name again');
+
+  // The page says the element is no longer that one: the step looks again, then acts once.
+  s.ops.length = 0;
+  let refusals = 0;
+  s.onAction = (args) => (args.sameAs && refusals++ === 0
+    ? { ok: false, error: { code: 'stale_node', message: 'that element is no longer the one the step names' } } : null);
+  const again = await batch(s, [fill('d'), fill('e')]);
+  s.onAction = null;
+  assert.equal(again.done, 2, JSON.stringify(again));
+  assert.deepEqual(opsOf(s, 'context', 'action'), ['context', 'action', 'action', 'context', 'action'],
+    'a refused check costs a new look, and the act runs once');
 });
 
 test('consecutive reads go to the page together; the page stops at the first that fails', async () => {

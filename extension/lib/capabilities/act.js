@@ -70,6 +70,8 @@ export async function runAction({ router, chrome, params, signal, tabId: tab, fr
   if (params.action === 'setValue') args.value = params.value;
   if (params.action === 'press') args.key = params.key;
   if (params.action === 'type') args.text = params.text;
+  // A batch step's {role, name}, for the page to check on an element found for an earlier step.
+  if (params.sameAs) args.sameAs = { role: params.sameAs.role, name: params.sameAs.name };
   if (params.allow) {
     // step/of only label the pill ("plan step 2 of 3"); the page checks them again.
     const { planId, sites, step, of } = params.allow;
