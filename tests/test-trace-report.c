@@ -176,7 +176,11 @@ test_html (Fixture       *fixture,
   g_assert_nonnull (strstr (html, "Held for you"));
   g_assert_nonnull (strstr (html, "approved"));
   g_assert_nonnull (strstr (html, "after 1.50 s"));
-  g_assert_nonnull (strstr (html, "stopped by person"));
+  g_assert_nonnull (strstr (html, "Stopped by the person"));
+  g_assert_null (strstr (html, "by person"));
+  /* The export's date inside the sentence, where the translation puts it. */
+  g_assert_nonnull (strstr (html, "exported by Chaperone " PACKAGE_VERSION " on <time datetime="));
+  g_assert_nonnull (strstr (html, "</time>.</p>"));
   g_assert_nonnull (strstr (html, "Confirm the transfer"));
   g_assert_nonnull (strstr (html, "class=\"bar\""));
 

@@ -14,6 +14,8 @@
 #include <glib/gi18n.h>
 
 #define U_REPLACEMENT "\xef\xbf\xbd"
+/* Stands for the export's date in the report's first sentence: a character no text has. */
+#define DATE_MARK "\001"
 
 static const char style[] =
   ":root{color-scheme:light dark;--fg:#1e1e1e;--bg:#fafafa;--dim:#5e5c64;--line:#d7d7db;"
@@ -138,6 +140,23 @@ append_time (ReportSink *sink,
   chp_trace_report_sink_append (sink, "</time>");
 }
 
+/* Who stopped a step, as the store keeps it (a word, see chp-trace-recorder.c), in a sentence:
+ * each word its own string, so a translation never shows the English word. */
+static const char *
+stopped_by_text (const char *who)
+{
+  if (g_strcmp0 (who, "person") == 0)
+    /* Translators: in the exported report, under a step the person stopped */
+    return _("Stopped by the person");
+  if (g_strcmp0 (who, "agent") == 0)
+    return _("Stopped by the agent");
+  if (g_strcmp0 (who, "app") == 0)
+    return _("Stopped by Chaperone");
+  if (g_strcmp0 (who, "browser") == 0)
+    return _("Stopped by the browser");
+  return _("Stopped");
+}
+
 static void
 append_fact (ReportSink *sink,
              const char *label,
@@ -233,12 +252,7 @@ append_person (ReportSink         *sink,
         }
     }
   if (step->stopped_by != NULL)
-    {
-      /* Translators: in the exported report; %s is who stopped: person, agent, app, browser */
-      g_autofree char *text = g_strdup_printf (_("stopped by %s"), step->stopped_by);
-
-      append_element (sink, "<div>", text, "</div>");
-    }
+    append_element (sink, "<div>", stopped_by_text (step->stopped_by), "</div>");
 }
 
 static void
@@ -449,6 +463,7 @@ chp_trace_report_write_html (ReportSink *sink,
    * language's, as in "de" or "pt-BR" */
   const char *lang = C_("report html lang", "en");
   g_autofree char *summary = NULL;
+  char *date_at;
 
   append_element (sink, "<!DOCTYPE html>\n<html lang=\"", lang, "\">\n<head>\n");
   /* No script runs and nothing is fetched, whatever the page holds: only the inline style and
@@ -464,16 +479,29 @@ chp_trace_report_write_html (ReportSink *sink,
   append_element (sink, "<title>", _("Chaperone trace report"), "</title>\n");
   chp_trace_report_sink_printf (sink, "<style>%s</style>\n</head>\n<body>\n<header>\n", style);
   append_element (sink, "<h1>", _("Chaperone trace report"), "</h1>\n<p>");
+  /* Translators: the report's first sentence; the first %s is Chaperone's version, the second
+   * the date and time of the export */
   summary = g_strdup_printf (ngettext ("%u agent session, newest first, exported by "
-                                       "Chaperone %s on",
+                                       "Chaperone %s on %s.",
                                        "%u agent sessions, newest first, exported by "
-                                       "Chaperone %s on",
+                                       "Chaperone %s on %s.",
                                        sessions->len),
-                             sessions->len, PACKAGE_VERSION);
-  append_escaped (sink, summary);
-  chp_trace_report_sink_append (sink, " ");
-  append_time (sink, exported_at, TRUE);
-  chp_trace_report_sink_append (sink, ".</p>\n");
+                             sessions->len, PACKAGE_VERSION, DATE_MARK);
+  /* The date goes where the translation puts it: the sentence is printed with a mark in its
+   * place, then written out escaped on each side of the <time> element. */
+  date_at = strstr (summary, DATE_MARK);
+  if (date_at != NULL)
+    {
+      *date_at = '\0';
+      append_escaped (sink, summary);
+      append_time (sink, exported_at, TRUE);
+      append_escaped (sink, date_at + strlen (DATE_MARK));
+    }
+  else
+    {
+      append_escaped (sink, summary);
+    }
+  chp_trace_report_sink_append (sink, "</p>\n");
   append_note (sink, _("What agents typed, what fields held and the query strings of addresses "
                        "are never recorded, and every text here was masked again when it was "
                        "exported. Screenshots are taken only when a step fails, and never of a "
