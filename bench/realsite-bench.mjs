@@ -83,7 +83,8 @@ async function actFigures(d, app, { background = null } = {}) {
     const snap = await d.snapshot();
     const field = d.find(snap, { role: spec.fill.role, name: spec.fill.name }, { after: spec.fill.after });
     const control = d.find(snap, spec.click);
-    return field && control ? { field, control } : null;
+    // A person waits for a control to be enabled again (MailDev's Refresh, while it refreshes).
+    return field && control && !control.disabled ? { field, control } : null;
   };
   const fresh = () => until(targets, { timeout: 30000, what: `${d.label}: the field and the control on ${app.label}` });
   const fill = [];

@@ -163,7 +163,8 @@ export class ChaperoneDriver extends Driver {
   // `[3:e12] button "Send" disabled`, one line per element in the text; those listed under "not
   // rendered now (hidden)" end in "hidden" and are not for acting on.
   items(result) {
-    return H.refLines(H.textOf(result)).filter((l) => !/\shidden\s*$/.test(l.line));
+    return H.refLines(H.textOf(result)).filter((l) => !/\shidden\s*$/.test(l.line))
+      .map((l) => ({ ...l, disabled: /"\s.*\bdisabled\b|\]\s+[\w-]+\s+disabled\b/.test(l.line) }));
   }
 
   /** A click; a held one waits for the person (counted) and answers the hold's outcome. */
@@ -272,7 +273,10 @@ export class PlaywrightDriver extends Driver {
     const out = [];
     for (const line of this.text(result).split('\n')) {
       const m = /^\s*- ([\w-]+)(?: "((?:[^"\\]|\\.)*)")?[^\n]*?\[ref=([^\]]+)\](?::\s*(.*))?/.exec(line);
-      if (m) out.push({ role: m[1], name: (m[2] ?? '').replace(/\\"/g, '"'), ref: m[3], value: m[4] ?? '' });
+      if (m) {
+        out.push({ role: m[1], name: (m[2] ?? '').replace(/\\"/g, '"'), ref: m[3], value: m[4] ?? '',
+          disabled: /\[disabled\]/.test(line) });
+      }
     }
     return out;
   }
@@ -319,7 +323,10 @@ export class DevtoolsDriver extends Driver {
     const out = [];
     for (const line of H.textOf(result).split('\n')) {
       const m = /uid=(\S+) ([\w-]+)(?: "((?:[^"\\]|\\.)*)")?(?:.*?value="((?:[^"\\]|\\.)*)")?/.exec(line);
-      if (m) out.push({ ref: m[1], role: m[2], name: (m[3] ?? '').replace(/\\"/g, '"'), value: m[4] ?? '' });
+      if (m) {
+        out.push({ ref: m[1], role: m[2], name: (m[3] ?? '').replace(/\\"/g, '"'), value: m[4] ?? '',
+          disabled: /"\s.*\bdisabled\b|^\s*uid=\S+ [\w-]+ disabled\b/.test(line) });
+      }
     }
     return out;
   }
