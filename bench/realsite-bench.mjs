@@ -104,7 +104,9 @@ async function actFigures(d, app, { background = null } = {}) {
       if (i) times.push(performance.now() - s);
     } catch (err) {
       failed[kind] += 1;
-      failed.first ??= `${kind} #${i}: ${err.message.slice(0, 200)}`;
+      // The page's own reason (inside the untrusted wrapper) says more than the app's sentence.
+      const reason = /<untrusted-page-content-\w+>\s*([^<]{1,200})/.exec(err.message)?.[1]?.trim();
+      failed.first ??= `${kind} #${i}: ${err.message.slice(0, 120)}${reason ? ` … the page: ${reason}` : ''}`;
     }
   };
   for (let i = 0; i < 1 + N.acts; i++) {

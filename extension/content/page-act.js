@@ -65,6 +65,31 @@
     }
   }
 
+  // A control the page turned off for a moment (MailDev's Refresh while it refreshes, a Save
+  // while the last save is under way) is waited for as a person waits for it: until the page
+  // turns it on again, at most ENABLE_WAIT_MS, woken by the change itself (an observer of the
+  // disabled attributes, not a timer: a background tab's timers come up to a second late). One
+  // that stays disabled is refused as before (checkUsable).
+  const ENABLE_WAIT_MS = 1500;
+
+  function untilEnabled(el) {
+    if (!isDisabled(el) || el.closest('[inert]')) return Promise.resolve();
+    return new Promise((resolve) => {
+      let timer = null;
+      const mo = new MutationObserver(() => {
+        if (!el.isConnected || !isDisabled(el)) done();
+      });
+      const done = () => {
+        mo.disconnect();
+        clearTimeout(timer);
+        resolve();
+      };
+      // Its own tree: a disabled <fieldset> around it is there too.
+      mo.observe(el.getRootNode(), { subtree: true, attributes: true, attributeFilter: ['disabled', 'aria-disabled'] });
+      timer = setTimeout(done, ENABLE_WAIT_MS);
+    });
+  }
+
   function checkUsable(el) {
     if (el.closest('[inert]')) fail('target_denied', 'the node is inert');
     if (isDisabled(el)) fail('target_denied', 'the node is disabled');
@@ -374,6 +399,7 @@
       if (!cap) fail('stale_node', 'that capture is gone from this page; take a new context snapshot');
       el = deepActiveElement() || document.body || document.documentElement;
     }
+    if (action !== 'scroll' && action !== 'hover') await untilEnabled(el);
     // A click waits for a sliding page to stop (page-holds.js): an approved one always, the
     // agent's own only while something animates around it.
     if (action === 'click') await untilStill(el, { quick: !held });

@@ -71,7 +71,18 @@ test('forms.html: fields without values, setValue with the native setter and bub
   await refused(page, 'action', { captureId: 'c1', ref: file.ref, action: 'setValue', value: '/etc/passwd' }, 'invalid_params');
   await refused(page, 'action', { captureId: 'c1', ref: name.ref, action: 'setValue', value: 42 }, 'invalid_params');
   await refused(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Save profile').ref, action: 'setValue', value: 'x' }, 'target_denied');
-  await refused(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Disabled action').ref, action: 'click' }, 'target_denied');
+  // Disabled for good: refused (after the short wait a person gives a control turned off).
+  const stays = await refused(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Disabled action').ref, action: 'click' }, 'target_denied');
+  assert.match(stays.message, /disabled/);
+  // Turned off for a moment (a button off while its page is busy): the click waits for it.
+  await page.evaluate(() => {
+    const b = document.getElementById('disabled-btn');
+    b.addEventListener('click', () => { window.__disabledClicked = true; }, { once: true });
+    setTimeout(() => { b.disabled = false; }, 80);
+  });
+  await ok(page, 'action', { captureId: 'c1', ref: byName(ctx, 'Disabled action').ref, action: 'click' });
+  assert.equal(await page.evaluate(() => window.__disabledClicked), true);
+  await page.evaluate(() => { document.getElementById('disabled-btn').disabled = true; });
   await refused(page, 'action', { captureId: 'c1', ref: name.ref, action: 'explode' }, 'invalid_params');
 
   // The submit stays on the page and records itself; the agent sees what changed.
