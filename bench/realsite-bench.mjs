@@ -106,7 +106,8 @@ async function actFigures(d, app, { background = null } = {}) {
       failed[kind] += 1;
       // The page's own reason (inside the untrusted wrapper) says more than the app's sentence.
       const reason = /<untrusted-page-content-\w+>\s*([^<]{1,200})/.exec(err.message)?.[1]?.trim();
-      failed.first ??= `${kind} #${i}: ${err.message.slice(0, 120)}${reason ? ` … the page: ${reason}` : ''}`;
+      failed.first ??= `${kind} #${i} (after ${Math.round(performance.now() - s)} ms): ${err.message.slice(0, 120)}` +
+        `${reason ? ` … the page: ${reason}` : ''}`;
     }
   };
   for (let i = 0; i < 1 + N.acts; i++) {

@@ -399,10 +399,12 @@
       if (!cap) fail('stale_node', 'that capture is gone from this page; take a new context snapshot');
       el = deepActiveElement() || document.body || document.documentElement;
     }
-    if (action !== 'scroll' && action !== 'hover') await untilEnabled(el);
     // A click waits for a sliding page to stop (page-holds.js): an approved one always, the
     // agent's own only while something animates around it.
     if (action === 'click') await untilStill(el, { quick: !held });
+    // Last before the act: from here to it nothing waits, so the page cannot turn it off between
+    // (MailDev's Refresh was enabled when a click began, and off again after untilStill's wait).
+    if (action !== 'scroll' && action !== 'hover') await untilEnabled(el);
     const approved = typeof args.expect === 'string';
     let planUsed = false;
     let planOpens = false;         // with a plan: the write only opened an editor (no step spent)
