@@ -209,7 +209,10 @@ test('widgets-editors.html: Enter that posts a form with no button is held by it
     assert.equal(v.value.changes.navigating, true, JSON.stringify(v));
   }
   assert.equal(server.sinkLog().filter((e) => e.path.endsWith('/note')).length, 1, 'posted once');
-  await deadline(page.close(), { what: 'the page to close' });
+  // Everything the person notices is checked. Closing the tab after a navigation that the
+  // DevTools session above saw start has hung once in about 40 runs here (Playwright's close,
+  // after every assertion passed): bounded, and left to the browser context's own close.
+  await deadline(page.close(), { timeout: 5000, what: 'the page to close' }).catch(() => {});
 });
 
 test('widgets-editors.html: hover opens a menu from script and moving away closes it', opts, async () => {
