@@ -10,10 +10,11 @@
 
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 
 import { startFixtureServer } from '../fixtures/serve.mjs';
 import { Firefox, firefoxWhyNot } from './firefox-harness.mjs';
+import { firefoxSuite } from './firefox-suite.mjs';
 import * as H from './mcp-harness.mjs';
 
 const ENGINE = process.env.CHAPERONE_TEST_ENGINE;
@@ -27,16 +28,7 @@ if (skip) console.log(`# skipped: ${skip}`);
 // network.dns.localDomains, set by the harness), where the fixture server answers any name.
 const BANK = 'mybank.test';
 
-const W = { tabs: {}, pages: {} };
-let failed = false;
-const step = (name, fn, options = {}) => test(name, { skip, timeout: 60000, ...options }, async (t) => {
-  try {
-    await fn(t);
-  } catch (err) {
-    failed = true;
-    throw err;
-  }
-});
+const { W, step, teardown } = firefoxSuite({ skip });
 
 const refOf = (result, name) => H.refLines(H.textOf(result)).find((l) => l.name === name)?.ref;
 
@@ -55,16 +47,7 @@ before(async () => {
   W.popup = await W.ff.popup(W.pages.compose);
 }, { timeout: 90000 });
 
-after(async () => {
-  if (failed) {
-    console.log(W.ff?.consoleLines.slice(-60).join('\n'));
-    console.log(W.engine?.stderrTail());
-  }
-  await W.agent?.close();
-  await W.ff?.close();
-  await W.world?.stop();
-  await W.sites?.close();
-}, { timeout: 30000 });
+after(teardown, { timeout: 30000 });
 
 step('pairing: the popup and the app show the same six digits; the app sees the moz-extension origin and Firefox', async () => {
   const { engine, ff } = W;

@@ -16,12 +16,13 @@
 
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 
 import { API_COOKIE, API_CSRF, API_PLANTED_TOKEN, startFixtureServer } from '../fixtures/serve.mjs';
 import { ENGINE_PATH, TestEngine } from '../js/engine-harness.mjs';
 import { until } from '../lib/until.mjs';
 import { Firefox, domWait, firefoxWhyNot } from './firefox-harness.mjs';
+import { firefoxSuite } from './firefox-suite.mjs';
 import * as H from './mcp-harness.mjs';
 
 const skip = firefoxWhyNot()
@@ -39,37 +40,8 @@ const BANK = 'mybank.test';
 const NEVER = [API_COOKIE, API_CSRF, API_PLANTED_TOKEN];
 const CSRF = { kind: 'header', header: 'x-csrf-token' };
 
-const W = { pages: {}, tabs: {} };
-let failed = false;
-const step = (name, fn, options = {}) => test(name, { skip, timeout: 60000, ...options }, async (t) => {
-  try {
-    await fn(t);
-  } catch (err) {
-    failed = true;
-    throw err;
-  }
-});
+const { W, step, marking, noValue, ok, refused, teardown } = firefoxSuite({ skip, never: NEVER });
 
-const noValue = (what, reply) => {
-  const text = JSON.stringify(reply);
-  for (const v of NEVER) assert.ok(!text.includes(v), `${what} replied with a value (${v}): ${text.slice(0, 300)}`);
-};
-/** One call as the app makes it; no reply ever carries the cookie, the CSRF value or the token. */
-async function call(method, params) {
-  const reply = await W.engine.call(W.deviceId, method, params, { timeoutMs: 10000 });
-  noValue(method, reply);
-  return reply;
-}
-async function ok(method, params) {
-  const reply = await call(method, params);
-  assert.ok(reply.result !== undefined, `${method} ${JSON.stringify(params)} failed: ${JSON.stringify(reply.error)}`);
-  return reply.result;
-}
-async function refused(code, method, params) {
-  const reply = await call(method, params);
-  assert.equal(reply.error?.code, code, `${method} should answer ${code}: ${JSON.stringify(reply).slice(0, 300)}`);
-  return reply.error;
-}
 async function resolveHold(holdId, outcome) {
   const reply = await W.engine.command({ cmd: 'resolve-hold', deviceId: W.deviceId, holdId, outcome }, { timeoutMs: 10000 });
   assert.ok(reply.result, `resolve-hold: ${JSON.stringify(reply)}`);
@@ -87,13 +59,7 @@ const routesOf = (learned) => Object.fromEntries(learned.entries.map((r) => [`${
 const PAGE_ROUTES = ['GET /api/contacts', 'GET /api/contacts/{id}', 'PUT /api/notes/{id}', 'POST /graphql'];
 
 before(async () => {
-  if (skip) return;
-  try {
-    await setUp();
-  } catch (err) {
-    failed = true; // the browser's and the engine's last words are shown after
-    throw err;
-  }
+  if (!skip) await marking(setUp);   // a failure shows the browser's and engine's last words
 }, { timeout: 120000 });
 
 async function setUp() {
@@ -132,18 +98,7 @@ async function setUp() {
     .catch((err) => assert.fail(`${err.message}: ${JSON.stringify(learned).slice(0, 800)}`));
 }
 
-after(async () => {
-  if (failed) {
-    console.log(W.ff?.consoleLines.slice(-60).join('\n'));
-    console.log(W.engine?.stderrTail());
-    if (W.agent) console.log(W.agent.stderr().slice(-2000));
-  }
-  await W.agent?.close();
-  await W.ff?.close();
-  if (W.world) await W.world.stop();
-  else await W.engine?.stop();
-  await W.sites?.close();
-}, { timeout: 30000 });
+after(teardown, { timeout: 30000 });
 
 step('network.list shows the app\'s calls as names, kinds and sizes, and how they were signed', async () => {
   const list = await ok('browser.network.list', { tabId: W.tabs.app, frameId: 0 });
@@ -315,6 +270,6 @@ step('the app retires a route: route says ui with the server\'s answer, then tha
 // extension-api.test.mjs stops the worker and sees capture come back from an empty ring. Firefox
 // runs the background as an event page that it suspends on its own after 30 s idle, and BiDi has
 // no command to suspend it on purpose: that path stays tested in Chromium.
-test('a stopped background comes back capturing the granted tab again, from an empty ring', {
+step('a stopped background comes back capturing the granted tab again, from an empty ring', () => {}, {
   skip: skip || 'Firefox\'s event page cannot be suspended on purpose over WebDriver BiDi (docs/extension.md, Firefox)',
-}, () => {});
+});

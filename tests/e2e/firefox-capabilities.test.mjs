@@ -8,12 +8,13 @@
 
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 
 import { startFixtureServer } from '../fixtures/serve.mjs';
 import { ENGINE_PATH, TestEngine } from '../js/engine-harness.mjs';
 import { until } from '../lib/until.mjs';
 import { Firefox, firefoxWhyNot } from './firefox-harness.mjs';
+import { firefoxSuite } from './firefox-suite.mjs';
 
 const skip = firefoxWhyNot()
   ?? (!ENGINE_PATH ? 'CHAPERONE_TEST_ENGINE is not set (meson sets it)' : null)
@@ -25,35 +26,8 @@ if (skip) console.log(`# skipped: ${skip}`);
 const SECRET = 'Zq7-firefox-distinctive-value-913';
 const COOKIE_VALUE = 's3cr3t-session-value'; // serve.mjs's HttpOnly cookie
 
-const W = { pages: {}, tabs: {} };
-let failed = false;
-const step = (name, fn) => test(name, { skip, timeout: 60000 }, async (t) => {
-  try {
-    await fn(t);
-  } catch (err) {
-    failed = true;
-    throw err;
-  }
-});
+const { W, step, call, ok, refused, teardown } = firefoxSuite({ skip, never: [SECRET, COOKIE_VALUE] });
 
-async function call(method, params = {}) {
-  const reply = await W.engine.call(W.deviceId, method, params, { timeoutMs: 10000 });
-  const text = JSON.stringify(reply);
-  for (const secret of [SECRET, COOKIE_VALUE]) {
-    assert.ok(!text.includes(secret), `${method} replied with a value (${secret}): ${text.slice(0, 300)}`);
-  }
-  return reply;
-}
-async function ok(method, params) {
-  const reply = await call(method, params);
-  assert.ok(reply.result !== undefined, `${method} ${JSON.stringify(params)} failed: ${JSON.stringify(reply.error)}`);
-  return reply.result;
-}
-async function refused(code, method, params) {
-  const reply = await call(method, params);
-  assert.equal(reply.error?.code, code, `${method} should answer ${code}: ${JSON.stringify(reply.error ?? reply.result).slice(0, 300)}`);
-  return reply.error;
-}
 const nodeNamed = (ctx, name) => {
   const node = ctx.nodes.find((n) => n.name === name);
   assert.ok(node, `a node named "${name}" among ${ctx.nodes.map((n) => n.name).join(' | ').slice(0, 500)}`);
@@ -92,15 +66,7 @@ before(async () => {
   W.grants = Object.fromEntries((await W.engine.command({ cmd: 'grants' })).result.map((g) => [g.label, g.grantId]));
 }, { timeout: 120000 });
 
-after(async () => {
-  if (failed) {
-    console.log(W.ff?.consoleLines.slice(-60).join('\n'));
-    console.log(W.engine?.stderrTail());
-  }
-  await W.ff?.close();
-  await W.engine?.stop();
-  await W.sites?.close();
-}, { timeout: 30000 });
+after(teardown, { timeout: 30000 });
 
 step('browser.tabs lists the granted tabs with their scopes; browser.frames names the frames', async () => {
   const { tabs } = await ok('browser.tabs');
@@ -228,7 +194,7 @@ step('a screenshot of the tab in front, with the typed field masked', async () =
 // failure never showed on this machine, so this step stays off until CI shows it gone.
 const NAV_BINDING = 'Firefox does not always bind a reloaded page\'s main-frame request to its new document '
   + '(docs/extension.md, Firefox)';
-test('network.list: the tab\'s requests by name, lean', { skip: skip || NAV_BINDING, timeout: 60000 }, async () => {
+step('network.list: the tab\'s requests by name, lean', async () => {
   await W.pages.cookies.reload();
   // The browser tells the extension of a load's end (webRequest.onCompleted) in its own time,
   // which may be after the page's load event: wait for the entry rather than read once.
@@ -240,7 +206,7 @@ test('network.list: the tab\'s requests by name, lean', { skip: skip || NAV_BIND
     .catch((err) => assert.fail(`${err.message}: ${JSON.stringify(list).slice(0, 600)}`));
   assert.deepEqual([page.type, page.method, page.status], ['main_frame', 'GET', 200]);
   assert.equal(list.documentId, page.documentId, 'the entry names the document it loaded');
-});
+}, { skip: skip || NAV_BINDING });
 
 step('content scripts cannot reach the session storage where grants and holds live', async () => {
   // Chrome needs storage.session.setAccessLevel('TRUSTED_CONTEXTS') for that (background.js);

@@ -9,11 +9,12 @@
 
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 
 import { startFixtureServer } from '../fixtures/serve.mjs';
 import { ENGINE_PATH, TestEngine } from '../js/engine-harness.mjs';
 import { FIREFOX_XPI, Firefox, firefoxWhyNot } from './firefox-harness.mjs';
+import { firefoxSuite } from './firefox-suite.mjs';
 
 const skip = firefoxWhyNot()
   ?? (!existsSync(FIREFOX_XPI) ? `no packed add-on at ${FIREFOX_XPI} (ninja -C build)` : null)
@@ -22,16 +23,7 @@ const skip = firefoxWhyNot()
   ?? false;
 if (skip) console.log(`# skipped: ${skip}`);
 
-const W = {};
-let failed = false;
-const step = (name, fn) => test(name, { skip, timeout: 90000 }, async (t) => {
-  try {
-    await fn(t);
-  } catch (err) {
-    failed = true;
-    throw err;
-  }
-});
+const { W, step, teardown } = firefoxSuite({ skip, timeout: 90000 });
 
 /**
  * How Firefox installed the extension: "development" for a temporary add-on; "sideload" for one
@@ -46,15 +38,7 @@ before(async () => {
   W.engine = await TestEngine.start();
 }, { timeout: 60000 });
 
-after(async () => {
-  if (failed) {
-    console.log(W.ff?.consoleLines.slice(-60).join('\n'));
-    console.log(W.engine?.stderrTail());
-  }
-  await W.ff?.close();
-  await W.engine?.stop();
-  await W.sites?.close();
-}, { timeout: 30000 });
+after(teardown, { timeout: 30000 });
 
 step('the packed add-on installs as an ordinary add-on and pairs', async () => {
   W.ff = await Firefox.launch({ permanent: true });
