@@ -15,6 +15,7 @@
 #include "chp-a11y.h"
 #include "chp-sessions-view.h"
 #include "chp-timeline-view.h"
+#include "chp-toast.h"
 
 #include <glib/gi18n.h>
 
@@ -425,15 +426,6 @@ clear_action (GtkWidget  *widget,
 
 /* Sessions and timelines */
 
-static void
-toast (ChpActivityPage *self,
-       const char      *text)
-{
-  GtkWidget *overlay = gtk_widget_get_ancestor (GTK_WIDGET (self), ADW_TYPE_TOAST_OVERLAY);
-
-  if (overlay != NULL)
-    adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), adw_toast_new (text));
-}
 
 /* @session_id: (nullable): the trace that began, grew or ended; %NULL for any */
 static void
@@ -504,7 +496,7 @@ forgotten_cb (ChpActivityPage *self,
     chp_trace_list_reload (self->traces);
   if (g_strcmp0 (adw_leaflet_get_visible_child_name (self->leaflet), "timeline") == 0)
     gtk_widget_activate_action (GTK_WIDGET (self), "activity.back", NULL);
-  toast (self, _("Session forgotten"));
+  chp_toast_show (GTK_WIDGET (self), _("Session forgotten"));
 }
 
 /**

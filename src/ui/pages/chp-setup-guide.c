@@ -16,6 +16,7 @@
 #include "chp-browsers.h"
 #include "chp-doctor.h"
 #include "chp-memory.h"
+#include "chp-toast.h"
 
 #include <glib/gi18n.h>
 
@@ -327,17 +328,6 @@ update_actions (ChpSetupGuide *self)
                                  !self->busy && self->can_register);
 }
 
-static void
-toast (ChpSetupGuide *self,
-       const char    *text)
-{
-  GtkWidget *overlay = gtk_widget_get_ancestor (GTK_WIDGET (self), ADW_TYPE_TOAST_OVERLAY);
-  /* Toast titles are markup; these carry browser names, paths and error messages. */
-  g_autofree char *escaped = g_markup_escape_text (text, -1);
-
-  if (overlay != NULL)
-    adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), adw_toast_new (escaped));
-}
 
 static void
 show_outcome (ChpSetupGuide *self,
@@ -379,7 +369,7 @@ show_outcome (ChpSetupGuide *self,
   self->can_register = can_register;
 
   for (guint i = 0; i < outcome->done->len; i++)
-    toast (self, g_ptr_array_index (outcome->done, i));
+    chp_toast_show (GTK_WIDGET (self), g_ptr_array_index (outcome->done, i));
 }
 
 static void start (ChpSetupGuide *self,
@@ -467,7 +457,7 @@ copy_text (ChpSetupGuide *self,
            const char    *said)
 {
   gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), text);
-  toast (self, said);
+  chp_toast_show (GTK_WIDGET (self), said);
 }
 
 static void

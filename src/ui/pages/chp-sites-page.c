@@ -12,6 +12,7 @@
 
 #include "chp-a11y.h"
 #include "chp-site-row.h"
+#include "chp-toast.h"
 
 #include <glib/gi18n.h>
 
@@ -32,16 +33,6 @@ struct _ChpSitesPage
 
 G_DEFINE_FINAL_TYPE (ChpSitesPage, chp_sites_page, ADW_TYPE_BIN)
 
-static void
-toast (ChpSitesPage *self,
-       const char   *text)
-{
-  GtkWidget *overlay = gtk_widget_get_ancestor (GTK_WIDGET (self), ADW_TYPE_TOAST_OVERLAY);
-  g_autofree char *escaped = g_markup_escape_text (text, -1);
-
-  if (overlay != NULL)
-    adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), adw_toast_new (escaped));
-}
 
 static void
 update_page (ChpSitesPage *self)
@@ -115,11 +106,11 @@ written_cb (GObject      *source,
       g_message ("Could not export the remembered sites: %s", error->message);
       /* Translators: %s says why, e.g. "Permission denied" */
       text = g_strdup_printf (_("The sites were not exported: %s"), error->message);
-      toast (self, text);
+      chp_toast_show (GTK_WIDGET (self), text);
       return;
     }
 
-  toast (self, _("Sites exported"));
+  chp_toast_show (GTK_WIDGET (self), _("Sites exported"));
 }
 
 typedef struct
@@ -159,7 +150,7 @@ exported_cb (GObject      *source,
 
       g_message ("Could not export the remembered sites: %s", error->message);
       message = g_strdup_printf (_("The sites were not exported: %s"), error->message);
-      toast (self, message);
+      chp_toast_show (GTK_WIDGET (self), message);
       return;
     }
 

@@ -14,6 +14,7 @@
 #include "chp-step-row.h"
 #include "chp-trace-format.h"
 #include "chp-trace-report.h"
+#include "chp-toast.h"
 
 #include <glib/gi18n.h>
 
@@ -50,15 +51,6 @@ enum {
 
 static guint signals[N_SIGNALS];
 
-static void
-toast (ChpTimelineView *self,
-       const char      *text)
-{
-  GtkWidget *overlay = gtk_widget_get_ancestor (GTK_WIDGET (self), ADW_TYPE_TOAST_OVERLAY);
-
-  if (overlay != NULL)
-    adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), adw_toast_new (text));
-}
 
 static void
 update_header (ChpTimelineView *self)
@@ -203,7 +195,7 @@ forgotten_cb (GObject      *source,
       !g_error_matches (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND))
     {
       g_message ("Could not forget a session: %s", error->message);
-      toast (forgetting->self, _("The session was not forgotten"));
+      chp_toast_show (GTK_WIDGET (forgetting->self), _("The session was not forgotten"));
     }
   else
     {
@@ -282,11 +274,11 @@ exported_cb (GObject      *source,
       g_message ("Could not export a session: %s", error->message);
       /* Translators: %s says why, e.g. "Permission denied" */
       text = g_strdup_printf (_("The report was not saved: %s"), error->message);
-      toast (self, text);
+      chp_toast_show (GTK_WIDGET (self), text);
       return;
     }
 
-  toast (self, _("Report saved"));
+  chp_toast_show (GTK_WIDGET (self), _("Report saved"));
 }
 
 /**

@@ -8,6 +8,7 @@
 #include "chp-device-row.h"
 
 #include "chp-a11y.h"
+#include "chp-toast.h"
 
 #include <glib/gi18n.h>
 
@@ -154,15 +155,6 @@ tick_cb (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
-static void
-toast (GtkWidget  *widget,
-       const char *text)
-{
-  GtkWidget *overlay = gtk_widget_get_ancestor (widget, ADW_TYPE_TOAST_OVERLAY);
-
-  if (overlay != NULL)
-    adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), adw_toast_new (text));
-}
 
 static void
 revoke_response_cb (AdwMessageDialog *dialog,
@@ -238,7 +230,7 @@ resumed_cb (GObject      *source,
   if (node != NULL)
     return;
 
-  toast (widget, _("The browser did not answer; it is still stopped"));
+  chp_toast_show (widget, _("The browser did not answer; it is still stopped"));
   g_debug ("extension.resume: %s", error->message);
 }
 
@@ -266,7 +258,7 @@ renamed_cb (GObject      *source,
 
   if (!chp_engine_rename_device_finish (CHP_ENGINE (source), result, &error))
     {
-      toast (widget, _("The browser was not renamed"));
+      chp_toast_show (widget, _("The browser was not renamed"));
       g_message ("rename: %s", error->message);
     }
 }
