@@ -284,8 +284,6 @@ chp_bridge_get_instance_id (ChpBridge *self)
   return self->instance_id;
 }
 
-/* What the person chose in Preferences; the extension offers it first when it asks for a
- * grant (engine.info). */
 /**
  * chp_bridge_set_transport_lock:
  * @lock: the administrator's Transport (chp-managed-policy.c)
@@ -304,6 +302,8 @@ chp_bridge_set_transport_lock (ChpBridge        *self,
   self->transport = lock;
 }
 
+/* What the person chose in Preferences; the extension offers it first when it asks for a
+ * grant (engine.info). */
 void
 chp_bridge_set_default_grant_minutes (ChpBridge *self,
                                       guint      minutes)

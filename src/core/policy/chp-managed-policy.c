@@ -164,9 +164,10 @@ read_transport (GKeyFile         *kf,
 
   if (!g_key_file_has_key (kf, GROUP, "Transport", NULL))
     return TRUE;
-  value = g_strstrip (g_key_file_get_string (kf, GROUP, "Transport", error));
+  value = g_key_file_get_string (kf, GROUP, "Transport", error);
   if (value == NULL)
     return FALSE;
+  g_strstrip (value);
   if (g_str_equal (value, "websocket"))
     *out = CHP_TRANSPORT_WEBSOCKET;
   else if (g_str_equal (value, "native"))
