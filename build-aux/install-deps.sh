@@ -13,6 +13,7 @@ build_pkgs=(
   libglib2.0-dev libglib2.0-dev-bin libgtk-4-dev libadwaita-1-dev libjson-glib-dev
   libsoup-3.0-dev libgnutls28-dev libsqlite3-dev
   desktop-file-utils appstream
+  libgdk-pixbuf2.0-bin librsvg2-common  # render the icons at build time (src/ui/meson.build)
 )
 test_pkgs=(
   xvfb xauth dbus dbus-x11 imagemagick xdotool

@@ -211,3 +211,25 @@ chp_ui_test_find_row_named (GtkWidget  *widget,
     }
   return NULL;
 }
+
+/**
+ * chp_ui_test_assert_no_svg_drawn:
+ *
+ * Asserts that nothing the test showed drew an SVG: librsvg, which GTK loads for the first one,
+ * is not mapped into the process. The window's icons are all pre-rendered (Adwaita's up to 96 px,
+ * the app's own at the sizes it uses), because librsvg would hold 6 MB of the app's memory for
+ * the rest of the session (src/ui/style.css, src/ui/meson.build).
+ */
+void
+chp_ui_test_assert_no_svg_drawn (void)
+{
+  g_autofree char *maps = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_get_contents ("/proc/self/maps", &maps, NULL, &error));
+  g_assert_no_error (error);
+  if (strstr (maps, "librsvg") != NULL)
+    g_test_message ("an SVG icon was drawn: an icon at a size Adwaita has no picture for "
+                    "(above 96 px, or one only drawn as SVG such as the spinner)");
+  g_assert_null (strstr (maps, "librsvg"));
+}

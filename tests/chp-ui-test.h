@@ -26,5 +26,6 @@ void            chp_ui_test_show_at      (GtkWindow   *window,
 void            chp_ui_test_assert_fits  (GtkWidget   *widget,
                                           int          max_width,
                                           const char  *what);
+void            chp_ui_test_assert_no_svg_drawn (void);
 
 G_END_DECLS

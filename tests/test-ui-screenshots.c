@@ -404,6 +404,10 @@ test_every_page (void)
         }
     }
 
+  /* Every page drawn, light and dark, at both widths, and no SVG among them: the window keeps
+   * librsvg out of the app's memory. */
+  chp_ui_test_assert_no_svg_drawn ();
+
   adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
   g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
   gtk_window_destroy (GTK_WINDOW (window));

@@ -304,6 +304,20 @@ test_two_browsers (Fixture       *f,
   /* All of it readable in a 360 px window. */
   chp_ui_test_wait_frame (f->window);
   chp_ui_test_assert_fits (f->window, 360, "the setup guide at 360 px");
+
+  /* The app's icon at the top is the picture rendered at build time for that size, not GTK's
+   * "missing image", and nothing in the guide was drawn from an SVG. */
+  {
+    GtkIconTheme *theme = gtk_icon_theme_get_for_display (gtk_widget_get_display (f->window));
+    g_autoptr(GtkIconPaintable) icon = gtk_icon_theme_lookup_icon (theme, APP_ID, NULL, 64, 1,
+                                                                   GTK_TEXT_DIR_NONE, 0);
+    g_autoptr(GFile) file = gtk_icon_paintable_get_file (icon);
+    g_autofree char *uri = g_file_get_uri (file);
+
+    g_assert_cmpstr (uri, ==, "resource:///io/github/chaperone/Chaperone/icons/64x64/apps/"
+                              APP_ID ".png");
+    chp_ui_test_assert_no_svg_drawn ();
+  }
 }
 
 static void

@@ -56,9 +56,27 @@ struct _ChpWindow
   gulong locked_until_id;
   guint lock_tick_id;
   gboolean showing_error;
+  GtkWidget *starting_spinner;
+  guint starting_spinner_id;
 };
 
 G_DEFINE_FINAL_TYPE (ChpWindow, chp_window, ADW_TYPE_APPLICATION_WINDOW)
+
+/* A start that is over at once needs no spinner: one flashing for a moment reads as a glitch.
+ * It also keeps librsvg out of the app: Adwaita draws the spinner from an SVG only, and the SVG
+ * renderer stays in memory (6 MB) for the rest of the session once loaded. */
+#define STARTING_SPINNER_DELAY_MS 600
+
+static gboolean
+starting_spinner_cb (gpointer user_data)
+{
+  ChpWindow *self = CHP_WINDOW (user_data);
+
+  self->starting_spinner_id = 0;
+  gtk_widget_set_visible (self->starting_spinner, TRUE);
+
+  return G_SOURCE_REMOVE;
+}
 
 static void
 update_page (ChpWindow *self)
@@ -69,6 +87,21 @@ update_page (ChpWindow *self)
     page = self->showing_error ? "error" : "starting";
   else
     page = "main";
+
+  if (g_str_equal (page, "starting"))
+    {
+      if (self->starting_spinner_id == 0 && !gtk_widget_get_visible (self->starting_spinner))
+        {
+          self->starting_spinner_id = g_timeout_add (STARTING_SPINNER_DELAY_MS,
+                                                     starting_spinner_cb, self);
+          g_source_set_name_by_id (self->starting_spinner_id, "[chaperone] starting spinner");
+        }
+    }
+  else
+    {
+      g_clear_handle_id (&self->starting_spinner_id, g_source_remove);
+      gtk_widget_set_visible (self->starting_spinner, FALSE);
+    }
 
   gtk_stack_set_visible_child_name (self->stack, page);
 }
@@ -474,6 +507,7 @@ chp_window_dispose (GObject *object)
   ChpWindow *self = CHP_WINDOW (object);
 
   unbind_engine (self);
+  g_clear_handle_id (&self->starting_spinner_id, g_source_remove);
   g_clear_pointer (&self->known_grants, g_hash_table_unref);
   g_clear_pointer (&self->watched_devices, g_hash_table_unref);
   /* libadwaita 1.2's switchers must let go of the stack before it goes, or they unparent
@@ -515,6 +549,7 @@ chp_window_class_init (ChpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ChpWindow, notice_revealer);
   gtk_widget_class_bind_template_child (widget_class, ChpWindow, notice_label);
   gtk_widget_class_bind_template_child (widget_class, ChpWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, ChpWindow, starting_spinner);
   gtk_widget_class_bind_template_child (widget_class, ChpWindow, error_label);
   gtk_widget_class_bind_template_child (widget_class, ChpWindow, dismiss_button);
   gtk_widget_class_bind_template_child (widget_class, ChpWindow, retry_button);
