@@ -18,7 +18,7 @@
     watchMutations, watchNetwork, watchNavigation, settle, classifyTarget, holdOf, submitHold,
     navigateHold, mustHoldSubmit, sameOrigin, submission, controlFor, parseKey, focusLikePerson,
     fill, typeText, pressKey, defaultButton, implicitlySubmits, isEditable, activeIn, resolveHeld,
-    watchWrite, opensEditor, untilStill } = P;
+    watchWrite, opensEditor, untilStill, scan, shownPassword, refuseSignIn, rememberCapture, MAX_SCAN } = P;
 
   const ACTIONS = ['click', 'focus', 'scroll', 'setValue', 'hover', 'press', 'type'];
 
@@ -39,6 +39,40 @@
     if (role !== want.role || collapse(C.nameOf(d, role)) !== collapse(want.name) || !isRendered(el)) {
       fail('stale_node', 'that element is no longer the one the step names');
     }
+  }
+
+  /**
+   * op find: a batch step's {role, name} → the one rendered element of this document (and the
+   * frames that are part of it) with that role and accessible name, as a ref in the batch's
+   * capture: {ref}, or {count} when none or several match. What the worker used to look for in a
+   * whole browser.context capture, without building and sending the page: on a page of thousands
+   * of nodes that was most of the step. The capture holds only what was found, and a ref without
+   * a capture id still means the agent's own last capture.
+   */
+  function opFind(args) {
+    const C = core();
+    if (typeof args.captureId !== 'string' || !args.captureId || typeof args.role !== 'string' ||
+        typeof args.name !== 'string' || !args.name) {
+      fail('invalid_params', 'find takes a captureId, a role and a name');
+    }
+    const limit = Number.isSafeInteger(args.maxScan) ? Math.min(Math.max(args.maxScan, 1), MAX_SCAN) : MAX_SCAN;
+    const found = scan(limit);
+    // As a capture's: a shown password field anywhere refuses the page, before anything is read.
+    if (found.fields.some(shownPassword)) refuseSignIn();
+    P.knownRoots = found.truncated ? null : found.roots;
+    const want = collapse(args.name);
+    const hits = found.actionable.filter((el) => {
+      const d = new Desc(el);
+      const role = C.roleOf(d);
+      return role === args.role && collapse(C.nameOf(d, role)) === want && isRendered(el);
+    });
+    if (hits.length !== 1) return { count: hits.length };
+    let cap = state.captures.get(args.captureId);
+    if (!cap) {
+      cap = { captureId: args.captureId, refs: new Map(), entries: [], nodes: [], text: '', url: location.href };
+      rememberCapture(cap, false);
+    }
+    return { ref: refFor(cap, hits[0]) };
   }
 
   /** A short, non-secret description of an element for refusal messages. */
@@ -253,10 +287,21 @@
     });
   }
 
-  /** The ref `el` has in the capture, added to it when it had none (a held key press names it). */
+  /**
+   * The ref `el` has in the capture, added to it when it had none (a held key press names it, a
+   * batch's find keeps it): the ref another capture gave it when this one has no other element
+   * under that ref, so one element keeps one ref, else a new one.
+   */
   function refFor(cap, el) {
     const known = state.refOf.get(el);
-    if (known && cap.refs.get(known) && cap.refs.get(known).deref() === el) return known;
+    if (known) {
+      const held = cap.refs.get(known);
+      if (held && held.deref() === el) return known;
+      if (!held) {
+        cap.refs.set(known, new WeakRef(el));
+        return known;
+      }
+    }
     let r;
     do r = `e${++state.nextRef}`; while (cap.refs.has(r));
     cap.refs.set(r, new WeakRef(el));
@@ -550,5 +595,5 @@
     return answer;
   }
 
-  Object.assign(P, { opAction });
+  Object.assign(P, { opAction, opFind });
 })();

@@ -26,7 +26,7 @@
   if (!P || typeof P.opContext !== 'function' || typeof P.opAction !== 'function') return;
 
   const { PageError, fail, core, ui, pagePort, showsPassword, refuseSignIn, planStep, opContext,
-    opInspect, opWaitText, opAction, opShotMask } = P;
+    opInspect, opWaitText, opAction, opFind, opShotMask } = P;
 
   const MESSAGE_MAX = 500;           // UTF-16 units: the worker allows 250 code points (≤ 500 units)
 
@@ -67,12 +67,12 @@
 
   // ---- entry point ---------------------------------------------------------------------------
 
-  const OPS = { context: opContext, inspect: opInspect, waitText: opWaitText, action: opAction, pill: opPill,
-    handoff: opHandoff, shotMask: opShotMask };
+  const OPS = { context: opContext, inspect: opInspect, waitText: opWaitText, action: opAction, find: opFind,
+    pill: opPill, handoff: opHandoff, shotMask: opShotMask };
   // The ops that read or act for an agent, and the failure screenshot's boxes (no picture of a
   // sign-in page is taken): refused on a sign-in page. The pill and the banner are Chaperone
   // talking to the person, and the login handoff needs its banner on exactly that page.
-  const FLOORED = new Set(['context', 'inspect', 'waitText', 'action', 'shotMask']);
+  const FLOORED = new Set(['context', 'inspect', 'waitText', 'action', 'find', 'shotMask']);
 
   async function run(op, args, via) {
     try {

@@ -308,13 +308,12 @@
 
   const SIGN_IN = /\b(sign|log) ?in\b|\bconnexion\b|se connecter|登录|登入/i;
 
-  function rememberCapture(cap) {
+  /** Keeps `cap`; it is what a ref without a capture id means from now on unless `last` is false. */
+  function rememberCapture(cap, last = true) {
     state.captures.delete(cap.captureId);
     state.captures.set(cap.captureId, cap);
-    while (state.captures.size > KEEP_CAPTURES) {
-      state.captures.delete(state.captures.keys().next().value);
-    }
-    state.lastCaptureId = cap.captureId;
+    while (state.captures.size > KEEP_CAPTURES) state.captures.delete(state.captures.keys().next().value);
+    if (last) state.lastCaptureId = cap.captureId;
   }
 
   // ---- op: context ---------------------------------------------------------------------------
@@ -696,5 +695,5 @@
     return out;
   }
 
-  Object.assign(P, { opContext, opInspect, opWaitText, opShotMask });
+  Object.assign(P, { opContext, opInspect, opWaitText, opShotMask, scan, shownPassword, rememberCapture, MAX_SCAN });
 })();

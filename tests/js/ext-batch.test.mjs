@@ -19,15 +19,24 @@ const HELD = { kind: 'outward', reason: 'label', word: 'send', control: 'Send', 
   fields: [], canonical: '{"c":1}' };
 
 /** The page of tab 1: a form with a Title field, Save and Send buttons, a hidden second Save. */
+const NODES = [{ ref: 'e4', role: 'textbox', name: 'Title', state: {} },
+  { ref: 'e1', role: 'button', name: 'Save', state: {} }, { ref: 'e2', role: 'button', name: 'Send', state: {} },
+  { ref: 'e5', role: 'button', name: 'Save', state: { hidden: true } },
+  { ref: 'e6', role: 'link', name: 'Help' }, { ref: 'e7', role: 'link', name: ' help ' }];
+
 function pageAgent(s) {
   return async (op, args) => {
     s.ops.push({ op, args: structuredClone(args) });
     if (op === 'context') {
       return { ok: true, value: { url: 'https://app.example/inbox', title: 'Inbox', text: '', headings: [],
         forms: [{ ref: 'e3', name: 'new', fields: [{ ref: 'e4', role: 'textbox', name: 'Title', filled: false }] }],
-        nodes: [{ ref: 'e1', role: 'button', name: 'Save', state: {} }, { ref: 'e2', role: 'button', name: 'Send', state: {} },
-          { ref: 'e5', role: 'button', name: 'Save', state: { hidden: true } },
-          { ref: 'e6', role: 'link', name: 'Help' }, { ref: 'e7', role: 'link', name: ' help ' }] } };
+        nodes: NODES } };
+    }
+    if (op === 'find') {
+      // As content/page-act.js's opFind: the rendered nodes with that role and name, any case and spacing.
+      const same = (a, b) => a.replace(/\s+/g, ' ').trim().toLowerCase() === b.replace(/\s+/g, ' ').trim().toLowerCase();
+      const hits = NODES.filter((n) => n.role === args.role && same(n.name, args.name) && !n.state?.hidden);
+      return { ok: true, value: hits.length === 1 ? { ref: hits[0].ref } : { count: hits.length } };
     }
     if (op === 'action') {
       // onAction may answer for the page (a refusal) instead of acting.
@@ -99,11 +108,11 @@ test('the steps run in order in one request, each as its single method runs it',
   assert.equal(r.halted, undefined);
   assert.deepEqual(r.steps.map((x) => x.ok), [true, true, true, true]);
   // The element named by role and name is the one visible such element, found when its step ran.
-  assert.deepEqual(opsOf(s, 'context', 'action', 'waitText', 'fetch'),
-    ['context', 'action', 'context', 'action', 'waitText', 'fetch']);
+  assert.deepEqual(opsOf(s, 'context', 'find', 'action', 'waitText', 'fetch'),
+    ['find', 'action', 'find', 'action', 'waitText', 'fetch'], 'the page looks for it; no whole capture');
   const acts = s.ops.filter((o) => o.op === 'action').map((o) => [o.args.ref, o.args.action]);
   assert.deepEqual(acts, [['e4', 'setValue'], ['e1', 'click']], 'the visible Save, never the hidden one');
-  const captures = new Set(s.ops.filter((o) => o.op === 'context').map((o) => o.args.captureId));
+  const captures = new Set(s.ops.filter((o) => o.op === 'find').map((o) => o.args.captureId));
   assert.equal(captures.size, 1, 'one capture id per batch: the agent\'s own captures stay in the page');
   assert.equal(s.calls[0].method, 'GET');
   assert.equal(r.steps[3].status, 200);
@@ -117,11 +126,11 @@ test('a later step with the same target acts on the element found before, once t
   const fill = (v) => ({ act: { target: { role: 'textbox', name: 'title' }, action: 'setValue', value: v } });
   const r = await batch(s, [fill('a'), { wait: { text: 'Saved', timeoutMs: 2000 } }, fill('b'), fill('c')]);
   assert.equal(r.done, 4);
-  assert.deepEqual(opsOf(s, 'context', 'action', 'waitText'), ['context', 'action', 'waitText', 'action', 'action'],
+  assert.deepEqual(opsOf(s, 'find', 'action', 'waitText'), ['find', 'action', 'waitText', 'action', 'action'],
     'one look at the page for three steps that name the same element');
   const acts = s.ops.filter((o) => o.op === 'action').map((o) => o.args);
   assert.deepEqual(acts.map((a) => [a.ref, a.value]), [['e4', 'a'], ['e4', 'b'], ['e4', 'c']]);
-  assert.equal(acts[0].sameAs, undefined, 'the first was found in a capture taken for its step');
+  assert.equal(acts[0].sameAs, undefined, 'the first was found by the page for its step');
   assert.deepEqual(acts[1].sameAs, { role: 'textbox', name: 'title' }, 'the page checks role and name again');
 
   // The page says the element is no longer that one: the step looks again, then acts once.
@@ -132,7 +141,7 @@ test('a later step with the same target acts on the element found before, once t
   const again = await batch(s, [fill('d'), fill('e')]);
   s.onAction = null;
   assert.equal(again.done, 2, JSON.stringify(again));
-  assert.deepEqual(opsOf(s, 'context', 'action'), ['context', 'action', 'action', 'context', 'action'],
+  assert.deepEqual(opsOf(s, 'find', 'action'), ['find', 'action', 'action', 'find', 'action'],
     'a refused check costs a new look, and the act runs once');
 });
 

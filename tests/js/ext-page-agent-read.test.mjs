@@ -277,6 +277,32 @@ test('stale_node: removed, unknown, evicted; refs never retarget', opts, async (
   await page.close();
 });
 
+test('find: the one rendered element with a role and name, kept in the batch\'s own capture; none or several are counted', opts, async () => {
+  const page = await open('/dynamic.html');
+  const own = await ok(page, 'context', { captureId: 'a1' });
+  const steady = byName(own, 'Steady button').ref;
+  const found = await ok(page, 'find', { captureId: 'b1', role: 'button', name: '  steady BUTTON ' });
+  assert.deepEqual(found, { ref: steady }, 'any case and spacing; the ref the agent\'s capture gave it');
+  await ok(page, 'action', { captureId: 'b1', ref: found.ref, action: 'focus' });
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'steady');
+  // A ref without a capture id still means the agent's own capture, not the batch's.
+  assert.equal((await ok(page, 'inspect', { ref: byName(own, 'Load details').ref })).name, 'Load details');
+  // A hidden twin is not counted; shown, it makes two, and the step must say which.
+  await page.evaluate(() => {
+    const twin = document.getElementById('steady').cloneNode(true);
+    twin.id = 'twin';
+    twin.hidden = true;
+    document.body.appendChild(twin);
+  });
+  assert.deepEqual(await ok(page, 'find', { captureId: 'b1', role: 'button', name: 'Steady button' }), { ref: steady });
+  await page.evaluate(() => { document.getElementById('twin').hidden = false; });
+  assert.deepEqual(await ok(page, 'find', { captureId: 'b1', role: 'button', name: 'Steady button' }), { count: 2 });
+  assert.deepEqual(await ok(page, 'find', { captureId: 'b1', role: 'link', name: 'Steady button' }), { count: 0 },
+    'the role counts as much as the name');
+  await refused(page, 'find', { captureId: 'b1', role: 'button' }, 'invalid_params');
+  await page.close();
+});
+
 test('shadow.html: open shadow roots are walked and acted in; closed ones stay closed', opts, async () => {
   const page = await open('/shadow.html');
   const ctx = await ok(page, 'context', { captureId: 'c1' });
@@ -371,6 +397,7 @@ test('sign-in floor: a visible password field refuses context, inspect and actio
     ['context', { captureId: 'l2' }],
     ['context', { captureId: 'l2', diff: true }],
     ['inspect', { captureId: 'l1', ref: user.ref }],
+    ['find', { captureId: 'l3', role: 'button', name: 'Sign in' }],
     ['action', { captureId: 'l1', ref: signIn.ref, action: 'click' }],
     ['action', { captureId: 'l1', ref: user.ref, action: 'setValue', value: 'mallory' }],
     ['action', { captureId: 'l1', ref: user.ref, action: 'focus' }],

@@ -11,12 +11,12 @@
 //
 // An act step names its element by a wire ref (a capture's, as browser.node.action) or by
 // `target: {role, name}`: the one visible element with that role and accessible name at that
-// step, found in a capture of the top document taken then (one capture id per batch, so a long
-// batch does not push the agent's own captures out of the page's memory). None or several →
-// stale_node: never a guess. A later step with the same target acts on the element found then,
+// step, which the page looks for then (page op find, content/page-act.js) and keeps in the
+// batch's capture (one capture id per batch, so a long batch does not push the agent's own
+// captures out of the page's memory). None or several → stale_node: never a guess. A later step with the same target acts on the element found then,
 // once the page has checked that it is still there, shown, and has that role and name; if not,
-// the step looks again as the first did. (On the compose page of bench/recipe-bench.mjs, the
-// capture cost 1–1.5 ms of a 3 ms fill step; on a large page it costs far more.)
+// the step looks again as the first did. (On the compose page of bench/recipe-bench.mjs, a
+// look cost 1–1.5 ms of a 3 ms fill step; on a large page it costs far more.)
 
 import { ChaperoneError, SCOPES } from '../scopes.js';
 import { bad, frameId, obj, tabId } from './common.js';
@@ -114,23 +114,24 @@ function checkScopes(grant, steps, tab) {
   }
 }
 
-/** The one visible element of the top document with the target's role and name → {captureId, pageRef}. */
+/**
+ * The one rendered element of the top document with the target's role and name → {captureId,
+ * pageRef}. The page looks (page op find) and keeps what it found in the batch's capture; none or
+ * several → stale_node.
+ */
 async function findTarget(ctx, run, target) {
   const { router, signal, tabId: tab, documentId } = ctx;
   run.captureId ??= router.newCaptureId();
-  const value = await router.page.run({ tabId: tab, frameId: 0, documentId }, 'context',
-    { captureId: run.captureId, ...CONTEXT_LIMITS }, { signal });
-  const seen = new Map();
-  const nodes = [...(value?.nodes ?? []), ...(value?.forms ?? []).flatMap((f) => f?.fields ?? [])];
-  for (const n of nodes) {
-    if (n && n.role === target.role && collapse(n.name) === collapse(target.name) && !n.state?.hidden) seen.set(n.ref, n);
-  }
-  if (seen.size !== 1) {
-    throw new ChaperoneError('stale_node', seen.size === 0
+  const value = await router.page.run({ tabId: tab, frameId: 0, documentId }, 'find',
+    { captureId: run.captureId, role: target.role, name: target.name, maxScan: CONTEXT_LIMITS.maxScan }, { signal });
+  const ref = typeof value?.ref === 'string' && /^e[0-9]{1,9}$/.test(value.ref) ? value.ref : null;
+  if (!ref) {
+    const count = Number.isSafeInteger(value?.count) ? value.count : 0;
+    throw new ChaperoneError('stale_node', count === 0
       ? `No visible ${target.role} named "${target.name}" is on the page now`
-      : `${seen.size} visible elements are ${target.role} "${target.name}": give this step a ref`, { tabId: tab });
+      : `${count} visible elements are ${target.role} "${target.name}": give this step a ref`, { tabId: tab });
   }
-  return { captureId: run.captureId, pageRef: [...seen.keys()][0] };
+  return { captureId: run.captureId, pageRef: ref };
 }
 
 /** The plan's allowance for the next write: only sites with steps left, and the step it would be. */
