@@ -11,8 +11,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
-import { appsWhyNot, startApps } from '../realsites/apps.mjs';
-import { TASKS, runTask } from '../realsites/tasks.mjs';
+import { appsWhyNot, startApps, startTiddlyWikiWithCodeMirror } from '../realsites/apps.mjs';
+import { SUITE_TASKS, TASKS, runTask } from '../realsites/tasks.mjs';
 import { chaperoneWhyNot, startChaperoneWorld } from '../realsites/world.mjs';
 import * as H from './mcp-harness.mjs';
 
@@ -24,12 +24,15 @@ const W = {};
 before(async () => {
   if (skip) return;
   W.running = await startApps();
-  W.apps = W.running.apps;
+  W.apps = { ...W.running.apps };
+  W.cm = await startTiddlyWikiWithCodeMirror();
+  W.apps[W.cm.name] = W.cm;
   W.world = await startChaperoneWorld(Object.values(W.apps), { name: 'realsites-engine' });
 }, { timeout: 120000 });
 
 after(async () => {
   await W.world?.stop();
+  await W.cm?.stop();
   await W.running?.stop();
 });
 
@@ -80,6 +83,15 @@ test('TiddlyWiki: a new tiddler with a title and body, saved, is on the server, 
   { skip, timeout: 60000 },
   async () => {
     const out = await run(TASKS.wikiWrite);
+    assert.ok(out.approvals <= 1, `at most one approval: ${out.approvals}`);
+  });
+
+// The wiki's CodeMirror 5 editor: what is filled is what CodeMirror holds and the server saves,
+// lines and indentation included (issue 15, item 2).
+test('TiddlyWiki with its CodeMirror editor: a body of several lines is saved as typed, with one approval (the plan)',
+  { skip, timeout: 60000 },
+  async () => {
+    const out = await run(SUITE_TASKS.wikiCodeMirrorWrite);
     assert.ok(out.approvals <= 1, `at most one approval: ${out.approvals}`);
   });
 

@@ -6,6 +6,8 @@
 //   MailDev 3.0.0      a mail catcher with a React inbox (read, search, delete); mail arrives by SMTP
 //   Node-RED 4.1.15    a flow editor (jQuery, icon-only controls, a canvas)
 //
+// and, for the suite only, TiddlyWiki again with the CodeMirror 5 editor it ships as a plugin.
+//
 // Each starts on a free 127.0.0.1 port in a fresh temporary folder, seeded with the content the
 // tasks look for, and is waited on until its HTTP port answers (polled with a deadline: the event,
 // not a sleep). `stop()` ends its process group and removes the folder. Nothing here reaches the
@@ -15,7 +17,7 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -109,18 +111,25 @@ export const WIKI_SEED = [
 ];
 export const WIKI_WORD = 'lighthouse';
 
-export async function startTiddlyWiki() {
+export async function startTiddlyWiki({ plugins = [], name = 'tiddlywiki', label = 'TiddlyWiki 5.4.1' } = {}) {
   const home = await mkdtemp(join(tmpdir(), 'chp-realsite-tw-'));
   const port = await freePort();
   const wiki = join(home, 'wiki');
   const init = spawn(process.execPath, [BIN.tiddlywiki, wiki, '--init', 'server'], { cwd: home, stdio: 'ignore' });
   await new Promise((ok, fail) => init.once('exit', (c) => (c === 0 ? ok() : fail(new Error(`tiddlywiki --init: exit ${c}`)))));
+  if (plugins.length) {
+    // Plugins shipped with TiddlyWiki (tiddlywiki/codemirror: its editor becomes CodeMirror 5).
+    const info = join(wiki, 'tiddlywiki.info');
+    const json = JSON.parse(await readFile(info, 'utf8'));
+    json.plugins = [...json.plugins, ...plugins];
+    await writeFile(info, JSON.stringify(json, null, 2));
+  }
   const origin = `http://127.0.0.1:${port}`;
   const proc = await startProcess('TiddlyWiki', BIN.tiddlywiki, [wiki, '--listen', `port=${port}`, 'host=127.0.0.1'],
     { home, ready: async () => (await http(`${origin}/status`)).status === 200 });
   const tiddlerUrl = (title) => `${origin}/recipes/default/tiddlers/${encodeURIComponent(title)}`;
   const app = {
-    name: 'tiddlywiki', label: 'TiddlyWiki 5.4.1', url: `${origin}/`, origin, pid: proc.pid, log: proc.log,
+    name, label, url: `${origin}/`, origin, pid: proc.pid, log: proc.log,
     /** A tiddler as the server holds it (its HTTP API), or null. */
     async tiddler(title) {
       const r = await http(tiddlerUrl(title));
@@ -139,6 +148,16 @@ export async function startTiddlyWiki() {
   };
   for (const t of WIKI_SEED) await app.putTiddler(t);
   return app;
+}
+
+/**
+ * The same wiki with the CodeMirror plugin TiddlyWiki ships: its text editor is CodeMirror 5 (a
+ * hidden textarea that CodeMirror reads, lines it draws itself) in the page, not a textarea in a
+ * frame. Not one of the bench's apps: the suite writes through it (tasks.mjs wikiCodeMirrorWrite).
+ */
+export function startTiddlyWikiWithCodeMirror() {
+  return startTiddlyWiki({ plugins: ['tiddlywiki/codemirror'], name: 'tiddlywiki-cm',
+    label: 'TiddlyWiki 5.4.1 with CodeMirror 5' });
 }
 
 // ---- MailDev -----------------------------------------------------------------------------------
