@@ -95,6 +95,15 @@ test('TiddlyWiki with its CodeMirror editor: a body of several lines is saved as
     assert.ok(out.approvals <= 1, `at most one approval: ${out.approvals}`);
   });
 
+// Control Panel → Settings: a checkbox, a radio button and a select, each the wiki's setting on
+// its server afterwards (issue 15, item 2).
+test('TiddlyWiki\'s settings: a checkbox, a radio button and a select set through Chaperone are saved by the wiki, with one approval',
+  { skip, timeout: 60000 },
+  async () => {
+    const out = await run(SUITE_TASKS.wikiSettings);
+    assert.ok(out.approvals <= 1, `at most one approval: ${out.approvals}`);
+  });
+
 test('MailDev: search the inbox, open the message, read the body the server holds', { skip, timeout: 60000 }, async () => {
   const out = await run(TASKS.mailRead);
   assert.ok(out.approvals <= 1, `at most the one hold below: ${out.approvals}`);

@@ -270,6 +270,42 @@ export const SUITE_TASKS = {
     verify(app) { return TASKS.wikiWrite.verify.call(this, app); },
     cleanup(app) { return TASKS.wikiWrite.cleanup.call(this, app); },
   },
+
+  // The wiki's settings (Control Panel → Settings): a checkbox, a radio button and a select, each
+  // saved by the wiki as a config tiddler on its server (issue 15, item 2 on a real page).
+  wikiSettings: {
+    app: 'tiddlywiki', kind: 'write', title: 'TiddlyWiki: change three settings (a checkbox, a radio button, a select)',
+    config: {
+      '$:/config/WikiParserRules/Inline/wikilink': 'enable',
+      '$:/config/TiddlerInfo/Mode': 'popup',
+      '$:/config/DefaultMoreSidebarTab': '$:/core/ui/MoreSideBar/Recent',
+    },
+    async prepare(app) { await this.cleanup(app); },
+    async run(d, app) {
+      await d.open(app);
+      await d.beginWrite(app, 'Change three settings of the wiki', [{ kind: 'edit', summary: 'Change the wiki\'s settings' }]);
+      await act(d, { role: 'button', name: 'control panel' }, {}, 'control panel button');
+      await act(d, { role: 'tab', name: 'Settings' }, {}, 'Settings tab');
+      const camel = { role: 'checkbox', name: 'Enable automatic CamelCase linking' };
+      const { snap } = await look(d, camel);
+      await d.click(need(d, snap, camel).ref, 'CamelCase checkbox');
+      await d.click(need(d, snap, { role: 'radio', name: 'Tiddler info panel closes automatically' }).ref, 'info panel radio');
+      // The wiki's selects have no label of their own: the first after the checkbox is "Default
+      // tab in the More sidebar" (its options All, Recent, Tags…); the option by what it shows.
+      await d.fill(need(d, snap, { role: 'combobox' }, { after: camel }).ref, 'More sidebar select', 'Recent');
+      return {};
+    },
+    async verify(app) {
+      for (const [title, want] of Object.entries(this.config)) {
+        const got = await until(async () => (await app.tiddler(title))?.text ?? null,
+          { timeout: 15000, what: `${title} on the server` }).catch(() => null);
+        if (got !== want) throw new TaskError(`${title} is ${JSON.stringify(got)} on the server, not ${JSON.stringify(want)}`);
+      }
+    },
+    async cleanup(app) {
+      for (const title of Object.keys(this.config)) await app.deleteTiddler(title);
+    },
+  },
 };
 
 /**
