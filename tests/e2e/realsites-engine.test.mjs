@@ -95,6 +95,14 @@ test('TiddlyWiki with its CodeMirror editor: a body of several lines is saved as
     assert.ok(out.approvals <= 1, `at most one approval: ${out.approvals}`);
   });
 
+// Typing into the field the wiki focused, and its own save shortcut (issue 15, item 2).
+test('TiddlyWiki by keyboard: the title typed where the focus is and Control+Enter save the tiddler, with one approval',
+  { skip, timeout: 60000 },
+  async () => {
+    const out = await run(SUITE_TASKS.wikiKeys);
+    assert.ok(out.approvals <= 1, `at most one approval: ${out.approvals}`);
+  });
+
 // Control Panel → Settings: a checkbox, a radio button and a select, each the wiki's setting on
 // its server afterwards (issue 15, item 2).
 test('TiddlyWiki\'s settings: a checkbox, a radio button and a select set through Chaperone are saved by the wiki, with one approval',

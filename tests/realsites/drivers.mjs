@@ -178,6 +178,18 @@ export class ChaperoneDriver extends Driver {
     return this.#whenHeld(r);
   }
 
+  /** A key (Enter, Escape, Control+Enter …) pressed on `ref`, or on what has focus when ref is null. */
+  async press(ref, key) {
+    const r = await this.call('browser_act', { tab: this.tab, ...(ref ? { ref } : {}), action: 'press', key });
+    return this.#whenHeld(r);
+  }
+
+  /** Text typed at the caret of `ref`, or of what has focus when ref is null. */
+  async type(ref, text) {
+    const r = await this.call('browser_act', { tab: this.tab, ...(ref ? { ref } : {}), action: 'type', text });
+    return this.#whenHeld(r);
+  }
+
   async #whenHeld(r) {
     const s = H.structuredOf(r);
     if (s.held !== true) return r;

@@ -271,6 +271,33 @@ export const SUITE_TASKS = {
     cleanup(app) { return TASKS.wikiWrite.cleanup.call(this, app); },
   },
 
+  // The write again, as a person at the keyboard does it: the title typed into the field the
+  // wiki focused (its default title selected, so typing replaces it), the body filled, and saved
+  // with the wiki's own shortcut, Control+Enter (issue 15, item 2: keys and typing into the
+  // focused element, on a real page).
+  wikiKeys: {
+    app: 'tiddlywiki', kind: 'write', title: 'TiddlyWiki by keyboard: type the title where the focus is, save with Control+Enter',
+    async prepare() {
+      this.tiddler = `Tide table ${unique()}`;
+      this.body = 'High water at 6:12 and 18:40.';
+    },
+    async run(d, app) {
+      await d.open(app);
+      await d.beginWrite(app, `Add the tiddler "${this.tiddler}" to the wiki`,
+        [{ kind: 'create', summary: `Create and save the tiddler "${this.tiddler}"` }]);
+      await act(d, { role: 'button', name: 'new tiddler' }, {}, 'new tiddler button');
+      await d.type(null, this.tiddler);
+      const { snap } = await look(d, { role: 'button', name: 'Confirm changes to this tiddler' });
+      const body = d.find(snap, { role: TEXTBOX, name: /\btext for\b/iu })
+        ?? need(d, snap, { role: TEXTBOX, name: UNNAMED }, { after: { role: FRAME } });
+      await d.fill(body.ref, 'body field', this.body);
+      await d.press(body.ref, 'Control+Enter');
+      return {};
+    },
+    verify(app) { return TASKS.wikiWrite.verify.call(this, app); },
+    cleanup(app) { return TASKS.wikiWrite.cleanup.call(this, app); },
+  },
+
   // The wiki's settings (Control Panel → Settings): a checkbox, a radio button and a select, each
   // saved by the wiki as a config tiddler on its server (issue 15, item 2 on a real page).
   wikiSettings: {
