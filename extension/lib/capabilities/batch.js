@@ -13,9 +13,9 @@
 // `target: {role, name}`: the one visible element with that role and accessible name at that
 // step, which the page looks for then (page op find, content/page-act.js) and keeps in the
 // batch's capture (one capture id per batch, so a long batch does not push the agent's own
-// captures out of the page's memory). None or several → stale_node: never a guess. A later step with the same target acts on the element found then,
-// once the page has checked that it is still there, shown, and has that role and name; if not,
-// the step looks again as the first did. (On the compose page of bench/recipe-bench.mjs, a
+// captures out of the page's memory). None or several → stale_node: never a guess. A later step
+// with the same target acts on the element found then, once the page has checked that it is
+// still there, shown, and has that role and name; if not, the step looks again as the first did. (On the compose page of bench/recipe-bench.mjs, a
 // look cost 1–1.5 ms of a 3 ms fill step; on a large page it costs far more.)
 
 import { ChaperoneError, SCOPES } from '../scopes.js';
