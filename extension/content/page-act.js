@@ -18,7 +18,8 @@
     watchMutations, watchNetwork, watchNavigation, settle, classifyTarget, holdOf, submitHold,
     navigateHold, mustHoldSubmit, sameOrigin, submission, controlFor, parseKey, focusLikePerson,
     fill, typeText, pressKey, defaultButton, implicitlySubmits, isEditable, activeIn, resolveHeld,
-    watchWrite, opensEditor, untilStill, scan, shownPassword, refuseSignIn, rememberCapture, MAX_SCAN } = P;
+    watchWrite, opensEditor, untilStill, scan, shownPassword, refuseSignIn, rememberCapture, MAX_SCAN,
+    roleAndName } = P;
 
   const ACTIONS = ['click', 'focus', 'scroll', 'setValue', 'hover', 'press', 'type'];
 
@@ -33,10 +34,8 @@
    * done, so a stale_node here never follows a half-done act.
    */
   function stillTheTarget(el, want) {
-    const C = core();
-    const d = new Desc(el);
-    const role = C.roleOf(d);
-    if (role !== want.role || collapse(C.nameOf(d, role)) !== collapse(want.name) || !isRendered(el)) {
+    const { role, name } = roleAndName(el);
+    if (role !== want.role || collapse(name) !== collapse(want.name) || !isRendered(el)) {
       fail('stale_node', 'that element is no longer the one the step names');
     }
   }
@@ -50,7 +49,6 @@
    * a capture id still means the agent's own last capture.
    */
   function opFind(args) {
-    const C = core();
     if (typeof args.captureId !== 'string' || !args.captureId || typeof args.role !== 'string' ||
         typeof args.name !== 'string' || !args.name) {
       fail('invalid_params', 'find takes a captureId, a role and a name');
@@ -62,9 +60,8 @@
     P.knownRoots = found.truncated ? null : found.roots;
     const want = collapse(args.name);
     const hits = found.actionable.filter((el) => {
-      const d = new Desc(el);
-      const role = C.roleOf(d);
-      return role === args.role && collapse(C.nameOf(d, role)) === want && isRendered(el);
+      const { role, name } = roleAndName(el);
+      return role === args.role && collapse(name) === want && isRendered(el);
     });
     if (hits.length !== 1) return { count: hits.length };
     let cap = state.captures.get(args.captureId);

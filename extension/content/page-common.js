@@ -37,6 +37,7 @@
     refOf: new WeakMap(),              // element → its ref in this document (identity re-use)
     nextRef: 0,
     localSeq: 0,
+    clickable: new WeakSet(),          // elements found clickable by their look (clickableByLook)
   };
 
   // The page's own port to the worker, once open (page-agent.js connect()), and per op id the
@@ -194,6 +195,41 @@
     return r.width > 0 || r.height > 0;
   }
 
+  // ---- clickable by its look ----------------------------------------------------------------
+  //
+  // Nothing in the markup of a script-driven list item says it can be clicked (Node-RED's search
+  // results, a React onClick on a div), but a person sees the pointer over it and clicks. An
+  // element with attributes that nothing else makes actionable counts when its cursor is the
+  // pointer and its parent's is not (the outermost such element: the cursor is inherited), it is
+  // not inside a link, button or other control, it is shown, and it has some text or a label.
+  // It keeps its role (generic, listitem …), takes its name from its content as a button would,
+  // and is listed [clickable]. Asking for a style is the costly part: at most MAX_LOOKS per walk.
+
+  const MAX_LOOKS = 5000;
+  const INSIDE_CONTROL = 'a[href],button,summary,label,select,[role=button],[role=link],[role=menuitem],'
+    + '[role=tab],[role=option],[role=treeitem],[role=checkbox],[role=radio],[role=switch]';
+
+  /** Whether `el` is clickable by its look (see above); `walk` counts the styles asked for. */
+  function clickableByLook(el, walk) {
+    if ((walk.looks = (walk.looks || 0) + 1) > MAX_LOOKS) return false;
+    const view = el.ownerDocument.defaultView;
+    if (!view || view.getComputedStyle(el).cursor !== 'pointer') return false;
+    const parent = el.parentElement;
+    if (parent && (view.getComputedStyle(parent).cursor === 'pointer' || parent.closest(INSIDE_CONTROL))) return false;
+    if (!/\S/.test(el.textContent) && !el.hasAttribute('aria-label') && !el.hasAttribute('title')) return false;
+    // Only while shown: unlike a real control, nothing says a hidden one is a control at all.
+    if (!isVisibleStyle(el)) return false;
+    state.clickable.add(el);
+    return true;
+  }
+
+  /** {role, name} of an element as a node line gives them: a clickable one is named as a button is. */
+  function roleAndName(el, d = new Desc(el)) {
+    const C = core();
+    const role = C.roleOf(d);
+    return { role, name: C.nameOf(d, state.clickable.has(el) ? 'button' : role) };
+  }
+
   // ---- the sign-in floor ---------------------------------------------------------------------
   //
   // A page that shows a password field is a sign-in page, and sign-in pages are blind (DESIGN §8,
@@ -301,5 +337,5 @@
 
   globalThis.ChaperonePageParts = { PageError, fail, core, ui, owns, state, pagePort, Desc,
     labelTextOf, inheritedDoc, frameOf, docReachable, frameChain, composedContains, deepActiveElement, isVisibleStyle, isRendered, shownPassword,
-    showsPassword, refuseSignIn, openModals, isDisabled, resolve, planStep };
+    showsPassword, refuseSignIn, openModals, isDisabled, resolve, planStep, clickableByLook, roleAndName };
 })();

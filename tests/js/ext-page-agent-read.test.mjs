@@ -277,6 +277,32 @@ test('stale_node: removed, unknown, evicted; refs never retarget', opts, async (
   await page.close();
 });
 
+test('clickable.html: what only the pointer says can be clicked is listed [clickable], named by its text, and clicked like a button', opts, async () => {
+  const page = await open('/clickable.html');
+  const ctx = await ok(page, 'context', { captureId: 'k1' });
+  const clickable = ctx.nodes.filter((n) => n.state.clickable).map((n) => `${n.role} ${n.name}`);
+  // The outermost element under the pointer, named by its whole text; not the icon without a
+  // label, not a hidden one, not what a link or a button already is.
+  assert.deepEqual(clickable, ['generic Harbour notes 2 days ago', 'generic Garden plan last week',
+    'generic Send message to the harbour master', 'generic Settings']);
+  assert.equal(ctx.nodes.filter((n) => /Harbour notes|Fancy|A link/.test(n.name)).length, 3, 'each element once');
+  assert.ok(!ctx.nodes.some((n) => n.name === 'Not shown'), 'a hidden one is not listed');
+
+  const garden = ctx.nodes.find((n) => n.name.startsWith('Garden plan'));
+  const r = await ok(page, 'action', { captureId: 'k1', ref: garden.ref, action: 'click' });
+  assert.equal(r.done, true);
+  assert.equal(await page.textContent('#status'), 'Opened Garden plan', 'the page\'s own listener ran');
+  // A click that would send is held, whatever the element is.
+  const send = ctx.nodes.find((n) => n.name.startsWith('Send message'));
+  const held = await ok(page, 'action', { captureId: 'k1', ref: send.ref, action: 'click' });
+  assert.equal(held.held?.kind, 'outward', JSON.stringify(held));
+  assert.equal(await page.textContent('#status'), 'Opened Garden plan', 'nothing was sent');
+  // A batch step finds it by role and name as listed.
+  assert.deepEqual(await ok(page, 'find', { captureId: 'k2', role: 'generic', name: 'Harbour notes 2 days ago' }),
+    { ref: ctx.nodes.find((n) => n.name.startsWith('Harbour notes')).ref });
+  await page.close();
+});
+
 test('find: the one rendered element with a role and name, kept in the batch\'s own capture; none or several are counted', opts, async () => {
   const page = await open('/dynamic.html');
   const own = await ok(page, 'context', { captureId: 'a1' });

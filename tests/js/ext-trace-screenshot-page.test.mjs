@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The page agent's shotMask op (extension/content/page-read.js) for real, in Chromium, on
+// The page agent's shotMask op (extension/content/page-shot.js) for real, in Chromium, on
 // tests/fixtures/sites/screenshot.html: which boxes a failure screenshot gets — filled fields and
 // editors, credential fields filled or not, open shadow roots, same-origin frames, a cross-origin
 // frame whole — and its refusal once a password field shows. The picture itself is checked with

@@ -9,7 +9,7 @@
 // URL floor):
 //   1. the tab must be the one its window shows: chrome.tabs.captureVisibleTab takes only that
 //      one, and the person's tab is never switched to take it (target_denied, reason not_shown);
-//   2. the page says what to box (page op shotMask, content/page-read.js) — and refuses on a page
+//   2. the page says what to box (page op shotMask, content/page-shot.js) — and refuses on a page
 //      that shows a password field, before anything is captured (refused_floor, sign_in);
 //   3. the capture, at most two a second (Chrome's quota; CaptureGate: after a wait for its turn
 //      the page is asked again);
