@@ -15,6 +15,7 @@ import { after, before, describe, test } from 'node:test';
 import { API_COOKIE, API_CSRF, API_PLANTED_TOKEN, startFixtureServer } from '../fixtures/serve.mjs';
 import { ENGINE_PATH, TestEngine } from '../js/engine-harness.mjs';
 import { Browser, browserWhyNot, domWait } from './browser-harness.mjs';
+import { until } from '../lib/until.mjs';
 
 const engineWhyNot = () => (!ENGINE_PATH ? 'CHAPERONE_TEST_ENGINE is not set (ninja -C build)'
   : existsSync(ENGINE_PATH) ? null : `no engine harness at ${ENGINE_PATH}`);
@@ -134,6 +135,8 @@ describe('the site\'s own API through the engine', { skip }, () => {
 
   test('a read signed with the page\'s cookie and CSRF header works; the planted token comes back masked', async () => {
     const before = arrived('GET', '/api/contacts/2').length;
+    const listed = async () => (await ok('browser.network.list', { tabId: tabs.app, filter: { text: '/api/contacts/2' } })).entries;
+    const listedBefore = (await listed()).length;
     const r = await ok('browser.api.call', { tabId: tabs.app, frameId: 0, method: 'GET', url: `${app()}/api/contacts/2`,
       credential: { kind: 'header', header: 'x-csrf-token' } });
     assert.equal(r.status, 200, JSON.stringify(r));
@@ -144,8 +147,12 @@ describe('the site\'s own API through the engine', { skip }, () => {
     assert.equal(got.length, before + 1);
     assert.equal(got.at(-1).cookie, true, 'the page\'s own HttpOnly cookie signed it');
     assert.equal(got.at(-1).csrf, true, 'with the CSRF value the page itself sent');
-    const list = await ok('browser.network.list', { tabId: tabs.app, filter: { text: '/api/contacts/2' } });
-    assert.equal(list.entries.at(-1).agent, true, 'the list tells the agent\'s own call from the page\'s');
+    // The browser tells the worker of a request on its own time: wait for one more entry, ended.
+    const entries = await until(async () => {
+      const l = await listed();
+      return l.length > listedBefore && l.at(-1).status !== null ? l : null;
+    }, { what: 'our read in the tab\'s request list, ended' });
+    assert.equal(entries.at(-1).agent, true, 'the list tells the agent\'s own call from the page\'s');
   });
 
   test('a message is held and nothing reaches the server; the person\'s Approve sends it once', async () => {
