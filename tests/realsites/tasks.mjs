@@ -66,6 +66,30 @@ const unique = () => (stamp += 1);
 const UNNAMED = /^[^\p{L}\p{N}]*$/u;
 const SEARCH_AFTER = { after: { role: 'button', name: /^control panel$|^Server status$/ } };
 
+/**
+ * The start of a wiki write: the wiki opened, the plan to create `task.tiddler` asked for (the
+ * person's one approval), New tiddler pressed; → the editor's snapshot and its Confirm button.
+ */
+async function newTiddler(d, app, task) {
+  await d.open(app);
+  await d.beginWrite(app, `Add the tiddler "${task.tiddler}" to the wiki`,
+    [{ kind: 'create', summary: `Create and save the tiddler "${task.tiddler}"` }]);
+  await act(d, { role: 'button', name: 'new tiddler' }, {}, 'new tiddler button');
+  const confirm = { role: 'button', name: 'Confirm changes to this tiddler' };
+  return { confirm, ...(await look(d, confirm)) };
+}
+
+/**
+ * The wiki's body editor, a textarea in a frame: named by its placeholder ("Type the text for
+ * this tiddler") where the frame's elements are listed with the page's (Chaperone: the frame is
+ * part of the page), else the unnamed one after the frame; the named fields after the frame
+ * (content type, field name) are not it.
+ */
+function frameBody(d, snap, confirm) {
+  return d.find(snap, { role: TEXTBOX, name: /\btext for\b/iu }, { after: confirm })
+    ?? need(d, snap, { role: TEXTBOX, name: /^[^\p{L}\p{N}]*$|\btext\b/iu }, { after: { role: FRAME } });
+}
+
 export const TASKS = {
   // TiddlyWiki read: search a word, open the first result, read its text.
   wikiRead: {
@@ -132,19 +156,9 @@ export const TASKS = {
       this.body = 'The 7:40 ferry now leaves from pier 3.';
     },
     async run(d, app) {
-      await d.open(app);
-      await d.beginWrite(app, `Add the tiddler "${this.tiddler}" to the wiki`,
-        [{ kind: 'create', summary: `Create and save the tiddler "${this.tiddler}"` }]);
-      await act(d, { role: 'button', name: 'new tiddler' }, {}, 'new tiddler button');
-      const confirm = { role: 'button', name: 'Confirm changes to this tiddler' };
-      const { snap } = await look(d, confirm);
+      const { snap, confirm } = await newTiddler(d, app, this);
       const title = need(d, snap, { role: TEXTBOX }, { after: confirm });
-      // The frame's textarea, named by its placeholder ("Type the text for this tiddler") where
-      // the frame's elements are listed with the page's (Chaperone: the frame is part of the
-      // page), else the unnamed one after the frame; the named fields after the frame (content
-      // type, field name) are not it.
-      const body = d.find(snap, { role: TEXTBOX, name: /\btext for\b/iu }, { after: confirm })
-        ?? need(d, snap, { role: TEXTBOX, name: /^[^\p{L}\p{N}]*$|\btext\b/iu }, { after: { role: FRAME } });
+      const body = frameBody(d, snap, confirm);
       await d.fill(title.ref, 'title field', this.tiddler);
       await d.fill(body.ref, 'body field', this.body);
       await d.click(need(d, snap, confirm).ref, 'Confirm changes button');
@@ -252,12 +266,7 @@ export const SUITE_TASKS = {
       this.body = 'From pier 3:\n  * the 7:40 ferry\n  * the water taxi\n\nPier 1 is closed.';
     },
     async run(d, app) {
-      await d.open(app);
-      await d.beginWrite(app, `Add the tiddler "${this.tiddler}" to the wiki`,
-        [{ kind: 'create', summary: `Create and save the tiddler "${this.tiddler}"` }]);
-      await act(d, { role: 'button', name: 'new tiddler' }, {}, 'new tiddler button');
-      const confirm = { role: 'button', name: 'Confirm changes to this tiddler' };
-      const { snap } = await look(d, confirm);
+      const { snap, confirm } = await newTiddler(d, app, this);
       const title = need(d, snap, { role: TEXTBOX }, { after: confirm });
       // CodeMirror's own textbox, unnamed, after the editor's toolbar (its last button chooses
       // the preview); the named fields after it (content type, field name) are not it.
@@ -282,14 +291,10 @@ export const SUITE_TASKS = {
       this.body = 'High water at 6:12 and 18:40.';
     },
     async run(d, app) {
-      await d.open(app);
-      await d.beginWrite(app, `Add the tiddler "${this.tiddler}" to the wiki`,
-        [{ kind: 'create', summary: `Create and save the tiddler "${this.tiddler}"` }]);
-      await act(d, { role: 'button', name: 'new tiddler' }, {}, 'new tiddler button');
+      const { snap, confirm } = await newTiddler(d, app, this);
+      // The wiki focused the title field and selected its default title: typing replaces it.
       await d.type(null, this.tiddler);
-      const { snap } = await look(d, { role: 'button', name: 'Confirm changes to this tiddler' });
-      const body = d.find(snap, { role: TEXTBOX, name: /\btext for\b/iu })
-        ?? need(d, snap, { role: TEXTBOX, name: UNNAMED }, { after: { role: FRAME } });
+      const body = frameBody(d, snap, confirm);
       await d.fill(body.ref, 'body field', this.body);
       await d.press(body.ref, 'Control+Enter');
       return {};
