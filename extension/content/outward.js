@@ -615,14 +615,16 @@
   /**
    * Describes the control a click on `element` would activate, for classify() and the hold card.
    * Bounded: a few attributes, ≤ 2000 characters of textContent, ≤ 8 ancestors, ≤ 3 icons.
+   * `self`: describe `element` itself, not a control around it (an element clickable only by its
+   * look, which the markup gives no control of its own).
    */
-  function describe(element) {
+  function describe(element, { self = false } = {}) {
     const desc = { tag: '', type: '', role: '', text: '', label: '', title: '', value: '',
       name: '', href: '', isSubmit: false, formMethod: '', formAction: '', pageOrigin: '',
       scope: '', hints: [], editing: false };
     if (!element || typeof element.getAttribute !== 'function') return desc;
     const C = globalThis.ChaperoneSnapshotCore;
-    const el = controlOf(element, C);
+    const el = self ? element : controlOf(element, C);
     const like = elementLike(el);
     const tag = el.localName;
     const attr = (n) => el.getAttribute(n) ?? '';

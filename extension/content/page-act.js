@@ -286,15 +286,21 @@
 
   /**
    * The ref `el` has in the capture, added to it when it had none (a held key press names it, a
-   * batch's find keeps it): the ref another capture gave it when this one has no other element
-   * under that ref, so one element keeps one ref, else a new one.
+   * batch's find keeps it): the ref another capture gave it when no capture has another element
+   * under that ref, else a new one.
    */
   function refFor(cap, el) {
     const known = state.refOf.get(el);
     if (known) {
       const held = cap.refs.get(known);
       if (held && held.deref() === el) return known;
-      if (!held) {
+      // Not when another capture gives that ref to another element (the page's capture reused
+      // it for a new element while this one was out of the page): one ref, one element.
+      const elsewhere = [...state.captures.values()].some((c) => {
+        const other = c.refs.get(known)?.deref();
+        return other !== undefined && other !== el;
+      });
+      if (!held && !elsewhere) {
         cap.refs.set(known, new WeakRef(el));
         return known;
       }

@@ -209,25 +209,37 @@
   const INSIDE_CONTROL = 'a[href],button,summary,label,select,[role=button],[role=link],[role=menuitem],'
     + '[role=tab],[role=option],[role=treeitem],[role=checkbox],[role=radio],[role=switch]';
 
-  /** Whether `el` is clickable by its look (see above); `walk` counts the styles asked for. */
+  /**
+   * Whether `el` is clickable by its look now (see above), noted in state.clickable either way;
+   * `walk` counts the styles asked for.
+   */
   function clickableByLook(el, walk) {
     if ((walk.looks = (walk.looks || 0) + 1) > MAX_LOOKS) return false;
+    const yes = looksClickable(el);
+    if (yes) state.clickable.add(el);
+    else state.clickable.delete(el);
+    return yes;
+  }
+
+  function looksClickable(el) {
     const view = el.ownerDocument.defaultView;
     if (!view || view.getComputedStyle(el).cursor !== 'pointer') return false;
     const parent = el.parentElement;
     if (parent && (view.getComputedStyle(parent).cursor === 'pointer' || parent.closest(INSIDE_CONTROL))) return false;
     if (!/\S/.test(el.textContent) && !el.hasAttribute('aria-label') && !el.hasAttribute('title')) return false;
     // Only while shown: unlike a real control, nothing says a hidden one is a control at all.
-    if (!isVisibleStyle(el)) return false;
-    state.clickable.add(el);
-    return true;
+    return isVisibleStyle(el);
   }
+
+  // Roles whose name is never their content: a field's content is what was typed into it.
+  const FIELD_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'listbox', 'spinbutton', 'slider']);
 
   /** {role, name} of an element as a node line gives them: a clickable one is named as a button is. */
   function roleAndName(el, d = new Desc(el)) {
     const C = core();
     const role = C.roleOf(d);
-    return { role, name: C.nameOf(d, state.clickable.has(el) ? 'button' : role) };
+    const asButton = state.clickable.has(el) && !FIELD_ROLES.has(role);
+    return { role, name: C.nameOf(d, asButton ? 'button' : role) };
   }
 
   // ---- the sign-in floor ---------------------------------------------------------------------
@@ -247,7 +259,8 @@
   /**
    * One selector query and a style/box check on its matches only (a page has few password
    * inputs; ~0.1 ms on a 10,000-element page). Light DOM: open shadow roots have no cheap index,
-   * so they are checked by opContext (page-read.js) on the walk it makes anyway.
+   * so they are checked by the ops that walk the page anyway (page-read.js opContext,
+   * page-act.js opFind).
    */
   function docShowsPassword(doc, depth = 0) {
     for (const el of doc.querySelectorAll('input[type=password]')) if (shownPassword(el)) return true;

@@ -10,7 +10,7 @@
   const P = globalThis.ChaperonePageParts;
   if (!P) return;                           // page-common.js did not run: nothing installs
 
-  const { fail, core, Desc, labelTextOf, resolve, isDisabled, isRendered, now } = P;
+  const { fail, core, Desc, labelTextOf, resolve, isDisabled, isRendered, now, state, clickableByLook } = P;
 
   // ---- holds: a click that would send, delete or write waits for the person ----------------
 
@@ -131,7 +131,10 @@
    */
   function classifyTarget(el) {
     const O = outwardLib();
-    const desc = O.describe(el);
+    // An element clickable only by its look (page-common.js) is judged as the command it is to a
+    // person: itself, not a container the markup makes clickable, and by its leading words as a
+    // button is, never waved through as prose ("Send the weekly report to all our clients").
+    const desc = state.clickable.has(el) ? { ...O.describe(el, { self: true }), role: 'button' } : O.describe(el);
     const cls = O.classify(desc);
     const form = formOf(el);
     return { desc, cls, form, scope: form || fieldScopeOf(el) };
@@ -184,11 +187,27 @@
 
   // ---- approved holds: find the control the person approved ----------------------------------
 
-  // What a click can land on; the page is read up to HELD_SCAN of them (a re-rendered toolbar is
-  // near the top of any page that has one).
+  // What the markup says a click can land on; the page is read up to HELD_SCAN of them (a
+  // re-rendered toolbar is near the top of any page that has one). Then what only its look says
+  // can be clicked (heldCandidates).
   const HELD_CANDIDATES = 'button, input[type=submit], input[type=button], input[type=image], '
     + 'a[href], summary, [role=button], [role=link], [role=menuitem], [role=tab], [onclick]';
   const HELD_SCAN = 5000;
+
+  /**
+   * The elements an approved control may now be, in page order: controls by their markup, then
+   * elements clickable by their look (a React list's re-rendered row), each asked at most once.
+   */
+  function* heldCandidates() {
+    const marked = document.querySelectorAll(HELD_CANDIDATES);
+    for (let i = 0; i < marked.length && i < HELD_SCAN; i++) yield marked[i];
+    const walk = {};
+    const all = document.querySelectorAll('*');
+    for (let i = 0; i < all.length && i < HELD_SCAN * 2; i++) {
+      const el = all[i];
+      if (el.hasAttributes() && !el.matches(HELD_CANDIDATES) && clickableByLook(el, walk)) yield el;
+    }
+  }
 
   /** The canonical strings a click on `el` would be held with (as a click, or as its form's submit). */
   function canonicalsOf(el) {
@@ -228,9 +247,7 @@
       want = '';                               // cut at CANONICAL_MAX: every candidate is judged
     }
     let found = null;
-    const all = document.querySelectorAll(HELD_CANDIDATES);
-    for (let i = 0; i < all.length && i < HELD_SCAN; i++) {
-      const el = all[i];
+    for (const el of heldCandidates()) {
       if (hit && el === hit.el) continue;
       if (want && !mayBeNamed(el, want)) continue;
       if (!canonicalsOf(el).includes(args.expect)) continue;
@@ -295,9 +312,7 @@
     } catch {
       want = '';
     }
-    const all = document.querySelectorAll(HELD_CANDIDATES);
-    for (let i = 0; i < all.length && i < HELD_SCAN; i++) {
-      const el = all[i];
+    for (const el of heldCandidates()) {
       if (el === except || (want && !mayBeNamed(el, want))) continue;
       if (canonicalsOf(el).includes(canonical)) return true;
     }

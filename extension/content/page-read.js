@@ -180,6 +180,7 @@
         if (kind !== HEADING && el.getAttribute('role') === 'heading') out.headings.push(el);
         actionable = C.isActionable(new Desc(el));
       }
+      if (actionable) state.clickable.delete(el);   // the markup says what it is now
       if (actionable || (kind !== FORM && clickableByLook(el, out))) out.actionable.push(el);
     };
     const walkRoot = (root, depth = 0) => {
@@ -529,7 +530,9 @@
       refMap.set(refs[i], w);
       return { ref: refs[i], key: keys[i], el: w };
     });
-    rememberCapture({ captureId, refs: refMap, entries, nodes, text: excerpt.text, url: location.href });
+    // last:false, a batch's own look (capabilities/batch.js): a ref without a capture id still
+    // means the agent's last capture.
+    rememberCapture({ captureId, refs: refMap, entries, nodes, text: excerpt.text, url: location.href }, args.last !== false);
     return value;
   }
 

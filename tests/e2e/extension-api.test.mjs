@@ -135,7 +135,7 @@ describe('the site\'s own API through the engine', { skip }, () => {
 
   test('a read signed with the page\'s cookie and CSRF header works; the planted token comes back masked', async () => {
     const before = arrived('GET', '/api/contacts/2').length;
-    const listed = async () => (await ok('browser.network.list', { tabId: tabs.app, filter: { text: '/api/contacts/2' } })).entries;
+    const listed = async () => (await ok('browser.network.list', { tabId: tabs.app, limit: 200, filter: { text: '/api/contacts/2' } })).entries;
     const listedBefore = (await listed()).length;
     const r = await ok('browser.api.call', { tabId: tabs.app, frameId: 0, method: 'GET', url: `${app()}/api/contacts/2`,
       credential: { kind: 'header', header: 'x-csrf-token' } });

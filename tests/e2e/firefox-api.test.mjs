@@ -152,7 +152,7 @@ step('learn gives the routes with templates and how each is signed', async () =>
 
 step('a read made inside the page is signed with its cookie and CSRF header; the planted token comes back masked', async () => {
   const before = arrived('GET', '/api/contacts/2').length;
-  const listed = async () => (await ok('browser.network.list', { tabId: W.tabs.app, filter: { text: '/api/contacts/2' } })).entries;
+  const listed = async () => (await ok('browser.network.list', { tabId: W.tabs.app, limit: 200, filter: { text: '/api/contacts/2' } })).entries;
   const listedBefore = (await listed()).length;
   const r = await ok('browser.api.call', { tabId: W.tabs.app, frameId: 0, method: 'GET', url: `${app()}/api/contacts/2`,
     credential: CSRF });

@@ -284,7 +284,8 @@ test('clickable.html: what only the pointer says can be clicked is listed [click
   // The outermost element under the pointer, named by its whole text; not the icon without a
   // label, not a hidden one, not what a link or a button already is.
   assert.deepEqual(clickable, ['generic Harbour notes 2 days ago', 'generic Garden plan last week',
-    'generic Send message to the harbour master', 'generic Settings']);
+    'generic Send message to the harbour master', 'generic Send the weekly report to all our clients now',
+    'generic Pay the invoice of the harbour office', 'generic Delete this message from the inbox', 'generic Settings']);
   assert.equal(ctx.nodes.filter((n) => /Harbour notes|Fancy|A link/.test(n.name)).length, 3, 'each element once');
   assert.ok(!ctx.nodes.some((n) => n.name === 'Not shown'), 'a hidden one is not listed');
 
@@ -292,11 +293,38 @@ test('clickable.html: what only the pointer says can be clicked is listed [click
   const r = await ok(page, 'action', { captureId: 'k1', ref: garden.ref, action: 'click' });
   assert.equal(r.done, true);
   assert.equal(await page.textContent('#status'), 'Opened Garden plan', 'the page\'s own listener ran');
-  // A click that would send is held, whatever the element is.
-  const send = ctx.nodes.find((n) => n.name.startsWith('Send message'));
-  const held = await ok(page, 'action', { captureId: 'k1', ref: send.ref, action: 'click' });
-  assert.equal(held.held?.kind, 'outward', JSON.stringify(held));
+  // A click that would send, pay or delete is held, whatever the element is: judged as itself
+  // (not a focusable container or a listbox around it), by its leading words as a button is,
+  // however long its name.
+  const holds = {};
+  for (const [start, kind] of [['Send message', 'outward'], ['Send the weekly', 'outward'], ['Pay the invoice', 'outward'],
+    ['Delete this message', 'delete']]) {
+    const node = ctx.nodes.find((n) => n.name.startsWith(start));
+    const held = await ok(page, 'action', { captureId: 'k1', ref: node.ref, action: 'click' });
+    assert.equal(held.held?.kind, kind, `${start}: ${JSON.stringify(held)}`);
+    holds[start] = { ref: node.ref, canonical: held.held.canonical };
+  }
   assert.equal(await page.textContent('#status'), 'Opened Garden plan', 'nothing was sent');
+  // The person approves while the list re-renders its rows, as React does: the approved click
+  // goes to the row that now shows exactly what was approved.
+  await page.evaluate(() => {
+    const old = document.querySelector('.result[data-id="3"]');
+    old.replaceWith(old.cloneNode(true));
+  });
+  const send = holds['Send message'];
+  const approved = await ok(page, 'action', { captureId: 'k1', ref: send.ref, action: 'click', expect: send.canonical });
+  assert.equal(approved.done, true, JSON.stringify(approved));
+  assert.equal(await page.textContent('#status'), 'Opened Send message to the harbour master');
+  // "Click to edit": the row becomes an editor. It is a textbox now, and what is typed into it
+  // is not its name.
+  await page.evaluate(() => {
+    const row = document.querySelector('.result[data-id="2"]');
+    row.setAttribute('contenteditable', 'true');
+    row.textContent = 'typed words stay in the page';
+  });
+  const edited = (await ok(page, 'context', { captureId: 'k3' })).nodes.find((n) => n.role === 'textbox');
+  assert.ok(edited, 'the editor is listed');
+  assert.ok(!edited.state.clickable && !/typed words/.test(edited.name), JSON.stringify(edited));
   // A batch step finds it by role and name as listed.
   assert.deepEqual(await ok(page, 'find', { captureId: 'k2', role: 'generic', name: 'Harbour notes 2 days ago' }),
     { ref: ctx.nodes.find((n) => n.name.startsWith('Harbour notes')).ref });

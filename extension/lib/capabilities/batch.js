@@ -177,7 +177,7 @@ async function actStep(ctx, run, step) {
     p = actionParams({ ...step.act, ref: `${found.captureId}:${found.pageRef}` });
   } else if (step.focused) {
     run.captureId ??= router.newCaptureId();
-    await router.page.run(where, 'context', { captureId: run.captureId, ...CONTEXT_LIMITS }, { signal: ctx.signal });
+    await router.page.run(where, 'context', { captureId: run.captureId, ...CONTEXT_LIMITS, last: false }, { signal: ctx.signal });
     p = actionParams({ ...step.act, captureId: run.captureId });
   } else {
     // A ref names its capture's frame and document: checked as the router checks a single act.
