@@ -59,9 +59,11 @@
     if (found.fields.some(shownPassword)) refuseSignIn();
     P.knownRoots = found.truncated ? null : found.roots;
     const want = collapse(args.name);
+    const C = core();
     const hits = found.actionable.filter((el) => {
-      const { role, name } = roleAndName(el);
-      return role === args.role && collapse(name) === want && isRendered(el);
+      const d = new Desc(el);
+      if (C.roleOf(d) !== args.role) return false;           // the name only for the role's own
+      return collapse(roleAndName(el, d).name) === want && isRendered(el);
     });
     if (hits.length !== 1) return { count: hits.length };
     let cap = state.captures.get(args.captureId);
