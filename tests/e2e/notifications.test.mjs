@@ -89,13 +89,22 @@ test('pairing and handoffs are announced, clicked through to the window, and wit
     assert.notEqual(second.id, announced.id);
     notifications.invoke(second.id);
     await waitWindow(app.pid, 'Chaperone');
+    // Then a round trip through the app's main loop before it is stopped: a D-Bus message still
+    // on its way in when the process exits is reported by LeakSanitizer as GLib's leak (seen once
+    // in CI under load: a GDBusMessage from the bus, read but not yet dispatched).
+    await appRoundTrip(env);
   } catch (err) {
     console.log(app.log.join('\n'));
     console.log(JSON.stringify(notifications.records));
     throw err;
   } finally {
-    await app.stop();
-    await notifications.stop();
-    await rm(home, { recursive: true, force: true });
+    // The app's stop throws on an unclean exit (a sanitizer's report): the stand-in server and
+    // the folder go all the same, or the test run waits on them until its timeout.
+    try {
+      await app.stop();
+    } finally {
+      await notifications.stop();
+      await rm(home, { recursive: true, force: true });
+    }
   }
 });
