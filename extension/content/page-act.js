@@ -13,7 +13,7 @@
   const P = globalThis.ChaperonePageParts;
   if (!P) return;                           // page-common.js did not run: nothing installs
 
-  const { fail, core, owns, state, Desc, composedContains, frameChain, deepActiveElement, isRendered,
+  const { PageError, fail, core, owns, state, Desc, composedContains, frameChain, deepActiveElement, isRendered,
     openModals, isDisabled, resolve, planStep, now, SETTLE_QUIET_MS, SETTLE_QUIET_LIGHT_MS,
     watchMutations, watchNetwork, watchNavigation, settle, classifyTarget, holdOf, submitHold,
     navigateHold, mustHoldSubmit, sameOrigin, submission, controlFor, parseKey, focusLikePerson,
@@ -123,6 +123,46 @@
     });
   }
 
+  // A node that something covers for a moment — an overlay fading out (Node-RED's header shade
+  // while its node editor closes), a menu closing, a toast — is waited for as a person waits:
+  // until nothing covers it, at most COVER_WAIT_MS, checked again at each change of the page (an
+  // observer, which runs in a background tab too) and every COVER_STEP_MS (a fade changes a
+  // style the observer may not see: a CSS transition). Still covered: refused as before.
+  const COVER_WAIT_MS = 1000;
+  const COVER_STEP_MS = 50;
+
+  async function untilUncovered(el) {
+    const covered = () => {
+      try {
+        checkCover(el);
+        return false;
+      } catch (e) {
+        return e instanceof PageError && / covered by /.test(e.message);
+      }
+    };
+    if (!el.isConnected) return;
+    scrollTo(el, 'center');
+    if (!covered()) return;
+    const end = now() + COVER_WAIT_MS;
+    const mo = new MutationObserver(() => wake());
+    let wake = () => {};
+    mo.observe(document, { subtree: true, childList: true, attributes: true });
+    try {
+      while (now() < end && el.isConnected) {
+        await new Promise((resolve) => {
+          const timer = setTimeout(() => resolve(), COVER_STEP_MS);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        if (!covered()) return;
+      }
+    } finally {
+      mo.disconnect();
+    }
+  }
+
   function checkUsable(el) {
     if (el.closest('[inert]')) fail('target_denied', 'the node is inert');
     if (isDisabled(el)) fail('target_denied', 'the node is disabled');
@@ -180,7 +220,7 @@
       const outer = elementAt(fe.ownerDocument, px, py);
       if (outer !== fe) fail('target_denied', `the node's frame is covered by ${describe(outer)} there`);
     }
-    return { x, y };
+    return { x, y, hit };
   }
 
   /** Scrolls the node into view, and the frames it sits in, outermost first. */
@@ -193,20 +233,45 @@
     return el.tabIndex >= 0 || el.isContentEditable || el.matches('a[href], button, input, select, textarea, summary, [tabindex]');
   }
 
+  /**
+   * Where a press on `el` puts the focus, as the browser's mousedown does: `el` or its nearest
+   * ancestor in its document that takes focus (through shadow roots), else nothing (the body).
+   */
+  function focusTargetOf(el) {
+    for (let n = el; n && n.nodeType !== 9; n = n.parentNode || (n.nodeType === 11 ? n.host : null)) {
+      if (n.nodeType === 1 && isFocusable(n)) return n;
+    }
+    return null;
+  }
+
   function doClick(el) {
     checkUsable(el);
     checkModal(el);
     scrollTo(el, 'center');
-    const { x, y } = checkCover(el);
+    const { x, y, hit } = checkCover(el);
     const view = el.ownerDocument.defaultView;
     const base = { bubbles: true, cancelable: true, composed: true, view, clientX: x, clientY: y, button: 0 };
     const ptr = { ...base, pointerId: 1, pointerType: 'mouse', isPrimary: true };
+    // An element clickable by its look is pressed where a person's click lands, the shape or text
+    // at its centre, whose own handlers then hear it first (Node-RED's are on a node's rect, not
+    // on its group); a control's events go to the control, as they always did.
+    if (state.clickable.has(el) && hit !== el && el.contains(hit)) el = hit;
     el.dispatchEvent(new PointerEvent('pointerdown', { ...ptr, buttons: 1 }));
-    el.dispatchEvent(new MouseEvent('mousedown', { ...base, buttons: 1 }));
-    if (isFocusable(el)) focusLikePerson(el);
+    // The press moves the focus as a person's does, unless the page cancelled it (a menu that
+    // keeps the focus in its field): to what takes it, a canvas around a diagram's node included
+    // (Node-RED's keys then act on the node: Enter opens it), else away from the field that had it.
+    if (el.dispatchEvent(new MouseEvent('mousedown', { ...base, buttons: 1 }))) {
+      const target = focusTargetOf(el);
+      const active = el.ownerDocument.activeElement;
+      if (target) focusLikePerson(target);
+      else if (active && active !== el.ownerDocument.body && typeof active.blur === 'function') active.blur();
+    }
     el.dispatchEvent(new PointerEvent('pointerup', { ...ptr, buttons: 0 }));
     el.dispatchEvent(new MouseEvent('mouseup', { ...base, buttons: 0 }));
-    el.click();   // runs the default action too: follow a link, toggle a checkbox, submit
+    // click() runs the default action too: follow a link, toggle a checkbox, submit. A drawing's
+    // shape has no click(): the event alone, as the browser sends it.
+    if (typeof el.click === 'function') el.click();
+    else el.dispatchEvent(new MouseEvent('click', { ...base, detail: 1 }));
   }
 
   function doFocus(el) {
@@ -454,6 +519,7 @@
     if (action === 'click') await untilStill(el, { quick: !held });
     // Last before the act: from here to it nothing waits, so the page cannot turn it off between
     // (MailDev's Refresh was enabled when a click began, and off again after untilStill's wait).
+    if (action === 'click' || action === 'hover') await untilUncovered(el);
     if (action !== 'scroll' && action !== 'hover') await untilEnabled(el);
     const approved = typeof args.expect === 'string';
     let planUsed = false;

@@ -200,10 +200,12 @@
   // Nothing in the markup of a script-driven list item says it can be clicked (Node-RED's search
   // results, a React onClick on a div), but a person sees the pointer over it and clicks. An
   // element with attributes that nothing else makes actionable counts when its cursor is the
-  // pointer and its parent's is not (the outermost such element: the cursor is inherited), it is
-  // not inside a link, button or other control, it is shown, and it has some text or a label.
-  // It keeps its role (generic, listitem …), takes its name from its content as a button would,
-  // and is listed [clickable]. Asking for a style is the costly part: at most MAX_LOOKS per walk.
+  // pointer — or the move or grab cursor of a thing one drags, a diagram's node or a board's card,
+  // which a click selects and a double-click opens — and its parent's is not (the outermost such
+  // element: the cursor is inherited), it is not inside a link, button or other control, it is
+  // shown, and it has some text or a label. It keeps its role (generic, listitem …), takes its
+  // name from its content as a button would, and is listed [clickable]. Asking for a style is the
+  // costly part: at most MAX_LOOKS per walk.
 
   const MAX_LOOKS = 5000;
   const INSIDE_CONTROL = 'a[href],button,summary,label,select,[role=button],[role=link],[role=menuitem],'
@@ -221,11 +223,13 @@
     return yes;
   }
 
+  const LOOK_CURSORS = new Set(['pointer', 'move', 'grab']);
   function looksClickable(el) {
     const view = el.ownerDocument.defaultView;
-    if (!view || view.getComputedStyle(el).cursor !== 'pointer') return false;
+    const cursor = view ? view.getComputedStyle(el).cursor : '';
+    if (!LOOK_CURSORS.has(cursor)) return false;
     const parent = el.parentElement;
-    if (parent && (view.getComputedStyle(parent).cursor === 'pointer' || parent.closest(INSIDE_CONTROL))) return false;
+    if (parent && (view.getComputedStyle(parent).cursor === cursor || parent.closest(INSIDE_CONTROL))) return false;
     if (!/\S/.test(el.textContent) && !el.hasAttribute('aria-label') && !el.hasAttribute('title')) return false;
     // Only while shown: unlike a real control, nothing says a hidden one is a control at all.
     return isVisibleStyle(el);
@@ -251,9 +255,34 @@
   // but only after the page has answered; this check is the one that keeps the content home.
   // The pill and the handoff banner still work: "sign in yourself" is shown on exactly this page.
 
-  /** A password input a person can see: rendered (style, box), as the snapshot's auth signal. */
+  /**
+   * Whether `el` lies where no scrolling brings it into view: above the top of its document, or
+   * before the left edge of a left-to-right one, both as laid out (offsets, which no scroll
+   * container's scrolling changes) and as drawn (its box with the page's scroll, transforms
+   * included: a panel slid into view from there is in view). Autofill traps sit there: Node-RED's
+   * node editor keeps a password field at top −2000 px, so that the browser fills that one and not
+   * the node's settings.
+   */
+  function outOfReach(el) {
+    const win = el.ownerDocument.defaultView;
+    let top = 0;
+    let left = 0;
+    for (let e = el; e; e = e.offsetParent) {
+      top += e.offsetTop;
+      left += e.offsetLeft;
+    }
+    const r = el.getBoundingClientRect();
+    if (top + el.offsetHeight <= 0 && r.bottom + win.scrollY <= 0) return true;
+    const ltr = win.getComputedStyle(el.ownerDocument.documentElement).direction !== 'rtl';
+    return ltr && left + el.offsetWidth <= 0 && r.right + win.scrollX <= 0;
+  }
+
+  /**
+   * A password input a person can see: rendered (style, box) and where scrolling reaches, as the
+   * snapshot's auth signal.
+   */
   function shownPassword(el) {
-    return el.localName === 'input' && el.type === 'password' && el.isConnected && isRendered(el);
+    return el.localName === 'input' && el.type === 'password' && el.isConnected && isRendered(el) && !outOfReach(el);
   }
 
   /**

@@ -247,6 +247,58 @@
     sel.addRange(range);
   }
 
+  // ---- code editors --------------------------------------------------------------------------
+  //
+  // A code editor (Monaco, CodeMirror 5, Ace) draws its text itself and takes keystrokes through
+  // a textarea nobody sees — 0 to 3 px, or transparent — that holds at most the line at the
+  // caret. Setting that textarea's value inserts at the caret (a Node-RED function kept its old
+  // code after the new). A person replaces an editor's content with its own Select All and a
+  // paste, and so does a fill: Control+A to the editor (its keymap selects the whole document),
+  // then a paste, which the editor takes as it comes — no auto-indent, no closing bracket added.
+
+  const EDITOR_INPUT_PX = 4;
+
+  /** Whether the textarea `el` is the hidden input of an editor that draws its own text. */
+  function editorInput(el) {
+    if (el.localName !== 'textarea') return false;
+    const r = el.getBoundingClientRect();
+    if (r.width < EDITOR_INPUT_PX || r.height < EDITOR_INPUT_PX) return true;
+    return el.ownerDocument.defaultView.getComputedStyle(el).opacity === '0';
+  }
+
+  /** A paste of `text` on `el`; → whether the page took it (cancelled the browser's own). */
+  function paste(el, text) {
+    const view = el.ownerDocument.defaultView;
+    let data = null;
+    try {
+      data = new view.DataTransfer();
+      data.setData('text/plain', text);
+    } catch (_) {
+      return false;
+    }
+    return !el.dispatchEvent(new view.ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true, composed: true }));
+  }
+
+  /** A key pressed on `el` for the page's own handlers only; → whether one of them took it. */
+  function keyForPage(el, k) {
+    const taken = !keyEvent(el, 'keydown', k);
+    keyEvent(el, 'keyup', k);
+    return taken;
+  }
+
+  function fillEditor(el, value) {
+    focusLikePerson(el);
+    const mac = /\bMac/.test(navigator.platform);
+    const all = { ...charKey('a', false), ctrl: !mac, shift: false, alt: false, meta: mac };
+    if (!keyForPage(el, all)) selectAll(el);
+    if (value === '') {
+      const back = { key: 'Backspace', code: 'Backspace', keyCode: 8, text: '', ctrl: false, shift: false, alt: false, meta: false };
+      if (!keyForPage(el, back)) deleteAtCaret(el, false);
+      return;
+    }
+    if (!paste(el, value)) insertText(el, value, 'insertFromPaste');
+  }
+
   // ---- fill ----------------------------------------------------------------------------------
 
   function fillChoice(el, value) {
@@ -287,7 +339,8 @@
    * setValue: the field ends up holding `value` and the page heard it as typed. Text fields get
    * the prototype's value setter (past a framework's own tracker), then beforeinput/input, a
    * keyup, and change; contenteditable editors get the browser's insertText over a full
-   * selection; checkboxes, radios and selects what a person's click or choice fires.
+   * selection, and code editors their own Select All and a paste (above); checkboxes, radios and
+   * selects what a person's click or choice fires.
    */
   function fill(el, value) {
     const tag = el.localName;
@@ -298,6 +351,7 @@
     if (tag === 'select') return fillSelect(el, value);
     if (typeof value !== 'string') fail('invalid_params', 'value must be a string');
     if (value.length > MAX_VALUE_CHARS) fail('invalid_params', `value is longer than ${MAX_VALUE_CHARS} characters`);
+    if (editorInput(el)) return fillEditor(el, value);
     if (tag === 'input' || tag === 'textarea') {
       focusLikePerson(el);
       selectAll(el);

@@ -129,6 +129,14 @@
   // ---- the walk ------------------------------------------------------------------------------
 
   const SKIP_SUBTREE = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'math']);
+  // An SVG is skipped (an icon's paths are nothing to act on) unless it is a drawing a person
+  // works in, DRAWING_PX or more on both sides — Node-RED's flow canvas, a chart — whose nodes and
+  // bars may be clickable by their look.
+  const DRAWING_PX = 160;
+  const isDrawing = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.width >= DRAWING_PX && r.height >= DRAWING_PX;
+  };
   const HEADING_LEVEL = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
   const HEADING = 1;
   const FORM = 2;
@@ -195,7 +203,7 @@
         if (!owns(el)) {
           out.scanned += 1;
           visit(el);
-          descend = !SKIP_SUBTREE.has(el.localName);
+          descend = !SKIP_SUBTREE.has(el.localName) || (el.localName === 'svg' && isDrawing(el));
           const sr = el.shadowRoot;        // open roots only: closed ones are the page's secret
           if (sr && descend) {
             out.shadowRoots += 1;

@@ -143,6 +143,12 @@ test('Node-RED: add a flow and deploy it; the runtime has it, with at most one a
   assert.ok(out.approvals <= 1, `at most one approval: ${out.approvals}`);
 });
 
+test('Node-RED: a function node\'s code replaced in its Monaco editor is what the runtime deploys, with one approval (the plan)',
+  { skip, timeout: 60000 }, async () => {
+    const out = await run(SUITE_TASKS.flowFunctionEdit);
+    assert.ok(out.approvals <= 1, `at most one approval: ${out.approvals}`);
+  });
+
 // Issue 16: what the agent did above is its trace, masked; the same agent, connecting again
 // later, reads its earlier steps on the wiki with browser_history (the official SDK as the agent).
 test('traces: the tasks above are in the trace file without a typed word; browser_history gives the agent its steps', { skip, timeout: 60000 }, async () => {

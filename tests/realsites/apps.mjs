@@ -230,6 +230,12 @@ export const FLOW_SEED = [
     tosidebar: true, console: false, complete: 'payload', targetType: 'msg', x: 420, y: 80, wires: [] },
 ];
 export const FLOW_WORD = 'nightly';
+/**
+ * A function node the suite's code-editing task deploys beside the seed (apps.reset([…])): its
+ * code, in Node-RED's Monaco editor, has lines to replace.
+ */
+export const FLOW_FUNCTION = { id: 'n3function000001', type: 'function', z: 'f1backups0000001', name: 'Format the report',
+  func: 'const a = 1;\nreturn msg;', outputs: 1, x: 160, y: 160, wires: [[]] };
 
 export async function startNodeRed() {
   const home = await mkdtemp(join(tmpdir(), 'chp-realsite-nr-'));
@@ -254,9 +260,9 @@ export async function startNodeRed() {
     /** The deployed flows as the runtime holds them (its admin API). */
     async flows() { return (await http(`${origin}/flows`)).body; },
     async tabs() { return (await app.flows()).filter((n) => n.type === 'tab'); },
-    /** Deploys the seed again (a write run adds a flow). */
-    async reset() {
-      const r = await http(`${origin}/flows`, { method: 'POST', body: JSON.stringify(FLOW_SEED),
+    /** Deploys the seed again (a write run adds a flow), with `extra` nodes. */
+    async reset(extra = []) {
+      const r = await http(`${origin}/flows`, { method: 'POST', body: JSON.stringify([...FLOW_SEED, ...extra]),
         headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' } });
       if (r.status >= 300) throw new Error(`Node-RED reset: ${r.status}`);
     },

@@ -8,7 +8,7 @@
 
 import { performance } from 'node:perf_hooks';
 
-import { FLOW_SEED, FLOW_WORD, MAIL_SEED, MAIL_WORD, WIKI_SEED, WIKI_WORD } from './apps.mjs';
+import { FLOW_FUNCTION, FLOW_SEED, FLOW_WORD, MAIL_SEED, MAIL_WORD, WIKI_SEED, WIKI_WORD } from './apps.mjs';
 import { until } from '../lib/until.mjs';
 
 class TaskError extends Error {}
@@ -278,6 +278,38 @@ export const SUITE_TASKS = {
     },
     verify(app) { return TASKS.wikiWrite.verify.call(this, app); },
     cleanup(app) { return TASKS.wikiWrite.cleanup.call(this, app); },
+  },
+
+  // Node-RED: a function node's code replaced in its Monaco editor, and deployed (issue 15, item 2:
+  // a real code editor, whose Select All and paste a fill uses). The node is a shape on the flow's
+  // canvas, listed by its move cursor; clicking it selects it, and the canvas's Enter opens it, as
+  // a person at the keyboard does. One approval: the plan.
+  flowFunctionEdit: {
+    app: 'nodered', kind: 'write', title: 'Node-RED: change a function node\'s code in its editor and deploy it',
+    async prepare(app) {
+      this.code = `const report = msg.payload;\nif (!report) {\n    return null;\n}\nmsg.topic = "Nightly ${unique()}";\nreturn msg;`;
+      await app.reset([FLOW_FUNCTION]);
+    },
+    async run(d, app) {
+      await d.open(app);
+      await d.waitFor(FLOW_FUNCTION.name);
+      await d.beginWrite(app, `Change the code of the function "${FLOW_FUNCTION.name}" and deploy it`,
+        [{ kind: 'edit', summary: 'Change the function\'s code and deploy' }]);
+      await act(d, { name: FLOW_FUNCTION.name }, {}, 'function node');
+      await d.press(null, 'Enter');
+      const { snap, item } = await look(d, { role: TEXTBOX, name: /^Editor content/ });
+      await d.fill(item.ref, 'code editor', this.code);
+      await d.click(need(d, snap, { role: 'button', name: 'Done' }).ref, 'Done button');
+      await act(d, { role: 'link', name: /^\s*Deploy\s*$/ }, {}, 'Deploy link');
+      return {};
+    },
+    async verify(app) {
+      const code = () => app.flows().then((nodes) => nodes.find((n) => n.id === FLOW_FUNCTION.id)?.func);
+      const ok = await until(async () => (await code()) === this.code, { timeout: 10000, what: 'the new code deployed' })
+        .catch(() => false);
+      if (!ok) throw new TaskError(`the function's deployed code is ${JSON.stringify(await code())}, not the code typed`);
+    },
+    cleanup(app) { return app.reset(); },
   },
 
   // The write again, as a person at the keyboard does it: the title typed into the field the

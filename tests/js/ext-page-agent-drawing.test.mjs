@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The page agent on a flow editor's page (tests/fixtures/sites/drawing.html, shaped as Node-RED's
+// editor is; tests/e2e/realsites-engine.test.mjs does the same on Node-RED itself): a drawing's
+// nodes listed by their move cursor, a click that lands on the shape and moves the focus as a
+// person's does, an autofill trap that is not a sign-in form, a cover waited for while it fades,
+// and a code editor filled through its own Select All and a paste.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { opts, open, ok, refused } from './page-agent-harness.mjs';
+
+const status = (page) => page.textContent('#status');
+
+test('drawing.html: a drawing\'s nodes are listed by their move cursor; a click selects one and focuses its canvas, whose Enter opens it', opts, async () => {
+  const page = await open('/drawing.html');
+  // The trap at top −2000 px is no password a person is asked for: the page is read.
+  const ctx = await ok(page, 'context', { captureId: 'd1' });
+  assert.equal(ctx.auth.passwordField, false);
+  const clickable = ctx.nodes.filter((n) => n.state.clickable).map((n) => n.name);
+  // The nodes of the drawing, named by their labels; not the 16 px icon's group (an icon is
+  // never walked into).
+  assert.deepEqual(clickable, ['Every night at two', 'Format the report']);
+
+  const node = ctx.nodes.find((n) => n.name === 'Format the report');
+  await ok(page, 'action', { captureId: 'd1', ref: node.ref, action: 'click' });
+  assert.equal(await status(page), 'Selected Format the report', 'the rect\'s own handler heard the press');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'canvas', 'the press focused the canvas');
+  await ok(page, 'action', { captureId: 'd1', action: 'press', key: 'Enter' });
+  assert.equal(await status(page), 'Editing Format the report');
+  await page.close();
+});
+
+test('drawing.html: a press the page cancels keeps the focus where it was; a press on what takes no focus takes it away', opts, async () => {
+  const page = await open('/drawing.html');
+  await page.evaluate(() => {
+    const h1 = document.querySelector('h1');
+    h1.setAttribute('onclick', '');
+    // A menu that keeps the focus in its field cancels the press, as search dropdowns do.
+    h1.addEventListener('mousedown', (e) => { if (window.__keep) e.preventDefault(); });
+    window.__keep = true;
+    document.getElementById('close-notice').focus();
+  });
+  const ctx = await ok(page, 'context', { captureId: 'd1' });
+  const flows = ctx.nodes.find((n) => n.name === 'Flows');
+  await ok(page, 'action', { captureId: 'd1', ref: flows.ref, action: 'click' });
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'close-notice', 'the cancelled press left the focus');
+  await page.evaluate(() => { window.__keep = false; });
+  await ok(page, 'action', { captureId: 'd1', ref: flows.ref, action: 'click' });
+  assert.equal(await page.evaluate(() => document.activeElement.localName), 'body', 'focus left the button, as a person\'s click takes it');
+  await page.close();
+});
+
+test('drawing.html: a password field no scrolling reaches is a trap, but one a scroll or a slide brings into view is a sign-in form', opts, async () => {
+  const page = await open('/drawing.html');
+  // In a scrolled box, above its view: the person scrolls the box up and sees it.
+  await page.evaluate(() => {
+    const box = document.createElement('div');
+    box.id = 'box';
+    box.style.cssText = 'position: absolute; top: 0; left: 700px; width: 200px; height: 100px; overflow: auto;';
+    box.innerHTML = '<label>Password <input type="password"></label><div style="height: 3000px"></div>';
+    document.body.append(box);
+    box.scrollTop = 2500;
+  });
+  await refused(page, 'context', { captureId: 'd1' }, 'refused_floor');
+  // Laid out above the page, slid into view by a transform: it is in view.
+  await page.evaluate(() => {
+    document.getElementById('box').remove();
+    const panel = document.createElement('div');
+    panel.id = 'panel';
+    panel.style.cssText = 'position: absolute; top: -2000px; left: 0; transform: translateY(2100px);';
+    panel.innerHTML = '<label>Password <input type="password"></label>';
+    document.body.append(panel);
+  });
+  await refused(page, 'context', { captureId: 'd2' }, 'refused_floor');
+  await page.evaluate(() => document.getElementById('panel').remove());
+  assert.equal((await ok(page, 'context', { captureId: 'd3' })).auth.passwordField, false);
+  await page.close();
+});
+
+test('drawing.html: a click waits for a cover that fades away, and is refused when the cover stays', opts, async () => {
+  const page = await open('/drawing.html');
+  const ctx = await ok(page, 'context', { captureId: 'd1' });
+  const ref = (name) => ctx.nodes.find((n) => n.name === name).ref;
+  await ok(page, 'action', { captureId: 'd1', ref: ref('Close the notice'), action: 'click' });
+  // The notice is still fading (300 ms) over the button: the click waits for it, then lands.
+  const r = await ok(page, 'action', { captureId: 'd1', ref: ref('Open details'), action: 'click' });
+  assert.equal(r.done, true);
+  assert.equal(await status(page), 'Clicked details');
+  const err = await refused(page, 'action', { captureId: 'd1', ref: ref('Behind the wall'), action: 'click' }, 'target_denied');
+  assert.match(err.message, /covered by div#wall/);
+  assert.equal(await status(page), 'Clicked details', 'nothing was clicked through the wall');
+  await page.close();
+});
+
+test('drawing.html: a fill of a code editor replaces its whole text through its Select All and a paste; an empty fill clears it', opts, async () => {
+  const page = await open('/drawing.html');
+  const ctx = await ok(page, 'context', { captureId: 'd1' });
+  const code = ctx.nodes.find((n) => n.name === 'Code');
+  assert.ok(code, 'the editor\'s textbox is listed');
+  const text = 'function f() {\n    return [1, 2];\n}\n';
+  await ok(page, 'action', { captureId: 'd1', ref: code.ref, action: 'setValue', value: text });
+  assert.equal(await page.evaluate(() => window.__editor.doc), text, 'as typed: nothing kept, nothing indented or closed');
+  assert.equal(await page.evaluate(() => document.querySelector('#code .lines').textContent), text.replace(/\n/g, ''));
+  await ok(page, 'action', { captureId: 'd1', ref: code.ref, action: 'setValue', value: '' });
+  assert.equal(await page.evaluate(() => window.__editor.doc), '');
+  await page.close();
+});
