@@ -667,6 +667,30 @@ test_browser_keys (Env           *env,
                                    "Held, not done: this key press on 1:e3 would send"));
   g_assert_nonnull (strstr (result_text (call.result), "Do not press it again."));
   g_clear_pointer (&request, json_object_unref);
+
+  /* A double-click goes as itself; held, it is said to be one. */
+  call_start (env->tools, env->context, "browser_act",
+              "{\"tab\":\"b1:7\",\"ref\":\"1:e3\",\"action\":\"dblclick\"}", NULL, &call);
+  request = browser_request (client, "browser.node.action");
+  params = json_object_get_object_member (request, "params");
+  g_assert_cmpstr (json_object_get_string_member (params, "action"), ==, "dblclick");
+  browser_answer (client, request, done);
+  call_wait (&call);
+  g_assert_true (g_str_has_prefix (result_text (call.result), "Double-clicked 1:e3 on tab b1:7."));
+  g_clear_pointer (&request, json_object_unref);
+  call_start (env->tools, env->context, "browser_act",
+              "{\"tab\":\"b1:7\",\"ref\":\"1:e3\",\"action\":\"dblclick\"}", NULL, &call);
+  request = browser_request (client, "browser.node.action");
+  browser_answer (client, request,
+                  "{\"held\":true,\"hold\":{\"holdId\":\"K2\",\"state\":\"held\","
+                  "\"kind\":\"outward\",\"reason\":\"label\",\"word\":\"send\","
+                  "\"control\":\"Send\",\"site\":\"https://shop.example\","
+                  "\"fields\":[],\"signature\":\"9f2d\",\"tabId\":7,\"createdAt\":1}}");
+  call_wait (&call);
+  g_assert_true (g_str_has_prefix (result_text (call.result),
+                                   "Held, not done: this double-click on 1:e3 would send"));
+  g_assert_nonnull (strstr (result_text (call.result), "Do not double-click it again."));
+  g_clear_pointer (&request, json_object_unref);
   call_clear (&call);
 }
 

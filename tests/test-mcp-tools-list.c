@@ -131,7 +131,7 @@ test_arguments (void)
     { "browser_snapshot", "{\"tab\":\"b1:1842\",\"query\":\"\"}", "query must have at least 1" },
     { "browser_tabs", "{\"foo\":1}", "browser_tabs takes no argument \"foo\"" },
     { "browser_act", "{\"tab\":\"b1:1\",\"ref\":\"3:e1\",\"action\":\"drag\"}",
-      "action must be one of click, focus, scroll, fill, hover, press, type" },
+      "action must be one of click, dblclick, focus, scroll, fill, hover, press, type" },
     { "browser_act", "{\"tab\":\"b1:1\",\"ref\":\"3:e1\",\"action\":\"press\"}",
       "key is required when action is press" },
     { "browser_act", "{\"tab\":\"b1:1\",\"action\":\"press\",\"key\":\"Hyper+x\"}",

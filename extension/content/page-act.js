@@ -21,7 +21,10 @@
     watchWrite, opensEditor, untilStill, scan, shownPassword, refuseSignIn, rememberCapture, MAX_SCAN,
     roleAndName } = P;
 
-  const ACTIONS = ['click', 'focus', 'scroll', 'setValue', 'hover', 'press', 'type'];
+  const ACTIONS = ['click', 'dblclick', 'focus', 'scroll', 'setValue', 'hover', 'press', 'type'];
+  // A double-click is a click as far as holds, plans, approvals and settling go: it sets off what
+  // the control does, and whatever opens on the second press.
+  const CLICKS = new Set(['click', 'dblclick']);
 
   // ---- checks and acts -----------------------------------------------------------------------
 
@@ -244,7 +247,8 @@
     return null;
   }
 
-  function doClick(el) {
+  /** A click, or with `count` 2 a double-click: two presses and clicks, then dblclick. */
+  function doClick(el, count = 1) {
     checkUsable(el);
     checkModal(el);
     scrollTo(el, 'center');
@@ -256,22 +260,33 @@
     // at its centre, whose own handlers then hear it first (Node-RED's are on a node's rect, not
     // on its group); a control's events go to the control, as they always did.
     if (state.clickable.has(el) && hit !== el && el.contains(hit)) el = hit;
-    el.dispatchEvent(new PointerEvent('pointerdown', { ...ptr, buttons: 1 }));
-    // The press moves the focus as a person's does, unless the page cancelled it (a menu that
-    // keeps the focus in its field): to what takes it, a canvas around a diagram's node included
-    // (Node-RED's keys then act on the node: Enter opens it), else away from the field that had it.
-    if (el.dispatchEvent(new MouseEvent('mousedown', { ...base, buttons: 1 }))) {
-      const target = focusTargetOf(el);
-      const active = el.ownerDocument.activeElement;
-      if (target) focusLikePerson(target);
-      else if (active && active !== el.ownerDocument.body && typeof active.blur === 'function') active.blur();
-    }
-    el.dispatchEvent(new PointerEvent('pointerup', { ...ptr, buttons: 0 }));
-    el.dispatchEvent(new MouseEvent('mouseup', { ...base, buttons: 0 }));
-    // click() runs the default action too: follow a link, toggle a checkbox, submit. A drawing's
-    // shape has no click(): the event alone, as the browser sends it.
-    if (typeof el.click === 'function') el.click();
-    else el.dispatchEvent(new MouseEvent('click', { ...base, detail: 1 }));
+    const press = (target, detail) => {
+      target.dispatchEvent(new PointerEvent('pointerdown', { ...ptr, buttons: 1 }));
+      // The press moves the focus as a person's does, unless the page cancelled it (a menu that
+      // keeps the focus in its field): to what takes it, a canvas around a diagram's node
+      // included (Node-RED's keys then act on the node: Enter opens it), else away from the
+      // field that had it.
+      if (target.dispatchEvent(new MouseEvent('mousedown', { ...base, buttons: 1, detail }))) {
+        const to = focusTargetOf(target);
+        const active = target.ownerDocument.activeElement;
+        if (to) focusLikePerson(to);
+        else if (active && active !== target.ownerDocument.body && typeof active.blur === 'function') active.blur();
+      }
+      target.dispatchEvent(new PointerEvent('pointerup', { ...ptr, buttons: 0 }));
+      target.dispatchEvent(new MouseEvent('mouseup', { ...base, buttons: 0, detail }));
+      // click() runs the default action too: follow a link, toggle a checkbox, submit. A
+      // drawing's shape has no click(): the event alone, as the browser sends it.
+      if (typeof target.click === 'function') target.click();
+      else target.dispatchEvent(new MouseEvent('click', { ...base, detail }));
+    };
+    press(el, 1);
+    if (count < 2) return;
+    // The second press lands where the first did: on the node, or on what the first click put
+    // there in its place (a list that re-rendered its row).
+    const second = el.isConnected ? el : elementAt(el.ownerDocument, x, y);
+    if (!second) return;
+    press(second, 2);
+    second.dispatchEvent(new MouseEvent('dblclick', { ...base, detail: 2 }));
   }
 
   function doFocus(el) {
@@ -501,8 +516,8 @@
     let cap;
     const named = args.ref !== undefined && args.ref !== null;
     // Approved: the control that shows what the person approved, even if re-rendered (page-holds.js).
-    const held = typeof args.expect === 'string' && action === 'click' ? resolveHeld(args) : null;
-    if (typeof args.expect === 'string' && action === 'click' && !held) return { changed: true };
+    const held = typeof args.expect === 'string' && CLICKS.has(action) ? resolveHeld(args) : null;
+    if (typeof args.expect === 'string' && CLICKS.has(action) && !held) return { changed: true };
     if (held) {
       ({ el, ref, cap } = held);
     } else if (named || (action !== 'press' && action !== 'type')) {
@@ -516,17 +531,17 @@
     }
     // A click waits for a sliding page to stop (page-holds.js): an approved one always, the
     // agent's own only while something animates around it.
-    if (action === 'click') await untilStill(el, { quick: !held });
+    if (CLICKS.has(action)) await untilStill(el, { quick: !held });
+    if (CLICKS.has(action) || action === 'hover') await untilUncovered(el);
     // Last before the act: from here to it nothing waits, so the page cannot turn it off between
     // (MailDev's Refresh was enabled when a click began, and off again after untilStill's wait).
-    if (action === 'click' || action === 'hover') await untilUncovered(el);
     if (action !== 'scroll' && action !== 'hover') await untilEnabled(el);
     const approved = typeof args.expect === 'string';
     let planUsed = false;
     let planOpens = false;         // with a plan: the write only opened an editor (no step spent)
     let guardForm = null;          // with a plan: the control's own form may be sent (the write)
     const pc = action === 'press' ? pressControl(el, key) : null;
-    const control = action === 'click' ? el : pc && pc.control;
+    const control = CLICKS.has(action) ? el : pc && pc.control;
     if (control) {
       const judged = classifyTarget(control);
       const { desc, form, scope } = judged;
@@ -567,7 +582,13 @@
     let heldBySubmit = null;
     const onSubmit = (e) => {
       const form = e.target;
-      if (!form || form.localName !== 'form' || heldBySubmit) return;   // a frame's forms are of its realm
+      if (!form || form.localName !== 'form') return;
+      if (heldBySubmit) {
+        // Held already: nothing more goes out in this act (a double-click's second press).
+        e.preventDefault();
+        e.stopImmediatePropagation();
+        return;
+      }   // a frame's forms are of its realm
       const submitter = e.submitter || null;
       if (!mustHoldSubmit(form, submitter)) return;
       if (planUsed && form === guardForm && sameOrigin(submission(form, submitter).action)) return;
@@ -575,14 +596,18 @@
       e.stopImmediatePropagation();
       heldBySubmit = submitHold(form, submitter);
     };
-    const guard = (action === 'click' || action === 'press') && !approved;
+    const guard = (CLICKS.has(action) || action === 'press') && !approved;
     // A node in a frame that is part of the page submits in the frame's window.
     const windows = [...new Set([window, el.ownerDocument.defaultView].filter(Boolean))];
     const heldPress = () => ({ held: heldBySubmit, heldRef: ref || refFor(cap, el), heldAction: `press:${keySpec}` });
     // form.submit() fires no submit event, and its navigation starts a task later: the Navigation
     // API's navigate event sees it (with its POST body), so it is watched until the action settles.
     const onNavigate = (e) => {
-      if (heldBySubmit || !e || !e.cancelable || (e.destination && e.destination.sameDocument)) return;
+      if (!e || !e.cancelable || (e.destination && e.destination.sameDocument)) return;
+      if (heldBySubmit) {
+        e.preventDefault();
+        return;
+      }
       const dest = e.destination ? e.destination.url : '';
       const source = e.sourceElement || null;
       const sourceForm = source && source.localName === 'form' ? source : (source && source.form) || null;
@@ -607,6 +632,7 @@
       try {
         switch (action) {
           case 'click': doClick(el); break;
+          case 'dblclick': doClick(el, 2); break;
           case 'press': doPress(el, key, named); break;
           case 'focus': doFocus(el); break;
           case 'scroll': scrollTo(el, 'center'); break;
@@ -624,7 +650,7 @@
       mutations.last = Math.max(mutations.last, acted);
       network.sync();
       outcome = await settle(mutations, network, away,
-                             ['click', 'press', 'hover'].includes(action) ? SETTLE_QUIET_MS : SETTLE_QUIET_LIGHT_MS);
+                             ['click', 'dblclick', 'press', 'hover'].includes(action) ? SETTLE_QUIET_MS : SETTLE_QUIET_LIGHT_MS);
       if (heldBySubmit) return action === 'press' ? heldPress() : { held: heldBySubmit };
     } finally {
       for (const n of navs) n.removeEventListener('navigate', onNavigate);

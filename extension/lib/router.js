@@ -420,7 +420,7 @@ export class Router {
    * scroll never carry `allow` (the app sends it with clicks only), so they say nothing about it.
    */
   _planArrives(tabId, params) {
-    if (params.action !== 'click') return;
+    if (params.action !== 'click' && params.action !== 'dblclick') return;
     const kept = this._plans.get(tabId);
     if (kept && params.allow?.planId !== kept.planId) {
       this._plans.delete(tabId);

@@ -127,6 +127,11 @@ test('holds: a changed form is not approved; a plan covers writes only; a missed
   // the page is still here, with the one submit it tried.
   assert.equal(await p2.evaluate(() => window.__submits), 1, 'the click ran once');
   assert.equal(new URL(p2.url()).pathname, '/index.html', 'the POST never left');
+  // A double-click: the first press's submission is held, and the second press's is stopped too.
+  const twice = await ok(p2, 'action', { captureId: 'h3', ref: byName(c3, 'OK').ref, action: 'dblclick' });
+  assert.equal(twice.held?.reason, 'form-submit', JSON.stringify(twice));
+  assert.equal(await p2.evaluate(() => window.__submits), 3, 'both presses ran');
+  assert.equal(new URL(p2.url()).pathname, '/index.html', 'neither POST left');
   await p2.close();
 });
 

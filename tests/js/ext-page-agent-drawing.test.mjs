@@ -2,7 +2,7 @@
 // The page agent on a flow editor's page (tests/fixtures/sites/drawing.html, shaped as Node-RED's
 // editor is; tests/e2e/realsites-engine.test.mjs does the same on Node-RED itself): a drawing's
 // nodes listed by their move cursor, a click that lands on the shape and moves the focus as a
-// person's does, an autofill trap that is not a sign-in form, a cover waited for while it fades,
+// person's does, a double-click, an autofill trap that is not a sign-in form, a cover waited for while it fades,
 // and a code editor filled through its own Select All and a paste.
 
 import assert from 'node:assert/strict';
@@ -27,6 +27,23 @@ test('drawing.html: a drawing\'s nodes are listed by their move cursor; a click 
   assert.equal(await page.evaluate(() => document.activeElement.id), 'canvas', 'the press focused the canvas');
   await ok(page, 'action', { captureId: 'd1', action: 'press', key: 'Enter' });
   assert.equal(await status(page), 'Editing Format the report');
+  await page.close();
+});
+
+test('drawing.html: a double-click opens a node; one that would send is held as a click is, and approved runs as a double-click', opts, async () => {
+  const page = await open('/drawing.html');
+  const ctx = await ok(page, 'context', { captureId: 'd1' });
+  const node = ctx.nodes.find((n) => n.name === 'Every night at two');
+  const r = await ok(page, 'action', { captureId: 'd1', ref: node.ref, action: 'dblclick' });
+  assert.equal(r.action, 'dblclick');
+  assert.equal(await status(page), 'Opened Every night at two (2)');
+  const send = ctx.nodes.find((n) => n.name === 'Send the report');
+  const held = await ok(page, 'action', { captureId: 'd1', ref: send.ref, action: 'dblclick' });
+  assert.equal(held.held?.kind, 'outward', JSON.stringify(held));
+  assert.equal(await status(page), 'Opened Every night at two (2)', 'nothing was sent');
+  const done = await ok(page, 'action', { captureId: 'd1', ref: send.ref, action: 'dblclick', expect: held.held.canonical });
+  assert.equal(done.done, true, JSON.stringify(done));
+  assert.equal(await status(page), 'Report sent');
   await page.close();
 });
 

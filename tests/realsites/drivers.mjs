@@ -173,6 +173,12 @@ export class ChaperoneDriver extends Driver {
     return this.#whenHeld(r);
   }
 
+  /** A double-click (Chaperone's driver only: the suite's tasks). */
+  async dblclick(ref) {
+    const r = await this.call('browser_act', { tab: this.tab, ref, action: 'dblclick' });
+    return this.#whenHeld(r);
+  }
+
   async fill(ref, label, value) {
     const r = await this.call('browser_act', { tab: this.tab, ref, action: 'fill', value });
     return this.#whenHeld(r);

@@ -282,8 +282,8 @@ export const SUITE_TASKS = {
 
   // Node-RED: a function node's code replaced in its Monaco editor, and deployed (issue 15, item 2:
   // a real code editor, whose Select All and paste a fill uses). The node is a shape on the flow's
-  // canvas, listed by its move cursor; clicking it selects it, and the canvas's Enter opens it, as
-  // a person at the keyboard does. One approval: the plan.
+  // canvas, listed by its move cursor, and a double-click opens it (a click and the canvas's
+  // Enter do too: tests/js/ext-page-agent-drawing.test.mjs). One approval: the plan.
   flowFunctionEdit: {
     app: 'nodered', kind: 'write', title: 'Node-RED: change a function node\'s code in its editor and deploy it',
     async prepare(app) {
@@ -295,8 +295,7 @@ export const SUITE_TASKS = {
       await d.waitFor(FLOW_FUNCTION.name);
       await d.beginWrite(app, `Change the code of the function "${FLOW_FUNCTION.name}" and deploy it`,
         [{ kind: 'edit', summary: 'Change the function\'s code and deploy' }]);
-      await act(d, { name: FLOW_FUNCTION.name }, {}, 'function node');
-      await d.press(null, 'Enter');
+      await d.dblclick((await look(d, { name: FLOW_FUNCTION.name })).item.ref);
       const { snap, item } = await look(d, { role: TEXTBOX, name: /^Editor content/ });
       await d.fill(item.ref, 'code editor', this.code);
       await d.click(need(d, snap, { role: 'button', name: 'Done' }).ref, 'Done button');

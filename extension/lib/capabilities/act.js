@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Acting on a node of a snapshot: click, focus, scroll, fill (setValue), hover, press a key, type
-// text — press and type also on whatever has focus in the captured document (no ref, its
+// Acting on a node of a snapshot: click, double-click, focus, scroll, fill (setValue), hover, press a
+// key, type text — press and type also on whatever has focus in the captured document (no ref, its
 // captureId). A click that would send, delete or write is held for the person instead
 // (lib/holds.js), and so is a key press that would set off such a control (the hold is then the
 // click on that control); their Approve runs it again in hold.js (extension.hold.resolve).
@@ -12,7 +12,7 @@ import { bad, id, obj, oneOf, parseRef } from './common.js';
 import { allowOf } from './plan.js';
 import { CONTEXT_LIMITS, capturedContext } from './read.js';
 
-export const ACTIONS = Object.freeze(['click', 'focus', 'scroll', 'setValue', 'hover', 'press', 'type']);
+export const ACTIONS = Object.freeze(['click', 'dblclick', 'focus', 'scroll', 'setValue', 'hover', 'press', 'type']);
 const MAX_VALUE_CHARS = 65536;
 const MAX_TYPE_CHARS = 2000;
 
@@ -46,7 +46,7 @@ export function actionParams(p) {
     throw bad(`type needs text of 1 to ${MAX_TYPE_CHARS} characters`);
   }
   const allow = allowOf(o.allow);
-  if (allow && action !== 'click' && action !== 'press') throw bad('allow goes with a click or a key press');
+  if (allow && action !== 'click' && action !== 'dblclick' && action !== 'press') throw bad('allow goes with a click or a key press');
   if (o.capture !== undefined && typeof o.capture !== 'boolean') throw bad('capture is not a boolean');
   const common = { action, value: o.value, key, text: o.text, allow, capture: o.capture === true };
   // press and type without a ref act on the focused element of the capture's document.

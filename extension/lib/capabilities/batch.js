@@ -198,7 +198,7 @@ async function actStep(ctx, run, step) {
 
 async function act(ctx, run, where, params) {
   const { router, tabId: tab } = ctx;
-  const p = params.action === 'click' || params.action === 'press' ? { ...params, allow: allowNow(run) } : params;
+  const p = ['click', 'dblclick', 'press'].includes(params.action) ? { ...params, allow: allowNow(run) } : params;
   router._planArrives(tab, p);
   const value = await runAction({ ...ctx, ...where, params: p });
   router._planUsed(tab, p, value);

@@ -762,7 +762,7 @@ static const Field signin_fields[] = {
 };
 
 static const char * const step_actions[] = {
-  "click", "focus", "scroll", "fill", "hover", "press", "type", NULL
+  "click", "dblclick", "focus", "scroll", "fill", "hover", "press", "type", NULL
 };
 static const char * const param_types[] = { "string", NULL };
 

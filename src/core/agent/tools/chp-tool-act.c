@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-tool-act.c: browser_act: a click, focus, scroll, fill, hover, key press or typing on an
- * element from a snapshot (a press or typing also on the focused element); a click or key press
- * the browser holds for the person; the step of an approved plan it uses; and what changed on the
- * page after it. */
+/* chp-tool-act.c: browser_act: a click, double-click, focus, scroll, fill, hover, key press or
+ * typing on an element from a snapshot (a press or typing also on the focused element); a click
+ * or key press the browser holds for the person; the step of an approved plan it uses; and what
+ * changed on the page after it. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-mcp-tools"
@@ -221,7 +221,8 @@ acted_cb (GObject      *source,
     const char *action;
     const char *done;
   } words[] = {
-    { "click", "Clicked" }, { "focus", "Focused" }, { "scroll", "Scrolled to" },
+    { "click", "Clicked" }, { "dblclick", "Double-clicked" }, { "focus", "Focused" },
+    { "scroll", "Scrolled to" },
     { "fill", "Filled" }, { "hover", "Hovered over" }, { "press", "Pressed a key on" },
     { "type", "Typed into" },
   };
@@ -403,8 +404,8 @@ chp_tool_act (ToolCall *call)
 
   /* A key press may set off a write (Enter in a form whose button saves): a plan covers it as
    * it covers the click. */
-  allow = g_str_equal (action, "click") || g_str_equal (action, "press")
-          ? chp_tool_plan_allowance (call) : NULL;
+  allow = g_str_equal (action, "click") || g_str_equal (action, "dblclick")
+          || g_str_equal (action, "press") ? chp_tool_plan_allowance (call) : NULL;
   if (allow != NULL)
     json_object_set_member (json_node_get_object (params), "allow", allow);
   /* An act that may show the page's diff asks the page to read itself again once it settled,

@@ -59,9 +59,9 @@ hold_words (const char *kind)
   return "would change data with the person's login, and no plan they approved covers it";
 }
 
-/* The browser held the act (@action: "click", "press", or "api" for a call to the site's API)
- * instead of doing it. Nothing was sent; the agent learns the hold's id, and what the person will
- * see. The control and the site are the page's words. */
+/* The browser held the act (@action: "click", "dblclick", "press", or "api" for a call to the
+ * site's API) instead of doing it. Nothing was sent; the agent learns the hold's id, and what the
+ * person will see. The control and the site are the page's words. */
 void
 chp_tool_return_held (GTask      *task,
                       JsonObject *answer,
@@ -78,6 +78,7 @@ chp_tool_return_held (GTask      *task,
   JsonObject *structured;
   JsonNode *shown;
   gboolean press = g_strcmp0 (action, "press") == 0;
+  gboolean twice = g_strcmp0 (action, "dblclick") == 0;
   gboolean api = g_strcmp0 (action, "api") == 0;
   g_autofree char *what = NULL;
 
@@ -108,13 +109,15 @@ chp_tool_return_held (GTask      *task,
   text = g_string_new (NULL);
   /* A held key press is approved as the click on the control it would have set off. */
   what = api ? g_strdup ("call to the site's API")
-             : g_strdup_printf ("%s on %s", press ? "key press" : "click", call->ref);
+             : g_strdup_printf ("%s on %s", press ? "key press" : twice ? "double-click" : "click",
+                                call->ref);
   g_string_append_printf (text, "Held, not done: this %s %s. Nothing was sent. The person "
                           "decides in the Chaperone app; if they approve, it runs once, exactly "
                           "as held, provided the page has not changed. Call browser_wait with id "
                           "%s for the outcome. Do not %s again.\n",
                           what, hold_words (chp_hold_get_kind (hold)), id,
-                          api ? "make the call" : press ? "press it" : "click it");
+                          api ? "make the call" : press ? "press it"
+                          : twice ? "double-click it" : "click it");
   page = g_string_new (NULL);
   g_string_append_printf (page, "control: %s\nsite: %s", chp_hold_get_control (hold),
                           chp_hold_get_site (hold));
