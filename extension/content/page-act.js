@@ -672,6 +672,8 @@
     if (outcome.reason) changes.reason = outcome.reason;      // settled:false: what it waited on
     if (write) Object.assign(changes, write.verdict());
     const answer = { action, ref, done: true, changes };
+    // A batch's wait step right after this act: whether its text shows now spares it a visit.
+    if (args.untilText !== undefined && !outcome.navigating) answer.untilFound = P.textShownFor(args.untilText);
     if (planUsed) {
       // Which step of the plan this write was, for the pill ("plan step 2 of 3") and the app.
       answer.plan = { planId: String(args.allow.planId ?? ''), site: location.hostname, ...planStep(args.allow) };

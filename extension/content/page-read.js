@@ -605,29 +605,47 @@
    * (a check on a big page costs milliseconds) — and on a slow timer for a change that check
    * skipped. `timeoutMs` (at most the bound) ends it sooner.
    */
-  function opWaitText(args) {
-    const C = core();
-    const want = typeof args.text === 'string' ? C.collapse(args.text).toLowerCase() : '';
+  /** The words `text` asked for, squashed, or invalid_params. */
+  function wantedText(text) {
+    const want = typeof text === 'string' ? core().collapse(text).toLowerCase() : '';
     if (!want || want.length > 200) fail('invalid_params', 'text must be a short non-empty string');
-    // An element's label counts as shown too (an icon button's aria-label, a field's
-    // placeholder): the snapshot names elements by them, and the agent waits for what it reads.
-    const labelled = ['aria-label', 'title', 'placeholder', 'alt', 'value']
-      .map((a) => `[${a}*=${JSON.stringify(want)} i]`).join(',');
-    const shows = () => {
-      const root = document.body || document.documentElement;
-      if (!root) return false;
-      if (C.collapse(root.innerText || '').toLowerCase().includes(want)) return true;
-      let named = [];
-      try {
-        named = root.querySelectorAll(labelled);
-      } catch (_) {
-        named = [];                            // words no selector can hold: the text decides
-      }
-      for (let i = 0; i < named.length && i < 50; i++) {
-        if (isRendered(named[i], named[i].getBoundingClientRect())) return true;
-      }
+    return want;
+  }
+
+  /**
+   * Whether the page shows `want` (wantedText) now: in its rendered text, or as a rendered
+   * element's label (an icon button's aria-label, a field's placeholder: the snapshot names
+   * elements by them, and the agent waits for what it reads).
+   */
+  function textShown(want) {
+    const root = document.body || document.documentElement;
+    if (!root) return false;
+    if (core().collapse(root.innerText || '').toLowerCase().includes(want)) return true;
+    let named = [];
+    try {
+      named = root.querySelectorAll(['aria-label', 'title', 'placeholder', 'alt', 'value']
+        .map((a) => `[${a}*=${JSON.stringify(want)} i]`).join(','));
+    } catch (_) {
+      named = [];                              // words no selector can hold: the text decides
+    }
+    for (let i = 0; i < named.length && i < 50; i++) {
+      if (isRendered(named[i], named[i].getBoundingClientRect())) return true;
+    }
+    return false;
+  }
+
+  /** textShown for an op's `text`: false for words no wait could ask for (the wait says why). */
+  function textShownFor(text) {
+    try {
+      return textShown(wantedText(text));
+    } catch (_) {
       return false;
-    };
+    }
+  }
+
+  function opWaitText(args) {
+    const want = wantedText(args.text);
+    const shows = () => textShown(want);
     if (shows()) return { found: true };
     return new Promise((resolve) => {
       let cost = 0;
@@ -657,5 +675,5 @@
     });
   }
 
-  Object.assign(P, { opContext, opInspect, opWaitText, scan, rememberCapture, MAX_SCAN });
+  Object.assign(P, { opContext, opInspect, opWaitText, textShownFor, scan, rememberCapture, MAX_SCAN });
 })();

@@ -121,6 +121,28 @@ test('the steps run in order in one request, each as its single method runs it',
   assert.equal(s.router.stepOf(1), 1, 'one request, one step of the pill');
 });
 
+test('a wait right after an act is answered with the act when its text shows then; else it waits itself', async () => {
+  const s = await batchSetup();
+  // As content/page-act.js: a settled act answers whether the text of the wait after it shows.
+  s.onAction = async (args) => (args.untilText === undefined ? null
+    : { ok: true, value: { done: true, changes: { added: 1, removed: 0 }, untilFound: args.untilText === 'Saved' } });
+  const r = await batch(s, [
+    { act: { target: { role: 'button', name: 'save' }, action: 'click' } },
+    { wait: { text: 'Saved', timeoutMs: 2000 } },
+    { act: { target: { role: 'textbox', name: 'Title' }, action: 'setValue', value: 'Harbour' } },
+    { wait: { text: 'Draft kept', timeoutMs: 0 } },
+  ]);
+  assert.deepEqual(opsOf(s, 'find', 'action', 'waitText'), ['find', 'action', 'find', 'action', 'waitText'],
+    'the first wait took no visit of its own; the second, whose text did not show, did');
+  assert.deepEqual(s.ops.filter((o) => o.op === 'action').map((o) => o.args.untilText), ['Saved', 'Draft kept']);
+  assert.deepEqual(r.steps.slice(0, 3).map((x) => x.ok), [true, true, true]);
+  assert.equal(r.steps[1].ms, 0);
+  assert.equal(r.done, 3);
+  assert.equal(r.halted.step, 4);
+  assert.equal(r.halted.code, 'timeout');
+  assert.ok(!JSON.stringify(r).includes('untilFound'), 'the page\'s word stays in the worker');
+});
+
 test('a later step with the same target acts on the element found before, once the page checked it', async () => {
   const s = await batchSetup();
   const fill = (v) => ({ act: { target: { role: 'textbox', name: 'title' }, action: 'setValue', value: v } });

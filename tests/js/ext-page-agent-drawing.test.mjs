@@ -34,8 +34,10 @@ test('drawing.html: a double-click opens a node; one that would send is held as 
   const page = await open('/drawing.html');
   const ctx = await ok(page, 'context', { captureId: 'd1' });
   const node = ctx.nodes.find((n) => n.name === 'Every night at two');
-  const r = await ok(page, 'action', { captureId: 'd1', ref: node.ref, action: 'dblclick' });
+  // A batch's wait for a text right after the act: the page says whether it shows once settled.
+  const r = await ok(page, 'action', { captureId: 'd1', ref: node.ref, action: 'dblclick', untilText: 'opened every NIGHT' });
   assert.equal(r.action, 'dblclick');
+  assert.equal(r.untilFound, true);
   assert.equal(await status(page), 'Opened Every night at two (2)');
   const send = ctx.nodes.find((n) => n.name === 'Send the report');
   const held = await ok(page, 'action', { captureId: 'd1', ref: send.ref, action: 'dblclick' });
@@ -44,6 +46,7 @@ test('drawing.html: a double-click opens a node; one that would send is held as 
   const done = await ok(page, 'action', { captureId: 'd1', ref: send.ref, action: 'dblclick', expect: held.held.canonical });
   assert.equal(done.done, true, JSON.stringify(done));
   assert.equal(await status(page), 'Report sent');
+  assert.equal((await ok(page, 'action', { captureId: 'd1', ref: node.ref, action: 'click', untilText: 'Closed' })).untilFound, false);
   await page.close();
 });
 

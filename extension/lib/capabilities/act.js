@@ -72,6 +72,9 @@ export async function runAction({ router, chrome, params, signal, tabId: tab, fr
   if (params.action === 'type') args.text = params.text;
   // A batch step's {role, name}, for the page to check on an element found for an earlier step.
   if (params.sameAs) args.sameAs = { role: params.sameAs.role, name: params.sameAs.name };
+  // A batch's wait step right after this act, in this document: the page says whether its text
+  // shows once the act settled (value.untilFound), which spares the wait a visit when it does.
+  if (typeof params.untilText === 'string') args.untilText = params.untilText;
   if (params.allow) {
     // step/of only label the pill ("plan step 2 of 3"); the page checks them again.
     const { planId, sites, step, of } = params.allow;

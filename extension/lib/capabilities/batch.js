@@ -7,7 +7,9 @@
 // card and browser_wait see nothing different), meets a Stop, or would start after the deadline
 // the app gave; and says which. Mirrors the agent tool browser_batch
 // (src/core/agent/tools/chp-tool-batch.c), which made every step concrete before sending: an API
-// step comes as the method and URL of a call, never as an entry to look up here.
+// step comes as the method and URL of a call, never as an entry to look up here. A wait right after
+// an act in the top document goes with it: the page says, once the act settled, whether the text
+// shows (untilFound), which spares the wait its own visit when it does.
 //
 // An act step names its element by a wire ref (a capture's, as browser.node.action) or by
 // `target: {role, name}`: the one visible element with that role and accessible name at that
@@ -154,7 +156,8 @@ function spend(run, value) {
   if (run.left && run.left[site] > 0) run.left[site] -= 1;
 }
 
-async function actStep(ctx, run, step) {
+/** An act step; `then`: the wait step after it, which the page may answer with the act. */
+async function actStep(ctx, run, step, then) {
   const { router, grant, tabId: tab } = ctx;
   let p;
   let where = { tabId: tab, frameId: 0, documentId: ctx.documentId };
@@ -166,7 +169,7 @@ async function actStep(ctx, run, step) {
       // which costs one element instead of a capture of the whole page (see the top).
       p = { ...actionParams({ ...step.act, ref: `${known.captureId}:${known.pageRef}` }), sameAs: step.target };
       try {
-        return await act(ctx, run, where, p);
+        return await act(ctx, run, where, p, then);
       } catch (e) {
         if (e?.code !== 'stale_node') throw e;
         run.targets.delete(key);
@@ -193,12 +196,14 @@ async function actStep(ctx, run, step) {
     }
     where = { tabId: tab, frameId: capture.frameId, documentId: checked.documentId };
   }
-  return act(ctx, run, where, p);
+  return act(ctx, run, where, p, then);
 }
 
-async function act(ctx, run, where, params) {
+async function act(ctx, run, where, params, then) {
   const { router, tabId: tab } = ctx;
-  const p = ['click', 'dblclick', 'press'].includes(params.action) ? { ...params, allow: allowNow(run) } : params;
+  let p = ['click', 'dblclick', 'press'].includes(params.action) ? { ...params, allow: allowNow(run) } : params;
+  // The wait looks at the top document the batch was checked for: only an act there can answer it.
+  if (then && where.frameId === 0 && where.documentId === ctx.documentId) p = { ...p, untilText: then.text };
   router._planArrives(tab, p);
   const value = await runAction({ ...ctx, ...where, params: p });
   router._planUsed(tab, p, value);
@@ -314,8 +319,9 @@ export async function runBatch(ctx) {
       continue;
     }
     const t0 = Date.now();
+    const then = step.kind === 'act' && params.steps[i + 1]?.kind === 'wait' ? params.steps[i + 1] : null;
     try {
-      const value = step.kind === 'act' ? await actStep(ctx, run, step)
+      const value = step.kind === 'act' ? await actStep(ctx, run, step, then)
         : step.kind === 'api' ? await apiStep(ctx, run, step) : await waitStep(ctx, step);
       if (value?.held) {
         // Not done: the person decides (extension.hold.resolve), as for a single act or call.
@@ -329,6 +335,12 @@ export async function runBatch(ctx) {
       steps.push(result);
       out.done += 1;
       i += 1;
+      // The wait after it found its text as the act answered: done, with no visit of its own.
+      if (then && value?.untilFound === true && !haltBefore(ctx, started, params.deadlineMs)) {
+        steps.push({ ok: true, ms: 0 });
+        out.done += 1;
+        i += 1;
+      }
     } catch (e) {
       const err = e instanceof ChaperoneError ? (step.kind === 'api' ? e : router._pageRefusal(e, ctx))
         : new ChaperoneError('internal', 'The step failed');
