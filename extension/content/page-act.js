@@ -19,7 +19,7 @@
     navigateHold, mustHoldSubmit, sameOrigin, submission, controlFor, parseKey, focusLikePerson,
     fill, typeText, pressKey, defaultButton, implicitlySubmits, isEditable, activeIn, resolveHeld,
     watchWrite, opensEditor, untilStill, scan, shownPassword, refuseSignIn, rememberCapture, MAX_SCAN,
-    roleAndName } = P;
+    roleAndName, elementAt, isFocusable, focusTargetOf } = P;
 
   const ACTIONS = ['click', 'dblclick', 'focus', 'scroll', 'setValue', 'hover', 'press', 'type'];
   // A double-click is a click as far as holds, plans, approvals and settling go: it sets off what
@@ -171,25 +171,6 @@
     if (isDisabled(el)) fail('target_denied', 'the node is disabled');
   }
 
-  /** The innermost element at a point, through open shadow roots, ignoring Chaperone's own UI. */
-  function elementAt(doc, x, y) {
-    // The hit-test stack, topmost first, read past our own hosts (the pill may sit over the node)
-    // without touching their style: page-ui.js watches that style and would re-mount them.
-    let hit = null;
-    for (const el of doc.elementsFromPoint(x, y)) {
-      if (!owns(el)) {
-        hit = el;
-        break;
-      }
-    }
-    while (hit && hit.shadowRoot) {
-      const inner = hit.shadowRoot.elementFromPoint(x, y);
-      if (!inner || inner === hit) break;
-      hit = inner;
-    }
-    return hit;
-  }
-
   const OUTSIDE = 'the node is outside the viewport even after scrolling';
 
   /**
@@ -232,23 +213,16 @@
     el.scrollIntoView({ block, inline: block === 'center' ? 'center' : 'nearest', behavior: 'instant' });
   }
 
-  function isFocusable(el) {
-    return el.tabIndex >= 0 || el.isContentEditable || el.matches('a[href], button, input, select, textarea, summary, [tabindex]');
-  }
+  /** A click, or with `count` 2 a double-click: two presses and clicks, then dblclick. */
+  // What may sit inside an element clickable by its look and answer a click itself.
+  const INNER_CONTROL = 'a[href],button,input,select,textarea,summary,label,[onclick],[contenteditable],[role=button],'
+    + '[role=link],[role=menuitem],[role=tab],[role=option],[role=checkbox],[role=radio],[role=switch]';
 
   /**
-   * Where a press on `el` puts the focus, as the browser's mousedown does: `el` or its nearest
-   * ancestor in its document that takes focus (through shadow roots), else nothing (the body).
+   * A click; with `again` a double-click, whose second press and dblclick go only while again()
+   * says so (the act's submission not held, the node still there and still judged neutral).
    */
-  function focusTargetOf(el) {
-    for (let n = el; n && n.nodeType !== 9; n = n.parentNode || (n.nodeType === 11 ? n.host : null)) {
-      if (n.nodeType === 1 && isFocusable(n)) return n;
-    }
-    return null;
-  }
-
-  /** A click, or with `count` 2 a double-click: two presses and clicks, then dblclick. */
-  function doClick(el, count = 1) {
+  function doClick(el, again = null) {
     checkUsable(el);
     checkModal(el);
     scrollTo(el, 'center');
@@ -258,8 +232,11 @@
     const ptr = { ...base, pointerId: 1, pointerType: 'mouse', isPrimary: true };
     // An element clickable by its look is pressed where a person's click lands, the shape or text
     // at its centre, whose own handlers then hear it first (Node-RED's are on a node's rect, not
-    // on its group); a control's events go to the control, as they always did.
-    if (state.clickable.has(el) && hit !== el && el.contains(hit)) el = hit;
+    // on its group) — unless that is a control of its own inside it, which the hold did not judge:
+    // then the element itself, as before. A control's events go to the control.
+    const inner = hit && hit !== el && el.contains(hit) ? hit.closest(INNER_CONTROL) : null;
+    const target = state.clickable.has(el) && hit && hit !== el && el.contains(hit) && !(inner && el.contains(inner))
+      ? hit : el;
     const press = (target, detail) => {
       target.dispatchEvent(new PointerEvent('pointerdown', { ...ptr, buttons: 1 }));
       // The press moves the focus as a person's does, unless the page cancelled it (a menu that
@@ -279,14 +256,13 @@
       if (typeof target.click === 'function') target.click();
       else target.dispatchEvent(new MouseEvent('click', { ...base, detail }));
     };
-    press(el, 1);
-    if (count < 2) return;
-    // The second press lands where the first did: on the node, or on what the first click put
-    // there in its place (a list that re-rendered its row).
-    const second = el.isConnected ? el : elementAt(el.ownerDocument, x, y);
-    if (!second) return;
-    press(second, 2);
-    second.dispatchEvent(new MouseEvent('dblclick', { ...base, detail: 2 }));
+    press(target, 1);
+    // The second press goes where the first did, and only to the same node still judged as it
+    // was: never to what the first click put there, or turned it into ("Review order" → "Place
+    // order"), which nobody judged.
+    if (!again || !target.isConnected || !again()) return;
+    press(target, 2);
+    target.dispatchEvent(new MouseEvent('dblclick', { ...base, detail: 2 }));
   }
 
   function doFocus(el) {
@@ -542,10 +518,14 @@
     let guardForm = null;          // with a plan: the control's own form may be sent (the write)
     const pc = action === 'press' ? pressControl(el, key) : null;
     const control = CLICKS.has(action) ? el : pc && pc.control;
+    // A double-click on a control that sends, deletes or writes is one click: held, planned or
+    // approved, what it does is done once (the person's card is for one).
+    let twice = action === 'dblclick';
     if (control) {
       const judged = classifyTarget(control);
       const { desc, form, scope } = judged;
       let { cls } = judged;
+      if (cls.kind !== 'none' || approved) twice = false;
       if (pc && pc.save) {
         // The key itself is the control: held as a write, approved as this very press.
         desc.label = `${keySpec} (save)`;
@@ -582,13 +562,13 @@
     let heldBySubmit = null;
     const onSubmit = (e) => {
       const form = e.target;
-      if (!form || form.localName !== 'form') return;
+      if (!form || form.localName !== 'form') return;   // a frame's forms are of its realm
       if (heldBySubmit) {
-        // Held already: nothing more goes out in this act (a double-click's second press).
+        // Held already: nothing more of this act's leaves (whatever else its handlers submit).
         e.preventDefault();
         e.stopImmediatePropagation();
         return;
-      }   // a frame's forms are of its realm
+      }
       const submitter = e.submitter || null;
       if (!mustHoldSubmit(form, submitter)) return;
       if (planUsed && form === guardForm && sameOrigin(submission(form, submitter).action)) return;
@@ -632,7 +612,7 @@
       try {
         switch (action) {
           case 'click': doClick(el); break;
-          case 'dblclick': doClick(el, 2); break;
+          case 'dblclick': doClick(el, twice ? () => !heldBySubmit && el.isConnected && classifyTarget(el).cls.kind === 'none' : null); break;
           case 'press': doPress(el, key, named); break;
           case 'focus': doFocus(el); break;
           case 'scroll': scrollTo(el, 'center'); break;

@@ -195,6 +195,42 @@
     return r.width > 0 || r.height > 0;
   }
 
+  // ---- where a pointer lands ----------------------------------------------------------------
+
+  /** The innermost element at a point, through open shadow roots, ignoring Chaperone's own UI. */
+  function elementAt(doc, x, y) {
+    // The hit-test stack, topmost first, read past our own hosts (the pill may sit over the node)
+    // without touching their style: page-ui.js watches that style and would re-mount them.
+    let hit = null;
+    for (const el of doc.elementsFromPoint(x, y)) {
+      if (!owns(el)) {
+        hit = el;
+        break;
+      }
+    }
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  }
+
+  function isFocusable(el) {
+    return el.tabIndex >= 0 || el.isContentEditable || el.matches('a[href], button, input, select, textarea, summary, [tabindex]');
+  }
+
+  /**
+   * Where a press on `el` puts the focus, as the browser's mousedown does: `el` or its nearest
+   * ancestor in its document that takes focus (through shadow roots), else nothing (the body).
+   */
+  function focusTargetOf(el) {
+    for (let n = el; n && n.nodeType !== 9; n = n.parentNode || (n.nodeType === 11 ? n.host : null)) {
+      if (n.nodeType === 1 && isFocusable(n)) return n;
+    }
+    return null;
+  }
+
   // ---- clickable by its look ----------------------------------------------------------------
   //
   // Nothing in the markup of a script-driven list item says it can be clicked (Node-RED's search
@@ -255,34 +291,43 @@
   // but only after the page has answered; this check is the one that keeps the content home.
   // The pill and the handoff banner still work: "sign in yourself" is shown on exactly this page.
 
-  /**
-   * Whether `el` lies where no scrolling brings it into view: above the top of its document, or
-   * before the left edge of a left-to-right one, both as laid out (offsets, which no scroll
-   * container's scrolling changes) and as drawn (its box with the page's scroll, transforms
-   * included: a panel slid into view from there is in view). Autofill traps sit there: Node-RED's
-   * node editor keeps a password field at top −2000 px, so that the browser fills that one and not
-   * the node's settings.
-   */
-  function outOfReach(el) {
-    const win = el.ownerDocument.defaultView;
-    let top = 0;
-    let left = 0;
-    for (let e = el; e; e = e.offsetParent) {
-      top += e.offsetTop;
-      left += e.offsetLeft;
-    }
+  // An autofill trap is a password field a page puts far out of the document on purpose, so that
+  // the browser's password manager fills that one and not the page's own settings: Node-RED's node
+  // editor keeps one at top −2000 px. Only that shape is exempt from the floor, and only in a page
+  // laid out top to bottom and left to right, where nothing scrolls above or before the origin:
+  // the field, or an ancestor, placed by `position: absolute` or `fixed` TRAP_PX or more above or
+  // left of where it would be, and the field drawn wholly above or left of the document (its box
+  // with the page's scroll, transforms included: a panel slid into view from there is in view).
+  // A box between them that flows the other way (right to left, vertical, a reversed flex
+  // column or row) may scroll it into view: never a trap.
+  const TRAP_PX = 1000;
+
+  function autofillTrap(el) {
+    const doc = el.ownerDocument;
+    const win = doc.defaultView;
+    const forward = (cs) => cs.writingMode === 'horizontal-tb' && cs.direction === 'ltr' && !cs.flexDirection.endsWith('reverse');
+    for (const e of [doc.documentElement, doc.body]) if (e && !forward(win.getComputedStyle(e))) return false;
     const r = el.getBoundingClientRect();
-    if (top + el.offsetHeight <= 0 && r.bottom + win.scrollY <= 0) return true;
-    const ltr = win.getComputedStyle(el.ownerDocument.documentElement).direction !== 'rtl';
-    return ltr && left + el.offsetWidth <= 0 && r.right + win.scrollX <= 0;
+    const above = r.bottom + win.scrollY <= 0;
+    const before = r.right + win.scrollX <= 0;
+    if (!above && !before) return false;
+    let placed = false;
+    for (let e = el; e && e !== doc.body && e !== doc.documentElement; e = e.parentElement) {
+      const cs = win.getComputedStyle(e);
+      if (!forward(cs)) return false;
+      if (cs.position === 'absolute' || cs.position === 'fixed') {
+        placed = placed || (above && parseFloat(cs.top) <= -TRAP_PX) || (before && parseFloat(cs.left) <= -TRAP_PX);
+      }
+    }
+    return placed;
   }
 
   /**
-   * A password input a person can see: rendered (style, box) and where scrolling reaches, as the
+   * A password input a person can see: rendered (style, box) and not an autofill trap, as the
    * snapshot's auth signal.
    */
   function shownPassword(el) {
-    return el.localName === 'input' && el.type === 'password' && el.isConnected && isRendered(el) && !outOfReach(el);
+    return el.localName === 'input' && el.type === 'password' && el.isConnected && isRendered(el) && !autofillTrap(el);
   }
 
   /**
@@ -379,5 +424,5 @@
 
   globalThis.ChaperonePageParts = { PageError, fail, core, ui, owns, state, pagePort, Desc,
     labelTextOf, inheritedDoc, frameOf, docReachable, frameChain, composedContains, deepActiveElement, isVisibleStyle, isRendered, shownPassword,
-    showsPassword, refuseSignIn, openModals, isDisabled, resolve, planStep, clickableByLook, roleAndName };
+    showsPassword, refuseSignIn, openModals, isDisabled, resolve, planStep, clickableByLook, roleAndName, elementAt, isFocusable, focusTargetOf };
 })();

@@ -286,17 +286,24 @@
     return taken;
   }
 
+  /**
+   * Fills the editor whose hidden input `el` is; false when `el` cannot take the focus (a
+   * textarea left hidden under an editor: keys sent there would reach the page's own shortcuts).
+   */
   function fillEditor(el, value) {
-    focusLikePerson(el);
+    if (!focusLikePerson(el) || !activeIn(el)) return false;
     const mac = /\bMac/.test(navigator.platform);
     const all = { ...charKey('a', false), ctrl: !mac, shift: false, alt: false, meta: mac };
-    if (!keyForPage(el, all)) selectAll(el);
+    const selected = keyForPage(el, all);
+    if (!selected) selectAll(el);
     if (value === '') {
+      // The editor's own Backspace over its whole selection; else the field's own delete.
       const back = { key: 'Backspace', code: 'Backspace', keyCode: 8, text: '', ctrl: false, shift: false, alt: false, meta: false };
-      if (!keyForPage(el, back)) deleteAtCaret(el, false);
-      return;
+      if (!selected || !keyForPage(el, back)) deleteAtCaret(el, false);
+      return true;
     }
     if (!paste(el, value)) insertText(el, value, 'insertFromPaste');
+    return true;
   }
 
   // ---- fill ----------------------------------------------------------------------------------
@@ -351,7 +358,7 @@
     if (tag === 'select') return fillSelect(el, value);
     if (typeof value !== 'string') fail('invalid_params', 'value must be a string');
     if (value.length > MAX_VALUE_CHARS) fail('invalid_params', `value is longer than ${MAX_VALUE_CHARS} characters`);
-    if (editorInput(el)) return fillEditor(el, value);
+    if (editorInput(el) && fillEditor(el, value)) return undefined;
     if (tag === 'input' || tag === 'textarea') {
       focusLikePerson(el);
       selectAll(el);

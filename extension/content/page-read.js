@@ -85,8 +85,14 @@
   }
 
   function hrefOf(el) {
-    if ((el.localName === 'a' || el.localName === 'area') && el.hasAttribute('href')) return el.href;
-    return undefined;
+    if ((el.localName !== 'a' && el.localName !== 'area') || !el.hasAttribute('href')) return undefined;
+    if (typeof el.href === 'string') return el.href;
+    // An SVG link (in a drawing the walk enters): its href is an animated string, resolved here.
+    try {
+      return new URL(el.getAttribute('href'), el.baseURI).href;
+    } catch (_) {
+      return undefined;
+    }
   }
 
   /** Role, name, state … of one element: the facts a node line is made of. */

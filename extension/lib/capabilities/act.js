@@ -114,9 +114,10 @@ export async function runAction({ router, chrome, params, signal, tabId: tab, fr
     if (params.action === 'press' && (!heldRef || !heldAction)) {
       throw new ChaperoneError('internal', 'The page held the key press but did not say what approving it runs');
     }
+    // A held double-click is approved as one click: what the control does is done once.
     const h = router.holds.create({
-      held: value.held, tabId: tab, frameId: frame, documentId, grantId: grant.grantId,
-      captureId: params.captureId, ref: heldRef ?? params.pageRef, action: heldAction ?? params.action,
+      held: value.held, tabId: tab, frameId: frame, documentId, grantId: grant.grantId, captureId: params.captureId,
+      ref: heldRef ?? params.pageRef, action: heldAction ?? (params.action === 'dblclick' ? 'click' : params.action),
     });
     return { held: true, hold: publicHold(h), ref: params.ref };
   }

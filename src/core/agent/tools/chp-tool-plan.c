@@ -78,7 +78,6 @@ chp_tool_return_held (GTask      *task,
   JsonObject *structured;
   JsonNode *shown;
   gboolean press = g_strcmp0 (action, "press") == 0;
-  gboolean twice = g_strcmp0 (action, "dblclick") == 0;
   gboolean api = g_strcmp0 (action, "api") == 0;
   g_autofree char *what = NULL;
 
@@ -107,17 +106,16 @@ chp_tool_return_held (GTask      *task,
     json_object_set_string_member (structured, "ref", call->ref);
 
   text = g_string_new (NULL);
-  /* A held key press is approved as the click on the control it would have set off. */
+  /* A held key press is approved as the click on the control it would have set off, and a held
+   * double-click as one click: what it does is done once. */
   what = api ? g_strdup ("call to the site's API")
-             : g_strdup_printf ("%s on %s", press ? "key press" : twice ? "double-click" : "click",
-                                call->ref);
+             : g_strdup_printf ("%s on %s", press ? "key press" : "click", call->ref);
   g_string_append_printf (text, "Held, not done: this %s %s. Nothing was sent. The person "
                           "decides in the Chaperone app; if they approve, it runs once, exactly "
                           "as held, provided the page has not changed. Call browser_wait with id "
                           "%s for the outcome. Do not %s again.\n",
                           what, hold_words (chp_hold_get_kind (hold)), id,
-                          api ? "make the call" : press ? "press it"
-                          : twice ? "double-click it" : "click it");
+                          api ? "make the call" : press ? "press it" : "click it");
   page = g_string_new (NULL);
   g_string_append_printf (page, "control: %s\nsite: %s", chp_hold_get_control (hold),
                           chp_hold_get_site (hold));
