@@ -236,10 +236,11 @@
   // Nothing in the markup of a script-driven list item says it can be clicked (Node-RED's search
   // results, a React onClick on a div), but a person sees the pointer over it and clicks. An
   // element with attributes that nothing else makes actionable counts when its cursor is the
-  // pointer — or the move or grab cursor of a thing one drags, a diagram's node or a board's card,
-  // which a click selects and a double-click opens — and its parent's is not (the outermost such
-  // element: the cursor is inherited), it is not inside a link, button or other control, it is
-  // shown, and it has some text or a label. It keeps its role (generic, listitem …), takes its
+  // pointer — or, in an SVG drawing, the move or grab cursor of a diagram's node, which a click
+  // selects and a double-click opens — and its parent's is not (the outermost such element: the
+  // cursor is inherited), it is not inside a link, button or other control, it is shown, and it
+  // has some text or a label. (In HTML the move cursor marks a drag handle, a palette's item: there
+  // is no drag act, and Node-RED's palette alone would add 40 lines to every snapshot.) It keeps its role (generic, listitem …), takes its
   // name from its content as a button would, and is listed [clickable]. Asking for a style is the
   // costly part: at most MAX_LOOKS per walk.
 
@@ -259,11 +260,13 @@
     return yes;
   }
 
-  const LOOK_CURSORS = new Set(['pointer', 'move', 'grab']);
+  const DRAWN_CURSORS = new Set(['pointer', 'move', 'grab']);
+  const SVG_NS = 'http://www.w3.org/2000/svg';
+
   function looksClickable(el) {
     const view = el.ownerDocument.defaultView;
     const cursor = view ? view.getComputedStyle(el).cursor : '';
-    if (!LOOK_CURSORS.has(cursor)) return false;
+    if (cursor !== 'pointer' && !(el.namespaceURI === SVG_NS && DRAWN_CURSORS.has(cursor))) return false;
     const parent = el.parentElement;
     if (parent && (view.getComputedStyle(parent).cursor === cursor || parent.closest(INSIDE_CONTROL))) return false;
     if (!/\S/.test(el.textContent) && !el.hasAttribute('aria-label') && !el.hasAttribute('title')) return false;
