@@ -41,7 +41,7 @@ const COUNTED = new Set(COUNTED_TYPES);
 export const LINGER_MS = 15000;
 
 /** The worker's clock for a settling page: how often it hears a tick. */
-export const TICK_MS = 8;
+export const TICK_MS = 4;
 
 /** At most this many requests are listed to the page (the count says the rest). */
 const MAX_LISTED = 64;
