@@ -250,8 +250,8 @@
   // ---- code editors --------------------------------------------------------------------------
   //
   // A code editor (Monaco, CodeMirror 5, Ace) draws its text itself and takes keystrokes through
-  // a textarea nobody sees — 0 to 3 px, or transparent — that holds at most the line at the
-  // caret. Setting that textarea's value inserts at the caret (a Node-RED function kept its old
+  // a textarea nobody sees — 0 to 3 px, transparent, or clipped to nothing by a box around it
+  // (CodeMirror 5's is 3 × 0 px, overflow hidden) — that holds at most the line at the caret. Setting that textarea's value inserts at the caret (a Node-RED function kept its old
   // code after the new). A person replaces an editor's content with its own Select All and a
   // paste, and so does a fill: Control+A to the editor (its keymap selects the whole document),
   // then a paste, which the editor takes as it comes — no auto-indent, no closing bracket added.
@@ -261,9 +261,15 @@
   /** Whether the textarea `el` is the hidden input of an editor that draws its own text. */
   function editorInput(el) {
     if (el.localName !== 'textarea') return false;
-    const r = el.getBoundingClientRect();
-    if (r.width < EDITOR_INPUT_PX || r.height < EDITOR_INPUT_PX) return true;
-    return el.ownerDocument.defaultView.getComputedStyle(el).opacity === '0';
+    const view = el.ownerDocument.defaultView;
+    const tiny = (r) => r.width < EDITOR_INPUT_PX || r.height < EDITOR_INPUT_PX;
+    if (tiny(el.getBoundingClientRect()) || view.getComputedStyle(el).opacity === '0') return true;
+    let n = el.parentElement;
+    for (let i = 0; n && i < 3; i += 1, n = n.parentElement) {
+      const cs = view.getComputedStyle(n);
+      if ((cs.overflowX !== 'visible' || cs.overflowY !== 'visible') && tiny(n.getBoundingClientRect())) return true;
+    }
+    return false;
   }
 
   /** A paste of `text` on `el`; → whether the page took it (cancelled the browser's own). */

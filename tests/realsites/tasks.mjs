@@ -257,8 +257,8 @@ export const TASKS = {
  */
 export const SUITE_TASKS = {
   // The same write where the wiki's editor is CodeMirror 5 (apps.mjs startTiddlyWikiWithCodeMirror):
-  // the body, lines and indentation as typed, goes into the editor CodeMirror draws, and is saved
-  // as typed (issue 15, item 2: a CodeMirror-like editor on a real page).
+  // the body, lines and indentation as typed, goes into the editor CodeMirror draws, replacing a
+  // first draft, and is saved as typed (issue 15, item 2: a CodeMirror-like editor on a real page).
   wikiCodeMirrorWrite: {
     app: 'tiddlywiki-cm', kind: 'write', title: 'TiddlyWiki with CodeMirror: create a tiddler with a body of several lines, save it',
     async prepare() {
@@ -272,6 +272,9 @@ export const SUITE_TASKS = {
       // the preview); the named fields after it (content type, field name) are not it.
       const body = need(d, snap, { role: TEXTBOX, name: /^$/ }, { after: { role: 'button', name: /preview type/iu } });
       await d.fill(title.ref, 'title field', this.tiddler);
+      // A first draft, then the body: a fill replaces what the editor holds (CodeMirror's own
+      // textarea holds none of it, so setting its value appended the body to the draft).
+      await d.fill(body.ref, 'body editor', 'A first draft,\nto be replaced.');
       await d.fill(body.ref, 'body editor', this.body);
       await d.click(need(d, snap, confirm).ref, 'Confirm changes button');
       return {};
