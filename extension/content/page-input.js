@@ -308,7 +308,11 @@
       if (!selected || !keyForPage(el, back)) deleteAtCaret(el, false);
       return true;
     }
-    if (!paste(el, value)) insertText(el, value, 'insertFromPaste');
+    if (!paste(el, value)) {
+      // Nobody took the paste: a plain textarea after all (one in a folded box), filled as one.
+      insertText(el, value, 'insertFromPaste');
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+    }
     return true;
   }
 
