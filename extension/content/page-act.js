@@ -260,7 +260,9 @@
     // The second press goes where the first did, and only to the same node still judged as it
     // was: never to what the first click put there, or turned it into ("Review order" → "Place
     // order"), which nobody judged.
-    if (!again || !target.isConnected || !again()) return;
+    if (!again || !target.isConnected || !el.contains(target) || !again()) return;
+    const innerNow = target !== el ? target.closest(INNER_CONTROL) : null;
+    if (innerNow && el.contains(innerNow)) return;
     press(target, 2);
     target.dispatchEvent(new MouseEvent('dblclick', { ...base, detail: 2 }));
   }

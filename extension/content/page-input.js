@@ -264,10 +264,15 @@
     const view = el.ownerDocument.defaultView;
     const tiny = (r) => r.width < EDITOR_INPUT_PX || r.height < EDITOR_INPUT_PX;
     if (tiny(el.getBoundingClientRect()) || view.getComputedStyle(el).opacity === '0') return true;
+    // Clipped by a tiny box around it, and so not what is drawn at its own centre (a textarea
+    // that escapes such a box, positioned out of it, is a person's field).
     let n = el.parentElement;
     for (let i = 0; n && i < 3; i += 1, n = n.parentElement) {
       const cs = view.getComputedStyle(n);
-      if ((cs.overflowX !== 'visible' || cs.overflowY !== 'visible') && tiny(n.getBoundingClientRect())) return true;
+      if (cs.display === 'contents' || (cs.overflowX === 'visible' && cs.overflowY === 'visible')) continue;
+      if (!tiny(n.getBoundingClientRect())) continue;
+      const r = el.getBoundingClientRect();
+      return el.ownerDocument.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) !== el;
     }
     return false;
   }
@@ -309,9 +314,14 @@
       return true;
     }
     if (!paste(el, value)) {
-      // Nobody took the paste: a plain textarea after all (one in a folded box), filled as one.
+      // Nobody took the paste: a plain textarea after all (one in a folded box), filled as one —
+      // whole, when no editor took Control+A either.
       insertText(el, value, 'insertFromPaste');
-      el.dispatchEvent(new Event('change', { bubbles: true }));
+      if (!selected && el.value !== value) {
+        TEXTAREA_VALUE.call(el, value);
+        fireInput(el, 'insertReplacementText', value);
+      }
+      if (el.value === value) el.dispatchEvent(new Event('change', { bubbles: true }));
     }
     return true;
   }

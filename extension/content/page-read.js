@@ -12,7 +12,7 @@
   if (!P) return;                           // page-common.js did not run: nothing installs
 
   const { core, owns, state, Desc, inheritedDoc, frameOf, frameChain, composedContains, deepActiveElement,
-    isVisibleStyle, isRendered, shownPassword, refuseSignIn, openModals, isDisabled, resolve, fail,
+    isVisibleStyle, isRendered, shownPassword, showsPassword, refuseSignIn, openModals, isDisabled, resolve, fail,
     clickableByLook, roleAndName } = P;
 
   const KEEP_CAPTURES = 4;             // per document (this isolated world lives as long as it)
@@ -603,14 +603,6 @@
   const WAIT_TEXT_MAX_MS = 12000;
   const WAIT_TEXT_POLL_MS = 100;
 
-  /**
-   * Resolves {found:true} once the page shows `text` (case-insensitive, spaces collapsed, in its
-   * rendered text: what innerText gives, so not hidden text and not a script's; or in a rendered
-   * element's label: aria-label, title, placeholder, alt, value), or {found:false}
-   * at the bound. Checked at once, then whenever the page changes — at most a fifth of the time
-   * (a check on a big page costs milliseconds) — and on a slow timer for a change that check
-   * skipped. `timeoutMs` (at most the bound) ends it sooner.
-   */
   /** The words `text` asked for, squashed, or invalid_params. */
   function wantedText(text) {
     const want = typeof text === 'string' ? core().collapse(text).toLowerCase() : '';
@@ -640,36 +632,58 @@
     return false;
   }
 
-  /** textShown for an op's `text`: false for words no wait could ask for (the wait says why). */
+  /**
+   * textShown for an op's `text`: false for words no wait could ask for, and on a page that now
+   * shows a password field (the wait itself says why: it is refused there).
+   */
   function textShownFor(text) {
     try {
-      return textShown(wantedText(text));
+      return !showsPassword() && textShown(wantedText(text));
     } catch (_) {
       return false;
     }
   }
 
+  /**
+   * Resolves {found:true} once the page shows `text` (case-insensitive, spaces collapsed, in its
+   * rendered text: what innerText gives, so not hidden text and not a script's; or in a rendered
+   * element's label: aria-label, title, placeholder, alt, value), or {found:false}
+   * at the bound. Checked at once, then whenever the page changes — at most a fifth of the time
+   * (a check on a big page costs milliseconds) — and on a slow timer for a change that check
+   * skipped. `timeoutMs` (at most the bound) ends it sooner. The sign-in floor holds for the
+   * whole wait: a password field that appears ends it, refused (refused_floor), as at its start.
+   */
   function opWaitText(args) {
     const want = wantedText(args.text);
-    const shows = () => textShown(want);
+    const shows = () => {
+      if (showsPassword()) refuseSignIn();
+      return textShown(want);
+    };
     if (shows()) return { found: true };
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       let cost = 0;
       let last = -Infinity;
       let done = false;
-      const finish = (found) => {
+      const finish = (found, refusal) => {
         if (done) return;
         done = true;
         mo.disconnect();
         clearTimeout(bound);
         clearInterval(poll);
-        resolve({ found });
+        if (refusal) reject(refusal);
+        else resolve({ found });
       };
       const check = (force) => {
         const start = performance.now();
         if (done || (!force && start - last < cost * 4)) return;
         last = start;
-        const found = shows();
+        let found = false;
+        try {
+          found = shows();
+        } catch (e) {
+          finish(false, e);
+          return;
+        }
         cost = performance.now() - start;
         if (found) finish(true);
       };

@@ -124,7 +124,7 @@ test('the steps run in order in one request, each as its single method runs it',
 test('a wait right after an act is answered with the act when its text shows then; else it waits itself', async () => {
   const s = await batchSetup();
   // As content/page-act.js: a settled act answers whether the text of the wait after it shows.
-  s.onAction = async (args) => (args.untilText === undefined ? null
+  s.onAction = async (args) => (args.untilText === undefined || args.ref === 'e2' ? null
     : { ok: true, value: { done: true, changes: { added: 1, removed: 0 }, untilFound: args.untilText === 'Saved' } });
   const r = await batch(s, [
     { act: { target: { role: 'button', name: 'save' }, action: 'click' } },
@@ -141,6 +141,16 @@ test('a wait right after an act is answered with the act when its text shows the
   assert.equal(r.halted.step, 4);
   assert.equal(r.halted.code, 'timeout');
   assert.ok(!JSON.stringify(r).includes('untilFound'), 'the page\'s word stays in the worker');
+
+  // A held act: the batch halts there; the wait after it is neither done nor visited.
+  const held = await batch(s, [
+    { act: { target: { role: 'button', name: 'Send' }, action: 'click' } },
+    { wait: { text: 'Saved', timeoutMs: 2000 } },
+  ]);
+  assert.equal(held.held, true);
+  assert.equal(held.done, 0);
+  assert.equal(held.halted.step, 1);
+  assert.equal(held.steps.length, 1);
 });
 
 test('a later step with the same target acts on the element found before, once the page checked it', async () => {

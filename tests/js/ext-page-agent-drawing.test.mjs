@@ -7,7 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { opts, open, ok, refused } from './page-agent-harness.mjs';
+import { opts, open, ok, refused, run } from './page-agent-harness.mjs';
 
 const status = (page) => page.textContent('#status');
 
@@ -18,7 +18,8 @@ test('drawing.html: a drawing\'s nodes are listed by their move cursor; a click 
   assert.equal(ctx.auth.passwordField, false);
   const clickable = ctx.nodes.filter((n) => n.state.clickable).map((n) => n.name);
   // The nodes of the drawing, named by their labels, and the card below it; not the 16 px
-  // icon's group (an icon is never walked into).
+  // icon's group (an icon is never walked into), nor the palette's item with the move cursor (in
+  // HTML, a drag handle).
   assert.deepEqual(clickable, ['Every night at two', 'Format the report', 'Harbour trip ✕']);
 
   const node = ctx.nodes.find((n) => n.name === 'Format the report');
@@ -153,5 +154,34 @@ test('drawing.html: a fill of a code editor replaces its whole text through its 
   assert.equal(await page.evaluate(() => document.querySelector('#code .lines').textContent), text.replace(/\n/g, ''));
   await ok(page, 'action', { captureId: 'd1', ref: code.ref, action: 'setValue', value: '' });
   assert.equal(await page.evaluate(() => window.__editor.doc), '');
+  // CodeMirror 5's shape: the textarea is full size but clipped to nothing by its wrapper.
+  const five = ctx.nodes.find((n) => n.name === 'Code five');
+  await ok(page, 'action', { captureId: 'd1', ref: five.ref, action: 'setValue', value: 'first,\ndraft' });
+  await ok(page, 'action', { captureId: 'd1', ref: five.ref, action: 'setValue', value: text });
+  assert.equal(await page.evaluate(() => window.__editor5.doc), text, 'the second fill replaced the first');
+  // A person's field that escapes its 0 px wrapper is filled as any field: whole, and changed.
+  const composer = ctx.nodes.find((n) => n.name === 'Composer');
+  await ok(page, 'action', { captureId: 'd1', ref: composer.ref, action: 'setValue', value: 'New note' });
+  assert.deepEqual(await page.evaluate(() => [document.getElementById('composer').value, window.__composerChanged]), ['New note', true]);
   await page.close();
+});
+
+test('drawing.html: a sign-in form an act brings up ends what a batch\'s wait may learn there', opts, async () => {
+  const page = await open('/drawing.html');
+  const ctx = await ok(page, 'context', { captureId: 'd1' });
+  // The act is done and said; whether the text shows is not (the wait's own visit is refused).
+  const r = await ok(page, 'action', { captureId: 'd1', ref: ctx.nodes.find((n) => n.name === 'Check my account').ref,
+    action: 'click', untilText: 'Enter your password' });
+  assert.equal(r.done, true);
+  assert.equal(r.untilFound, false);
+  await refused(page, 'waitText', { text: 'Enter your password', timeoutMs: 1000 }, 'refused_floor');
+  // A wait under way when a password field appears ends refused, not found.
+  const page2 = await open('/drawing.html');
+  const waiting = run(page2, 'waitText', { text: 'Enter your password', timeoutMs: 5000 });
+  await page2.evaluate(() => document.getElementById('reauth').click());
+  const w = await waiting;
+  assert.equal(w.ok, false, JSON.stringify(w));
+  assert.equal(w.error.code, 'refused_floor');
+  await page.close();
+  await page2.close();
 });
