@@ -213,7 +213,6 @@
     el.scrollIntoView({ block, inline: block === 'center' ? 'center' : 'nearest', behavior: 'instant' });
   }
 
-  /** A click, or with `count` 2 a double-click: two presses and clicks, then dblclick. */
   // What may sit inside an element clickable by its look and answer a click itself.
   const INNER_CONTROL = 'a[href],button,input,select,textarea,summary,label,[onclick],[contenteditable],[role=button],'
     + '[role=link],[role=menuitem],[role=tab],[role=option],[role=checkbox],[role=radio],[role=switch]';
@@ -237,24 +236,24 @@
     const inner = hit && hit !== el && el.contains(hit) ? hit.closest(INNER_CONTROL) : null;
     const target = state.clickable.has(el) && hit && hit !== el && el.contains(hit) && !(inner && el.contains(inner))
       ? hit : el;
-    const press = (target, detail) => {
-      target.dispatchEvent(new PointerEvent('pointerdown', { ...ptr, buttons: 1 }));
+    const press = (node, detail) => {
+      node.dispatchEvent(new PointerEvent('pointerdown', { ...ptr, buttons: 1 }));
       // The press moves the focus as a person's does, unless the page cancelled it (a menu that
       // keeps the focus in its field): to what takes it, a canvas around a diagram's node
       // included (Node-RED's keys then act on the node: Enter opens it), else away from the
       // field that had it.
-      if (target.dispatchEvent(new MouseEvent('mousedown', { ...base, buttons: 1, detail }))) {
-        const to = focusTargetOf(target);
-        const active = target.ownerDocument.activeElement;
+      if (node.dispatchEvent(new MouseEvent('mousedown', { ...base, buttons: 1, detail }))) {
+        const to = focusTargetOf(node);
+        const active = node.ownerDocument.activeElement;
         if (to) focusLikePerson(to);
-        else if (active && active !== target.ownerDocument.body && typeof active.blur === 'function') active.blur();
+        else if (active && active !== node.ownerDocument.body && typeof active.blur === 'function') active.blur();
       }
-      target.dispatchEvent(new PointerEvent('pointerup', { ...ptr, buttons: 0 }));
-      target.dispatchEvent(new MouseEvent('mouseup', { ...base, buttons: 0, detail }));
+      node.dispatchEvent(new PointerEvent('pointerup', { ...ptr, buttons: 0 }));
+      node.dispatchEvent(new MouseEvent('mouseup', { ...base, buttons: 0, detail }));
       // click() runs the default action too: follow a link, toggle a checkbox, submit. A
       // drawing's shape has no click(): the event alone, as the browser sends it.
-      if (typeof target.click === 'function') target.click();
-      else target.dispatchEvent(new MouseEvent('click', { ...base, detail }));
+      if (typeof node.click === 'function') node.click();
+      else node.dispatchEvent(new MouseEvent('click', { ...base, detail }));
     };
     press(target, 1);
     // The second press goes where the first did, and only to the same node still judged as it
