@@ -274,11 +274,10 @@ chp_tool_act_input (void)
     "tab", tab_prop (), TRUE,
     "ref", prop_string ("A ref from the latest browser_snapshot; press and type without one go "
                         "to the focused element.", 0, 0, REF_PATTERN), FALSE,
-    "action", prop_enum ("dblclick opens what a double-click opens; fill takes value (text, an "
-                         "option, true/false, YYYY-MM-DD); press takes key; type takes text.",
-                         actions), TRUE,
+    "action", prop_enum ("fill takes value (text, option, true/false, YYYY-MM-DD); press takes "
+                         "key; type takes text.", actions), TRUE,
     "value", prop_string (NULL, 0, VALUE_MAX_CHARS, NULL), FALSE,
-    "key", prop_string ("E.g. Enter, Tab, Control+s. One that would send or save is held.", 1,
+    "key", prop_string ("E.g. Enter, Tab, Control+s. One that sends or saves is held.", 1,
                         64, KEY_PATTERN), FALSE,
     "text", prop_string (NULL, 1, TYPE_MAX_CHARS, NULL), FALSE,
     NULL);
