@@ -239,10 +239,10 @@
   // pointer — or, in an SVG drawing, the move or grab cursor of a diagram's node, which a click
   // selects and a double-click opens — and its parent's is not (the outermost such element: the
   // cursor is inherited), it is not inside a link, button or other control, it is shown, and it
-  // has some text or a label. (In HTML the move cursor marks a drag handle, a palette's item: there
-  // is no drag act, and Node-RED's palette alone would add 40 lines to every snapshot.) It keeps its role (generic, listitem …), takes its
-  // name from its content as a button would, and is listed [clickable]. Asking for a style is the
-  // costly part: at most MAX_LOOKS per walk.
+  // has some text or a label. (In HTML the move cursor marks a drag handle, a palette's item:
+  // there is no drag act, and Node-RED's palette alone would add 40 lines to every snapshot.) It
+  // keeps its role (generic, listitem …), takes its name from its content as a button would, and
+  // is listed [clickable]. Asking for a style is the costly part: at most MAX_LOOKS per walk.
 
   const MAX_LOOKS = 5000;
   const INSIDE_CONTROL = 'a[href],button,summary,label,select,[role=button],[role=link],[role=menuitem],'

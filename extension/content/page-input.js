@@ -251,10 +251,11 @@
   //
   // A code editor (Monaco, CodeMirror 5, Ace) draws its text itself and takes keystrokes through
   // a textarea nobody sees — 0 to 3 px, transparent, or clipped to nothing by a box around it
-  // (CodeMirror 5's is 3 × 0 px, overflow hidden) — that holds at most the line at the caret. Setting that textarea's value inserts at the caret (a Node-RED function kept its old
-  // code after the new). A person replaces an editor's content with its own Select All and a
-  // paste, and so does a fill: Control+A to the editor (its keymap selects the whole document),
-  // then a paste, which the editor takes as it comes — no auto-indent, no closing bracket added.
+  // (CodeMirror 5's is 3 × 0 px, overflow hidden) — that holds at most the line at the caret.
+  // Setting that textarea's value inserts at the caret (a Node-RED function kept its old code
+  // after the new). A person replaces an editor's content with its own Select All and a paste,
+  // and so does a fill: Control+A to the editor (its keymap selects the whole document), then a
+  // paste, which the editor takes as it comes — no auto-indent, no closing bracket added.
 
   const EDITOR_INPUT_PX = 4;
 
@@ -272,7 +273,8 @@
       if (cs.display === 'contents' || (cs.overflowX === 'visible' && cs.overflowY === 'visible')) continue;
       if (!tiny(n.getBoundingClientRect())) continue;
       const r = el.getBoundingClientRect();
-      return el.ownerDocument.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) !== el;
+      const root = typeof el.getRootNode().elementFromPoint === 'function' ? el.getRootNode() : el.ownerDocument;
+      return root.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) !== el;
     }
     return false;
   }
