@@ -12,7 +12,7 @@
   const P = globalThis.ChaperonePageParts;
   if (!P) return;                           // page-common.js did not run: nothing installs
 
-  const { fail, core, isRendered, isDisabled } = P;
+  const { fail, core, isRendered, isDisabled, elementAt } = P;
 
   const MAX_VALUE_CHARS = 100000;
   const MAX_TYPE_CHARS = 2000;      // typed one key at a time: a long text is a fill
@@ -264,7 +264,8 @@
     if (el.localName !== 'textarea') return false;
     const view = el.ownerDocument.defaultView;
     const tiny = (r) => r.width < EDITOR_INPUT_PX || r.height < EDITOR_INPUT_PX;
-    if (tiny(el.getBoundingClientRect()) || view.getComputedStyle(el).opacity === '0') return true;
+    const box = el.getBoundingClientRect();
+    if (tiny(box) || view.getComputedStyle(el).opacity === '0') return true;
     // Clipped by a tiny box around it, and so not what is drawn at its own centre (a textarea
     // that escapes such a box, positioned out of it, is a person's field).
     let n = el.parentElement;
@@ -272,9 +273,7 @@
       const cs = view.getComputedStyle(n);
       if (cs.display === 'contents' || (cs.overflowX === 'visible' && cs.overflowY === 'visible')) continue;
       if (!tiny(n.getBoundingClientRect())) continue;
-      const r = el.getBoundingClientRect();
-      const root = typeof el.getRootNode().elementFromPoint === 'function' ? el.getRootNode() : el.ownerDocument;
-      return root.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) !== el;
+      return elementAt(el.ownerDocument, box.left + box.width / 2, box.top + box.height / 2) !== el;
     }
     return false;
   }

@@ -159,10 +159,12 @@ test('drawing.html: a fill of a code editor replaces its whole text through its 
   await ok(page, 'action', { captureId: 'd1', ref: five.ref, action: 'setValue', value: 'first,\ndraft' });
   await ok(page, 'action', { captureId: 'd1', ref: five.ref, action: 'setValue', value: text });
   assert.equal(await page.evaluate(() => window.__editor5.doc), text, 'the second fill replaced the first');
-  // A person's field that escapes its 0 px wrapper is filled as any field: whole, and changed.
+  // A person's field that escapes its 0 px wrapper is filled as any field: whole, changed, and
+  // with no editor's Control+A sent to it.
   const composer = ctx.nodes.find((n) => n.name === 'Composer');
   await ok(page, 'action', { captureId: 'd1', ref: composer.ref, action: 'setValue', value: 'New note' });
-  assert.deepEqual(await page.evaluate(() => [document.getElementById('composer').value, window.__composerChanged]), ['New note', true]);
+  assert.deepEqual(await page.evaluate(() => [document.getElementById('composer').value, window.__composerChanged,
+    window.__composerKeys]), ['New note', true, 0]);
   await page.close();
 });
 

@@ -13,6 +13,8 @@ import { allowOf } from './plan.js';
 import { CONTEXT_LIMITS, capturedContext } from './read.js';
 
 export const ACTIONS = Object.freeze(['click', 'dblclick', 'focus', 'scroll', 'setValue', 'hover', 'press', 'type']);
+/** The actions that may set off a write, and so carry a plan's `allow` (the app's chp_tool_act_may_write). */
+export const WRITE_ACTIONS = Object.freeze(new Set(['click', 'dblclick', 'press']));
 const MAX_VALUE_CHARS = 65536;
 const MAX_TYPE_CHARS = 2000;
 
@@ -46,7 +48,7 @@ export function actionParams(p) {
     throw bad(`type needs text of 1 to ${MAX_TYPE_CHARS} characters`);
   }
   const allow = allowOf(o.allow);
-  if (allow && action !== 'click' && action !== 'dblclick' && action !== 'press') throw bad('allow goes with a click or a key press');
+  if (allow && !WRITE_ACTIONS.has(action)) throw bad('allow goes with a click or a key press');
   if (o.capture !== undefined && typeof o.capture !== 'boolean') throw bad('capture is not a boolean');
   const common = { action, value: o.value, key, text: o.text, allow, capture: o.capture === true };
   // press and type without a ref act on the focused element of the capture's document.

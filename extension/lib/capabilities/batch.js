@@ -22,7 +22,7 @@
 
 import { ChaperoneError, SCOPES } from '../scopes.js';
 import { bad, frameId, obj, tabId } from './common.js';
-import { actionParams, runAction } from './act.js';
+import { WRITE_ACTIONS, actionParams, runAction } from './act.js';
 import { callParams, runCall, runReads } from './api.js';
 import { allowOf } from './plan.js';
 import { CONTEXT_LIMITS, UNTIL_MAX_MS, waitForText } from './read.js';
@@ -201,7 +201,7 @@ async function actStep(ctx, run, step, then) {
 
 async function act(ctx, run, where, params, then) {
   const { router, tabId: tab } = ctx;
-  let p = ['click', 'dblclick', 'press'].includes(params.action) ? { ...params, allow: allowNow(run) } : params;
+  let p = WRITE_ACTIONS.has(params.action) ? { ...params, allow: allowNow(run) } : params;
   // The wait looks at the top document the batch was checked for: only an act there can answer it.
   if (then && where.frameId === 0 && where.documentId === ctx.documentId) p = { ...p, untilText: then.text };
   router._planArrives(tab, p);

@@ -338,6 +338,7 @@ gboolean       chp_tool_capture_has_password (JsonObject      *answer);
 
 /* tools/chp-tool-plan.c: the person's approvals, for every tool that writes */
 JsonNode      *chp_tool_plan_allowance       (ToolCall        *call);
+gboolean       chp_tool_act_may_write        (const char      *action);
 void           chp_tool_plan_step_used       (ToolCall        *call,
                                               JsonObject      *answer,
                                               JsonObject      *structured,

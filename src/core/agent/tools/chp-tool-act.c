@@ -404,8 +404,7 @@ chp_tool_act (ToolCall *call)
 
   /* A key press may set off a write (Enter in a form whose button saves): a plan covers it as
    * it covers the click. */
-  allow = g_str_equal (action, "click") || g_str_equal (action, "dblclick")
-          || g_str_equal (action, "press") ? chp_tool_plan_allowance (call) : NULL;
+  allow = chp_tool_act_may_write (action) ? chp_tool_plan_allowance (call) : NULL;
   if (allow != NULL)
     json_object_set_member (json_node_get_object (params), "allow", allow);
   /* An act that may show the page's diff asks the page to read itself again once it settled,

@@ -394,8 +394,7 @@ batch_send (GTask      *task,
           part = wire_act (task, step_member (step, "act"));
           if (part == NULL)
             return;
-          if (g_str_equal (action, "click") || g_str_equal (action, "dblclick")
-              || g_str_equal (action, "press"))
+          if (chp_tool_act_may_write (action))
             b->writes = TRUE;
           json_object_set_object_member (wire, "act", part);
         }

@@ -179,6 +179,15 @@ chp_tool_plan_step_used (ToolCall   *call,
   }
 }
 
+/* Whether a browser_act action may set off a write, so that a plan's allowance goes with it: a
+ * click, a double-click, or a key press (Enter in a form whose button saves). */
+gboolean
+chp_tool_act_may_write (const char *action)
+{
+  return g_strcmp0 (action, "click") == 0 || g_strcmp0 (action, "dblclick") == 0 ||
+         g_strcmp0 (action, "press") == 0;
+}
+
 /* What a plan the person approved lets this agent's next write do: its sites with steps left,
  * and the step it would be. The extension uses it only for a write it judged from the page
  * (never a send, a payment or a delete) on one of those sites. */
