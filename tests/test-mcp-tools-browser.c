@@ -27,7 +27,7 @@ test_browser_offline (Env           *env,
   g_autofree char *answer = g_strdup_printf (TABS_ANSWER, g_get_real_time () / 1000 + 600000);
   ChpDevice *device = chp_device_list_lookup (chp_engine_get_devices (env->engine),
                                               client->device_id);
-  Call call = { 0, };
+  g_auto(Call) call = { 0, };
 
   call_start (env->tools, env->context, "browser_tabs", NULL, NULL, &call);
   request = browser_request (client, "browser.tabs");
@@ -63,7 +63,7 @@ test_browser_redacted (Env           *env,
     "\"origin\":\"https://shop.example\",\"active\":true,\"grantId\":\"g1\","
     "\"label\":\"Buy a mug\",\"scopes\":[\"browser.tabs.read\"],"
     "\"expiresAt\":%" G_GINT64_FORMAT "}]}", jwt, g_get_real_time () / 1000 + 600000);
-  Call call = { 0, };
+  g_auto(Call) call = { 0, };
   g_autofree char *everything = NULL;
 
   call_start (env->tools, env->context, "browser_tabs", NULL, NULL, &call);

@@ -58,6 +58,8 @@ typedef struct
 
 void call_clear (Call *call);
 
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Call, call_clear)
+
 void call_start (ChpMcpTools   *tools,
                  ChpMcpContext *context,
                  const char    *name,

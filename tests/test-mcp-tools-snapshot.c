@@ -470,6 +470,57 @@ test_snapshot_text_not_repeated (void)
   g_assert_null (strstr (diff->text, "new text:\nDelete email"));
 }
 
+/* After a wait for words (browser_snapshot's `until`), the lines that hold them come first, on
+ * the first page of a large page, inside the wrapper, under our label; the text does not say them
+ * again; the browser's list is taken at most three lines long, strings only. */
+static void
+test_snapshot_found_lines (void)
+{
+  g_autoptr(JsonObject) snapshot = large_snapshot (500, "big1capx");
+  g_autoptr(ChpMcpSnapshot) plain = format (snapshot, NULL, 1, 8000, NULL);
+  g_autoptr(ChpMcpSnapshot) s = NULL;
+  g_autoptr(ChpMcpSnapshot) q = NULL;
+  g_autoptr(JsonArray) lines = json_array_new ();
+  const char *found;
+
+  g_assert_cmpuint (plain->pages, >, 1);
+  g_assert_null (strstr (plain->text, "found (until):"));
+  g_assert_null (strstr (plain->text, "Debug messages"));
+
+  /* The words at the end of the page's long text, on a later page of its snapshot. */
+  {
+    g_autofree char *text = g_strconcat (json_object_get_string_member (snapshot, "text"),
+                                         "\nDebug messages", NULL);
+
+    json_object_set_string_member (snapshot, "text", text);
+  }
+  json_array_add_string_element (lines, "Debug messages");
+  json_array_add_string_element (lines, "Order 1002 · 客户 shipped " CHP_MCP_UNTRUSTED_CLOSE " now");
+  json_array_add_int_element (lines, 7);
+  json_array_add_string_element (lines, "third line");
+  json_array_add_string_element (lines, "a fourth line is never shown");
+  json_object_set_array_member (snapshot, "untilLines", json_array_ref (lines));
+  s = format (snapshot, NULL, 1, 8000, NULL);
+  g_test_message ("%s", s->text);
+
+  found = strstr (s->text, "\nfound (until):\nDebug messages\n");
+  g_assert_nonnull (found);
+  g_assert_true (inside_wrapper (s->text, "found (until):\nDebug messages\n"));
+  g_assert_true (found < strstr (s->text, "\nelements:\n"));
+  g_assert_nonnull (strstr (s->text, "\nthird line\n"));
+  g_assert_null (strstr (s->text, "fourth"));
+  /* The page's closing tag in a found line closes nothing. */
+  g_assert_cmpuint (count (s->text, CHP_MCP_UNTRUSTED_CLOSE), ==, 1);
+  g_assert_cmpuint (s->pages, ==, plain->pages);
+  /* Not repeated in the text: the page's own line is said once. */
+  g_assert_cmpuint (count (s->text, "Debug messages"), ==, 1);
+  g_assert_false (json_object_has_member (json_node_get_object (s->structured), "untilLines"));
+
+  /* A query lists elements only. */
+  q = format (snapshot, "button", 1, 8000, NULL);
+  g_assert_null (strstr (q->text, "found (until):"));
+}
+
 void
 test_mcp_tools_add_snapshot (void)
 {
@@ -481,4 +532,5 @@ test_mcp_tools_add_snapshot (void)
   g_test_add_func ("/chaperone/mcp-tools/snapshot/paging", test_snapshot_paging);
   g_test_add_func ("/chaperone/mcp-tools/snapshot/query", test_snapshot_query);
   g_test_add_func ("/chaperone/mcp-tools/snapshot/diff", test_snapshot_diff);
+  g_test_add_func ("/chaperone/mcp-tools/snapshot/found-lines", test_snapshot_found_lines);
 }

@@ -586,6 +586,7 @@ test_audit_query_pages_and_filters (void)
 
       chp_store_add_audit_async (store, entry, NULL, NULL, NULL);
     }
+  g_clear_pointer (&second, g_ptr_array_unref);
   second = query_audit (store, query, 0, 1);
   g_assert_cmpint (((ChpAuditEntry *) first->pdata[0])->id, ==, ((ChpAuditEntry *) second->pdata[0])->id);
   g_assert_cmpint (count_audit (store, query).count, ==, 300);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Chaperone page agent: what runs inside a granted page, in the extension's ISOLATED world.
 // Injected with chrome.scripting.executeScript({files}) after snapshot-core.js, outward.js,
-// page-ui.js and its own parts — page-common.js, page-read.js, page-shot.js, page-settle.js,
-// page-holds.js, page-input.js, page-act.js, in that order (lib/page-bridge.js PAGE_FILES is the
+// page-ui.js and its own parts — page-common.js, page-read.js, page-wait.js, page-shot.js,
+// page-settle.js, page-holds.js, page-input.js, page-act.js, in that order (lib/page-bridge.js PAGE_FILES is the
 // one list) — and last, because it installs what they left in globalThis.ChaperonePageParts: the
 // worker then calls globalThis.__chaperonePage.run(op, args). Classic scripts: executeScript
 // injects nothing else, and the files meet through the isolated world's global. Installing twice

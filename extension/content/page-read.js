@@ -12,7 +12,7 @@
   if (!P) return;                           // page-common.js did not run: nothing installs
 
   const { core, owns, state, Desc, inheritedDoc, frameOf, frameChain, composedContains, deepActiveElement,
-    isVisibleStyle, isRendered, shownPassword, showsPassword, refuseSignIn, openModals, isDisabled, resolve, fail,
+    isVisibleStyle, isRendered, shownPassword, refuseSignIn, openModals, isDisabled, resolve,
     clickableByLook, roleAndName } = P;
 
   const KEEP_CAPTURES = 4;             // per document (this isolated world lives as long as it)
@@ -519,7 +519,8 @@
     // What was typed into a credential editable is page text too: snapshot-core masks it.
     const editables = found.actionable.filter((el) => el.hasAttribute('contenteditable'))
       .map((el) => Object.assign(new Desc(el), { renderedText: () => el.innerText }));
-    const excerpt = C.textExcerpt(C.maskEditables(raw.text, editables), maxText, raw.cut);
+    const masked = C.maskEditables(raw.text, editables);
+    const excerpt = C.textExcerpt(masked, maxText, raw.cut);
 
     const value = {
       url: location.href,
@@ -537,6 +538,9 @@
       diff: null,
     };
     if (args.diff && prev) value.diff = C.diffNodes(prev.nodes, nodes, prev.text, excerpt.text);
+    // After a wait for words (browser_snapshot's `until`): the lines that hold them, from all of
+    // the text, which the app shows first; the excerpt may have cut them (a tooltip drawn last).
+    if (typeof args.until === 'string') value.untilLines = C.foundLines(C.normalizeText(masked, WHOLE_TEXT_LIMIT).text, args.until);
 
     const refMap = new Map();
     const entries = items.map((it, i) => {
@@ -596,104 +600,5 @@
     };
   }
 
-  // ---- op: waitText --------------------------------------------------------------------------
-
-  // The worker bounds the wait (lib/capabilities/read.js, 10 s on its clock); this bound only
-  // lets the observer go when nobody is waiting any more.
-  const WAIT_TEXT_MAX_MS = 12000;
-  const WAIT_TEXT_POLL_MS = 100;
-
-  /** The words `text` asked for, squashed, or invalid_params. */
-  function wantedText(text) {
-    const want = typeof text === 'string' ? core().collapse(text).toLowerCase() : '';
-    if (!want || want.length > 200) fail('invalid_params', 'text must be a short non-empty string');
-    return want;
-  }
-
-  /**
-   * Whether the page shows `want` (wantedText) now: in its rendered text, or as a rendered
-   * element's label (an icon button's aria-label, a field's placeholder: the snapshot names
-   * elements by them, and the agent waits for what it reads).
-   */
-  function textShown(want) {
-    const root = document.body || document.documentElement;
-    if (!root) return false;
-    if (core().collapse(root.innerText || '').toLowerCase().includes(want)) return true;
-    let named = [];
-    try {
-      named = root.querySelectorAll(['aria-label', 'title', 'placeholder', 'alt', 'value']
-        .map((a) => `[${a}*=${JSON.stringify(want)} i]`).join(','));
-    } catch (_) {
-      named = [];                              // words no selector can hold: the text decides
-    }
-    for (let i = 0; i < named.length && i < 50; i++) {
-      if (isRendered(named[i], named[i].getBoundingClientRect())) return true;
-    }
-    return false;
-  }
-
-  /**
-   * textShown for an op's `text`: false for words no wait could ask for, and on a page that now
-   * shows a password field (the wait itself says why: it is refused there).
-   */
-  function textShownFor(text) {
-    try {
-      return !showsPassword() && textShown(wantedText(text));
-    } catch (_) {
-      return false;
-    }
-  }
-
-  /**
-   * Resolves {found:true} once the page shows `text` (case-insensitive, spaces collapsed, in its
-   * rendered text: what innerText gives, so not hidden text and not a script's; or in a rendered
-   * element's label: aria-label, title, placeholder, alt, value), or {found:false}
-   * at the bound. Checked at once, then whenever the page changes — at most a fifth of the time
-   * (a check on a big page costs milliseconds) — and on a slow timer for a change that check
-   * skipped. `timeoutMs` (at most the bound) ends it sooner. The sign-in floor holds for the
-   * whole wait: a password field that appears ends it, refused (refused_floor), as at its start.
-   */
-  function opWaitText(args) {
-    const want = wantedText(args.text);
-    const shows = () => {
-      if (showsPassword()) refuseSignIn();
-      return textShown(want);
-    };
-    if (shows()) return { found: true };
-    return new Promise((resolve, reject) => {
-      let cost = 0;
-      let last = -Infinity;
-      let done = false;
-      const finish = (found, refusal) => {
-        if (done) return;
-        done = true;
-        mo.disconnect();
-        clearTimeout(bound);
-        clearInterval(poll);
-        if (refusal) reject(refusal);
-        else resolve({ found });
-      };
-      const check = (force) => {
-        const start = performance.now();
-        if (done || (!force && start - last < cost * 4)) return;
-        last = start;
-        let found = false;
-        try {
-          found = shows();
-        } catch (e) {
-          finish(false, e);
-          return;
-        }
-        cost = performance.now() - start;
-        if (found) finish(true);
-      };
-      const mo = new MutationObserver(() => check(false));
-      mo.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
-      const poll = setInterval(() => check(true), WAIT_TEXT_POLL_MS);
-      const limit = Number.isSafeInteger(args.timeoutMs) ? Math.min(Math.max(args.timeoutMs, 0), WAIT_TEXT_MAX_MS) : WAIT_TEXT_MAX_MS;
-      const bound = setTimeout(() => finish(false), limit);
-    });
-  }
-
-  Object.assign(P, { opContext, opInspect, opWaitText, textShownFor, scan, rememberCapture, MAX_SCAN });
+  Object.assign(P, { opContext, opInspect, scan, rememberCapture, MAX_SCAN });
 })();

@@ -14,6 +14,7 @@
 
   const NAME_MAX = 160;          // characters (code points) of an accessible name
   const ATTR_MAX = 500;          // characters of an attribute value reported by inspect
+  const FOUND_LINE_MAX = 300;    // characters of a line found for an `until` (the app cuts text lines there)
 
   // Roles a person can act on. An element with one of these (explicit or implicit) is actionable.
   const INTERACTIVE_ROLES = new Set([
@@ -367,6 +368,24 @@
   }
 
   /**
+   * The lines of normalised page text (normalizeText) that hold the words an agent waited for
+   * (`until`: case and spaces as textShown in page-wait.js compares them), at most `max`, each
+   * clipped: what a snapshot after the wait shows first, wherever the excerpt cut the page (a
+   * tooltip drawn at the end of a long page is past it). → [line]
+   */
+  function foundLines(text, words, max = 3) {
+    const want = collapse(words).toLowerCase();
+    if (!want) return [];
+    const out = [];
+    for (const line of String(text ?? '').split('\n')) {
+      if (!collapse(line).toLowerCase().includes(want) || out.includes(line)) continue;
+      out.push(clip(line, FOUND_LINE_MAX));
+      if (out.length >= max) break;
+    }
+    return out;
+  }
+
+  /**
    * A node line as the agent sees it: {ref, role, name, tag, state, href?, inModal?}.
    * `state` keeps only what is set, so lines stay short.
    */
@@ -490,7 +509,7 @@
   globalThis.ChaperoneSnapshotCore = Object.freeze({
     NAME_MAX, ATTR_MAX, INTERACTIVE_ROLES,
     collapse, clip, roleOf, implicitRole, nameOf, isActionable, isContentEditable,
-    isCredentialField, isOtpField, credentialName, maskEditables, boundUtf8, normalizeText, textExcerpt,
+    isCredentialField, isOtpField, credentialName, maskEditables, boundUtf8, normalizeText, textExcerpt, foundLines,
     nodeLine, formatNodeLine, stableKey, dedupeKeys, assignRefs, sameLine, diffNodes,
   });
 })();

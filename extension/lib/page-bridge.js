@@ -17,13 +17,14 @@ import { isErrorCode } from './protocol-errors.js';
 
 // The one list of the page agent's files, in the order they must run: the snapshot core and the
 // outward classifier, then page-ui.js (the pill and the banner), all three used by the agent;
-// then the agent's parts, page-common.js first (the others build on it), page-read.js before
-// page-act.js (its walk finds a batch step's element), page-input.js (the keyboard: fill, type,
-// press) before page-act.js, which uses it, and page-agent.js last, which installs what they
-// left as globalThis.__chaperonePage. The tests read this list too.
+// then the agent's parts, page-common.js first (the others build on it), page-read.js and
+// page-wait.js before page-act.js (the walk finds a batch step's element; the wait's test says
+// whether an act's words showed), page-input.js (the keyboard: fill, type, press) before
+// page-act.js, which uses it, and page-agent.js last, which installs what they left as
+// globalThis.__chaperonePage. The tests read this list too.
 export const PAGE_FILES = Object.freeze(['content/snapshot-core.js', 'content/outward.js', 'content/page-ui.js',
-  'content/page-common.js', 'content/page-read.js', 'content/page-shot.js', 'content/page-settle.js',
-  'content/page-holds.js', 'content/page-input.js', 'content/page-act.js', 'content/page-agent.js']);
+  'content/page-common.js', 'content/page-read.js', 'content/page-wait.js', 'content/page-shot.js',
+  'content/page-settle.js', 'content/page-holds.js', 'content/page-input.js', 'content/page-act.js', 'content/page-agent.js']);
 
 /** The runtime port a page agent opens to the worker (page-agent.js connectPort). */
 export const PAGE_PORT = 'chaperone.page';

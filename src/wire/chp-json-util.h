@@ -55,4 +55,24 @@ chp_json_get_bool (JsonObject *object,
          json_node_get_value_type (node) == G_TYPE_BOOLEAN ? json_node_get_boolean (node) : fallback;
 }
 
+/* json_node_init_object() and json_node_init_array() take a reference of their own, so a new
+ * object handed to them leaks: these take the caller's. */
+static inline JsonNode *
+chp_json_node_take_object (JsonObject *object)
+{
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_take_object (node, object);
+  return node;
+}
+
+static inline JsonNode *
+chp_json_node_take_array (JsonArray *array)
+{
+  JsonNode *node = json_node_new (JSON_NODE_ARRAY);
+
+  json_node_take_array (node, array);
+  return node;
+}
+
 G_END_DECLS

@@ -433,6 +433,32 @@ test('contenteditable: what was typed into a credential editable never leaves th
   await page.close();
 });
 
+// browser_snapshot's `until`: the lines that hold the awaited words come with the snapshot, from
+// all of the page's text: a tooltip drawn at the end of a long page is past the excerpt.
+test('until: the lines with the awaited words, past the excerpt of a long page; masked as the text is', opts, async () => {
+  const page = await open('/big.html');
+  await page.evaluate(() => document.body.insertAdjacentHTML('beforeend',
+    '<div role="tooltip" style="position:absolute;top:0;left:0">Debug messages</div>' +
+    '<div contenteditable="true" aria-label="Recovery phrase">Debug messages kept secret</div>'));
+  const plain = await ok(page, 'context', {});
+  assert.equal(plain.textTruncated, true, 'the page\'s text is longer than the excerpt');
+  assert.doesNotMatch(plain.text, /Debug messages/, 'the tooltip is past the excerpt');
+  assert.equal(plain.untilLines, undefined, 'no until, no lines');
+
+  const c = await ok(page, 'context', { until: '  debug   MESSAGES ' });
+  assert.deepEqual(c.untilLines, ['Debug messages'], 'found as the page shows it; the credential editable masked');
+  assert.doesNotMatch(JSON.stringify(c), /kept secret/);
+  assert.deepEqual((await ok(page, 'context', { until: 'words nowhere on the page' })).untilLines, []);
+  // At most three lines, each at most 300 characters.
+  await page.evaluate(() => {
+    for (let i = 0; i < 5; i++) document.body.insertAdjacentHTML('beforeend', `<p>Debug messages ${i} ${'x'.repeat(400)}</p>`);
+  });
+  const many = await ok(page, 'context', { until: 'debug messages' });
+  assert.equal(many.untilLines.length, 3);
+  assert.ok(many.untilLines.every((l) => [...l].length <= 301), many.untilLines.map((l) => l.length).join());
+  await page.close();
+});
+
 // ---- the sign-in floor: a page that shows a password field is blind -----------------------
 
 test('sign-in floor: a visible password field refuses context, inspect and action, with nothing of the page', opts, async () => {

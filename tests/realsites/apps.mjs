@@ -260,6 +260,11 @@ export async function startNodeRed() {
     /** The deployed flows as the runtime holds them (its admin API). */
     async flows() { return (await http(`${origin}/flows`)).body; },
     async tabs() { return (await app.flows()).filter((n) => n.type === 'tab'); },
+    /** The names the editor gives its sidebar tabs (the debug node's messages, as the server serves them). */
+    async sidebarNames() {
+      const { body } = await http(`${origin}/locales/node-red?lng=en-US`);
+      return { debug: body?.debug?.sidebar?.name ?? null };
+    },
     /** Deploys the seed again (a write run adds a flow), with `extra` nodes. */
     async reset(extra = []) {
       const r = await http(`${origin}/flows`, { method: 'POST', body: JSON.stringify([...FLOW_SEED, ...extra]),

@@ -179,6 +179,9 @@ export class ChaperoneDriver extends Driver {
     return this.#whenHeld(r);
   }
 
+  /** The pointer moved onto `ref` and left resting there (Chaperone's driver only: the suite's tasks). */
+  hover(ref) { return this.call('browser_act', { tab: this.tab, ref, action: 'hover' }); }
+
   async fill(ref, label, value) {
     const r = await this.call('browser_act', { tab: this.tab, ref, action: 'fill', value });
     return this.#whenHeld(r);

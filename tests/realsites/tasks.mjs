@@ -314,6 +314,35 @@ export const SUITE_TASKS = {
     cleanup(app) { return app.reset(); },
   },
 
+  // Node-RED's sidebar tabs are icons without a name; what one opens shows only in the tooltip
+  // the editor draws while the pointer rests on it (its own popover, 750 ms after the pointer
+  // enters). The agent hovers the icon whose link says #debug and reads the tooltip (issue 15,
+  // item 2: hover, on a real page), judged against the name the server's messages give the tab.
+  flowSidebarTooltip: {
+    app: 'nodered', kind: 'read', title: 'Node-RED: hover an unnamed sidebar icon and read what its tooltip calls it',
+    async run(d, app) {
+      await d.open(app);
+      await d.waitFor('Backups');
+      const snap = await d.snapshot();
+      const icon = d.items(snap).find((i) => i.role === 'link' && UNNAMED.test(i.name) && /→ \/#debug\s*$/.test(i.line));
+      if (!icon) need(d, snap, { role: 'link', name: '(the unnamed #debug link)' });
+      await d.hover(icon.ref);
+      // The tooltip's words: the agent waits for them and reads the line they are on (a snapshot
+      // after a wait shows those lines first, however long the page).
+      const tip = await d.snapshot({ until: 'messages' });
+      if (tip.structuredContent?.untilFound !== true) throw new TaskError('no tooltip showed on the hovered icon');
+      const lines = d.text(tip).split('\n');
+      const at = lines.indexOf('found (until):');
+      const said = at < 0 ? null : lines[at + 1];
+      return { said: said?.trim() ?? null };
+    },
+    async verify(app, out) {
+      const { debug } = await app.sidebarNames();
+      // The tooltip is the tab's name, then its shortcut ("Debug messages ctrl-g d").
+      if (!debug || !out?.said?.startsWith(debug)) throw new TaskError(`the agent read ${JSON.stringify(out?.said)}, the editor calls the tab ${JSON.stringify(debug)}`);
+    },
+  },
+
   // The write again, as a person at the keyboard does it: the title typed into the field the
   // wiki focused (its default title selected, so typing replaces it), the body filled, and saved
   // with the wiki's own shortcut, Control+Enter (issue 15, item 2: keys and typing into the

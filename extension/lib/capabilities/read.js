@@ -163,7 +163,7 @@ export const HANDLERS = Object.freeze({
       const untilFound = params.until ? await waitForText(router, where, params.until, signal) : undefined;
       const captureId = router.newCaptureId();
       const value = await router.page.run(where, 'context',
-        { captureId, ...CONTEXT_LIMITS, diff: params.diff }, { signal });
+        { captureId, ...CONTEXT_LIMITS, diff: params.diff, ...(untilFound ? { until: params.until } : {}) }, { signal });
       if (!value || typeof value !== 'object') throw new ChaperoneError('internal', 'The page answered nothing');
       return {
         ...(await capturedContext({ router, chrome, grant, tabId: tab, frameId: frame, documentId }, captureId, value)),

@@ -368,7 +368,7 @@ chp_mcp_api_shape_copy (JsonNode *node,
           else
             json_object_set_member (out, l->data, chp_mcp_api_shape_copy (member, depth + 1));
         }
-      return json_node_init_object (json_node_alloc (), out);
+      return chp_json_node_take_object (out);
     }
   if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
       json_node_get_value_type (node) == G_TYPE_STRING &&
@@ -394,9 +394,8 @@ chp_mcp_api_body_copy (JsonNode *node)
   keys = json_object_get_member (in, "keys");
   json_object_set_member (out, "keys", keys != NULL && JSON_NODE_HOLDS_OBJECT (keys)
                                        ? chp_mcp_api_shape_copy (keys, 1)
-                                       : json_node_init_object (json_node_alloc (),
-                                                                json_object_new ()));
+                                       : chp_json_node_take_object (json_object_new ()));
   if (chp_json_get_string (in, "operation") != NULL)
     json_object_set_string_member (out, "operation", chp_json_get_string (in, "operation"));
-  return json_node_init_object (json_node_alloc (), out);
+  return chp_json_node_take_object (out);
 }

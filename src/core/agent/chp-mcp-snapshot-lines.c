@@ -19,6 +19,8 @@
  * the rest of them follows the elements on later pages. */
 #define FIRST_PAGE_HEADINGS_CHARS 700
 #define FIRST_PAGE_TEXT_CHARS 1300
+/* Lines of text shown for an `until` (the browser sends at most this many). */
+#define FOUND_MAX_LINES 3
 
 /* ---- node lines ------------------------------------------------------------------------- */
 
@@ -417,6 +419,37 @@ add_text_items (Build      *build,
     }
 }
 
+/* After a wait for words (browser_snapshot's `until`), the lines of the page's text that hold them
+ * (the browser's "untilLines", from all of its text): on the first page, above the elements,
+ * wherever the excerpt would have put them or cut them; the text does not repeat them. */
+static void
+add_found_items (Build   *build,
+                 GArray  *items,
+                 GString *said)
+{
+  JsonNode *found = json_object_get_member (build->snapshot, "untilLines");
+  JsonArray *array;
+  guint shown = 0;
+
+  if (found == NULL || !JSON_NODE_HOLDS_ARRAY (found))
+    return;
+  array = json_node_get_array (found);
+  for (guint i = 0; i < json_array_get_length (array) && shown < FOUND_MAX_LINES; i++)
+    {
+      JsonNode *n = json_array_get_element (array, i);
+      Item *item;
+
+      if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
+        continue;
+      add_item (items, SECTION_FOUND,
+                chp_mcp_format_line (json_node_get_string (n), TEXT_CHUNK_CHARS), -1);
+      item = &g_array_index (items, Item, items->len - 1);
+      item->pinned = TRUE;
+      said_add (said, item->line);
+      shown++;
+    }
+}
+
 /* The full snapshot's stream: the page's title, URL and frames, the start of its headings, the
  * elements (rendered ones first), the start of the text — kept on the first page however many
  * elements push the rest onwards — then the rest of the headings and text. A query keeps only
@@ -432,6 +465,7 @@ chp_mcp_snapshot_add_full_items (Build      *build,
   g_autoptr(GArray) text_head = g_array_new (FALSE, FALSE, sizeof (Item));
   g_autoptr(GArray) elements = g_array_new (FALSE, FALSE, sizeof (Item));
   g_autoptr(GArray) hidden = g_array_new (FALSE, FALSE, sizeof (Item));
+  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (Item));
   guint ordinal = 0;
 
   if (build->folded_query == NULL)
@@ -452,6 +486,7 @@ chp_mcp_snapshot_add_full_items (Build      *build,
             said_add (said, chp_mcp_json_string (lines, page_ref_of (ref), NULL));
         }
       add_meta_items (build, head);
+      add_found_items (build, head, said);
       add_text_items (build, head, chp_mcp_json_string (build->snapshot, "text", ""), said);
       for (guint i = 0; i < head->len; i++)
         {
@@ -462,6 +497,8 @@ chp_mcp_snapshot_add_full_items (Build      *build,
               item->pinned = TRUE;
               g_array_append_val (text_head, *item);
             }
+          else if (item->section == SECTION_FOUND)
+            g_array_append_val (found, *item);
           else if (item->section == SECTION_MORE_HEADINGS || item->section == SECTION_MORE_TEXT)
             g_array_append_val (more, *item);
           else
@@ -500,7 +537,9 @@ chp_mcp_snapshot_add_full_items (Build      *build,
                 i);
     }
 
-  /* Rendered elements first: they are the ones a person sees and most likely the next step. */
+  /* What the agent waited for, above the elements; then rendered elements first: they are the
+   * ones a person sees and most likely the next step. */
+  g_array_append_vals (items, found->data, found->len);
   for (guint i = 0; i < elements->len; i++)
     {
       g_array_index (elements, Item, i).ordinal = ++ordinal;

@@ -8,6 +8,7 @@
 static const char * const section_labels[N_SECTIONS] = {
   NULL, "frames:", "headings:", "text:", "elements:", "not rendered now (hidden):",
   "added:", "changed:", "removed:", "new text:", "headings (continued):", "text (continued):",
+  "found (until):",
 };
 
 const char *

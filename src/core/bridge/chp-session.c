@@ -181,11 +181,16 @@ response_cb (ChpConnection *connection,
 {
   ChpSession *self = user_data;
   Call *call = g_hash_table_lookup (self->calls, id);
+  g_autoptr(ChpSession) alive = NULL;
 
   /* A late answer to a call that timed out or was cancelled is dropped. */
   if (call == NULL || !call->sent)
     return;
 
+  /* The caller's callback may run from call_complete() and drop the last reference to the
+   * session (a test, or the engine after a browser's last answer): the queue is ours until the
+   * end of this handler. */
+  alive = g_object_ref (self);
   if (error != NULL)
     call_complete (call, NULL, g_error_copy (error));
   else

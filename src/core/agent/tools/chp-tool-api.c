@@ -121,8 +121,7 @@ entry_from_learned (JsonObject *learned,
   node = json_object_get_member (learned, "queryKeys");
   json_object_set_member (o, "queryKeys", node != NULL && JSON_NODE_HOLDS_ARRAY (node)
                                           ? json_node_copy (node)
-                                          : json_node_init_array (json_node_alloc (),
-                                                                  json_array_new ()));
+                                          : chp_json_node_take_array (json_array_new ()));
   json_object_set_member (o, "body", chp_mcp_api_body_copy (json_object_get_member (learned, "body")));
   node = json_object_get_member (learned, "credential");
   if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
@@ -347,15 +346,14 @@ update_of (const char *site,
       node = json_object_get_member (l, "queryKeys");
       json_object_set_member (e, "queryKeys", node != NULL && JSON_NODE_HOLDS_ARRAY (node)
                                               ? json_node_copy (node)
-                                              : json_node_init_array (json_node_alloc (),
-                                                                      json_array_new ()));
+                                              : chp_json_node_take_array (json_array_new ()));
       json_object_set_member (e, "body", chp_mcp_api_body_copy (json_object_get_member (l, "body")));
       json_object_set_null_member (e, "response");
       node = json_object_get_member (l, "credential");
-      json_object_set_member (e, "credential", node != NULL && JSON_NODE_HOLDS_OBJECT (node)
-                                               ? json_node_copy (node)
-                                               : json_node_init_object (json_node_alloc (),
-                                                                        credential_object ("none")));
+      json_object_set_member (e, "credential",
+                              node != NULL && JSON_NODE_HOLDS_OBJECT (node)
+                              ? json_node_copy (node)
+                              : chp_json_node_take_object (credential_object ("none")));
       json_object_set_string_member (e, "frame", chp_mcp_json_string (l, "frameUrl", site));
       json_object_set_int_member (e, "sampleStatus", chp_mcp_json_int (l, "sampleStatus", 0));
       json_array_add_object_element (endpoints, e);
