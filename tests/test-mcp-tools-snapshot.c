@@ -516,6 +516,19 @@ test_snapshot_found_lines (void)
   g_assert_cmpuint (count (s->text, "Debug messages"), ==, 1);
   g_assert_false (json_object_has_member (json_node_get_object (s->structured), "untilLines"));
 
+  /* A small result bound keeps room for the page's head and its elements on the first page. */
+  {
+    g_autoptr(ChpMcpSnapshot) small = format (snapshot, NULL, 1, 1000, NULL);
+    const char *from = strstr (small->text, "found (until):\n");
+    const char *to = strstr (small->text, "\nelements:\n");
+
+    g_test_message ("%s", small->text);
+    g_assert_nonnull (from);
+    g_assert_nonnull (to);
+    g_assert_nonnull (strstr (small->text, "title: Order desk\n"));
+    g_assert_cmpint (to - from, <=, 1000 / 6 + strlen ("found (until):\n"));
+  }
+
   /* A query lists elements only. */
   q = format (snapshot, "button", 1, 8000, NULL);
   g_assert_null (strstr (q->text, "found (until):"));

@@ -378,8 +378,9 @@
     if (!want) return [];
     const out = [];
     for (const line of String(text ?? '').split('\n')) {
-      if (!collapse(line).toLowerCase().includes(want) || out.includes(line)) continue;
-      out.push(clip(line, FOUND_LINE_MAX));
+      const cut = clip(line, FOUND_LINE_MAX);
+      if (!collapse(line).toLowerCase().includes(want) || out.includes(cut)) continue;
+      out.push(cut);
       if (out.length >= max) break;
     }
     return out;

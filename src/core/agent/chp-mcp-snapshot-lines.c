@@ -19,8 +19,9 @@
  * the rest of them follows the elements on later pages. */
 #define FIRST_PAGE_HEADINGS_CHARS 700
 #define FIRST_PAGE_TEXT_CHARS 1300
-/* Lines of text shown for an `until` (the browser sends at most this many). */
+/* Lines of text shown for an `until` (the browser sends at most this many), and their room. */
 #define FOUND_MAX_LINES 3
+#define FIRST_PAGE_FOUND_CHARS 600
 
 /* ---- node lines ------------------------------------------------------------------------- */
 
@@ -400,7 +401,8 @@ static void
 add_text_items (Build      *build,
                 GArray     *items,
                 const char *text,
-                GString    *said)
+                GString    *said,
+                GPtrArray  *found)
 {
   g_autoptr(GPtrArray) lines = text_lines (text);
   guint used = 0;
@@ -409,7 +411,8 @@ add_text_items (Build      *build,
     {
       char *line;
 
-      if (said_already (said, g_ptr_array_index (lines, i)))
+      if (said_already (said, g_ptr_array_index (lines, i)) ||
+          g_ptr_array_find_with_equal_func (found, g_ptr_array_index (lines, i), g_str_equal, NULL))
         continue;
       line = g_strdup (g_ptr_array_index (lines, i));
 
@@ -421,20 +424,23 @@ add_text_items (Build      *build,
 
 /* After a wait for words (browser_snapshot's `until`), the lines of the page's text that hold them
  * (the browser's "untilLines", from all of its text): on the first page, above the elements,
- * wherever the excerpt would have put them or cut them; the text does not repeat them. */
-static void
-add_found_items (Build   *build,
-                 GArray  *items,
-                 GString *said)
+ * wherever the excerpt would have put them or cut them; within a share of the first page, so a
+ * small result bound still has room for the rest. Returns: (transfer full): the lines shown,
+ * which the text then does not repeat */
+static GPtrArray *
+add_found_items (Build  *build,
+                 GArray *items)
 {
   JsonNode *found = json_object_get_member (build->snapshot, "untilLines");
+  GPtrArray *shown = g_ptr_array_new ();
+  guint room = first_page_share (build, FIRST_PAGE_FOUND_CHARS);
   JsonArray *array;
-  guint shown = 0;
 
   if (found == NULL || !JSON_NODE_HOLDS_ARRAY (found))
-    return;
+    return shown;
   array = json_node_get_array (found);
-  for (guint i = 0; i < json_array_get_length (array) && shown < FOUND_MAX_LINES; i++)
+  for (guint i = 0; i < json_array_get_length (array) && shown->len < FOUND_MAX_LINES && room > 1;
+       i++)
     {
       JsonNode *n = json_array_get_element (array, i);
       Item *item;
@@ -442,12 +448,14 @@ add_found_items (Build   *build,
       if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
         continue;
       add_item (items, SECTION_FOUND,
-                chp_mcp_format_line (json_node_get_string (n), TEXT_CHUNK_CHARS), -1);
+                chp_mcp_format_line (json_node_get_string (n), MIN (TEXT_CHUNK_CHARS, room - 1)),
+                -1);
       item = &g_array_index (items, Item, items->len - 1);
       item->pinned = TRUE;
-      said_add (said, item->line);
-      shown++;
+      room -= MIN (room, item->chars + 1);
+      g_ptr_array_add (shown, item->line);
     }
+  return shown;
 }
 
 /* The full snapshot's stream: the page's title, URL and frames, the start of its headings, the
@@ -485,9 +493,12 @@ chp_mcp_snapshot_add_full_items (Build      *build,
           if (ref != NULL)
             said_add (said, chp_mcp_json_string (lines, page_ref_of (ref), NULL));
         }
+      g_autoptr(GPtrArray) found_lines = NULL;
+
       add_meta_items (build, head);
-      add_found_items (build, head, said);
-      add_text_items (build, head, chp_mcp_json_string (build->snapshot, "text", ""), said);
+      found_lines = add_found_items (build, head);
+      add_text_items (build, head, chp_mcp_json_string (build->snapshot, "text", ""), said,
+                      found_lines);
       for (guint i = 0; i < head->len; i++)
         {
           Item *item = &g_array_index (head, Item, i);

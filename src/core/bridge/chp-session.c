@@ -106,12 +106,13 @@ call_abort (Call       *call,
             gint        code,
             const char *message)
 {
-  ChpSession *self = call->session;
+  g_autoptr(ChpSession) self = g_object_ref (call->session);
 
   /* The device is still working on it: tell it to stop. */
   if (call->sent && self->connection != NULL)
     chp_connection_send_cancel (self->connection, call->id);
 
+  /* As in response_cb(): the callback may drop the last other reference to the session. */
   call_complete (call, NULL, g_error_new_literal (domain, code, message));
   flush_queue (self);
 }
