@@ -677,6 +677,22 @@ test_browser_keys (Env           *env,
   browser_answer (client, request, done);
   call_wait (&call);
   g_assert_true (g_str_has_prefix (result_text (call.result), "Double-clicked 1:e3 on tab b1:7."));
+  g_assert_null (strstr (result_text (call.result), "Once, not twice"));
+  g_clear_pointer (&request, json_object_unref);
+  /* One that went as one click (the page says "click": the first click changed the control, or
+   * it sends, deletes or writes) is said as what ran. */
+  call_start (env->tools, env->context, "browser_act",
+              "{\"tab\":\"b1:7\",\"ref\":\"1:e5\",\"action\":\"dblclick\"}", NULL, &call);
+  request = browser_request (client, "browser.node.action");
+  browser_answer (client, request,
+                  "{\"action\":\"click\",\"done\":true,\"changes\":{\"urlChanged\":false,"
+                  "\"titleChanged\":false,\"added\":0,\"removed\":0,\"textChanged\":false,"
+                  "\"settled\":true}}");
+  call_wait (&call);
+  g_assert_true (g_str_has_prefix (result_text (call.result),
+                                   "Clicked 1:e5 on tab b1:7. Once, not twice:"));
+  g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "action"), ==,
+                   "click");
   g_clear_pointer (&request, json_object_unref);
   call_start (env->tools, env->context, "browser_act",
               "{\"tab\":\"b1:7\",\"ref\":\"1:e3\",\"action\":\"dblclick\"}", NULL, &call);

@@ -220,6 +220,7 @@
   /**
    * A click; with `again` a double-click, whose second press and dblclick go only while again()
    * says so (the act's submission not held, the node still there and still judged neutral).
+   * → whether the second press went.
    */
   function doClick(el, again = null) {
     checkUsable(el);
@@ -259,11 +260,12 @@
     // The second press goes where the first did, and only to the same node still judged as it
     // was: never to what the first click put there, or turned it into ("Review order" → "Place
     // order"), which nobody judged.
-    if (!again || !target.isConnected || !el.contains(target) || !again()) return;
+    if (!again || !target.isConnected || !el.contains(target) || !again()) return false;
     const innerNow = target !== el ? target.closest(INNER_CONTROL) : null;
-    if (innerNow && el.contains(innerNow)) return;
+    if (innerNow && el.contains(innerNow)) return false;
     press(target, 2);
     target.dispatchEvent(new MouseEvent('dblclick', { ...base, detail: 2 }));
+    return true;
   }
 
   function doFocus(el) {
@@ -522,6 +524,7 @@
     // A double-click on a control that sends, deletes or writes is one click: held, planned or
     // approved, what it does is done once (the person's card is for one).
     let twice = action === 'dblclick';
+    let doubled = false;
     if (control) {
       const judged = classifyTarget(control);
       const { desc, form, scope } = judged;
@@ -613,7 +616,7 @@
       try {
         switch (action) {
           case 'click': doClick(el); break;
-          case 'dblclick': doClick(el, twice ? () => !heldBySubmit && el.isConnected && classifyTarget(el).cls.kind === 'none' : null); break;
+          case 'dblclick': doubled = doClick(el, twice ? () => !heldBySubmit && el.isConnected && classifyTarget(el).cls.kind === 'none' : null); break;
           case 'press': doPress(el, key, named); break;
           case 'focus': doFocus(el); break;
           case 'scroll': scrollTo(el, 'center'); break;
@@ -652,7 +655,8 @@
     if (outcome.navigating) changes.navigating = true;
     if (outcome.reason) changes.reason = outcome.reason;      // settled:false: what it waited on
     if (write) Object.assign(changes, write.verdict());
-    const answer = { action, ref, done: true, changes };
+    // A double-click that went as one click says so: the agent hears what ran.
+    const answer = { action: action === 'dblclick' && !doubled ? 'click' : action, ref, done: true, changes };
     // A batch's wait step right after this act: whether its text shows now spares it a visit.
     if (args.untilText !== undefined && !outcome.navigating) answer.untilFound = P.textShownFor(args.untilText);
     if (planUsed) {

@@ -46,6 +46,7 @@ test('drawing.html: a double-click opens a node; on a control that sends it is o
   assert.equal(await status(page), 'Opened Every night at two (2)', 'nothing was sent');
   const done = await ok(page, 'action', { captureId: 'd1', ref: send.ref, action: 'dblclick', expect: held.held.canonical });
   assert.equal(done.done, true, JSON.stringify(done));
+  assert.equal(done.action, 'click', 'said as what ran: one click');
   assert.equal(await status(page), 'Report sent 1', 'approved, it sent once');
   assert.equal((await ok(page, 'action', { captureId: 'd1', ref: node.ref, action: 'click', untilText: 'Closed' })).untilFound, false);
   await page.close();
@@ -55,7 +56,8 @@ test('drawing.html: a double-click\'s second press goes only to the node its fir
   const page = await open('/drawing.html');
   const ctx = await ok(page, 'context', { captureId: 'd1' });
   // The first click turns "Review order" into "Place order": the second is not made.
-  await ok(page, 'action', { captureId: 'd1', ref: ctx.nodes.find((n) => n.name === 'Review order').ref, action: 'dblclick' });
+  const once = await ok(page, 'action', { captureId: 'd1', ref: ctx.nodes.find((n) => n.name === 'Review order').ref, action: 'dblclick' });
+  assert.equal(once.action, 'click', 'the agent hears that one click ran');
   assert.equal(await page.textContent('#order'), 'Place order');
   assert.notEqual(await status(page), 'Order placed', 'nothing unjudged was pressed');
   // A card clickable by its look, with its own Delete at its centre: the card is clicked, never

@@ -228,6 +228,7 @@ acted_cb (GObject      *source,
   };
   const char *done = "Acted on";
   g_autofree char *pressed = NULL;
+  gboolean once = FALSE;
 
   if (answer == NULL)
     return;
@@ -238,6 +239,14 @@ acted_cb (GObject      *source,
       return;
     }
 
+  /* A double-click that went as one click (the control sends, deletes or writes, or the first
+   * click changed it): said as what ran. */
+  if (g_str_equal (action, "dblclick") &&
+      g_strcmp0 (chp_mcp_json_string (answer, "action", NULL), "click") == 0)
+    {
+      action = "click";
+      once = TRUE;
+    }
   for (guint i = 0; i < G_N_ELEMENTS (words); i++)
     if (g_str_equal (words[i].action, action))
       done = words[i].done;
@@ -269,6 +278,9 @@ acted_cb (GObject      *source,
    * page's own words come after, from the diff (act_diff_wanted), in their wrapper. */
   text = g_string_new (NULL);
   g_string_append_printf (text, "%s %s on tab %s.", done, call->ref, tab);
+  if (once)
+    g_string_append (text, " Once, not twice: a second click goes only to a control that sends, "
+                           "deletes and writes nothing and that the first click left as it was.");
   if (json_object_has_member (structured, "changes"))
     {
       changes = json_object_get_object_member (structured, "changes");
