@@ -540,7 +540,9 @@
     if (args.diff && prev) value.diff = C.diffNodes(prev.nodes, nodes, prev.text, excerpt.text);
     // After a wait for words (browser_snapshot's `until`): the lines that hold them, from all of
     // the text, which the app shows first; the excerpt may have cut them (a tooltip drawn last).
-    if (typeof args.until === 'string') value.untilLines = C.foundLines(C.normalizeText(masked, WHOLE_TEXT_LIMIT).text, args.until);
+    if (typeof args.until === 'string') {
+      value.untilLines = C.foundLines(C.normalizeText(masked, WHOLE_TEXT_LIMIT).text, args.until);
+    }
 
     const refMap = new Map();
     const entries = items.map((it, i) => {

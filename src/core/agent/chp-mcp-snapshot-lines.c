@@ -480,6 +480,7 @@ chp_mcp_snapshot_add_full_items (Build      *build,
     {
       g_autoptr(GArray) head = g_array_new (FALSE, FALSE, sizeof (Item));
       g_autoptr(GString) said = g_string_new (NULL);
+      g_autoptr(GPtrArray) found_lines = NULL;
 
       /* The rendered elements' lines, which the text then does not repeat. */
       for (guint i = 0; i < json_array_get_length (build->nodes) && said->len < SAID_MAX_CHARS; i++)
@@ -493,8 +494,6 @@ chp_mcp_snapshot_add_full_items (Build      *build,
           if (ref != NULL)
             said_add (said, chp_mcp_json_string (lines, page_ref_of (ref), NULL));
         }
-      g_autoptr(GPtrArray) found_lines = NULL;
-
       add_meta_items (build, head);
       found_lines = add_found_items (build, head);
       add_text_items (build, head, chp_mcp_json_string (build->snapshot, "text", ""), said,
