@@ -10,7 +10,7 @@
   const P = globalThis.ChaperonePageParts;
   if (!P) return;                           // page-common.js did not run: nothing installs
 
-  const { fail, core, Desc, labelTextOf, resolve, isDisabled, isRendered, now, state, clickableByLook } = P;
+  const { fail, core, Desc, resolve, isDisabled, isRendered, now, state, clickableByLook } = P;
 
   // ---- holds: a click that would send, delete or write waits for the person ----------------
 
@@ -67,11 +67,12 @@
       const type = (f.getAttribute('type') || '').trim().toLowerCase();
       if (tag === 'input' && ['submit', 'button', 'reset', 'image'].includes(type)) continue;
       if ((type === 'checkbox' || type === 'radio') && !f.checked) continue;
-      let label = '';
-      for (const l of f.labels || []) label += ' ' + labelTextOf(l, f);
-      const name = cut(squash(label) || squash(f.getAttribute('aria-label')) || squash(f.getAttribute('name')), HOLD_NAME_MAX);
+      // The name the agent's snapshot gives the field (aria-labelledby first: Vuetify gives a
+      // field two labels, its floating one and the outline's, both `for` it).
+      const desc = new Desc(f);
+      const name = cut(squash(C.nameOf(desc)) || squash(f.getAttribute('name')), HOLD_NAME_MAX);
       const value = type === 'file' ? Array.from(f.files || [], (x) => x.name).join(', ') : String(f.value ?? '');
-      if (C.isCredentialField(new Desc(f))) out.push({ name, secret: true, length: value.length });
+      if (C.isCredentialField(desc)) out.push({ name, secret: true, length: value.length });
       else out.push({ name, value: cut(value, HOLD_VALUE_MAX) });
     }
     return out;

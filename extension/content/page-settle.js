@@ -139,8 +139,12 @@
 
   function shown(el) {
     if (!el.isConnected) return false;
-    if (typeof el.checkVisibility === 'function') return el.checkVisibility({ visibilityProperty: true, opacityProperty: true });
-    return el.getClientRects().length > 0;
+    if (typeof el.checkVisibility === 'function'
+      && !el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) return false;
+    // A person sees a spinner only where it has an area. Vuetify keeps an indeterminate progress
+    // bar in every text field, at height 0 until the field is loading: it is not one.
+    const box = el.getBoundingClientRect();
+    return box.width > 0 && box.height > 0;
   }
 
   /** Adds the busy indicators in and under `el` to `set`. */

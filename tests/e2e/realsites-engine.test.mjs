@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
-import { appsWhyNot, startApps, startTiddlyWikiWithCodeMirror } from '../realsites/apps.mjs';
+import { appsWhyNot, startApps, startNodeRedDashboard, startTiddlyWikiWithCodeMirror } from '../realsites/apps.mjs';
 import { SUITE_TASKS, TASKS, runTask } from '../realsites/tasks.mjs';
 import { chaperoneWhyNot, startChaperoneWorld } from '../realsites/world.mjs';
 import * as H from './mcp-harness.mjs';
@@ -25,14 +25,16 @@ before(async () => {
   if (skip) return;
   W.running = await startApps();
   W.apps = { ...W.running.apps };
-  W.cm = await startTiddlyWikiWithCodeMirror();
+  [W.cm, W.dash] = await Promise.all([startTiddlyWikiWithCodeMirror(), startNodeRedDashboard()]);
   W.apps[W.cm.name] = W.cm;
+  W.apps[W.dash.name] = W.dash;
   W.world = await startChaperoneWorld(Object.values(W.apps), { name: 'realsites-engine' });
 }, { timeout: 120000 });
 
 after(async () => {
   await W.world?.stop();
   await W.cm?.stop();
+  await W.dash?.stop();
   await W.running?.stop();
 });
 
@@ -156,6 +158,18 @@ test('Node-RED: hovering an unnamed sidebar icon shows its tooltip, read as the 
   const out = await run(SUITE_TASKS.flowSidebarTooltip);
   assert.equal(out.approvals, 0, 'a read asks the person nothing');
 });
+
+// A Vue app (Node-RED Dashboard 2.0, Vuetify): its fields keep their values in Vue's state, a date
+// is a native date input, a dropdown opens a menu over the page; the runtime must hold what was
+// typed and picked (issue 15, item 2). Each fill
+// answers settled: Vuetify keeps an indeterminate progress bar at height 0 in every field, and
+// it is no spinner. The plan covers the fields and the switches; "Book" commits the person to
+// someone else, as a payment does, so it is held and approved at the moment: two approvals.
+test('Node-RED Dashboard (Vue): a booking (text, date, number, checkbox, switch) and a dropdown\'s berth reach the runtime as typed',
+  { skip, timeout: 60000 }, async () => {
+    const out = await run(SUITE_TASKS.dashboardBooking);
+    assert.equal(out.approvals, 2, `the plan, then the held Book: ${out.approvals}`);
+  });
 
 // Issue 16: what the agent did above is its trace, masked; the same agent, connecting again
 // later, reads its earlier steps on the wiki with browser_history (the official SDK as the agent).

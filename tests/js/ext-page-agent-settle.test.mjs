@@ -338,6 +338,22 @@ for (const where of ['front', 'background']) {
     await tab.page.close();
   });
 
+  test(`settle (${where}): a progress bar kept at height 0 in a field is no spinner; shown, it is waited for`, opts, async () => {
+    const tab = await rig.open('/settle-spinner.html');
+    await put(tab);
+    const ctx = await rig.capture(tab);
+    // Typing re-renders the field, its hidden bar with it (as Vuetify's fields do): the fill
+    // does not wait for the bar until the cap.
+    const fill = await rig.act(tab, ctx, 'Harbour', 'setValue', { value: 'Pier 3' });
+    assert.equal(fill.value.changes.settled, true, JSON.stringify(fill.value.changes));
+    assert.equal(await tab.page.evaluate(() => document.getElementById('harbour-field').className), 'field field--dirty');
+    // The same bar, 2 px tall while the field loads: a spinner, waited for, the toast after it.
+    const check = await rig.act(tab, ctx, 'Check harbour', 'click');
+    assert.equal(check.value.changes.settled, true, JSON.stringify(check.value.changes));
+    assert.ok((await text(tab, '#toasts')).includes('Checked (1).'), 'the toast was there when it answered');
+    await tab.page.close();
+  });
+
   test(`settle (${where}): an event stream and a long poll never hold an act up`, opts, async () => {
     const tab = await rig.open('/settle-stream.html');
     await put(tab);

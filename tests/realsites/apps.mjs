@@ -6,7 +6,8 @@
 //   MailDev 3.0.0      a mail catcher with a React inbox (read, search, delete); mail arrives by SMTP
 //   Node-RED 4.1.15    a flow editor (jQuery, icon-only controls, a canvas)
 //
-// and, for the suite only, TiddlyWiki again with the CodeMirror 5 editor it ships as a plugin.
+// and, for the suite only, TiddlyWiki again with the CodeMirror 5 editor it ships as a plugin, and
+// Node-RED again with Dashboard 2.0 1.31.0 (@flowfuse/node-red-dashboard: a Vue 3 app it serves).
 //
 // Each starts on a free 127.0.0.1 port in a fresh temporary folder, seeded with the content the
 // tasks look for, and is waited on until its HTTP port answers (polled with a deadline: the event,
@@ -17,7 +18,7 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -31,10 +32,13 @@ const BIN = {
   maildev: join(root, 'node_modules', 'maildev', 'dist', 'bin', 'maildev.js'),
   nodered: join(root, 'node_modules', 'node-red', 'red.js'),
 };
+/** Node-RED's Dashboard 2.0, a module the runtime loads (startNodeRedDashboard). */
+const DASHBOARD_MODULE = join(root, 'node_modules', '@flowfuse', 'node-red-dashboard');
 
 /** Why the real apps cannot run here (not installed: `npm ci`), or null. */
 export function appsWhyNot() {
-  const missing = Object.entries(BIN).filter(([, path]) => !existsSync(path)).map(([name]) => name);
+  const needed = { ...BIN, 'node-red-dashboard': DASHBOARD_MODULE };
+  const missing = Object.entries(needed).filter(([, path]) => !existsSync(path)).map(([name]) => name);
   return missing.length ? `${missing.join(', ')} not installed (npm ci at the top of the tree)` : null;
 }
 
@@ -237,7 +241,52 @@ export const FLOW_WORD = 'nightly';
 export const FLOW_FUNCTION = { id: 'n3function000001', type: 'function', z: 'f1backups0000001', name: 'Format the report',
   func: 'const a = 1;\nreturn msg;', outputs: 1, x: 160, y: 160, wires: [[]] };
 
-export async function startNodeRed() {
+/**
+ * For the suite's dashboard task: a page of Node-RED Dashboard 2.0 (@flowfuse/node-red-dashboard,
+ * a Vue 3 and Vuetify app the runtime serves at /dashboard) with a booking form — a text field,
+ * a native date input, a number, a checkbox and a switch — and a dropdown; function nodes keep
+ * what they send in the runtime's global context ("booking", "berth"), where app.sent() reads it.
+ */
+export const DASHBOARD_FLOW = [
+  { id: 'd0base0000000001', type: 'ui-base', name: 'Harbour desk', path: '/dashboard', includeClientData: true,
+    acceptsClientConfig: ['ui-notification', 'ui-control'], showPathInSidebar: false, headerContent: 'page',
+    navigationStyle: 'default' },
+  { id: 'd0theme000000001', type: 'ui-theme', name: 'Default',
+    colors: { surface: '#ffffff', primary: '#0094ce', bgPage: '#eeeeee', groupBg: '#ffffff', groupOutline: '#cccccc' },
+    sizes: { pagePadding: '12px', groupGap: '12px', groupBorderRadius: '4px', widgetGap: '12px' } },
+  { id: 'd0page0000000001', type: 'ui-page', name: 'Bookings', ui: 'd0base0000000001', path: '/bookings', icon: 'home',
+    layout: 'grid', theme: 'd0theme000000001', order: 1, className: '', visible: 'true', disabled: 'false' },
+  { id: 'd0group000000001', type: 'ui-group', name: 'New booking', page: 'd0page0000000001', width: '6', height: '1',
+    order: 1, showTitle: true, className: '', visible: 'true', disabled: 'false', groupType: 'default' },
+  { id: 'd1form0000000001', type: 'ui-form', z: 'f1backups0000001', name: 'Booking form', group: 'd0group000000001',
+    label: 'Book a mooring', order: 1, width: 0, height: 0,
+    options: [
+      { label: 'Boat name', key: 'boat', type: 'text', required: true, rows: null },
+      { label: 'Arrival', key: 'arrival', type: 'date', required: true, rows: null },
+      { label: 'Nights', key: 'nights', type: 'number', required: true, rows: null },
+      { label: 'Shore power', key: 'power', type: 'checkbox', required: false, rows: null },
+      { label: 'Pump-out', key: 'pumpout', type: 'switch', required: false, rows: null },
+    ],
+    formValue: { boat: '', arrival: '', nights: '', power: false, pumpout: false }, payload: '', submit: 'Book',
+    cancel: 'Clear', resetOnSubmit: true, topic: 'booking', topicType: 'str', splitLayout: '', className: '',
+    passthru: false, dropdownOptions: [], x: 160, y: 240, wires: [['d1keep0000000001']] },
+  { id: 'd1keep0000000001', type: 'function', z: 'f1backups0000001', name: 'Keep the booking',
+    func: "global.set('booking', msg.payload);\nreturn msg;", outputs: 1, x: 400, y: 240, wires: [[]] },
+  // A dropdown as the dashboard draws one by default: Vuetify's combobox, its options in a menu
+  // laid over the page when it opens. What is picked goes to the global context ("berth").
+  { id: 'd2berth000000001', type: 'ui-dropdown', z: 'f1backups0000001', group: 'd0group000000001', name: 'Berth',
+    label: 'Berth', tooltip: '', order: 2, width: 0, height: 0, passthru: false, multiple: false, chips: false,
+    clearable: false, options: [
+      { value: 'a3', label: 'Pontoon A, berth 3', type: 'str' },
+      { value: 'b7', label: 'Pontoon B, berth 7', type: 'str' },
+      { value: 'c2', label: 'Pontoon C, berth 2', type: 'str' },
+    ], payload: '', topic: 'berth', topicType: 'str', className: '', typeIsComboBox: true, msgTrigger: 'onChange',
+    x: 160, y: 300, wires: [['d2keep0000000001']] },
+  { id: 'd2keep0000000001', type: 'function', z: 'f1backups0000001', name: 'Keep the berth',
+    func: "global.set('berth', msg.payload);\nreturn msg;", outputs: 1, x: 400, y: 300, wires: [[]] },
+];
+
+export async function startNodeRed({ dashboard = false } = {}) {
   const home = await mkdtemp(join(tmpdir(), 'chp-realsite-nr-'));
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
@@ -252,11 +301,19 @@ export async function startNodeRed() {
     logging: { console: { level: 'warn' } },
   })};\n`);
   await mkdir(userDir);
-  await writeFile(join(userDir, 'flows.json'), JSON.stringify(FLOW_SEED));
+  const seed = dashboard ? [...FLOW_SEED, ...DASHBOARD_FLOW] : FLOW_SEED;
+  await writeFile(join(userDir, 'flows.json'), JSON.stringify(seed));
+  if (dashboard) {
+    // The runtime loads node modules from its user folder: the dashboard installed at the top of
+    // the tree, linked in as a person's `npm install` in ~/.node-red would put it.
+    await mkdir(join(userDir, 'node_modules', '@flowfuse'), { recursive: true });
+    await symlink(DASHBOARD_MODULE, join(userDir, 'node_modules', '@flowfuse', 'node-red-dashboard'), 'dir');
+  }
   const proc = await startProcess('Node-RED', BIN.nodered, ['--settings', settings, '--userDir', userDir, '--port', String(port)],
     { home, ready: async () => (await http(`${origin}/flows`)).status === 200 });
   const app = {
-    name: 'nodered', label: 'Node-RED 4.1.15', url: `${origin}/`, origin, pid: proc.pid, log: proc.log,
+    name: dashboard ? 'nodered-dashboard' : 'nodered', label: dashboard ? 'Node-RED Dashboard 2.0 (1.31.0)' : 'Node-RED 4.1.15',
+    url: dashboard ? `${origin}/dashboard/bookings` : `${origin}/`, origin, pid: proc.pid, log: proc.log,
     /** The deployed flows as the runtime holds them (its admin API). */
     async flows() { return (await http(`${origin}/flows`)).body; },
     async tabs() { return (await app.flows()).filter((n) => n.type === 'tab'); },
@@ -265,9 +322,21 @@ export async function startNodeRed() {
       const { body } = await http(`${origin}/locales/node-red?lng=en-US`);
       return { debug: body?.debug?.sidebar?.name ?? null };
     },
+    /** What the dashboard last sent under `key` (booking, berth: the runtime's global context), or null. */
+    async sent(key) {
+      const { status, body } = await http(`${origin}/context/global/${key}`);
+      if (status !== 200 || typeof body?.msg !== 'string') return null;
+      // The editor's encoding: a string as it is ("string[2]"), anything else as JSON.
+      return /^string/.test(body.format ?? '') ? body.msg : JSON.parse(body.msg);
+    },
+    /** Forgets what was sent under `key` (the context's own delete, as the editor's Context sidebar does it). */
+    async forget(key) {
+      const { status } = await http(`${origin}/context/global/${key}`, { method: 'DELETE' });
+      if (status >= 300 && status !== 404) throw new Error(`Node-RED: forgetting ${key}: ${status}`);
+    },
     /** Deploys the seed again (a write run adds a flow), with `extra` nodes. */
     async reset(extra = []) {
-      const r = await http(`${origin}/flows`, { method: 'POST', body: JSON.stringify([...FLOW_SEED, ...extra]),
+      const r = await http(`${origin}/flows`, { method: 'POST', body: JSON.stringify([...seed, ...extra]),
         headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' } });
       if (r.status >= 300) throw new Error(`Node-RED reset: ${r.status}`);
     },
@@ -275,6 +344,9 @@ export async function startNodeRed() {
   };
   return app;
 }
+
+/** Node-RED with Dashboard 2.0 and the booking page (DASHBOARD_FLOW): the suite's Vue app. */
+export const startNodeRedDashboard = () => startNodeRed({ dashboard: true });
 
 export const START = { tiddlywiki: startTiddlyWiki, maildev: startMailDev, nodered: startNodeRed };
 
