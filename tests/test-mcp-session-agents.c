@@ -395,9 +395,22 @@ test_pause_holds_for_loop_guard (Fixture       *fixture,
                                           "{\"tab\":\"b1:7\",\"ref\":\"1:e1\","
                                           "\"action\":\"click\"}}"));
       structured = json_object_get_object_member (result, "structuredContent");
-      /* The first two reach no browser here and fail; the third is the guard's. */
+      /* The first two reach no browser here and fail; the third is the guard's, and says so in
+       * its own words: the pause it makes cancels the call, and is no pause of the person's. */
       code = json_object_get_string_member (structured, "code");
       g_assert_cmpint (g_strcmp0 (code, "paused") == 0, ==, id == 5);
+      if (id == 5)
+        {
+          JsonArray *content = json_object_get_array_member (result, "content");
+          JsonObject *first = json_array_get_object_element (content, 0);
+          const char *said = json_object_get_string_member (first, "text");
+          g_autofree char *shown = g_strescape (said, NULL);
+
+          g_test_message ("the third act is answered: %s", shown);
+          g_assert_nonnull (strstr (said, "Paused by Chaperone: you asked for exactly this act on "
+                                          "this target 3 times in a row"));
+          g_assert_null (strstr (said, "The person paused"));
+        }
     }
   g_assert_cmpint (chp_agent_session_get_state (agent), ==, CHP_AGENT_SESSION_PAUSED);
   g_assert_cmpstr (chp_agent_session_get_attention (agent), ==, "repeated");
@@ -408,7 +421,7 @@ test_pause_holds_for_loop_guard (Fixture       *fixture,
   client_initialize (again, "2025-06-18", "{\"name\":\"Looping Agent\"}");
   text = tabs_paused_text (again, 2);
   g_test_message ("a new session of the looping agent is told: %s", text);
-  g_assert_nonnull (strstr (text, "three times in a row"));
+  g_assert_nonnull (strstr (text, "the same act on the same target too many times in a row"));
   g_assert_true (chp_test_spin_until (list_has_one, sessions, WAIT_MS));
   agent = first_agent (sessions);
   g_assert_cmpstr (chp_agent_session_get_attention (agent), ==, "repeated");

@@ -707,6 +707,47 @@ test_browser_keys (Env           *env,
                                    "Held, not done: this click on 1:e3 would send"));
   g_assert_nonnull (strstr (result_text (call.result), "Do not click it again."));
   g_clear_pointer (&request, json_object_unref);
+
+  /* The loop guard and keys: an arrow pressed again and again moves a slider's thumb (six times
+   * here, past the three identical acts that pause an agent); a press of another key is another
+   * act (x, x, y); the same printable key a third time in a row is not sent, and the answer
+   * says why in the guard's words, not as a pause of the person's. */
+  for (guint i = 0; i < 9; i++)
+    {
+      static const char * const keys[] = {
+        "ArrowRight", "ArrowRight", "ArrowRight", "ArrowRight", "ArrowRight", "ArrowRight",
+        "x", "x", "y",
+      };
+      g_autofree char *args = g_strdup_printf ("{\"tab\":\"b1:7\",\"ref\":\"1:e4\","
+                                               "\"action\":\"press\",\"key\":\"%s\"}", keys[i]);
+
+      call_start (env->tools, env->context, "browser_act", args, NULL, &call);
+      request = browser_request (client, "browser.node.action");
+      browser_answer (client, request, done);
+      call_wait (&call);
+      g_assert_false (result_is_error (call.result));
+      g_clear_pointer (&request, json_object_unref);
+    }
+  for (guint i = 0; i < 3; i++)
+    {
+      call_start (env->tools, env->context, "browser_act",
+                  "{\"tab\":\"b1:7\",\"ref\":\"1:e4\",\"action\":\"press\",\"key\":\"z\"}",
+                  NULL, &call);
+      if (i < 2)
+        {
+          request = browser_request (client, "browser.node.action");
+          browser_answer (client, request, done);
+          g_clear_pointer (&request, json_object_unref);
+        }
+      call_wait (&call);
+    }
+  g_test_message ("%s", result_text (call.result));
+  g_assert_true (result_is_error (call.result));
+  g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "code"), ==,
+                   "paused");
+  g_assert_nonnull (strstr (result_text (call.result),
+                            "Paused by Chaperone: you asked for exactly this act on this target "
+                            "3 times in a row; this one was not done."));
   call_clear (&call);
 }
 

@@ -437,7 +437,7 @@ test_attention (Fixture       *f,
   g_assert_cmpstr (chp_window_get_visible_page (f->window), ==, "needs-you");
   row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_ATTENTION_ROW);
   g_assert_true (chp_ui_test_shows_text (row, "Test Agent was paused"));
-  g_assert_true (chp_ui_test_shows_text (row, "It repeated the same action three times."));
+  g_assert_true (chp_ui_test_shows_text (row, "It repeated the same action too many times in a row."));
 
   g_assert_true (gtk_widget_activate_action (row, "attention.resume", NULL));
   g_assert_cmpint (chp_agent_session_get_state (session), ==, CHP_AGENT_SESSION_RUNNING);

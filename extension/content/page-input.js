@@ -27,6 +27,7 @@
   const FORMATS = {
     date: 'YYYY-MM-DD', time: 'HH:MM', 'datetime-local': 'YYYY-MM-DDTHH:MM', month: 'YYYY-MM',
     week: 'YYYY-Www', color: '#rrggbb', number: 'a number',
+    range: 'a number within its min, max and step',
   };
   const TEXT_TYPES = new Set(['text', 'search', 'url', 'tel', 'email', 'password', 'number']);
 
@@ -386,8 +387,12 @@
       const data = value;
       const before = new InputEvent('beforeinput', { bubbles: true, cancelable: true, composed: true, inputType: 'insertReplacementText', data });
       if (!el.dispatchEvent(before)) return undefined;    // the page refused the edit, as it may
+      const was = el.value;
       (tag === 'input' ? INPUT_VALUE : TEXTAREA_VALUE).call(el, value);
       if (tag === 'input' && FORMATS[el.type] && el.value !== value && value !== '') {
+        // The browser cleared a date it could not read, or moved a range to its end: the field
+        // keeps what it had, and no event tells the page of a value it never held.
+        INPUT_VALUE.call(el, was);
         fail('invalid_params', `this ${el.type} field takes values like ${FORMATS[el.type]}`);
       }
       fireInput(el, 'insertReplacementText', data);

@@ -81,7 +81,25 @@
     if (el.required || el.getAttribute('aria-required') === 'true') s.required = true;
     if (el.readOnly === true || el.getAttribute('aria-readonly') === 'true') s.readonly = true;
     if (state.clickable.has(el)) s.clickable = true;
+    if (role === 'slider' || (role === 'spinbutton' && tag !== 'input')) positionOf(el, tag, s);
     return s;
+  }
+
+  /**
+   * Where a slider's thumb is (a widget's spin button's value too), with its bounds: a control's
+   * state, as checked is — what an agent moving it with the arrow keys must see. Numbers only:
+   * aria-valuetext is the page's free text. A native number field is typed text, never shown.
+   */
+  function positionOf(el, tag, s) {
+    const native = tag === 'input';
+    const num = (v) => (v !== null && v !== '' && Number.isFinite(Number(v)) && String(v).length <= 12 ? String(Number(v)) : null);
+    const value = num(native ? el.value : el.getAttribute('aria-valuenow'));
+    if (value === null) return;
+    s.value = value;
+    const min = num(native ? (el.min || '0') : el.getAttribute('aria-valuemin'));
+    const max = num(native ? (el.max || '100') : el.getAttribute('aria-valuemax'));
+    if (min !== null) s.min = min;
+    if (max !== null) s.max = max;
   }
 
   function hrefOf(el) {

@@ -97,6 +97,30 @@ test('widgets-editors.html: fill reaches a controlled input, editors, a shadow t
   assert.equal(await text(page, '#choices-out'), 'choices: country=fr agree=true size=l start=2026-05-31');
   const date = await refused(page, 'action', { captureId: 'w1', ref: field(ctx, 'Start date').ref, action: 'setValue', value: '31/05/2026' }, 'invalid_params');
   assert.match(date.message, /YYYY-MM-DD/);
+  assert.equal(await page.inputValue('#start'), '2026-05-31', 'a date it could not read left the field as it was');
+  await page.close();
+});
+
+test('widgets-editors.html: a slider says where its thumb is; the arrows move it, a fill sets a range', opts, async () => {
+  const page = await open('/widgets-editors.html');
+  const look = async (id) => {
+    const ctx = await ok(page, 'context', { captureId: id });
+    return { ctx, fenders: byName(ctx, 'Fenders'), volume: byName(ctx, 'Volume') };
+  };
+  let { fenders, volume } = await look('s1');
+  // The thumb's number, never its aria-valuetext (the page's own words); a range's bounds.
+  assert.deepEqual([fenders.role, fenders.state], ['slider', { value: '2', min: '0', max: '10' }]);
+  assert.deepEqual([volume.role, volume.state], ['slider', { value: '5', min: '0', max: '11' }]);
+  for (let i = 0; i < 2; i++) await ok(page, 'action', { captureId: 's1', ref: fenders.ref, action: 'press', key: 'ArrowRight' });
+  await ok(page, 'action', { captureId: 's1', ref: volume.ref, action: 'setValue', value: '8' });
+  ({ fenders, volume } = await look('s2'));
+  assert.equal(fenders.state.value, '4');
+  assert.equal(volume.state.value, '8');
+  assert.equal(await page.inputValue('#volume'), '8');
+  // Past its end the range would stop at 11: refused, not set to something else.
+  const over = await refused(page, 'action', { captureId: 's2', ref: volume.ref, action: 'setValue', value: '20' }, 'invalid_params');
+  assert.match(over.message, /within its min, max and step/);
+  assert.equal(await page.inputValue('#volume'), '8', 'left as it was');
   await page.close();
 });
 

@@ -275,7 +275,7 @@ export const DASHBOARD_FLOW = [
   // A dropdown as the dashboard draws one by default: Vuetify's combobox, its options in a menu
   // laid over the page when it opens. What is picked goes to the global context ("berth").
   { id: 'd2berth000000001', type: 'ui-dropdown', z: 'f1backups0000001', group: 'd0group000000001', name: 'Berth',
-    label: 'Berth', tooltip: '', order: 2, width: 0, height: 0, passthru: false, multiple: false, chips: false,
+    label: 'Berth', tooltip: '', order: 2, width: 0, height: 0, passthru: true, multiple: false, chips: false,
     clearable: false, options: [
       { value: 'a3', label: 'Pontoon A, berth 3', type: 'str' },
       { value: 'b7', label: 'Pontoon B, berth 7', type: 'str' },
@@ -284,6 +284,30 @@ export const DASHBOARD_FLOW = [
     x: 160, y: 300, wires: [['d2keep0000000001']] },
   { id: 'd2keep0000000001', type: 'function', z: 'f1backups0000001', name: 'Keep the berth',
     func: "global.set('berth', msg.payload);\nreturn msg;", outputs: 1, x: 400, y: 300, wires: [[]] },
+  // A slider (Vuetify's: a thumb with role slider, moved by the pointer or the arrow keys) and a
+  // radio group, each sending what it is set to ("fenders", "alerts").
+  { id: 'd3fenders0000001', type: 'ui-slider', z: 'f1backups0000001', group: 'd0group000000001', name: 'Fenders',
+    label: 'Fenders', tooltip: '', order: 3, width: 0, height: 0, passthru: true, outs: 'all', topic: 'fenders',
+    topicType: 'str', thumbLabel: true, showTicks: 'always', min: 0, max: 10, step: 1, className: '',
+    iconPrepend: '', iconAppend: '', color: '', x: 160, y: 360, wires: [['d3keep0000000001']] },
+  { id: 'd3keep0000000001', type: 'function', z: 'f1backups0000001', name: 'Keep the fenders',
+    func: "global.set('fenders', msg.payload);\nreturn msg;", outputs: 1, x: 400, y: 360, wires: [[]] },
+  { id: 'd4alerts00000001', type: 'ui-radio-group', z: 'f1backups0000001', group: 'd0group000000001', name: 'Tide alerts',
+    label: 'Tide alerts', order: 4, width: 0, height: 0, columns: 1, passthru: true,
+    options: [{ value: 'none', label: 'None', type: 'str' }, { value: 'sms', label: 'By text message', type: 'str' },
+      { value: 'mail', label: 'By email', type: 'str' }],
+    payload: '', topic: 'alerts', topicType: 'str', className: '', x: 160, y: 420, wires: [['d4keep0000000001']] },
+  { id: 'd4keep0000000001', type: 'function', z: 'f1backups0000001', name: 'Keep the alerts',
+    func: "global.set('alerts', msg.payload);\nreturn msg;", outputs: 1, x: 400, y: 420, wires: [[]] },
+  // The dashboard keeps its widgets' state from one visit to the next, deploys included: the
+  // desk is set back (app.resetDesk()) by messages to the widgets, which pass them on (passthru)
+  // to the nodes that keep what they send — so the reset is known to have reached them.
+  { id: 'd5reset000000001', type: 'inject', z: 'f1backups0000001', name: 'Reset the desk', props: [{ p: 'payload' }],
+    repeat: '', crontab: '', once: false, topic: '', payload: '', payloadType: 'date', x: 160, y: 480,
+    wires: [['d5resetfn0000001']] },
+  { id: 'd5resetfn0000001', type: 'function', z: 'f1backups0000001', name: 'Desk defaults', outputs: 3,
+    func: "return [{ payload: 'a3' }, { payload: 0 }, { payload: 'none' }];", x: 400, y: 480,
+    wires: [['d2berth000000001'], ['d3fenders0000001'], ['d4alerts00000001']] },
 ];
 
 export async function startNodeRed({ dashboard = false } = {}) {
@@ -325,9 +349,16 @@ export async function startNodeRed({ dashboard = false } = {}) {
     /** What the dashboard last sent under `key` (booking, berth: the runtime's global context), or null. */
     async sent(key) {
       const { status, body } = await http(`${origin}/context/global/${key}`);
-      if (status !== 200 || typeof body?.msg !== 'string') return null;
+      if (status !== 200 || typeof body?.msg !== 'string' || body.format === 'undefined') return null;
       // The editor's encoding: a string as it is ("string[2]"), anything else as JSON.
       return /^string/.test(body.format ?? '') ? body.msg : JSON.parse(body.msg);
+    },
+    /** Sets the dashboard's widgets back (berth a3, no fenders, no alerts) and waits until they are. */
+    async resetDesk() {
+      const r = await http(`${origin}/inject/d5reset000000001`, { method: 'POST' });
+      if (r.status !== 200) throw new Error(`Node-RED: the desk's reset: ${r.status}`);
+      await until(async () => (await app.sent('berth')) === 'a3' && (await app.sent('fenders')) === 0
+        && (await app.sent('alerts')) === 'none', { timeout: 10000, what: 'the dashboard\'s widgets set back' });
     },
     /** Forgets what was sent under `key` (the context's own delete, as the editor's Context sidebar does it). */
     async forget(key) {

@@ -404,18 +404,19 @@ export const SUITE_TASKS = {
 
   // Node-RED Dashboard 2.0 is a Vue 3 app drawn with Vuetify: its form fields keep their values
   // in Vue's own state (v-model, which reads the input events), a date is a native date input,
-  // and a dropdown is Vuetify's combobox, its options in a menu laid over the page. The agent
-  // books a mooring — a text field, the date, a number, a checkbox, a switch — picks a berth and
-  // submits; the runtime's global context must then hold what was typed and picked (issue 15,
-  // item 2: a Vue app's inputs, a date input and a custom dropdown, on a real page). Two
-  // approvals: the plan, and "Book", held as a commitment to someone else is.
+  // a dropdown is Vuetify's combobox, its options in a menu laid over the page, and a slider a
+  // thumb moved with the arrow keys. The agent books a mooring — a text field, the date, a
+  // number, a checkbox, a switch — picks a berth, moves the fenders' slider to 4, chooses how
+  // tide alerts come, and submits; the runtime's global context must then hold what was typed
+  // and picked (issue 15, item 2: a Vue app's inputs, a date input and custom widgets, on a real
+  // page). Two approvals: the plan, and "Book", held as a commitment to someone else is.
   dashboardBooking: {
     app: 'nodered-dashboard', kind: 'write',
-    title: 'Node-RED Dashboard (Vue): book a mooring — a text field, a date, a number, a checkbox, a switch, a dropdown',
+    title: 'Node-RED Dashboard (Vue): book a mooring — text, date, number, checkbox, switch, dropdown, slider, radio',
     async prepare(app) {
       this.want = { boat: `Sea Otter ${unique()}`, arrival: '2027-03-14', nights: 3, power: true, pumpout: true };
       await app.forget('booking');
-      await app.forget('berth');
+      await app.resetDesk();
     },
     async run(d, app) {
       await d.open(app);
@@ -436,6 +437,15 @@ export const SUITE_TASKS = {
       // The berth: the dropdown opens its menu over the page, and the option is clicked there.
       await d.click(need(d, snap, { role: 'combobox', name: 'Berth' }).ref, 'Berth dropdown');
       await act(d, { role: 'option', name: 'Pontoon B, berth 7' }, {}, 'berth option');
+      // Four fenders: the slider's thumb (no name of its own; its label is beside it) moved with
+      // the arrow key, its position read from each answer, as an agent does.
+      const slider = need(d, snap, { role: 'slider' });
+      for (let moves = 0, at = /value=(\d+)/.exec(slider.line)?.[1]; at !== '4'; moves++) {
+        if (moves >= 10) throw new TaskError(`the slider is at ${at} after ${moves} presses`);
+        const r = await d.press(slider.ref, 'ArrowRight');
+        at = new RegExp(`\\[${slider.ref}\\] slider[^\\n]* value=(\\d+)`).exec(d.text(r))?.[1];
+      }
+      await d.click(need(d, snap, { role: 'radio', name: 'By text message' }).ref, 'text message radio');
       await d.click(need(d, snap, { role: 'button', name: 'Book' }).ref, 'Book button');
       return {};
     },
@@ -444,8 +454,9 @@ export const SUITE_TASKS = {
       const got = await until(async () => { const b = await app.sent('booking'); return same(b) ? b : null; },
         { timeout: 10000, what: 'the booking in the runtime' }).catch(() => null);
       if (!got) throw new TaskError(`the runtime holds ${JSON.stringify(await app.sent('booking'))}, not ${JSON.stringify(this.want)}`);
-      const berth = await app.sent('berth');
-      if (berth !== 'b7') throw new TaskError(`the berth the runtime holds is ${JSON.stringify(berth)}, not "b7" (Pontoon B, berth 7)`);
+      const sent = { berth: await app.sent('berth'), fenders: await app.sent('fenders'), alerts: await app.sent('alerts') };
+      const want = { berth: 'b7', fenders: 4, alerts: 'sms' };
+      if (JSON.stringify(sent) !== JSON.stringify(want)) throw new TaskError(`the runtime holds ${JSON.stringify(sent)}, not ${JSON.stringify(want)}`);
     },
   },
 };

@@ -267,8 +267,9 @@ chp_mcp_format_error_hint (const char *code)
   } hints[] = {
     { "stopped", "The person pressed Stop: every call is refused until they resume, and only they "
                  "can, in the Chaperone app. Do not retry; tell the person where you were." },
-    { "paused", "The person paused this agent. Wait, or ask the person to resume it in the "
-                "Chaperone app." },
+    /* Not "the person paused": the loop guard pauses an agent too, and its answer says so. */
+    { "paused", "This agent is paused. Wait, or ask the person to resume it in the Chaperone "
+                "app." },
     { "no_grant",
      "Call browser_tabs for the tabs you may use. Only the person grants a tab, in the "
                   "Chaperone extension's popup: ask them." },

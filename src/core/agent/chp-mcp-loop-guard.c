@@ -44,6 +44,7 @@ loop_pause (ToolCall   *call,
 
   /* What tripped the guard is forgotten: after the person's Resume the agent starts afresh. */
   chp_mcp_context_forget (call->context, LOOP_KEY);
+  call->guard_paused = TRUE;
   if (engine == NULL)
     return;
   agent = chp_agent_session_list_lookup (chp_engine_get_agent_sessions (engine),
@@ -52,39 +53,63 @@ loop_pause (ToolCall   *call,
     chp_agent_session_pause_for (agent, why);
 }
 
-/* Before an act: the same act on the same target LOOP_REPEATS times in a row is not sent. */
+/* Whether @key (browser_act press) only moves: the focus, a selection, a caret or a slider's
+ * thumb, never what a control does. Modifiers other than Shift (Shift+Tab) make a shortcut. */
+static gboolean
+is_move_key (const char *key)
+{
+  static const char * const moves[] = {
+    "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Up", "Down", "Left", "Right", "Tab",
+    "PageUp", "PageDown", "Home", "End", NULL,
+  };
+
+  if (g_str_has_prefix (key, "Shift+"))
+    key += sizeof "Shift+" - 1;
+  return g_strv_contains (moves, key);
+}
+
+/* Before an act: the same act on the same target LOOP_REPEATS times in a row is not sent (a key
+ * that only moves, LOOP_MOVE_REPEATS times). */
 gboolean
 chp_tool_loop_guard_enter (ToolCall *call)
 {
   JsonObject *memory;
-  const char *value;
+  const char *press;
   g_autofree char *key = NULL;
+  g_autofree char *message = NULL;
   gint64 repeats;
+  gint64 allowed;
 
   if (!is_guarded (call))
     return TRUE;
 
-  value = chp_mcp_json_string (call->args, "value", "");
-  /* The value is hashed, not kept: an agent's fill may be a secret. */
-  key = g_strdup_printf ("%s|%s|%s|%s|%s|%u", call->spec->name,
+  /* What is filled or typed is hashed, not kept: it may be a secret. A press of another key is
+   * another act. */
+  press = chp_mcp_json_string (call->args, "key", "");
+  key = g_strdup_printf ("%s|%s|%s|%s|%s|%s|%u|%u", call->spec->name,
                          chp_mcp_json_string (call->args, "tab", ""),
                          chp_mcp_json_string (call->args, "ref", ""),
                          chp_mcp_json_string (call->args, "url", ""),
-                         chp_mcp_json_string (call->args, "action", ""), g_str_hash (value));
+                         chp_mcp_json_string (call->args, "action", ""), press,
+                         g_str_hash (chp_mcp_json_string (call->args, "value", "")),
+                         g_str_hash (chp_mcp_json_string (call->args, "text", "")));
   memory = loop_memory (call);
   repeats = g_strcmp0 (chp_mcp_json_string (memory, "key", NULL), key) == 0
             ? chp_mcp_json_int (memory, "repeats", 0) + 1 : 1;
   json_object_set_string_member (memory, "key", key);
   json_object_set_int_member (memory, "repeats", repeats);
-  if (repeats < LOOP_REPEATS)
+  allowed = g_strcmp0 (chp_mcp_json_string (call->args, "action", ""), "press") == 0 &&
+            is_move_key (press) ? LOOP_MOVE_REPEATS : LOOP_REPEATS;
+  if (repeats < allowed)
     return TRUE;
 
   loop_pause (call, "repeated");
-  chp_tool_return_error (call->task, "paused",
-                         "Paused by Chaperone: this is the third time in a row you asked for "
-                         "exactly this act on this target. It was not done. The person must resume "
-                         "you in the Chaperone app; meanwhile every call answers paused. When "
-                         "resumed, try another way or ask the person.", NULL);
+  message = g_strdup_printf ("Paused by Chaperone: you asked for exactly this act on this target "
+                             "%" G_GINT64_FORMAT " times in a row; this one was not done. The "
+                             "person must resume you in the Chaperone app; meanwhile every call "
+                             "answers paused. When resumed, try another way or ask the person.",
+                             repeats);
+  chp_tool_return_error (call->task, "paused", message, NULL);
   return FALSE;
 }
 

@@ -168,8 +168,8 @@ chp_mcp_session_paused_message (ChpAgentSession *agent)
   const char *wait;
 
   if (g_strcmp0 (why, "repeated") == 0)
-    what = "Chaperone paused this agent: it asked for the same act on the same target three "
-           "times in a row.";
+    what = "Chaperone paused this agent: it asked for the same act on the same target too many "
+           "times in a row (three; a key that only moves, such as an arrow, 25).";
   else if (g_strcmp0 (why, "failing") == 0)
     what = "Chaperone paused this agent: its acts failed three times in a row on one tab.";
   else if (why != NULL)

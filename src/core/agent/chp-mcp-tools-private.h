@@ -27,6 +27,9 @@ G_BEGIN_DECLS
  * many failures in a row on one tab, pause the agent until the person resumes it. */
 #define LOOP_REPEATS           3
 #define LOOP_FAILURES          3
+/* A key that only moves (an arrow, Tab, Page Up…) is pressed again and again to get somewhere: a
+ * slider's thumb, a list's item, the next field. */
+#define LOOP_MOVE_REPEATS     25
 
 struct _ChpMcpTools
 {
@@ -122,6 +125,9 @@ struct _ToolCall
   guint               tick_source;
   gboolean            status_known;
   gboolean            finished;
+  /* The loop guard paused the agent in this call: its pause cancels the call, and the answer
+   * must still be the guard's own (why), not a cancellation. */
+  gboolean            guard_paused;
 };
 
 static inline ToolCall *

@@ -483,7 +483,10 @@ chp_tool_return (GTask      *task,
     }
   call->finished = TRUE;
 
-  if (cancellable != NULL && g_cancellable_is_cancelled (cancellable))
+  /* The guard's pause cancels this call with the agent's others: its answer says why. */
+  if (call->guard_paused)
+    g_task_set_check_cancellable (task, FALSE);
+  else if (cancellable != NULL && g_cancellable_is_cancelled (cancellable))
     {
       json_node_unref (result);
       chp_tool_audit (call, "cancelled", "cancelled");

@@ -40,7 +40,7 @@ const char *
 chp_attention_row_why_text (const char *attention)
 {
   if (g_strcmp0 (attention, "repeated") == 0)
-    return _("It repeated the same action three times.");
+    return _("It repeated the same action too many times in a row.");
   if (g_strcmp0 (attention, "failing") == 0)
     return _("Its last three actions on a tab failed.");
   return _("Chaperone paused it so that you can look first.");
