@@ -230,13 +230,15 @@
     const view = el.ownerDocument.defaultView;
     const base = { bubbles: true, cancelable: true, composed: true, view, clientX: x, clientY: y, button: 0 };
     const ptr = { ...base, pointerId: 1, pointerType: 'mouse', isPrimary: true };
-    // An element clickable by its look is pressed where a person's click lands, the shape or text
-    // at its centre, whose own handlers then hear it first (Node-RED's are on a node's rect, not
-    // on its group) — unless that is a control of its own inside it, which the hold did not judge:
-    // then the element itself, as before. A control's events go to the control.
+    // An element clickable by its look, or one that is no control itself (a focusable frame around
+    // a drawing), is pressed where a person's click lands, the shape or text at its centre, whose
+    // own handlers then hear it first (Node-RED's are on a node's rect, not on its group; its
+    // canvas's on the drawing inside the focusable frame) — unless that is a control of its own
+    // inside it, which the hold did not judge: then the element itself. A control's events go to
+    // the control.
     const inner = hit && hit !== el && el.contains(hit) ? hit.closest(INNER_CONTROL) : null;
-    const target = state.clickable.has(el) && hit && hit !== el && el.contains(hit) && !(inner && el.contains(inner))
-      ? hit : el;
+    const lands = hit && hit !== el && el.contains(hit) && !(inner && el.contains(inner));
+    const target = lands && (state.clickable.has(el) || !el.matches(INNER_CONTROL)) ? hit : el;
     const press = (node, detail) => {
       node.dispatchEvent(new PointerEvent('pointerdown', { ...ptr, buttons: 1 }));
       // The press moves the focus as a person's does, unless the page cancelled it (a menu that

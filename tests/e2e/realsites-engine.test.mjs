@@ -151,6 +151,16 @@ test('Node-RED: a function node\'s code replaced in its Monaco editor is what th
     assert.ok(out.approvals <= 1, `at most one approval: ${out.approvals}`);
   });
 
+// A flow shared as JSON: the editor's import shortcut and dialog, then a click on the canvas to
+// put the nodes down — it must land on the drawing inside the canvas's focusable frame, where the
+// editor listens, as a person's click does (before, it went to the frame and the nodes stayed
+// on the pointer, so Deploy had nothing to deploy).
+test('Node-RED: a flow imported from JSON, put down on the canvas and deployed is in the runtime, with one approval',
+  { skip, timeout: 60000 }, async () => {
+    const out = await run(SUITE_TASKS.flowImport);
+    assert.ok(out.approvals <= 1, `at most one approval: ${out.approvals}`);
+  });
+
 // An icon without a name, and the tooltip Node-RED draws 750 ms after the pointer enters it: the
 // hover reaches the editor's own handlers, and the snapshot that waits for the tooltip's words
 // shows the line they are on first, though the page's long text would cut it (issue 15, item 2).

@@ -7,7 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { opts, open, ok, refused, run } from './page-agent-harness.mjs';
+import { opts, open, ok, refused, run, byName } from './page-agent-harness.mjs';
 
 const status = (page) => page.textContent('#status');
 
@@ -28,6 +28,20 @@ test('drawing.html: a drawing\'s nodes are listed by their move cursor; a click 
   assert.equal(await page.evaluate(() => document.activeElement.id), 'canvas', 'the press focused the canvas');
   await ok(page, 'action', { captureId: 'd1', action: 'press', key: 'Enter' });
   assert.equal(await status(page), 'Editing Format the report');
+  await page.close();
+});
+
+test('drawing.html: a click on the canvas lands on the drawing inside its focusable frame, where the page listens', opts, async () => {
+  const page = await open('/drawing.html');
+  const ctx = await ok(page, 'context', { captureId: 'd9' });
+  await ok(page, 'action', { captureId: 'd9', ref: byName(ctx, 'Paste a node').ref, action: 'click' });
+  assert.equal(await status(page), 'Placing Harbour lights');
+  // The frame (focusable, no control) is what a snapshot lists; its centre is the drawing's.
+  const canvas = ctx.nodes.find((n) => n.role === 'generic' && !n.state.clickable && n.tag === 'div');
+  assert.ok(canvas, JSON.stringify(ctx.nodes.map((n) => [n.role, n.name, n.tag])));
+  await ok(page, 'action', { captureId: 'd9', ref: canvas.ref, action: 'click' });
+  assert.equal(await status(page), 'Placed Harbour lights', 'the svg\'s own handler heard the press');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'canvas', 'and the frame took the focus');
   await page.close();
 });
 
