@@ -173,6 +173,28 @@
     textarea: CONTROL, summary: CONTROL,
   });
 
+  // A data table's row — in its body, with cells, and no control of its own — is listed as
+  // `row "its cells"`: a person clicks a row to open or pick what it shows, and nothing in the
+  // markup says whether it can be (a Vue or React table's handler is a listener). Its cells'
+  // words are then not repeated in the text. At most ROWS_PER_WALK, and none longer than
+  // ROW_TEXT_MAX characters (a layout table's row holds a page, not a record).
+  const ROWS_PER_WALK = 500;
+  const ROW_TEXT_MAX = 300;
+  const ROW_CONTROL = 'a[href],button,input,select,textarea,summary,[tabindex],[contenteditable],[role=button],'
+    + '[role=link],[role=checkbox],[role=radio],[role=switch],[role=menuitem],[role=tab],[role=option]';
+
+  function dataRow(el, walk) {
+    const body = el.parentElement;
+    if (!body || (body.localName !== 'tbody' && body.localName !== 'table')) return false;
+    const role = el.getAttribute('role');
+    if ((role !== null && role !== 'row') || !el.querySelector(':scope > td')) return false;
+    if ((walk.rows = (walk.rows || 0) + 1) > ROWS_PER_WALK) return false;
+    const text = el.textContent || '';
+    if (text.length > ROW_TEXT_MAX * 8 || !/\S/.test(text)) return false;
+    if (text.replace(/\s+/g, ' ').trim().length > ROW_TEXT_MAX) return false;
+    return !el.querySelector(ROW_CONTROL);
+  }
+
   /**
    * Walks the document and its open shadow roots (depth first, shadow content where its host
    * is) with TreeWalkers, visiting at most maxScan elements. Collects only candidates; the costly
@@ -205,7 +227,10 @@
       }
       // Cheap pre-test: most elements are plain containers with no attribute that could make
       // them actionable, and a Desc + six getAttribute calls each would dominate the scan.
-      if (!el.hasAttributes()) return;
+      if (!el.hasAttributes()) {
+        if (tag === 'tr' && dataRow(el, out)) out.actionable.push(el);
+        return;
+      }
       let actionable = false;
       if (el.hasAttribute('role') || el.hasAttribute('tabindex') || el.hasAttribute('onclick')
         || el.hasAttribute('contenteditable')) {
@@ -214,6 +239,7 @@
       }
       if (actionable) state.clickable.delete(el);   // the markup says what it is now
       if (actionable || (kind !== FORM && clickableByLook(el, out))) out.actionable.push(el);
+      else if (tag === 'tr' && dataRow(el, out)) out.actionable.push(el);
     };
     const walkRoot = (root, depth = 0) => {
       const w = (root.ownerDocument || root).createTreeWalker(root, NodeFilter.SHOW_ELEMENT);

@@ -101,6 +101,18 @@ test('widgets-editors.html: fill reaches a controlled input, editors, a shadow t
   await page.close();
 });
 
+test('tables.html: a data table\'s rows are listed, named by their cells, and a click picks one', opts, async () => {
+  const page = await open('/tables.html');
+  const ctx = await ok(page, 'context', { captureId: 't1' });
+  // Not the header's row, not the row with a link of its own (the link is listed), not the
+  // layout table's row.
+  assert.deepEqual(ctx.nodes.filter((n) => n.role === 'row').map((n) => n.name), ['Sea Otter A3 9.5', 'Kittiwake B7 11.2']);
+  assert.ok(byName(ctx, 'C2'), 'the link in the third row');
+  await ok(page, 'action', { captureId: 't1', ref: byName(ctx, 'Kittiwake B7 11.2').ref, action: 'click' });
+  assert.equal(await text(page, '#status'), 'Picked Kittiwake', 'the table\'s own listener heard it');
+  await page.close();
+});
+
 test('widgets-editors.html: a slider says where its thumb is; the arrows move it, a fill sets a range', opts, async () => {
   const page = await open('/widgets-editors.html');
   const look = async (id) => {

@@ -247,6 +247,12 @@ export const FLOW_FUNCTION = { id: 'n3function000001', type: 'function', z: 'f1b
  * a native date input, a number, a checkbox and a switch — and a dropdown; function nodes keep
  * what they send in the runtime's global context ("booking", "berth"), where app.sent() reads it.
  */
+const BOATS = [
+  { boat: 'Sea Otter', berth: 'A3', length: 9.5, skipper: 'Marta' },
+  { boat: 'Kittiwake', berth: 'B7', length: 11.2, skipper: 'Jonas' },
+  { boat: 'Grey Heron', berth: 'C2', length: 7.8, skipper: 'Ines' },
+  { boat: 'Puffin', berth: 'A5', length: 8.4, skipper: 'Tomasz' },
+];
 export const DASHBOARD_FLOW = [
   { id: 'd0base0000000001', type: 'ui-base', name: 'Harbour desk', path: '/dashboard', includeClientData: true,
     acceptsClientConfig: ['ui-notification', 'ui-control'], showPathInSidebar: false, headerContent: 'page',
@@ -299,6 +305,17 @@ export const DASHBOARD_FLOW = [
     payload: '', topic: 'alerts', topicType: 'str', className: '', x: 160, y: 420, wires: [['d4keep0000000001']] },
   { id: 'd4keep0000000001', type: 'function', z: 'f1backups0000001', name: 'Keep the alerts',
     func: "global.set('alerts', msg.payload);\nreturn msg;", outputs: 1, x: 400, y: 420, wires: [[]] },
+  // A table of the boats in the harbour (Vuetify's data table, with its own search box), filled
+  // when the flow starts; a click on a row sends that row ("vessel").
+  { id: 'd6table000000001', type: 'ui-table', z: 'f1backups0000001', group: 'd0group000000001', name: 'Moored boats',
+    label: 'Moored boats', order: 5, width: 0, height: 0, maxrows: 0, passthru: false, autocols: true, showSearch: true,
+    deselect: true, selectionType: 'click', columns: [], mobileBreakpoint: 'sm', mobileBreakpointType: 'defaults',
+    action: 'replace', className: '', x: 400, y: 540, wires: [['d6keep0000000001']] },
+  { id: 'd6keep0000000001', type: 'function', z: 'f1backups0000001', name: 'Keep the vessel',
+    func: "global.set('vessel', msg.payload);\nreturn msg;", outputs: 1, x: 620, y: 540, wires: [[]] },
+  { id: 'd6fill0000000001', type: 'inject', z: 'f1backups0000001', name: 'The boats', props: [{ p: 'payload' }],
+    repeat: '', crontab: '', once: true, onceDelay: 0.1, topic: '', payloadType: 'json',
+    payload: JSON.stringify(BOATS), x: 160, y: 540, wires: [['d6table000000001']] },
   // The dashboard keeps its widgets' state from one visit to the next, deploys included: the
   // desk is set back (app.resetDesk()) by messages to the widgets, which pass them on (passthru)
   // to the nodes that keep what they send — so the reset is known to have reached them.

@@ -446,15 +446,16 @@ export const SUITE_TASKS = {
   // a dropdown is Vuetify's combobox, its options in a menu laid over the page, and a slider a
   // thumb moved with the arrow keys. The agent books a mooring — a text field, the date, a
   // number, a checkbox, a switch — picks a berth, moves the fenders' slider to 4, chooses how
-  // tide alerts come, and submits; the runtime's global context must then hold what was typed
+  // tide alerts come, picks the boat beside it from a table's rows, and submits; the runtime's global context must then hold what was typed
   // and picked (issue 15, item 2: a Vue app's inputs, a date input and custom widgets, on a real
   // page). Two approvals: the plan, and "Book", held as a commitment to someone else is.
   dashboardBooking: {
     app: 'nodered-dashboard', kind: 'write',
-    title: 'Node-RED Dashboard (Vue): book a mooring — text, date, number, checkbox, switch, dropdown, slider, radio',
+    title: 'Node-RED Dashboard (Vue): book a mooring — text, date, number, checkbox, switch, dropdown, slider, radio, table row',
     async prepare(app) {
       this.want = { boat: `Sea Otter ${unique()}`, arrival: '2027-03-14', nights: 3, power: true, pumpout: true };
       await app.forget('booking');
+      await app.forget('vessel');
       await app.resetDesk();
     },
     async run(d, app) {
@@ -485,6 +486,8 @@ export const SUITE_TASKS = {
         at = new RegExp(`\\[${slider.ref}\\] slider[^\\n]* value=(\\d+)`).exec(d.text(r))?.[1];
       }
       await d.click(need(d, snap, { role: 'radio', name: 'By text message' }).ref, 'text message radio');
+      // The boat beside the berth, picked from the table of moored boats by its row.
+      await d.click(need(d, snap, { role: 'row', name: /^Grey Heron / }).ref, 'Grey Heron row');
       await d.click(need(d, snap, { role: 'button', name: 'Book' }).ref, 'Book button');
       return {};
     },
@@ -493,8 +496,9 @@ export const SUITE_TASKS = {
       const got = await until(async () => { const b = await app.sent('booking'); return same(b) ? b : null; },
         { timeout: 10000, what: 'the booking in the runtime' }).catch(() => null);
       if (!got) throw new TaskError(`the runtime holds ${JSON.stringify(await app.sent('booking'))}, not ${JSON.stringify(this.want)}`);
-      const sent = { berth: await app.sent('berth'), fenders: await app.sent('fenders'), alerts: await app.sent('alerts') };
-      const want = { berth: 'b7', fenders: 4, alerts: 'sms' };
+      const sent = { berth: await app.sent('berth'), fenders: await app.sent('fenders'), alerts: await app.sent('alerts'),
+        vessel: (await app.sent('vessel'))?.boat ?? null };
+      const want = { berth: 'b7', fenders: 4, alerts: 'sms', vessel: 'Grey Heron' };
       if (JSON.stringify(sent) !== JSON.stringify(want)) throw new TaskError(`the runtime holds ${JSON.stringify(sent)}, not ${JSON.stringify(want)}`);
     },
   },
