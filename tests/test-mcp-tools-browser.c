@@ -708,6 +708,34 @@ test_browser_keys (Env           *env,
   g_assert_nonnull (strstr (result_text (call.result), "Do not click it again."));
   g_clear_pointer (&request, json_object_unref);
 
+  /* The page's own confirm during a click: said with how it was answered, its words in the
+   * wrapper; structuredContent has the kind and the answer only. */
+  call_start (env->tools, env->context, "browser_act",
+              "{\"tab\":\"b1:7\",\"ref\":\"1:e6\",\"action\":\"click\"}", NULL, &call);
+  request = browser_request (client, "browser.node.action");
+  browser_answer (client, request,
+                  "{\"done\":true,\"changes\":{\"urlChanged\":false,\"titleChanged\":false,"
+                  "\"added\":0,\"removed\":0,\"textChanged\":false,\"settled\":true},"
+                  "\"dialogs\":[{\"kind\":\"confirm\",\"answered\":\"cancel\","
+                  "\"message\":\"Discard your changes?\"},{\"kind\":\"beep\","
+                  "\"answered\":\"ok\",\"message\":\"not a dialog\"}]}");
+  call_wait (&call);
+  g_test_message ("%s", result_text (call.result));
+  g_assert_nonnull (strstr (result_text (call.result), "The page opened 1 dialog(s) of its own"));
+  g_assert_nonnull (strstr (result_text (call.result), "answered its question Cancel"));
+  g_assert_null (strstr (result_text (call.result), "answered its question OK"));
+  g_assert_true (inside_wrapper (result_text (call.result), "confirm: Discard your changes?"));
+  g_assert_null (strstr (result_text (call.result), "not a dialog"));
+  {
+    JsonArray *dialogs = json_object_get_array_member (result_structured (call.result), "dialogs");
+    JsonObject *first = json_array_get_object_element (dialogs, 0);
+
+    g_assert_cmpuint (json_array_get_length (dialogs), ==, 1);
+    g_assert_cmpstr (json_object_get_string_member (first, "answered"), ==, "cancel");
+    g_assert_false (json_object_has_member (first, "message"));
+  }
+  g_clear_pointer (&request, json_object_unref);
+
   /* The loop guard and keys: an arrow pressed again and again moves a slider's thumb (six times
    * here, past the three identical acts that pause an agent); a press of another key is another
    * act (x, x, y); the same printable key a third time in a row is not sent, and the answer

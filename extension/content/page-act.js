@@ -609,10 +609,12 @@
     const network = watchNetwork(args.net === true, via, args.inflight);
     const mutations = watchMutations();
     const away = watchNavigation();
+    const dialogs = CLICKS.has(action) || action === 'press' ? P.watchDialogs(approved) : null;
     // A write that goes through (a plan's or an approved one): did the page show it was saved?
     const write = control && ((planUsed && !planOpens) || approved) ? watchWrite(control) : null;
     let outcome;
     let acted;
+    let seen = [];
     try {
       if (guard) for (const w of windows) w.addEventListener('submit', onSubmit, true);
       try {
@@ -641,6 +643,7 @@
     } finally {
       for (const n of navs) n.removeEventListener('navigate', onNavigate);
       if (write) write.stop();
+      if (dialogs) seen = dialogs.stop();
       away.stop();
       mutations.stop();
       network.close();
@@ -659,6 +662,7 @@
     if (write) Object.assign(changes, write.verdict());
     // A double-click that went as one click says so: the agent hears what ran.
     const answer = { action: action === 'dblclick' && !doubled ? 'click' : action, ref, done: true, changes };
+    if (seen.length) answer.dialogs = seen;       // the page's own dialogs, and how they were answered
     // A batch's wait step right after this act: whether its text shows now spares it a visit.
     if (args.untilText !== undefined && !outcome.navigating) answer.untilFound = P.textShownFor(args.untilText);
     if (planUsed) {

@@ -14,17 +14,24 @@
 
 import { ChaperoneError } from './scopes.js';
 import { isErrorCode } from './protocol-errors.js';
+import { guardDialogs } from './page-dialogs-main.js';
+
+// The documents whose dialogs are guarded already (at most this many remembered: one forgotten
+// is guarded again, which the guard itself makes harmless).
+const GUARDED_MAX = 512;
 
 // The one list of the page agent's files, in the order they must run: the snapshot core and the
 // outward classifier, then page-ui.js (the pill and the banner), all three used by the agent;
 // then the agent's parts, page-common.js first (the others build on it), page-read.js and
 // page-wait.js before page-act.js (the walk finds a batch step's element; the wait's test says
-// whether an act's words showed), page-input.js (the keyboard: fill, type, press) before
-// page-act.js, which uses it, and page-agent.js last, which installs what they left as
+// whether an act's words showed), page-input.js (the keyboard: fill, type, press) and
+// page-dialogs.js (the page's own alert, confirm and prompt) before page-act.js, which uses
+// them, and page-agent.js last, which installs what they left as
 // globalThis.__chaperonePage. The tests read this list too.
 export const PAGE_FILES = Object.freeze(['content/snapshot-core.js', 'content/outward.js', 'content/page-ui.js',
   'content/page-common.js', 'content/page-read.js', 'content/page-wait.js', 'content/page-shot.js',
-  'content/page-settle.js', 'content/page-holds.js', 'content/page-input.js', 'content/page-act.js', 'content/page-agent.js']);
+  'content/page-settle.js', 'content/page-holds.js', 'content/page-input.js', 'content/page-dialogs.js', 'content/page-act.js',
+  'content/page-agent.js']);
 
 /** The runtime port a page agent opens to the worker (page-agent.js connectPort). */
 export const PAGE_PORT = 'chaperone.page';
@@ -101,6 +108,24 @@ export class PageBridge {
     this.chrome = chrome;
     this._ports = new Map(); // documentId → {port, tabId, documentId, open, pending: Map(id → op)}
     this._nextId = 1;
+    this._guarded = new Set(); // documentIds whose main world has the dialog guard
+  }
+
+  /**
+   * Before an act that may make the page open its own alert, confirm or prompt (a click, a key
+   * press): the guard in the document's main world (page-dialogs-main.js), once per document.
+   * Best effort: a page that cannot be scripted fails its act anyway, and says why there.
+   */
+  async guardDialogs(where, signal) {
+    if (!where.documentId || this._guarded.has(where.documentId)) return;
+    try {
+      await raceAbort(this.chrome.scripting.executeScript({ target: PageBridge.target(where), world: 'MAIN',
+        func: guardDialogs }), signal);
+    } catch {
+      return;
+    }
+    if (this._guarded.size >= GUARDED_MAX) this._guarded.delete(this._guarded.values().next().value);
+    this._guarded.add(where.documentId);
   }
 
   /**

@@ -114,6 +114,16 @@ test('TiddlyWiki\'s settings: a checkbox, a radio button and a select set throug
     assert.ok(out.approvals <= 1, `at most one approval: ${out.approvals}`);
   });
 
+// The wiki's Delete asks "Do you wish to delete the tiddler …?" with window.confirm after the
+// click. Before, nobody answered it (here the test's browser answered Cancel; in a person's
+// browser the page stopped behind their tab) and the tiddler stayed. The person's approval of
+// the held delete now answers the page's own question OK.
+test('TiddlyWiki: a delete the person approved goes through the wiki\'s own confirm dialog; the tiddler is gone',
+  { skip, timeout: 60000 }, async () => {
+    const out = await run(SUITE_TASKS.wikiDelete);
+    assert.ok(out.approvals <= 2, `the draft and the delete: ${out.approvals}`);
+  });
+
 test('MailDev: search the inbox, open the message, read the body the server holds', { skip, timeout: 60000 }, async () => {
   const out = await run(TASKS.mailRead);
   assert.ok(out.approvals <= 1, `at most the one hold below: ${out.approvals}`);

@@ -8,6 +8,8 @@ import {
   opts, server, inject, open, ok, refused, hidePasswordRow, byName, piercedNodes, clickOwnUi,
   ownUiText
 } from './page-agent-harness.mjs';
+import { guardDialogs } from '../../extension/lib/page-dialogs-main.js';
+import { domWait } from '../e2e/browser-harness.mjs';
 
 test('overlay.html: a covered button is refused and says what covers it', opts, async () => {
   const page = await open('/overlay.html');
@@ -274,5 +276,38 @@ test('navigate-away.html: an action that navigates reports and the new document 
   await inject(page);
   await refused(page, 'inspect', { captureId: 'n1', ref: 'e1' }, 'stale_node');
   assert.equal((await ok(page, 'context', {})).title, 'Navigation target');
+  await page.close();
+});
+
+test('dialogs.html: a page\'s own confirm and alert during an act are answered, never left open, and told', opts, async () => {
+  const page = await open('/dialogs.html');
+  // What the worker installs in the page's main world before a click (page-bridge.js).
+  await page.evaluate(guardDialogs);
+  const ctx = await ok(page, 'context', { captureId: 'g1' });
+  const act = (name, extra) => ok(page, 'action', { captureId: 'g1', ref: byName(ctx, name).ref, action: 'click', ...extra });
+
+  // The agent's own click: the page's question is the person's, so it is answered Cancel.
+  const close = await act('Close the editor');
+  assert.deepEqual(close.dialogs, [{ kind: 'confirm', message: 'Discard your changes to "Ferry times"?', answered: 'cancel' }]);
+  assert.equal(await page.textContent('#status'), 'Still editing');
+  const check = await act('Check the spelling');
+  assert.deepEqual(check.dialogs, [{ kind: 'alert', message: 'No spelling mistakes found.', answered: 'closed' }]);
+  assert.equal(await page.textContent('#status'), 'Checked');
+
+  // A delete is held; approved, the page's "Do you wish to delete…?" is the person's question
+  // again, answered OK.
+  const held = await act('Delete this note');
+  assert.equal(held.held?.kind, 'delete', JSON.stringify(held));
+  const done = await act('Delete this note', { expect: held.held.canonical });
+  assert.deepEqual(done.dialogs, [{ kind: 'confirm', message: 'Do you wish to delete the note "Ferry times"?', answered: 'ok' }]);
+  assert.equal(await page.textContent('#status'), 'Deleted');
+
+  // Outside an act the page's dialogs are its own, as they always were: the browser opens it.
+  const later = await act('Check later');
+  assert.equal(later.dialogs, undefined, 'asked after the act answered');
+  const dialog = await page.waitForEvent('dialog');
+  assert.equal(dialog.message(), 'Replace the saved copy?');
+  await dialog.accept();
+  await domWait(page, () => document.getElementById('status').textContent === 'Replaced', null, { what: 'the page\'s own answer' });
   await page.close();
 });

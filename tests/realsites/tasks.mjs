@@ -441,6 +441,37 @@ export const SUITE_TASKS = {
     cleanup(app) { return app.reset(); },
   },
 
+  // TiddlyWiki's Delete asks its own question, window.confirm("Do you wish to delete the tiddler
+  // …?"), after the click: a dialog that stops the page until somebody answers it, and in a tab
+  // behind the person's nobody sees it (here the test's browser would answer Cancel). The delete
+  // is held; the person approves it once, and the page's question, theirs again, is answered OK
+  // (content/page-dialogs.js). Two approvals: opening the editor writes a draft (held as a
+  // write, there is no plan), and the delete.
+  wikiDelete: {
+    app: 'tiddlywiki', kind: 'write', title: 'TiddlyWiki: delete a tiddler, which the wiki confirms with its own dialog',
+    async prepare(app) {
+      this.tiddler = `Old ferry notice ${unique()}`;
+      await app.putTiddler({ title: this.tiddler, text: 'The 6:10 ferry no longer runs.' });
+    },
+    async run(d, app) {
+      // A fresh load (the query), so the wiki has the tiddler its server was just given.
+      await d.open(app, `${app.url}?fresh=${unique()}#${encodeURIComponent(this.tiddler)}`);
+      await d.waitFor(this.tiddler);
+      await act(d, { role: 'button', name: 'Edit this tiddler' }, {}, 'edit button');
+      await act(d, { role: 'button', name: 'Delete this tiddler' }, {}, 'delete button');
+      return {};
+    },
+    async verify(app) {
+      const gone = await until(async () => (await app.tiddler(this.tiddler)) === null,
+        { timeout: 10000, what: 'the tiddler deleted on the server' }).catch(() => false);
+      if (!gone) throw new TaskError(`"${this.tiddler}" is still on the server`);
+    },
+    async cleanup(app) {
+      await app.deleteTiddler(this.tiddler);
+      await app.deleteTiddler(`Draft of '${this.tiddler}'`);
+    },
+  },
+
   // Node-RED Dashboard 2.0 is a Vue 3 app drawn with Vuetify: its form fields keep their values
   // in Vue's own state (v-model, which reads the input events), a date is a native date input,
   // a dropdown is Vuetify's combobox, its options in a menu laid over the page, and a slider a

@@ -11,6 +11,17 @@ import { publicHold } from '../holds.js';
 import { bad, id, obj, oneOf, parseRef } from './common.js';
 import { allowOf } from './plan.js';
 import { CONTEXT_LIMITS, capturedContext } from './read.js';
+import { redactText } from '../redact.js';
+
+/** The page's own dialogs during the act, as the app hears of them: three at most, redacted. */
+function dialogsOf(list) {
+  const out = [];
+  for (const d of Array.isArray(list) ? list.slice(0, 3) : []) {
+    if (!d || !['alert', 'confirm', 'prompt'].includes(d.kind) || !['ok', 'cancel', 'closed'].includes(d.answered)) continue;
+    out.push({ kind: d.kind, answered: d.answered, message: redactText(String(d.message ?? '').slice(0, 300)).text });
+  }
+  return out;
+}
 
 export const ACTIONS = Object.freeze(['click', 'dblclick', 'focus', 'scroll', 'setValue', 'hover', 'press', 'type']);
 /** The actions that may set off a write, and so carry a plan's `allow` (the app's chp_tool_act_may_write). */
@@ -94,6 +105,10 @@ export async function runAction({ router, chrome, params, signal, tabId: tab, fr
   if (network?.available) args.net = true;
   let value;
   try {
+    // A click or a key press may make the page ask something of its own (confirm, alert).
+    if (['click', 'dblclick', 'press'].includes(params.action)) {
+      await router.page.guardDialogs({ tabId: tab, frameId: frame, documentId }, signal);
+    }
     value = await router.page.run({ tabId: tab, frameId: frame, documentId }, 'action', args,
       { signal, network: network?.available ? network : null });
   } catch (e) {
@@ -129,6 +144,10 @@ export async function runAction({ router, chrome, params, signal, tabId: tab, fr
   // document that unloaded before answering never answers (stale_document above). So only
   // an answer that says a navigation started needs the browser's word on where it got to.
   const answer = value && typeof value === 'object' ? { ...value, ref: params.ref } : value;
+  if (answer && typeof answer === 'object' && 'dialogs' in answer) {
+    answer.dialogs = dialogsOf(value.dialogs);
+    if (!answer.dialogs.length) delete answer.dialogs;
+  }
   if (answer && typeof answer === 'object' && 'context' in answer) {
     delete answer.context;
     if (captureId && value.context && typeof value.context === 'object' && !value.changes?.navigating) {

@@ -203,6 +203,63 @@ act_diff_cb (GObject      *source,
                  chp_tool_reply_get_data (result));
 }
 
+/* The page's own alert, confirm or prompt during the act (content/page-dialogs.js): said, with
+ * how it was answered; its words, the page's, in the wrapper. structuredContent has the kinds and
+ * the answers only. */
+static void
+act_dialogs (ToolCall   *call,
+             JsonObject *answer,
+             JsonObject *structured,
+             GString    *text)
+{
+  static const char * const kinds[] = { "alert", "confirm", "prompt", NULL };
+  static const char * const answers[] = { "ok", "cancel", "closed", NULL };
+  JsonNode *node = json_object_get_member (answer, "dialogs");
+  JsonArray *list = node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+  g_autoptr(GString) words = g_string_new (NULL);
+  JsonArray *said = json_array_new ();
+  gboolean asked_ok = FALSE;
+  gboolean asked_cancel = FALSE;
+
+  for (guint i = 0; list != NULL && i < json_array_get_length (list) && i < 3; i++)
+    {
+      JsonNode *one = json_array_get_element (list, i);
+      JsonObject *d = JSON_NODE_HOLDS_OBJECT (one) ? json_node_get_object (one) : NULL;
+      const char *kind = d != NULL ? chp_mcp_json_string (d, "kind", "") : "";
+      const char *answered = d != NULL ? chp_mcp_json_string (d, "answered", "") : "";
+      JsonObject *item;
+
+      if (!g_strv_contains (kinds, kind) || !g_strv_contains (answers, answered))
+        continue;
+      asked_ok |= g_str_equal (answered, "ok");
+      asked_cancel |= g_str_equal (answered, "cancel");
+      g_string_append_printf (words, "%s: %s\n", kind, chp_mcp_json_string (d, "message", ""));
+      item = json_object_new ();
+      json_object_set_string_member (item, "kind", kind);
+      json_object_set_string_member (item, "answered", answered);
+      json_array_add_object_element (said, item);
+    }
+  if (json_array_get_length (said) == 0)
+    {
+      json_array_unref (said);
+      return;
+    }
+  json_object_set_array_member (structured, "dialogs", said);
+  g_string_append_printf (text, " The page opened %u dialog(s) of its own (alert, confirm or "
+                          "prompt), which stop it until they are answered.",
+                          json_array_get_length (said));
+  if (asked_ok)
+    g_string_append (text, " Chaperone answered its question OK: the person approved this act.");
+  if (asked_cancel)
+    g_string_append (text, " Chaperone answered its question Cancel: a page's questions are the "
+                           "person's, never an agent's. If it must go on, ask the person "
+                           "(browser_handoff).");
+  g_string_append (text, " Its words:\n");
+  chp_mcp_format_add_untrusted (text, call->marker,
+                                chp_mcp_json_string (call->document, "origin", "the page"),
+                                words->str);
+}
+
 static void
 acted_cb (GObject      *source,
           GAsyncResult *result,
@@ -315,6 +372,7 @@ acted_cb (GObject      *source,
                                "control stayed, the URL did not change and no list grew.");
     }
   chp_tool_plan_step_used (call, answer, structured, text);
+  act_dialogs (call, answer, structured, text);
 
   /* The page changed in place: the result shows what changed, from the page's own read right
    * after the act when it took one, else from reading it again. */
