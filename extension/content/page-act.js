@@ -217,6 +217,16 @@
   const INNER_CONTROL = 'a[href],button,input,select,textarea,summary,label,[onclick],[contenteditable],[role=button],'
     + '[role=link],[role=menuitem],[role=tab],[role=option],[role=checkbox],[role=radio],[role=switch]';
 
+  /** Whether `hit` is in a drawing (svg, canvas) in `el`, no control, nothing acting between. */
+  function drawnIn(el, hit) {
+    const drawing = hit.closest('svg, canvas');
+    if (el.matches(INNER_CONTROL) || !drawing || !el.contains(drawing)) return false;
+    for (let n = hit; n && n !== el; n = n.parentElement) {
+      if (n.hasAttribute('tabindex') || n.matches(INNER_CONTROL) || state.clickable.has(n)) return false;
+    }
+    return true;
+  }
+
   /**
    * A click; with `again` a double-click, whose second press and dblclick go only while again()
    * says so (the act's submission not held, the node still there and still judged neutral).
@@ -230,15 +240,13 @@
     const view = el.ownerDocument.defaultView;
     const base = { bubbles: true, cancelable: true, composed: true, view, clientX: x, clientY: y, button: 0 };
     const ptr = { ...base, pointerId: 1, pointerType: 'mouse', isPrimary: true };
-    // An element clickable by its look, or one that is no control itself (a focusable frame around
-    // a drawing), is pressed where a person's click lands, the shape or text at its centre, whose
-    // own handlers then hear it first (Node-RED's are on a node's rect, not on its group; its
-    // canvas's on the drawing inside the focusable frame) — unless that is a control of its own
-    // inside it, which the hold did not judge: then the element itself. A control's events go to
-    // the control.
+    // An element clickable by its look, or a frame around a drawing, is pressed where a person's
+    // click lands, the shape or text at its centre, whose own handlers hear it first (Node-RED's
+    // are on a node's rect, its canvas's on the drawing in the focusable frame) — unless a control
+    // of its own is there, which the hold did not judge. A control's events go to the control.
     const inner = hit && hit !== el && el.contains(hit) ? hit.closest(INNER_CONTROL) : null;
     const lands = hit && hit !== el && el.contains(hit) && !(inner && el.contains(inner));
-    const target = lands && (state.clickable.has(el) || !el.matches(INNER_CONTROL)) ? hit : el;
+    const target = lands && (state.clickable.has(el) || drawnIn(el, hit)) ? hit : el;
     const press = (node, detail) => {
       node.dispatchEvent(new PointerEvent('pointerdown', { ...ptr, buttons: 1 }));
       // The press moves the focus as a person's does, unless the page cancelled it (a menu that
@@ -609,13 +617,14 @@
     const network = watchNetwork(args.net === true, via, args.inflight);
     const mutations = watchMutations();
     const away = watchNavigation();
-    const dialogs = CLICKS.has(action) || action === 'press' ? P.watchDialogs(approved) : null;
+    let dialogs = null;
     // A write that goes through (a plan's or an approved one): did the page show it was saved?
     const write = control && ((planUsed && !planOpens) || approved) ? watchWrite(control) : null;
     let outcome;
     let acted;
     let seen = [];
     try {
+      if (CLICKS.has(action) || action === 'press') dialogs = P.watchDialogs(approved);
       if (guard) for (const w of windows) w.addEventListener('submit', onSubmit, true);
       try {
         switch (action) {

@@ -285,7 +285,8 @@
     // A table's row is named by its cells, one after the other ("Kittiwake B7 11.2 Jonas"), as
     // a person reads it, not by its text run together.
     if (role === 'row' && el.localName === 'tr' && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby')) {
-      const cells = Array.from(el.cells || [], (c) => C.collapse((c.textContent || '').slice(0, 2000))).filter(Boolean);
+      // innerText: the words shown, not a cell's hidden ones.
+      const cells = Array.from(el.cells || [], (c) => C.collapse((c.innerText ?? c.textContent ?? '').slice(0, 2000))).filter(Boolean);
       return { role, name: C.clip(cells.join(' '), 160) };
     }
     return { role, name: C.nameOf(d, asButton ? 'button' : role) };

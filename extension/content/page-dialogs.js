@@ -21,7 +21,9 @@
 
   const MESSAGE_MAX = 300;
   const SEEN_MAX = 3;
-  let watching = null;
+  // The acts running now (the page agent runs ops side by side: an agent's act may still be
+  // settling when the person's approval of another runs). A dialog is told to each.
+  const watching = new Set();
 
   /** The dialog an event asks about, or null when it is not one (the page may send anything). */
   function dialogOf(e) {
@@ -35,35 +37,35 @@
     }
   }
 
-  function answer(e, answered) {
-    const d = dialogOf(e);
-    if (!d) return;
+  function answer(e, d, answered) {
     e.preventDefault();
-    if (watching.seen.length < SEEN_MAX) watching.seen.push({ ...d, answered });
+    for (const w of watching) if (w.seen.length < SEEN_MAX) w.seen.push({ ...d, answered });
   }
 
+  // OK only when every act running now is one the person approved: which act a late question
+  // belongs to cannot be told, and an agent's own act never gets the person's answer.
   window.addEventListener('chaperone-dialog-accept', (e) => {
-    if (!watching || !watching.approved) return;
+    if (watching.size === 0 || [...watching].some((w) => !w.approved)) return;
     const d = dialogOf(e);
-    if (d && d.kind === 'confirm') answer(e, 'ok');
+    if (d && d.kind === 'confirm') answer(e, d, 'ok');
   });
   window.addEventListener('chaperone-dialog-dismiss', (e) => {
-    if (!watching) return;
+    if (watching.size === 0) return;
     const d = dialogOf(e);
-    if (d) answer(e, d.kind === 'alert' ? 'closed' : 'cancel');
+    if (d) answer(e, d, d.kind === 'alert' ? 'closed' : 'cancel');
   });
 
   /**
    * Answers the page's dialogs until stop(), which returns what they were:
    * [{kind, message, answered: ok | cancel | closed}]. `approved`: the act is one the person
-   * approved (a confirm is then answered OK).
+   * approved (a confirm is then answered OK, when no other act runs).
    */
   function watchDialogs(approved) {
     const mine = { approved: approved === true, seen: [] };
-    watching = mine;
+    watching.add(mine);
     return {
       stop() {
-        if (watching === mine) watching = null;
+        watching.delete(mine);
         return mine.seen;
       },
     };

@@ -91,7 +91,7 @@
    * aria-valuetext is the page's free text. A native number field is typed text, never shown.
    */
   function positionOf(el, tag, s) {
-    const native = tag === 'input';
+    const native = tag === 'input' && el.type === 'range';
     const num = (v) => (v !== null && v !== '' && Number.isFinite(Number(v)) && String(v).length <= 12 ? String(Number(v)) : null);
     const value = num(native ? el.value : el.getAttribute('aria-valuenow'));
     if (value === null) return;
@@ -178,7 +178,7 @@
   // markup says whether it can be (a Vue or React table's handler is a listener). Its cells'
   // words are then not repeated in the text. At most ROWS_PER_WALK, and none longer than
   // ROW_TEXT_MAX characters (a layout table's row holds a page, not a record).
-  const ROWS_PER_WALK = 500;
+  const ROWS_PER_WALK = 200;
   const ROW_TEXT_MAX = 300;
   const ROW_CONTROL = 'a[href],button,input,select,textarea,summary,[tabindex],[contenteditable],[role=button],'
     + '[role=link],[role=checkbox],[role=radio],[role=switch],[role=menuitem],[role=tab],[role=option]';
@@ -188,6 +188,7 @@
     if (!body || (body.localName !== 'tbody' && body.localName !== 'table')) return false;
     const role = el.getAttribute('role');
     if ((role !== null && role !== 'row') || !el.querySelector(':scope > td')) return false;
+    if (el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('inert')) return false;
     if ((walk.rows = (walk.rows || 0) + 1) > ROWS_PER_WALK) return false;
     const text = el.textContent || '';
     if (text.length > ROW_TEXT_MAX * 8 || !/\S/.test(text)) return false;

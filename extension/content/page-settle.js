@@ -141,8 +141,10 @@
     if (!el.isConnected) return false;
     if (typeof el.checkVisibility === 'function'
       && !el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) return false;
-    // A person sees a spinner only where it has an area. Vuetify keeps an indeterminate progress
-    // bar in every text field, at height 0 until the field is loading: it is not one.
+    // A person sees a spinner or a progress bar only where it has an area: Vuetify keeps an
+    // indeterminate progress bar in every text field, at height 0 until the field is loading.
+    // A region marked aria-busy (an empty list while it loads) is busy whatever its size.
+    if (el.getAttribute('aria-busy') === 'true') return true;
     const box = el.getBoundingClientRect();
     return box.width > 0 && box.height > 0;
   }

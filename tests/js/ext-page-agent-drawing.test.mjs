@@ -42,6 +42,10 @@ test('drawing.html: a click on the canvas lands on the drawing inside its focusa
   await ok(page, 'action', { captureId: 'd9', ref: canvas.ref, action: 'click' });
   assert.equal(await status(page), 'Placed Harbour lights', 'the svg\'s own handler heard the press');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'canvas', 'and the frame took the focus');
+  // Only a drawing: a row's press is the row's, though an icon of its own is at its centre.
+  const row = ctx.nodes.find((n) => n.role === 'row');
+  await ok(page, 'action', { captureId: 'd9', ref: row.ref, action: 'click' });
+  assert.equal(await status(page), 'Trip opened');
   await page.close();
 });
 

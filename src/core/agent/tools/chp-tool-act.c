@@ -205,7 +205,8 @@ act_diff_cb (GObject      *source,
 
 /* The page's own alert, confirm or prompt during the act (content/page-dialogs.js): said, with
  * how it was answered; its words, the page's, in the wrapper. structuredContent has the kinds and
- * the answers only. */
+ * the answers only. An agent's own act is never answered OK (only one the person approved is,
+ * and its outcome goes to the hold). */
 static void
 act_dialogs (ToolCall   *call,
              JsonObject *answer,
@@ -213,12 +214,11 @@ act_dialogs (ToolCall   *call,
              GString    *text)
 {
   static const char * const kinds[] = { "alert", "confirm", "prompt", NULL };
-  static const char * const answers[] = { "ok", "cancel", "closed", NULL };
+  static const char * const answers[] = { "cancel", "closed", NULL };
   JsonNode *node = json_object_get_member (answer, "dialogs");
   JsonArray *list = node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
   g_autoptr(GString) words = g_string_new (NULL);
   JsonArray *said = json_array_new ();
-  gboolean asked_ok = FALSE;
   gboolean asked_cancel = FALSE;
 
   for (guint i = 0; list != NULL && i < json_array_get_length (list) && i < 3; i++)
@@ -231,7 +231,6 @@ act_dialogs (ToolCall   *call,
 
       if (!g_strv_contains (kinds, kind) || !g_strv_contains (answers, answered))
         continue;
-      asked_ok |= g_str_equal (answered, "ok");
       asked_cancel |= g_str_equal (answered, "cancel");
       g_string_append_printf (words, "%s: %s\n", kind, chp_mcp_json_string (d, "message", ""));
       item = json_object_new ();
@@ -245,11 +244,9 @@ act_dialogs (ToolCall   *call,
       return;
     }
   json_object_set_array_member (structured, "dialogs", said);
-  g_string_append_printf (text, " The page opened %u dialog(s) of its own (alert, confirm or "
-                          "prompt), which stop it until they are answered.",
+  g_string_append_printf (text, " The page raised %u dialog(s) of its own during the act "
+                          "(alert, confirm or prompt), which stop it until they are answered.",
                           json_array_get_length (said));
-  if (asked_ok)
-    g_string_append (text, " Chaperone answered its question OK: the person approved this act.");
   if (asked_cancel)
     g_string_append (text, " Chaperone answered its question Cancel: a page's questions are the "
                            "person's, never an agent's. If it must go on, ask the person "
