@@ -517,8 +517,9 @@ export const SUITE_TASKS = {
         at = new RegExp(`\\[${slider.ref}\\] slider[^\\n]* value=(\\d+)`).exec(d.text(r))?.[1];
       }
       await d.click(need(d, snap, { role: 'radio', name: 'By text message' }).ref, 'text message radio');
-      // The boat beside the berth, picked from the table of moored boats by its row.
-      await d.click(need(d, snap, { role: 'row', name: /^Grey Heron / }).ref, 'Grey Heron row');
+      // The boat beside the berth, picked from the table of moored boats by its row: the table
+      // fills when the runtime sends its rows, so the agent looks until it shows the boat.
+      await d.click((await look(d, { role: 'row', name: /Grey Heron/ })).item.ref, 'Grey Heron row');
       await d.click(need(d, snap, { role: 'button', name: 'Book' }).ref, 'Book button');
       return {};
     },
