@@ -104,7 +104,8 @@ test_snapshot_lines (void)
                  JSON_NODE_HOLDS_NULL (json_object_get_member (structured, "nextPage")));
   g_assert_false (json_object_get_boolean_member (structured, "truncated"));
   g_assert_cmpint (json_object_get_int_member (structured, "nodeCount"), ==, 8);
-  g_assert_true (json_object_has_member (structured, "auth"));
+  /* The sign-in signals it shows, only those (five "false"s were bytes for nothing). */
+  g_assert_cmpuint (json_object_get_size (json_object_get_object_member (structured, "auth")), ==, 2);
 
   /* The memory of the next diff has every element's line, and the text. */
   g_assert_cmpuint (json_object_get_size (json_object_get_object_member (s->memory, "lines")), ==,
@@ -352,6 +353,26 @@ test_snapshot_paging (void)
   g_assert_nonnull (strstr (past->text, "page 999 does not exist"));
 }
 
+/* structuredContent's `auth` holds the sign-in signals the page shows, and only those. */
+static void
+test_snapshot_auth_shown (void)
+{
+  g_autoptr(JsonObject) otp = parse_object ("{\"url\":\"https://bank.example/\",\"nodes\":[],"
+                                            "\"text\":\"Enter the code\",\"auth\":{"
+                                            "\"passwordField\":false,\"otpField\":true,"
+                                            "\"signInForm\":false,\"captcha\":false,\"qr\":false}}");
+  g_autoptr(ChpMcpSnapshot) shown = format (otp, NULL, 1, 8000, NULL);
+  JsonObject *auth = json_object_get_object_member (json_node_get_object (shown->structured), "auth");
+
+  g_assert_cmpuint (json_object_get_size (auth), ==, 1);
+  g_assert_true (json_object_get_boolean_member (auth, "otpField"));
+  /* None shown: no `auth` at all. */
+  json_object_set_boolean_member (json_object_get_object_member (otp, "auth"), "otpField", FALSE);
+  g_clear_pointer (&shown, chp_mcp_snapshot_free);
+  shown = format (otp, NULL, 1, 8000, NULL);
+  g_assert_false (json_object_has_member (json_node_get_object (shown->structured), "auth"));
+}
+
 static void
 test_snapshot_query (void)
 {
@@ -540,6 +561,7 @@ test_mcp_tools_add_snapshot (void)
   g_test_add_func ("/chaperone/mcp-tools/snapshot/text-not-repeated",
                    test_snapshot_text_not_repeated);
   g_test_add_func ("/chaperone/mcp-tools/snapshot/lines", test_snapshot_lines);
+  g_test_add_func ("/chaperone/mcp-tools/snapshot/auth-shown", test_snapshot_auth_shown);
   g_test_add_func ("/chaperone/mcp-tools/snapshot/structured-marked",
                    test_snapshot_structured_marked);
   g_test_add_func ("/chaperone/mcp-tools/snapshot/paging", test_snapshot_paging);

@@ -59,15 +59,27 @@ fields_by_ref (JsonObject *snapshot)
   return out;
 }
 
+/* The sign-in signals the page shows (the extension's `auth`), only those: most pages show none,
+ * and five "false"s on every snapshot were bytes an agent pays for and reads nothing in. */
 static void
-copy_member (JsonObject *to,
-             JsonObject *from,
-             const char *member)
+copy_signals (JsonObject *to,
+              JsonObject *from)
 {
-  JsonNode *value = json_object_get_member (from, member);
+  JsonNode *auth = json_object_get_member (from, "auth");
+  g_autoptr(GList) members = NULL;
+  JsonObject *shown;
 
-  if (value != NULL)
-    json_object_set_member (to, member, json_node_copy (value));
+  if (auth == NULL || !JSON_NODE_HOLDS_OBJECT (auth))
+    return;
+  shown = json_object_new ();
+  members = json_object_get_members (json_node_get_object (auth));
+  for (GList *l = members; l != NULL; l = l->next)
+    if (chp_mcp_json_bool (json_node_get_object (auth), l->data))
+      json_object_set_boolean_member (shown, l->data, TRUE);
+  if (json_object_get_size (shown) > 0)
+    json_object_set_object_member (to, "auth", shown);
+  else
+    json_object_unref (shown);
 }
 
 /**
@@ -273,7 +285,7 @@ chp_mcp_format_snapshot (JsonObject                  *snapshot,
       static const char * const frame_plain[] = { "documentId", "reason", NULL };
       JsonNode *frames = json_object_get_member (snapshot, "frames");
 
-      copy_member (structured, snapshot, "auth");
+      copy_signals (structured, snapshot);
       if (frames != NULL && JSON_NODE_HOLDS_ARRAY (frames) &&
           json_array_get_length (json_node_get_array (frames)) > 0)
         {
