@@ -574,6 +574,22 @@ test_browser_marked (Env           *env,
 /* Keys, typing and hover: each goes to the browser with its own argument; press and type without
  * a ref go to the focused element of the document the agent last took a snapshot of (its
  * capture); a held key press says it was a key press. */
+/* browser_act with @args, which the browser answers with @answer: the result in @call. */
+static void
+act_answered (Env           *env,
+              ChpTestClient *client,
+              const char    *args,
+              const char    *answer,
+              Call          *call)
+{
+  g_autoptr(JsonObject) request = NULL;
+
+  call_start (env->tools, env->context, "browser_act", args, NULL, call);
+  request = browser_request (client, "browser.node.action");
+  browser_answer (client, request, answer);
+  call_wait (call);
+}
+
 static void
 test_browser_keys (Env           *env,
                    gconstpointer  data)
@@ -681,46 +697,33 @@ test_browser_keys (Env           *env,
   g_clear_pointer (&request, json_object_unref);
   /* One that went as one click (the page says "click": the first click changed the control, or
    * it sends, deletes or writes) is said as what ran. */
-  call_start (env->tools, env->context, "browser_act",
-              "{\"tab\":\"b1:7\",\"ref\":\"1:e5\",\"action\":\"dblclick\"}", NULL, &call);
-  request = browser_request (client, "browser.node.action");
-  browser_answer (client, request,
-                  "{\"action\":\"click\",\"done\":true,\"changes\":{\"urlChanged\":false,"
-                  "\"titleChanged\":false,\"added\":0,\"removed\":0,\"textChanged\":false,"
-                  "\"settled\":true}}");
-  call_wait (&call);
+  act_answered (env, client, "{\"tab\":\"b1:7\",\"ref\":\"1:e5\",\"action\":\"dblclick\"}",
+                "{\"action\":\"click\",\"done\":true,\"changes\":{\"urlChanged\":false,"
+                "\"titleChanged\":false,\"added\":0,\"removed\":0,\"textChanged\":false,"
+                "\"settled\":true}}", &call);
   g_assert_true (g_str_has_prefix (result_text (call.result),
                                    "Clicked 1:e5 on tab b1:7. Once, not twice:"));
   g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "action"), ==,
                    "click");
-  g_clear_pointer (&request, json_object_unref);
-  call_start (env->tools, env->context, "browser_act",
-              "{\"tab\":\"b1:7\",\"ref\":\"1:e3\",\"action\":\"dblclick\"}", NULL, &call);
-  request = browser_request (client, "browser.node.action");
-  browser_answer (client, request,
-                  "{\"held\":true,\"hold\":{\"holdId\":\"K2\",\"state\":\"held\","
-                  "\"kind\":\"outward\",\"reason\":\"label\",\"word\":\"send\","
-                  "\"control\":\"Send\",\"site\":\"https://shop.example\","
-                  "\"fields\":[],\"signature\":\"9f2d\",\"tabId\":7,\"createdAt\":1}}");
-  call_wait (&call);
+  act_answered (env, client, "{\"tab\":\"b1:7\",\"ref\":\"1:e3\",\"action\":\"dblclick\"}",
+                "{\"held\":true,\"hold\":{\"holdId\":\"K2\",\"state\":\"held\","
+                "\"kind\":\"outward\",\"reason\":\"label\",\"word\":\"send\","
+                "\"control\":\"Send\",\"site\":\"https://shop.example\","
+                "\"fields\":[],\"signature\":\"9f2d\",\"tabId\":7,\"createdAt\":1}}", &call);
   g_assert_true (g_str_has_prefix (result_text (call.result),
                                    "Held, not done: this click on 1:e3 would send"));
   g_assert_nonnull (strstr (result_text (call.result), "Do not click it again."));
-  g_clear_pointer (&request, json_object_unref);
 
   /* The page's own confirm during a click: said with how it was answered, its words in the
    * wrapper; structuredContent has the kind and the answer only. */
-  call_start (env->tools, env->context, "browser_act",
-              "{\"tab\":\"b1:7\",\"ref\":\"1:e6\",\"action\":\"click\"}", NULL, &call);
-  request = browser_request (client, "browser.node.action");
-  browser_answer (client, request,
-                  "{\"done\":true,\"changes\":{\"urlChanged\":false,\"titleChanged\":false,"
-                  "\"added\":0,\"removed\":0,\"textChanged\":false,\"settled\":true},"
-                  "\"dialogs\":[{\"kind\":\"confirm\",\"answered\":\"cancel\","
-                  "\"message\":\"Discard your changes?\"},{\"kind\":\"beep\","
-                  "\"answered\":\"cancel\",\"message\":\"not a dialog\"},"
-                  "{\"kind\":\"confirm\",\"answered\":\"ok\",\"message\":\"answered by nobody\"}]}");
-  call_wait (&call);
+  act_answered (env, client, "{\"tab\":\"b1:7\",\"ref\":\"1:e6\",\"action\":\"click\"}",
+                "{\"done\":true,\"changes\":{\"urlChanged\":false,\"titleChanged\":false,"
+                "\"added\":0,\"removed\":0,\"textChanged\":false,\"settled\":true},"
+                "\"dialogs\":[{\"kind\":\"confirm\",\"answered\":\"cancel\","
+                "\"message\":\"Discard your changes?\"},{\"kind\":\"beep\","
+                "\"answered\":\"cancel\",\"message\":\"not a dialog\"},"
+                "{\"kind\":\"confirm\",\"answered\":\"ok\",\"message\":\"answered by nobody\"}]}",
+                &call);
   g_test_message ("%s", result_text (call.result));
   g_assert_nonnull (strstr (result_text (call.result), "The page raised 1 dialog(s) of its own"));
   g_assert_nonnull (strstr (result_text (call.result), "answered its question Cancel"));
@@ -735,7 +738,6 @@ test_browser_keys (Env           *env,
     g_assert_cmpstr (json_object_get_string_member (first, "answered"), ==, "cancel");
     g_assert_false (json_object_has_member (first, "message"));
   }
-  g_clear_pointer (&request, json_object_unref);
 
   /* The loop guard and keys: an arrow pressed again and again moves a slider's thumb (six times
    * here, past the three identical acts that pause an agent); a press of another key is another
@@ -750,12 +752,8 @@ test_browser_keys (Env           *env,
       g_autofree char *args = g_strdup_printf ("{\"tab\":\"b1:7\",\"ref\":\"1:e4\","
                                                "\"action\":\"press\",\"key\":\"%s\"}", keys[i]);
 
-      call_start (env->tools, env->context, "browser_act", args, NULL, &call);
-      request = browser_request (client, "browser.node.action");
-      browser_answer (client, request, done);
-      call_wait (&call);
+      act_answered (env, client, args, done, &call);
       g_assert_false (result_is_error (call.result));
-      g_clear_pointer (&request, json_object_unref);
     }
   for (guint i = 0; i < 3; i++)
     {
