@@ -50,7 +50,7 @@ fi
 if [ "${1:-}" = "--test" ]; then
   # The JS test tools (ws, playwright-core for Chromium, puppeteer-core for Firefox over WebDriver
   # BiDi, the MCP SDK as the agent) and the real web apps of
-  # the real-site suite (TiddlyWiki, MailDev, Node-RED: tests/realsites/apps.mjs) from npm,
+  # the real-site suite (TiddlyWiki, MailDev, Node-RED and its dashboard: tests/realsites/apps.mjs) from npm,
   # pinned by package-lock.json; served on loopback at test time, nothing fetched then.
   if [ ! -d "$here/node_modules/ws" ] || [ ! -d "$here/node_modules/playwright-core" ] ||
      [ ! -d "$here/node_modules/puppeteer-core" ] ||
@@ -59,5 +59,11 @@ if [ "${1:-}" = "--test" ]; then
      [ ! -d "$here/node_modules/node-red" ] ||
      [ "$here/package-lock.json" -nt "$here/node_modules" ]; then
     (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+  # Etherpad for the same suite, in a folder of its own: its pinned dependencies are old (npm 6,
+  # socket.io 2) and would otherwise share node_modules with the tests' own.
+  pad="$here/tests/realsites/etherpad"
+  if [ ! -d "$pad/node_modules/ep_etherpad-lite" ] || [ "$pad/package-lock.json" -nt "$pad/node_modules" ]; then
+    (cd "$pad" && npm ci --no-audit --no-fund --loglevel=error)
   fi
 fi

@@ -17,7 +17,7 @@
     openModals, isDisabled, resolve, planStep, now, SETTLE_QUIET_MS, SETTLE_QUIET_LIGHT_MS,
     watchMutations, watchNetwork, watchNavigation, settle, classifyTarget, holdOf, submitHold,
     navigateHold, mustHoldSubmit, sameOrigin, submission, controlFor, parseKey, focusLikePerson,
-    fill, typeText, pressKey, defaultButton, implicitlySubmits, isEditable, activeIn, resolveHeld,
+    fill, typeText, pressKey, defaultButton, implicitlySubmits, isEditable, documentEditor, activeIn, resolveHeld,
     watchWrite, opensEditor, untilStill, scan, shownPassword, refuseSignIn, rememberCapture, MAX_SCAN,
     roleAndName, elementAt, isFocusable, focusTargetOf } = P;
 
@@ -451,6 +451,7 @@
       return button ? { control: button, outwardOnly: false } : null;
     }
     if (multiLine && k.shift && !modified) return null;     // Shift+Enter: the line break everywhere
+    if (!modified && documentEditor(el)) return null;        // a new paragraph in a document editor
     const control = (form && defaultButton(form)) || nearbyCommand(el, !modified);
     return control ? { control, outwardOnly: !modified } : null;
   }
@@ -482,7 +483,7 @@
     }
     if (el.readOnly === true) fail('target_denied', 'the field is read-only');
     // A line break typed where Enter may send goes through press, which holds what sends.
-    if (typeof text === 'string' && text.includes('\n') && isEditable(el)
+    if (typeof text === 'string' && text.includes('\n') && isEditable(el) && !documentEditor(el)
         && ((formAround(el) && defaultButton(formAround(el))) || nearbyCommand(el, true))) {
       fail('invalid_params', 'Enter may send here: type the text without its line breaks, then press Enter');
     }

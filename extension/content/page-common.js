@@ -167,15 +167,20 @@
     return false;
   }
 
-  /** The focused element, through open shadow roots and inlined frames. */
+  /**
+   * The focused element, through open shadow roots and inlined frames. A frame's body is its
+   * focused element when nothing in it has focus, unless the body is the editor itself
+   * (contenteditable or designMode: Etherpad's, in a frame in a frame), where the caret is.
+   */
   function deepActiveElement() {
     let a = document.activeElement;
     for (let i = 0; a && i < 64; i += 1) {
       if (a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
       else {
         const doc = inheritedDoc(a);
-        if (!doc || !doc.activeElement || doc.activeElement === doc.body) break;
-        a = doc.activeElement;
+        const inner = doc && doc.activeElement;
+        if (!inner || (inner === doc.body && !inner.isContentEditable)) break;
+        a = inner;
       }
     }
     return a;
@@ -289,7 +294,14 @@
       const cells = Array.from(el.cells || [], (c) => C.collapse((c.innerText ?? c.textContent ?? '').slice(0, 2000))).filter(Boolean);
       return { role, name: C.clip(cells.join(' '), 160) };
     }
-    return { role, name: C.nameOf(d, asButton ? 'button' : role) };
+    const name = C.nameOf(d, asButton ? 'button' : role);
+    // A frame whose body is the editor (Etherpad's): named as its frame is, as a screen reader
+    // names a frame's document.
+    if (!name && role === 'textbox' && el === el.ownerDocument.body) {
+      const frame = frameOf(el.ownerDocument);
+      if (frame) return { role, name: C.nameOf(new Desc(frame), 'iframe') };
+    }
+    return { role, name };
   }
 
   // ---- the sign-in floor ---------------------------------------------------------------------

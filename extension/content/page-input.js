@@ -114,7 +114,9 @@
    * held them back.
    */
   function focusLikePerson(el) {
-    if (activeIn(el)) return true;
+    // A frame's body is its document's active element until something else is: focused only
+    // once the frames around it lead to it (a pad's editor, clicked from the page around it).
+    if (activeIn(el) && (el !== el.ownerDocument.body || P.deepActiveElement() === el)) return true;
     const before = el.getRootNode().activeElement || null;
     let fired = false;
     const seen = () => { fired = true; };
@@ -163,6 +165,13 @@
   const isTextField = (el) => el.localName === 'textarea'
     || (el.localName === 'input' && TEXT_TYPES.has(el.type));
   const isEditable = (el) => isTextField(el) || !!el.isContentEditable;
+  /**
+   * A frame whose whole document is the editor (its body contenteditable, or designMode: Etherpad,
+   * and TinyMCE or CKEditor in their frame modes): a document editor, where Enter is a new
+   * paragraph, never the send key a chat box's Enter may be.
+   */
+  const documentEditor = (el) => el.ownerDocument !== document && !!el.isContentEditable
+    && (el === el.ownerDocument.body || el.ownerDocument.designMode === 'on');
 
   function fireInput(el, inputType, data) {
     el.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType, data }));
@@ -481,6 +490,7 @@
       return undefined;
     }
     if (k.text && typed && isEditable(el)) return insertText(el, k.text);
+    if (!k.alt && !k.meta && CARET_KEYS[k.key] && isEditable(el)) return moveCaret(el, k);
     if (!plain || (!isEditable(el) && tag !== 'select')) return undefined;
     if (k.key === 'Backspace' || k.key === 'Delete') return deleteAtCaret(el, k.key === 'Delete');
     if (tag === 'select' && !el.multiple && (k.key === 'ArrowDown' || k.key === 'ArrowUp')) {
@@ -493,14 +503,40 @@
       el.dispatchEvent(new Event('change', { bubbles: true }));
       return undefined;
     }
+    return undefined;
+  }
+
+  // The keys that move the caret, as Selection.modify() names the move: {direction, granularity,
+  // with Control}. A key event a script sends moves nothing itself, so the move is made here.
+  const CARET_KEYS = {
+    ArrowLeft: ['backward', 'character', 'word'], ArrowRight: ['forward', 'character', 'word'],
+    ArrowUp: ['backward', 'line', 'paragraph'], ArrowDown: ['forward', 'line', 'paragraph'],
+    Home: ['backward', 'lineboundary', 'documentboundary'], End: ['forward', 'lineboundary', 'documentboundary'],
+  };
+
+  /**
+   * The caret moved as the key moves it: in a text field by its selection range, Home and End to
+   * its ends; in a contenteditable editor by the document's selection (with Shift, extended), by
+   * character or line and, with Control, by word or to the document's ends (Control+End: where a
+   * person appends to a pad).
+   */
+  function moveCaret(el, k) {
+    const [direction, granularity, withCtrl] = CARET_KEYS[k.key];
     if (isTextField(el)) {
       let s = null;
       try { s = el.selectionStart; } catch (_) { s = null; }
-      if (s === null) return undefined;
+      // A field with no caret (number, email) has none to move; Up, Down and Control+arrow are
+      // left to the page.
+      if (s === null || k.key === 'ArrowUp' || k.key === 'ArrowDown' || (k.ctrl && granularity === 'character')) return undefined;
       const len = el.value.length;
       const to = { ArrowLeft: Math.max(0, s - 1), ArrowRight: Math.min(len, el.selectionEnd + 1), Home: 0, End: len }[k.key];
-      if (to !== undefined) el.setSelectionRange(to, to);
+      el.setSelectionRange(to, to);
+      return undefined;
     }
+    const sel = el.ownerDocument.getSelection();
+    if (!sel || typeof sel.modify !== 'function') return undefined;
+    if (!sel.rangeCount || !el.contains(sel.anchorNode)) sel.collapse(el, 0);
+    sel.modify(k.shift ? 'extend' : 'move', direction, k.ctrl ? withCtrl : granularity);
     return undefined;
   }
 
@@ -522,5 +558,5 @@
   }
 
   Object.assign(P, { parseKey, focusLikePerson, fill, typeText, pressKey, defaultButton,
-    implicitlySubmits, isEditable, activeIn });
+    implicitlySubmits, isEditable, documentEditor, activeIn });
 })();

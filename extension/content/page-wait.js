@@ -10,7 +10,7 @@
   const P = globalThis.ChaperonePageParts;
   if (!P) return;                           // page-common.js did not run: nothing installs
 
-  const { core, isRendered, showsPassword, refuseSignIn, fail } = P;
+  const { core, isRendered, showsPassword, refuseSignIn, fail, inheritedDoc } = P;
 
   // ---- op: waitText --------------------------------------------------------------------------
 
@@ -32,7 +32,26 @@
    * elements by them, and the agent waits for what it reads).
    */
   function textShown(want) {
-    const root = document.body || document.documentElement;
+    return pageDocs().some((doc) => shownIn(doc, want));
+  }
+
+  /**
+   * This page's document and the documents of its frames that are part of it (about:blank and
+   * srcdoc frames, as deep as the snapshot reads them: Etherpad's text is in a frame in a frame).
+   */
+  function pageDocs() {
+    const docs = [document];
+    for (let i = 0; i < docs.length && docs.length < 16; i++) {
+      for (const f of docs[i].querySelectorAll('iframe, frame')) {
+        const doc = inheritedDoc(f);
+        if (doc && !docs.includes(doc) && docs.length < 16) docs.push(doc);
+      }
+    }
+    return docs;
+  }
+
+  function shownIn(doc, want) {
+    const root = doc.body || doc.documentElement;
     if (!root) return false;
     if (core().collapse(root.innerText || '').toLowerCase().includes(want)) return true;
     let named = [];
@@ -104,8 +123,17 @@
         if (found) finish(true);
       };
       const mo = new MutationObserver(() => check(false));
-      mo.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
-      const poll = setInterval(() => check(true), WAIT_TEXT_POLL_MS);
+      const watched = new WeakSet();
+      const watch = () => {
+        for (const doc of pageDocs()) {
+          if (watched.has(doc)) continue;
+          watched.add(doc);
+          mo.observe(doc, { subtree: true, childList: true, characterData: true, attributes: true });
+        }
+      };
+      watch();
+      // A frame of the page that loads later is watched from the next check on.
+      const poll = setInterval(() => { if (!done) watch(); check(true); }, WAIT_TEXT_POLL_MS);
       const limit = Number.isSafeInteger(args.timeoutMs) ? Math.min(Math.max(args.timeoutMs, 0), WAIT_TEXT_MAX_MS) : WAIT_TEXT_MAX_MS;
       const bound = setTimeout(() => finish(false), limit);
     });

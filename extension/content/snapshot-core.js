@@ -119,7 +119,12 @@
       || tag === 'summary' || attrOf(d, 'tabindex') !== null;
   }
 
-  /** The computed role: the first recognised token of role="", else the implicit role. */
+  /**
+   * The computed role: the first recognised token of role="", else the implicit role. An editable
+   * element (contenteditable) that the page gives a role no widget has (application, document,
+   * region …: Etherpad's editor is `<body role="application" contenteditable>`) is a textbox: what
+   * an agent must know of it is that it takes text.
+   */
   function roleOf(d) {
     const explicit = attrOf(d, 'role');
     if (explicit) {
@@ -127,6 +132,7 @@
         if (!KNOWN_ROLES.has(token)) continue;
         // ARIA: none/presentation is ignored on focusable elements (it would hide a control).
         if ((token === 'none' || token === 'presentation') && isNativelyFocusable(d)) break;
+        if (!INTERACTIVE_ROLES.has(token) && isContentEditable(d)) return 'textbox';
         return token;
       }
     }

@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
-import { appsWhyNot, startApps, startNodeRedDashboard, startTiddlyWikiWithCodeMirror } from '../realsites/apps.mjs';
+import { appsWhyNot, startApps, startEtherpad, startNodeRedDashboard, startTiddlyWikiWithCodeMirror } from '../realsites/apps.mjs';
 import { SUITE_TASKS, TASKS, runTask } from '../realsites/tasks.mjs';
 import { chaperoneWhyNot, startChaperoneWorld } from '../realsites/world.mjs';
 import * as H from './mcp-harness.mjs';
@@ -25,9 +25,8 @@ before(async () => {
   if (skip) return;
   W.running = await startApps();
   W.apps = { ...W.running.apps };
-  [W.cm, W.dash] = await Promise.all([startTiddlyWikiWithCodeMirror(), startNodeRedDashboard()]);
-  W.apps[W.cm.name] = W.cm;
-  W.apps[W.dash.name] = W.dash;
+  [W.cm, W.dash, W.pad] = await Promise.all([startTiddlyWikiWithCodeMirror(), startNodeRedDashboard(), startEtherpad()]);
+  for (const app of [W.cm, W.dash, W.pad]) W.apps[app.name] = app;
   W.world = await startChaperoneWorld(Object.values(W.apps), { name: 'realsites-engine' });
 }, { timeout: 120000 });
 
@@ -35,6 +34,7 @@ after(async () => {
   await W.world?.stop();
   await W.cm?.stop();
   await W.dash?.stop();
+  await W.pad?.stop();
   await W.running?.stop();
 });
 
@@ -192,6 +192,16 @@ test('Node-RED Dashboard (Vue): a booking (text, date, number, checkbox, switch)
   { skip, timeout: 60000 }, async () => {
     const out = await run(SUITE_TASKS.dashboardBooking);
     assert.equal(out.approvals, 2, `the plan, then the held Book: ${out.approvals}`);
+  });
+
+// Etherpad's editor is the body of an about:srcdoc frame inside another, role "application"
+// (issue 15, item 2: contenteditable in frames that inherit the page's origin, on a real page): a
+// line added at its end is in the pad on the server. The pad saves as it is typed in: no control
+// commits it, so nothing is held and nothing asked.
+test('Etherpad: a line typed at the end of a pad (its editor a frame\'s body in a frame) is in the pad on the server',
+  { skip, timeout: 60000 }, async () => {
+    const out = await run(SUITE_TASKS.padAppend);
+    assert.equal(out.approvals, 0, `typing asks nothing: ${out.approvals}`);
   });
 
 // Issue 16: what the agent did above is its trace, masked; the same agent, connecting again

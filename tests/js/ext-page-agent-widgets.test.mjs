@@ -264,3 +264,44 @@ test('widgets-editors.html: hover opens a menu from script and moving away close
   assert.equal(await text(page, '#hover-out'), 'hover: menu closed');
   await page.close();
 });
+
+// Etherpad's editor (tests/realsites: the pad task): the body of a frame in a frame, its role
+// "application". An agent sees a textbox named as its frame, puts the caret at the end with
+// Control+End, and types lines; Enter there is a new paragraph, never the chat's Send.
+test('widgets-pad.html: a pad whose editor is a frame\'s body is typed into at the caret, Enter a new paragraph', opts, async () => {
+  const page = await open('/widgets-pad.html');
+  await page.waitForFunction(() => document.getElementById('pad').textContent !== '(loading)', null, { timeout: 10000 });
+  const ctx = await ok(page, 'context', { captureId: 'd1' });
+  const pad = byName(ctx, 'pad');
+  assert.equal(pad.role, 'textbox', 'an editable body is a textbox, whatever role the page gives it');
+  assert.ok(ctx.iframes.filter((f) => f.inline).length >= 2, `both frames are part of the page: ${JSON.stringify(ctx.iframes)}`);
+  const act = (action, extra) => ok(page, 'action', { captureId: 'd1', action, ...extra });
+
+  await act('click', { ref: pad.ref });
+  const after = await ok(page, 'context', { captureId: 'd2' });
+  assert.equal(byName(after, 'pad').state.focused, true, 'focus is seen in the frame in a frame');
+  await act('press', { key: 'Control+End' });
+  const typed = await act('type', { text: '\nTuesday: berth B7 closed.' });
+  assert.equal(typed.held, undefined, `a line break in a pad is no send: ${JSON.stringify(typed)}`);
+  assert.equal(await text(page, '#pad'), 'Harbour log|Monday: the ferry left at 06:40.|Tuesday: berth B7 closed.');
+  // A wait for words (a snapshot's `until`) reads the frames of the page too: these lines run on
+  // only in the pad (the page's own copy has a "|" between them).
+  assert.deepEqual(await ok(page, 'waitText', { text: 'left at 06:40. Tuesday', timeoutMs: 3000 }), { found: true });
+  await act('press', { key: 'Control+Home' });
+  await act('type', { text: 'Log: ' });
+  assert.equal(await text(page, '#pad'), 'Log: Harbour log|Monday: the ferry left at 06:40.|Tuesday: berth B7 closed.');
+  await act('press', { key: 'End' });
+  const enter = await act('press', { key: 'Enter' });
+  assert.equal(enter.held, undefined, `Enter in a pad is no send: ${JSON.stringify(enter)}`);
+  await act('type', { text: 'Wednesday' });
+  assert.equal(await text(page, '#pad'), 'Log: Harbour log|Wednesday|Monday: the ferry left at 06:40.|Tuesday: berth B7 closed.');
+  assert.equal(await text(page, '#sent'), '(nothing)');
+
+  // The chat box beside it still sends on Enter: held as its Send button's click.
+  const chat = await ok(page, 'context', { captureId: 'd3' });
+  await ok(page, 'action', { captureId: 'd3', ref: byName(chat, 'Chat message').ref, action: 'type', text: 'hello' });
+  const held = await ok(page, 'action', { captureId: 'd3', ref: byName(chat, 'Chat message').ref, action: 'press', key: 'Enter' });
+  assert.equal(held.held?.control, 'Send', JSON.stringify(held));
+  assert.equal(await text(page, '#sent'), '(nothing)');
+  await page.close();
+});

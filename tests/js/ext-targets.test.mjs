@@ -103,3 +103,28 @@ test('frame readability for browser.frames', () => {
   assert.deepEqual(r({ frameId: 31, url: 'about:blank' }), { readable: false, reason: 'not_web' });
   assert.deepEqual(r({ frameId: 32, url: 'chrome-extension://x/y.html' }), { readable: false, reason: 'extension' });
 });
+
+test('mergeFrames: a frame in a frame that is part of the page is part of it too, with its frame id', async () => {
+  const { mergeFrames } = await import('../../extension/lib/capabilities/read.js');
+  // Etherpad: an empty about:blank frame, a srcdoc frame ("Ether") holding a srcdoc frame ("pad"),
+  // and an ad's cross-origin frame inside "Ether", which is not the page's.
+  const nav = [
+    { frameId: 0, parentFrameId: -1, url: 'https://a.example/p/log', documentId: 'D0' },
+    { frameId: 10, parentFrameId: 0, url: 'about:blank', documentId: 'D10' },
+    { frameId: 11, parentFrameId: 0, url: 'about:srcdoc', documentId: 'D11' },
+    { frameId: 12, parentFrameId: 11, url: 'about:srcdoc', documentId: 'D12' },
+    { frameId: 13, parentFrameId: 11, url: 'https://ads.example/x', documentId: 'D13' },
+  ];
+  const page = [
+    { index: 0, name: 'importiframe', title: '', src: 'about:blank', origin: 'null', inline: true, docUrl: 'about:blank' },
+    { index: 1, name: 'ace_outer', title: 'Ether', src: 'about:srcdoc', origin: 'null', inline: true, docUrl: 'about:srcdoc' },
+    { index: 2, name: 'ace_inner', title: 'pad', src: 'about:srcdoc', origin: 'null', inline: true, docUrl: 'about:srcdoc' },
+  ];
+  const frames = mergeFrames(nav, page, grant, 7, 0);
+  assert.deepEqual(frames.map((f) => [f.frameId, f.title, f.inline, f.readable]),
+    [[10, '', true, true], [11, 'Ether', true, true], [12, 'pad', true, true]],
+    'the pad is frame 12, part of the page; the ad in it is no frame of this page\'s');
+  assert.equal(frames[2].origin, 'https://a.example');
+  // Not read by the page (deeper than it reads): not listed.
+  assert.deepEqual(mergeFrames(nav, page.slice(0, 2), grant, 7, 0).map((f) => f.frameId), [10, 11]);
+});

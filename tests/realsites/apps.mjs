@@ -5,6 +5,8 @@
 //   TiddlyWiki 5.4.1   a personal wiki (a single-page app with its own widgets and an iframe editor)
 //   MailDev 3.0.0      a mail catcher with a React inbox (read, search, delete); mail arrives by SMTP
 //   Node-RED 4.1.15    a flow editor (jQuery, icon-only controls, a canvas)
+//   Etherpad 1.8.14    a shared text editor: a contenteditable body in a frame in a frame, both
+//                      about:srcdoc (installed apart, tests/realsites/etherpad/: see startEtherpad)
 //
 // and, for the suite only, TiddlyWiki again with the CodeMirror 5 editor it ships as a plugin, and
 // Node-RED again with Dashboard 2.0 1.31.0 (@flowfuse/node-red-dashboard: a Vue 3 app it serves).
@@ -18,7 +20,7 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -32,6 +34,8 @@ const BIN = {
   maildev: join(root, 'node_modules', 'maildev', 'dist', 'bin', 'maildev.js'),
   nodered: join(root, 'node_modules', 'node-red', 'red.js'),
 };
+/** Etherpad's package, in its own folder (its pinned dependencies are old: npm 6, socket.io 2). */
+const ETHERPAD_MODULES = join(root, 'tests', 'realsites', 'etherpad', 'node_modules');
 /** Node-RED's Dashboard 2.0, a module the runtime loads (startNodeRedDashboard). */
 const DASHBOARD_MODULE = join(root, 'node_modules', '@flowfuse', 'node-red-dashboard');
 
@@ -39,7 +43,11 @@ const DASHBOARD_MODULE = join(root, 'node_modules', '@flowfuse', 'node-red-dashb
 export function appsWhyNot() {
   const needed = { ...BIN, 'node-red-dashboard': DASHBOARD_MODULE };
   const missing = Object.entries(needed).filter(([, path]) => !existsSync(path)).map(([name]) => name);
-  return missing.length ? `${missing.join(', ')} not installed (npm ci at the top of the tree)` : null;
+  if (missing.length) return `${missing.join(', ')} not installed (npm ci at the top of the tree)`;
+  if (!existsSync(join(ETHERPAD_MODULES, 'ep_etherpad-lite', 'node', 'server.js'))) {
+    return 'Etherpad not installed (npm ci in tests/realsites/etherpad)';
+  }
+  return null;
 }
 
 /** A free loopback port (the kernel's pick; the app binds it a moment later). */
@@ -395,6 +403,67 @@ export async function startNodeRed({ dashboard = false } = {}) {
 
 /** Node-RED with Dashboard 2.0 and the booking page (DASHBOARD_FLOW): the suite's Vue app. */
 export const startNodeRedDashboard = () => startNodeRed({ dashboard: true });
+
+// ---- Etherpad ----------------------------------------------------------------------------------
+
+/** The pad the Etherpad task writes in, and what it holds first. */
+export const PAD_ID = 'harbour-log';
+export const PAD_SEED = 'Harbour log\n\nMonday: the ferry left at 06:40.\n';
+
+/**
+ * Etherpad 1.8.14, as its own install script lays it out: the package as `<home>/src`, its
+ * dependencies in `src/node_modules` (links to tests/realsites/etherpad/node_modules, and
+ * `ep_etherpad-lite` → `..`), settings in `<home>/settings.json`. It finds its root by that `src`
+ * (through a link it would find the real path and refuse), so the package's files are copied, 7 MB.
+ * At start it asks `npm ls` for its plugins; the npm it would find is its own npm 6 and a tree it
+ * does not recognise, so `<home>/bin/npm` answers for it: the core, no plugins. A dirty-file
+ * database, no update check reachable (it logs that it could not), its HTTP API keyed by the
+ * APIKEY.txt it writes at start.
+ */
+export async function startEtherpad() {
+  const home = await mkdtemp(join(tmpdir(), 'chp-realsite-ep-'));
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const src = join(home, 'src');
+  await cp(join(ETHERPAD_MODULES, 'ep_etherpad-lite'), src, { recursive: true });
+  await mkdir(join(src, 'node_modules'));
+  for (const dep of await readdir(ETHERPAD_MODULES)) {
+    if (dep === 'npm' || dep.startsWith('.')) continue; // its npm 6 must not answer `npm ls`
+    const target = dep === 'ep_etherpad-lite' ? '..' : join(ETHERPAD_MODULES, dep);
+    await symlink(target, join(src, 'node_modules', dep), 'dir');
+  }
+  await mkdir(join(home, 'bin'));
+  await writeFile(join(home, 'bin', 'npm'), `#!/bin/sh\nprintf '%s\\n' '${JSON.stringify(
+    { dependencies: { 'ep_etherpad-lite': { path: join(src, 'node_modules', 'ep_etherpad-lite') } } })}'\n`, { mode: 0o755 });
+  await writeFile(join(home, 'settings.json'), JSON.stringify({
+    title: 'Etherpad', ip: '127.0.0.1', port, dbType: 'dirty', dbSettings: { filename: join(home, 'pads.db') },
+    defaultPadText: '', minify: false, loglevel: 'WARN', skinName: 'colibris', authenticationMethod: 'apikey',
+    showSettingsInAdminPage: false, suppressErrorsInPadText: true, requireSession: false, editOnly: false,
+  }));
+  const proc = await startProcess('Etherpad', join(src, 'node', 'server.js'), [], {
+    home, env: { PATH: `${join(home, 'bin')}:${process.env.PATH}`, NODE_ENV: 'production' },
+    ready: async () => (await http(`${origin}/api/`)).status === 200 && existsSync(join(home, 'APIKEY.txt')),
+  });
+  const apikey = (await readFile(join(home, 'APIKEY.txt'), 'utf8')).trim();
+  const api = async (method, params) => {
+    const q = new URLSearchParams({ apikey, ...params });
+    const r = await http(`${origin}/api/1.2.13/${method}?${q}`, { method: 'POST' });
+    if (r.status !== 200 || r.body?.code !== 0) throw new Error(`Etherpad ${method}: ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+    return r.body.data;
+  };
+  const app = {
+    name: 'etherpad', label: 'Etherpad 1.8.14', url: `${origin}/p/${PAD_ID}`, origin, pid: proc.pid, log: proc.log,
+    /** The pad's text as the server holds it (its HTTP API). */
+    async text(padID = PAD_ID) { return (await api('getText', { padID })).text; },
+    /** The pad's chat as the server holds it: [{text, userName, time}]. */
+    async chat(padID = PAD_ID) { return (await api('getChatHistory', { padID })).messages; },
+    /** Puts the pad's text back to `text` (a run wrote in it); the page, if open, shows it at once. */
+    async reset(text = PAD_SEED, padID = PAD_ID) { await api('setText', { padID, text }); },
+    stop: () => proc.stop(),
+  };
+  await api('createPad', { padID: PAD_ID, text: PAD_SEED });
+  return app;
+}
 
 export const START = { tiddlywiki: startTiddlyWiki, maildev: startMailDev, nodered: startNodeRed };
 

@@ -8,7 +8,7 @@
 
 import { performance } from 'node:perf_hooks';
 
-import { FLOW_FUNCTION, FLOW_SEED, FLOW_WORD, MAIL_SEED, MAIL_WORD, WIKI_SEED, WIKI_WORD } from './apps.mjs';
+import { FLOW_FUNCTION, FLOW_SEED, FLOW_WORD, MAIL_SEED, MAIL_WORD, PAD_SEED, WIKI_SEED, WIKI_WORD } from './apps.mjs';
 import { until } from '../lib/until.mjs';
 
 class TaskError extends Error {}
@@ -256,6 +256,34 @@ export const TASKS = {
  * start: the bench's figures stay on the three apps above.
  */
 export const SUITE_TASKS = {
+  // Etherpad: a line added at the end of a pad (issue 15, item 2: a contenteditable editor in an
+  // about:srcdoc frame in another, on a real page). The editor is the inner frame's body, role
+  // "application": listed as a textbox named as its frame; clicked, Control+End, and the line typed
+  // at the caret (Enter there a new paragraph). The pad saves as it is typed in, so no control
+  // commits it: nothing is asked of the person. Judged by the pad's text on the server.
+  padAppend: {
+    app: 'etherpad', kind: 'write', title: 'Etherpad: add a line at the end of a pad',
+    async prepare(app) {
+      await app.reset();
+      this.line = `Tuesday: berth B7 closed for dredging, notice ${unique()}.`;
+    },
+    async run(d, app) {
+      await d.open(app);
+      // The pad's text comes over the app's socket after the page loads.
+      const snap = await d.snapshot({ until: 'ferry left' });
+      await d.click(need(d, snap, { role: TEXTBOX, name: 'pad' }).ref, 'the pad');
+      await d.press(null, 'Control+End');
+      await d.type(null, `\n${this.line}`);
+      return {};
+    },
+    async verify(app) {
+      const want = `${PAD_SEED.trimEnd()}\n${this.line}`;
+      const got = await until(async () => { const t = (await app.text()).trimEnd(); return t === want ? t : null; },
+        { timeout: 10000, what: 'the line in the pad on the server' }).catch(() => null);
+      if (!got) throw new TaskError(`the pad holds ${JSON.stringify(await app.text())}, not ${JSON.stringify(want)}`);
+    },
+  },
+
   // The same write where the wiki's editor is CodeMirror 5 (apps.mjs startTiddlyWikiWithCodeMirror):
   // the body, lines and indentation as typed, goes into the editor CodeMirror draws, replacing a
   // first draft, and is saved as typed (issue 15, item 2: a CodeMirror-like editor on a real page).

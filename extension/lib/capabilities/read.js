@@ -72,7 +72,23 @@ export function prefixRefs(value, captureId, previousCaptureId) {
  * a unique origin) with the page's own <iframe> entry. Only readable frames show their URL.
  */
 export function mergeFrames(navFrames, pageIframes, grant, tabId, parentFrameId) {
-  const children = (navFrames ?? []).filter((f) => f.parentFrameId === parentFrameId && f.frameId !== parentFrameId);
+  const all = navFrames ?? [];
+  const children = all.filter((f) => f.parentFrameId === parentFrameId && f.frameId !== parentFrameId);
+  // A frame inside a frame that is part of the page, itself inheriting its origin (Etherpad's
+  // editor: a srcdoc frame in a srcdoc frame), is part of the page too: read with it, and listed
+  // with its frame id when the page read it (else not at all: it is not a frame of this page's).
+  const within = new Set(children.filter((f) => inheritsOrigin(f.url)).map((f) => f.frameId));
+  const nested = [];
+  for (let grew = true; grew && nested.length < 64;) {
+    grew = false;
+    for (const f of all) {
+      if (within.has(f.parentFrameId) && !within.has(f.frameId) && inheritsOrigin(f.url)) {
+        within.add(f.frameId);
+        nested.push(f);
+        grew = true;
+      }
+    }
+  }
   const iframes = Array.isArray(pageIframes) ? [...pageIframes] : [];
   const used = new Set();
   const parentOrigin = grant?.targets?.find((t) => t.tabId === tabId && t.frameId === parentFrameId)?.origin ?? null;
@@ -101,6 +117,15 @@ export function mergeFrames(navFrames, pageIframes, grant, tabId, parentFrameId)
     }
     return entry;
   });
+  for (const f of nested) {
+    const match = iframes.findIndex((i, k) => !used.has(k) && i && i.inline === true
+      && (i.docUrl === f.url || i.src === f.url));
+    if (match < 0) continue;
+    used.add(match);
+    const i = iframes[match];
+    out.push({ frameId: f.frameId, parentFrameId: f.parentFrameId, documentId: f.documentId ?? null, origin: parentOrigin,
+      url: null, readable: true, inline: true, index: i.index, name: i.name, title: i.title });
+  }
   // <iframe>s webNavigation does not know (not loaded yet, sandboxed to about:blank…): listed, unreachable.
   iframes.forEach((i, k) => {
     if (used.has(k) || !i) return;
