@@ -666,15 +666,17 @@ test_browser_keys (Env           *env,
   g_assert_true (g_str_has_prefix (result_text (call.result), "Hovered over 1:e1 on tab b1:7."));
   g_clear_pointer (&request, json_object_unref);
 
-  /* Enter that would send: held, and said to be a key press. */
+  /* Enter that would send: held, and said to be a key press. The key itself is the act here
+   * (reason "key": a chat box with no Send button; Control+S is the other such key). */
   call_start (env->tools, env->context, "browser_act",
               "{\"tab\":\"b1:7\",\"ref\":\"1:e3\",\"action\":\"press\",\"key\":\"Enter\"}",
               NULL, &call);
   request = browser_request (client, "browser.node.action");
   browser_answer (client, request,
                   "{\"held\":true,\"hold\":{\"holdId\":\"K1\",\"state\":\"held\","
-                  "\"kind\":\"outward\",\"reason\":\"label\",\"word\":\"send\","
-                  "\"control\":\"Send\",\"site\":\"https://shop.example\","
+                  "\"kind\":\"outward\",\"reason\":\"key\",\"word\":\"message\","
+                  "\"control\":\"Enter in \\\"Write your message here\\\" (send)\","
+                  "\"site\":\"https://shop.example\","
                   "\"fields\":[],\"signature\":\"9f2c\",\"tabId\":7,\"createdAt\":1}}");
   call_wait (&call);
   g_test_message ("%s", result_text (call.result));

@@ -18,7 +18,7 @@
     watchMutations, watchNetwork, watchNavigation, settle, classifyTarget, holdOf, submitHold,
     navigateHold, mustHoldSubmit, sameOrigin, submission, controlFor, parseKey, focusLikePerson,
     fill, typeText, pressKey, defaultButton, implicitlySubmits, isEditable, documentEditor, activeIn, resolveHeld,
-    watchWrite, opensEditor, untilStill, scan, shownPassword, refuseSignIn, rememberCapture, MAX_SCAN,
+    watchWrite, opensEditor, messageField, untilStill, scan, shownPassword, refuseSignIn, rememberCapture, MAX_SCAN,
     roleAndName, elementAt, isFocusable, focusTargetOf } = P;
 
   const ACTIONS = ['click', 'dblclick', 'focus', 'scroll', 'setValue', 'hover', 'press', 'type'];
@@ -427,11 +427,10 @@
 
   /**
    * The control a key press would set off, as a click on it would: Enter or Space on a button or
-   * link is its click; Enter in a form's single-line field is its default button's click; Enter
-   * in a multi-line editor and Control/Meta+Enter anywhere are the send keys of chat and mail
-   * apps, judged by the form's default button or the command beside the field. → {control,
-   * outwardOnly} or null (a key that sets off nothing a click could).
-   */
+   * link is its click; Enter in a form's single-line field its default button's click; Enter in a
+   * multi-line editor and Control/Meta+Enter anywhere the send keys of chat and mail apps, judged
+   * by the form's default button or the command beside the field, else (a message field) itself.
+   * → {control, outwardOnly, save?, send?} or null (a key that sets off nothing a click could). */
   function pressControl(el, k) {
     if (isSaveKey(k)) return { control: el, outwardOnly: false, save: true };
     if (k.alt) return null;
@@ -446,14 +445,15 @@
     if (k.key !== 'Enter') return null;
     const form = formAround(el);
     const multiLine = tag === 'textarea' || el.isContentEditable;
+    const send = () => (messageField(el) ? { control: el, outwardOnly: false, send: true } : null);
     if (!multiLine && !modified) {
       const button = form && tag === 'input' ? defaultButton(form) : null;
-      return button ? { control: button, outwardOnly: false } : null;
+      return button ? { control: button, outwardOnly: false } : send();
     }
     if (multiLine && k.shift && !modified) return null;     // Shift+Enter: the line break everywhere
     if (!modified && documentEditor(el)) return null;        // a new paragraph in a document editor
     const control = (form && defaultButton(form)) || nearbyCommand(el, !modified);
-    return control ? { control, outwardOnly: !modified } : null;
+    return control ? { control, outwardOnly: !modified } : send();
   }
 
   /** Enter's implicit submission: the default button's click, else the form's own submit. */
@@ -484,7 +484,7 @@
     if (el.readOnly === true) fail('target_denied', 'the field is read-only');
     // A line break typed where Enter may send goes through press, which holds what sends.
     if (typeof text === 'string' && text.includes('\n') && isEditable(el) && !documentEditor(el)
-        && ((formAround(el) && defaultButton(formAround(el))) || nearbyCommand(el, true))) {
+        && ((formAround(el) && defaultButton(formAround(el))) || nearbyCommand(el, true) || messageField(el))) {
       fail('invalid_params', 'Enter may send here: type the text without its line breaks, then press Enter');
     }
     typeText(el, text);
@@ -541,10 +541,11 @@
       const { desc, form, scope } = judged;
       let { cls } = judged;
       if (cls.kind !== 'none' || approved) twice = false;
-      if (pc && pc.save) {
-        // The key itself is the control: held as a write, approved as this very press.
-        desc.label = `${keySpec} (save)`;
-        cls = { kind: 'write', reason: 'key', word: 'save' };
+      if (pc && (pc.save || pc.send)) {
+        // The key itself is the control, approved as this very press: a save held as a write, a
+        // message field's Enter as a send.
+        desc.label = pc.save ? `${keySpec} (save)` : `${keySpec} in "${roleAndName(el).name}" (send)`;
+        cls = pc.save ? { kind: 'write', reason: 'key', word: 'save' } : { kind: 'outward', reason: 'key', word: 'message' };
       }
       if (approved) {
         // The person approved exactly this: recompute it; anything different is a new question.
@@ -560,7 +561,7 @@
           const hold = { held: holdOf(cls, desc, scope) };
           // Approving a held key press clicks the control it would have set off (a save key:
           // presses it again).
-          if (pc && pc.save) Object.assign(hold, { heldRef: ref || refFor(cap, el), heldAction: `press:${keySpec}` });
+          if (pc && (pc.save || pc.send)) Object.assign(hold, { heldRef: ref || refFor(cap, el), heldAction: `press:${keySpec}` });
           else if (action === 'press') Object.assign(hold, { heldRef: refFor(cap, control), heldAction: 'click' });
           return hold;
         }

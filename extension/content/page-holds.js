@@ -141,6 +141,22 @@
     return { desc, cls, form, scope: form || fieldScopeOf(el) };
   }
 
+  // The words that name a field as a message to others: a chat's or a messenger's box (Etherpad's
+  // "Write your message here", "Message #general", "Type a message", "Écrire un message",
+  // "输入消息"), where Enter sends with no Send button beside it to judge.
+  const MESSAGE_FIELD = /\b(?:messages?|chat|nachricht|mensaje|mensagem)\b|消息|讯息|訊息/i;
+
+  // A search box is named by what it searches ("Search messages"): Enter there finds.
+  const SEARCH_FIELD = /\b(?:search|find|filter|rechercher|chercher|suchen|buscar)\b|搜索|查找|搜尋/i;
+
+  /** Whether `el` is a text field or editor named as a message to others (MESSAGE_FIELD). */
+  function messageField(el) {
+    const editable = el.isContentEditable || el.localName === 'textarea' || (el.localName === 'input' && el.type === 'text');
+    if (!editable) return false;
+    const { role, name } = P.roleAndName(el);
+    return role !== 'searchbox' && MESSAGE_FIELD.test(name) && !SEARCH_FIELD.test(name);
+  }
+
   /** Whether a write only opens an editor (outward.js): under a plan it spends no step. */
   const opensEditor = (desc) => outwardLib().opensEditor(desc);
 
@@ -381,5 +397,5 @@
   }
 
   Object.assign(P, { classifyTarget, holdOf, submitHold, navigateHold, mustHoldSubmit, sameOrigin,
-    submission, controlFor, resolveHeld, untilStill, watchWrite, opensEditor });
+    submission, controlFor, resolveHeld, untilStill, watchWrite, opensEditor, messageField });
 })();

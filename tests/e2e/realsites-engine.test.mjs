@@ -204,6 +204,13 @@ test('Etherpad: a line typed at the end of a pad (its editor a frame\'s body in 
     assert.equal(out.approvals, 0, `typing asks nothing: ${out.approvals}`);
   });
 
+// The pad's chat sends on Enter with no Send button beside it: a message to others, held; the
+// person's one approval sends it (it is in the pad's chat on the server).
+test('Etherpad: a chat message (Enter in a box with no Send button) is held, and sent once approved', { skip, timeout: 60000 }, async () => {
+  const out = await run(SUITE_TASKS.padChat);
+  assert.equal(out.approvals, 1, `the held send: ${out.approvals}`);
+});
+
 // Issue 16: what the agent did above is its trace, masked; the same agent, connecting again
 // later, reads its earlier steps on the wiki with browser_history (the official SDK as the agent).
 test('traces: the tasks above are in the trace file without a typed word; browser_history gives the agent its steps', { skip, timeout: 60000 }, async () => {

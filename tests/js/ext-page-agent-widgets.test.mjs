@@ -303,5 +303,25 @@ test('widgets-pad.html: a pad whose editor is a frame\'s body is typed into at t
   const held = await ok(page, 'action', { captureId: 'd3', ref: byName(chat, 'Chat message').ref, action: 'press', key: 'Enter' });
   assert.equal(held.held?.control, 'Send', JSON.stringify(held));
   assert.equal(await text(page, '#sent'), '(nothing)');
+
+  // Etherpad's chat has no Send button: its Enter sends, named by the field ("Write your message
+  // here"), so it is held as a send, the message on the card; approved, the same press sends it.
+  const box = byName(chat, 'Write your message here').ref;
+  await ok(page, 'action', { captureId: 'd3', ref: box, action: 'type', text: 'Ferry delayed by fog' });
+  const send = await ok(page, 'action', { captureId: 'd3', ref: box, action: 'press', key: 'Enter' });
+  assert.equal(send.held?.kind, 'outward', JSON.stringify(send));
+  assert.equal(send.held.control, 'Enter in "Write your message here" (send)');
+  assert.ok(send.held.fields.some((f) => f.value === 'Ferry delayed by fog'), `the card shows the message: ${JSON.stringify(send.held.fields)}`);
+  assert.equal(send.heldAction, 'press:Enter');
+  assert.equal(await text(page, '#chatlog'), '(nothing)', 'held: nothing sent');
+  await refused(page, 'action', { captureId: 'd3', ref: box, action: 'type', text: 'one\ntwo' }, 'invalid_params');
+  await ok(page, 'action', { captureId: 'd3', ref: send.heldRef, action: send.heldAction, expect: send.held.canonical });
+  assert.equal(await text(page, '#chatlog'), 'Ferry delayed by fog', 'approved: sent');
+  // A search of the messages is no message: its Enter finds.
+  const search = byName(chat, 'Search messages').ref;
+  await ok(page, 'action', { captureId: 'd3', ref: search, action: 'type', text: 'fog' });
+  const find = await ok(page, 'action', { captureId: 'd3', ref: search, action: 'press', key: 'Enter' });
+  assert.equal(find.held, undefined, JSON.stringify(find));
+  assert.equal(await text(page, '#found'), 'results for fog');
   await page.close();
 });

@@ -284,6 +284,27 @@ export const SUITE_TASKS = {
     },
   },
 
+  // Etherpad's chat: a message to everyone on the pad. Its box has no Send button (the page sends
+  // on Enter), so the field's name says what Enter does there: held as a send, the message on
+  // the card, and sent once the person approves. Judged by the pad's chat on the server.
+  padChat: {
+    app: 'etherpad', kind: 'write', title: 'Etherpad: send a message in the pad\'s chat',
+    async prepare() { this.message = `Ferry delayed by fog, notice ${unique()}`; },
+    async run(d, app) {
+      await d.open(app);
+      await act(d, { name: /^Chat\b/ }, {}, 'the chat');
+      const { item } = await look(d, { role: TEXTBOX, name: /message/i });
+      await d.type(item.ref, this.message);
+      await d.press(item.ref, 'Enter');
+      return {};
+    },
+    async verify(app) {
+      const sent = await until(async () => (await app.chat()).some((m) => m.text === this.message),
+        { timeout: 10000, what: 'the message in the pad\'s chat' }).catch(() => false);
+      if (!sent) throw new TaskError(`the pad's chat holds ${JSON.stringify(await app.chat())}`);
+    },
+  },
+
   // The same write where the wiki's editor is CodeMirror 5 (apps.mjs startTiddlyWikiWithCodeMirror):
   // the body, lines and indentation as typed, goes into the editor CodeMirror draws, replacing a
   // first draft, and is saved as typed (issue 15, item 2: a CodeMirror-like editor on a real page).

@@ -21,8 +21,10 @@
 #define MAX_FIELDS  30
 
 static const char * const kinds[] = { "outward", "delete", "write", NULL };
-/* "api": a call to the site's own API (browser_api), judged by its method and endpoint. */
-static const char * const reasons[] = { "form-elsewhere", "form-submit", "label", "api", NULL };
+/* "api": a call to the site's own API (browser_api), judged by its method and endpoint; "key": a
+ * key press that is itself the act (Control+S's save, Enter in a message field with no Send
+ * button beside it). */
+static const char * const reasons[] = { "form-elsewhere", "form-submit", "label", "api", "key", NULL };
 static const char * const states[] = { "held", "done", "declined", "changed", "expired", "failed",
                                        NULL };
 
