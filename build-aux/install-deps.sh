@@ -60,10 +60,13 @@ if [ "${1:-}" = "--test" ]; then
      [ "$here/package-lock.json" -nt "$here/node_modules" ]; then
     (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
   fi
-  # Etherpad for the same suite, in a folder of its own: its pinned dependencies are old (npm 6,
-  # socket.io 2) and would otherwise share node_modules with the tests' own.
-  pad="$here/tests/realsites/etherpad"
-  if [ ! -d "$pad/node_modules/ep_etherpad-lite" ] || [ "$pad/package-lock.json" -nt "$pad/node_modules" ]; then
-    (cd "$pad" && npm ci --no-audit --no-fund --loglevel=error)
-  fi
+  # Etherpad and Verdaccio for the same suite, each in a folder of its own: their pinned
+  # dependencies are old (npm 6, socket.io 2, express 4) and would otherwise share node_modules
+  # with the tests' own.
+  for app in etherpad:ep_etherpad-lite verdaccio:verdaccio; do
+    dir="$here/tests/realsites/${app%%:*}"
+    if [ ! -d "$dir/node_modules/${app#*:}" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
+      (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    fi
+  done
 fi

@@ -46,6 +46,30 @@
 
   // ---- DOM helpers ---------------------------------------------------------------------------
 
+  // Elements laid out as blocks (or a line break) by their tag: textContent runs their words into
+  // the words around them, so a list option of a name, a description and a version (Verdaccio's
+  // search) read "harbour-tidesTide tables…1.2.0".
+  const BLOCKS = 'div,p,li,ul,ol,dl,dt,dd,h1,h2,h3,h4,h5,h6,br,hr,tr,td,th,table,section,article,header,'
+    + 'footer,nav,aside,main,blockquote,pre,figure,figcaption,address';
+
+  /** The text of `el` (at most 2000 characters) with a space on each side of every block in it. */
+  function spacedText(el) {
+    let out = '';
+    const walk = (node) => {
+      for (let n = node.firstChild; n && out.length < 2000; n = n.nextSibling) {
+        if (n.nodeType === 3) out += n.data;
+        else if (n.nodeType === 1) {
+          const block = n.matches(BLOCKS);
+          if (block) out += ' ';
+          walk(n);
+          if (block) out += ' ';
+        }
+      }
+    };
+    walk(el);
+    return out.length > 2000 ? out.slice(0, 2000) : out;
+  }
+
   /** An element-like description for snapshot-core, with text computed only on demand. */
   class Desc {
     constructor(el) {
@@ -58,9 +82,11 @@
     }
 
     get text() {
-      // textContent, capped before collapsing so a huge card-link stays cheap.
+      // textContent, capped before collapsing so a huge card-link stays cheap; with a space
+      // around each block inside, as a person reads them apart (below).
       const t = this.el.textContent || '';
-      return t.length > 2000 ? t.slice(0, 2000) : t;
+      if (t.length > 2000) return t.slice(0, 2000);
+      return this.el.firstElementChild && this.el.querySelector(BLOCKS) ? spacedText(this.el) : t;
     }
 
     get labelText() {

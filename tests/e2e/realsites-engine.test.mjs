@@ -11,7 +11,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
-import { appsWhyNot, startApps, startEtherpad, startNodeRedDashboard, startTiddlyWikiWithCodeMirror } from '../realsites/apps.mjs';
+import {
+  appsWhyNot, startApps, startEtherpad, startNodeRedDashboard, startTiddlyWikiWithCodeMirror, startVerdaccio,
+} from '../realsites/apps.mjs';
 import { SUITE_TASKS, TASKS, runTask } from '../realsites/tasks.mjs';
 import { chaperoneWhyNot, startChaperoneWorld } from '../realsites/world.mjs';
 import * as H from './mcp-harness.mjs';
@@ -25,8 +27,9 @@ before(async () => {
   if (skip) return;
   W.running = await startApps();
   W.apps = { ...W.running.apps };
-  [W.cm, W.dash, W.pad] = await Promise.all([startTiddlyWikiWithCodeMirror(), startNodeRedDashboard(), startEtherpad()]);
-  for (const app of [W.cm, W.dash, W.pad]) W.apps[app.name] = app;
+  [W.cm, W.dash, W.pad, W.npm] = await Promise.all([startTiddlyWikiWithCodeMirror(), startNodeRedDashboard(),
+    startEtherpad(), startVerdaccio()]);
+  for (const app of [W.cm, W.dash, W.pad, W.npm]) W.apps[app.name] = app;
   W.world = await startChaperoneWorld(Object.values(W.apps), { name: 'realsites-engine' });
 }, { timeout: 120000 });
 
@@ -35,6 +38,7 @@ after(async () => {
   await W.cm?.stop();
   await W.dash?.stop();
   await W.pad?.stop();
+  await W.npm?.stop();
   await W.running?.stop();
 });
 
@@ -203,6 +207,14 @@ test('Etherpad: a line typed at the end of a pad (its editor a frame\'s body in 
     const out = await run(SUITE_TASKS.padAppend);
     assert.equal(out.approvals, 0, `typing asks nothing: ${out.approvals}`);
   });
+
+// A React (MUI) combobox whose suggestions come from the server a moment after the typing: the
+// suggestion is named as it reads (name, description, version apart), clicked, and the package's
+// README read as the registry holds it.
+test('Verdaccio: a package found in the search box\'s suggestions, opened, and its README read', { skip, timeout: 60000 }, async () => {
+  const out = await run(SUITE_TASKS.registryRead);
+  assert.equal(out.approvals, 0, 'a read asks the person nothing');
+});
 
 // The pad's chat sends on Enter with no Send button beside it: a message to others, held; the
 // person's one approval sends it (it is in the pad's chat on the server).

@@ -288,6 +288,8 @@ test('clickable.html: what only the pointer says can be clicked is listed [click
     'generic Pay the invoice of the harbour office', 'generic Delete this message from the inbox', 'generic Settings']);
   assert.equal(ctx.nodes.filter((n) => /Harbour notes|Fancy|A link/.test(n.name)).length, 3, 'each element once');
   assert.ok(!ctx.nodes.some((n) => n.name === 'Not shown'), 'a hidden one is not listed');
+  // Named from its content, blocks apart as they are shown.
+  assert.equal(ctx.nodes.find((n) => n.role === 'option').name, 'harbour-tides Tide tables for the harbour. 1.2.0');
 
   const garden = ctx.nodes.find((n) => n.name.startsWith('Garden plan'));
   const r = await ok(page, 'action', { captureId: 'k1', ref: garden.ref, action: 'click' });

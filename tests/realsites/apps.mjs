@@ -7,6 +7,8 @@
 //   Node-RED 4.1.15    a flow editor (jQuery, icon-only controls, a canvas)
 //   Etherpad 1.8.14    a shared text editor: a contenteditable body in a frame in a frame, both
 //                      about:srcdoc (installed apart, tests/realsites/etherpad/: see startEtherpad)
+//   Verdaccio 5.33.0   a private npm registry with a React (MUI) web UI: search suggestions in a
+//                      combobox's listbox (installed apart, tests/realsites/verdaccio/)
 //
 // and, for the suite only, TiddlyWiki again with the CodeMirror 5 editor it ships as a plugin, and
 // Node-RED again with Dashboard 2.0 1.31.0 (@flowfuse/node-red-dashboard: a Vue 3 app it serves).
@@ -36,6 +38,8 @@ const BIN = {
 };
 /** Etherpad's package, in its own folder (its pinned dependencies are old: npm 6, socket.io 2). */
 const ETHERPAD_MODULES = join(root, 'tests', 'realsites', 'etherpad', 'node_modules');
+/** Verdaccio's package, in its own folder as Etherpad's is. */
+const VERDACCIO_MODULES = join(root, 'tests', 'realsites', 'verdaccio', 'node_modules');
 /** Node-RED's Dashboard 2.0, a module the runtime loads (startNodeRedDashboard). */
 const DASHBOARD_MODULE = join(root, 'node_modules', '@flowfuse', 'node-red-dashboard');
 
@@ -46,6 +50,9 @@ export function appsWhyNot() {
   if (missing.length) return `${missing.join(', ')} not installed (npm ci at the top of the tree)`;
   if (!existsSync(join(ETHERPAD_MODULES, 'ep_etherpad-lite', 'node', 'server.js'))) {
     return 'Etherpad not installed (npm ci in tests/realsites/etherpad)';
+  }
+  if (!existsSync(join(VERDACCIO_MODULES, 'verdaccio', 'bin', 'verdaccio'))) {
+    return 'Verdaccio not installed (npm ci in tests/realsites/verdaccio)';
   }
   return null;
 }
@@ -463,6 +470,63 @@ export async function startEtherpad() {
   };
   await api('createPad', { padID: PAD_ID, text: PAD_SEED });
   return app;
+}
+
+// ---- Verdaccio ---------------------------------------------------------------------------------
+
+/** The package the registry holds for the read task: found by a word, its README read. */
+export const REGISTRY_PACKAGE = {
+  name: 'harbour-tides', version: '1.2.0', description: 'Tide tables for the harbour: high and low water by day.',
+  readme: '# harbour-tides\n\nTide tables for the harbour.\n\n## Usage\n\n`tides.highWater(date)` gives the times of high water.\n',
+};
+
+/**
+ * Verdaccio 5.33.0 on a free port: no uplink (nothing leaves the machine), its storage and users in
+ * a fresh folder, anyone may read, a signed-in user may publish. One user is made through the
+ * registry's own API and REGISTRY_PACKAGE published with npm as that user, as a person publishes.
+ */
+export async function startVerdaccio() {
+  const home = await mkdtemp(join(tmpdir(), 'chp-realsite-vd-'));
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const config = join(home, 'config.yaml');
+  await writeFile(config, [
+    `storage: ${join(home, 'storage')}`,
+    'auth:', '  htpasswd:', `    file: ${join(home, 'htpasswd')}`, '    max_users: 10',
+    'uplinks: {}',
+    'packages:', "  '**':", '    access: $all', '    publish: $authenticated', '    unpublish: $authenticated',
+    'web:', '  title: Verdaccio',
+    'log: { type: stdout, format: pretty, level: warn }', '',
+  ].join('\n'));
+  const proc = await startProcess('Verdaccio', join(VERDACCIO_MODULES, 'verdaccio', 'bin', 'verdaccio'),
+    ['--config', config, '--listen', `127.0.0.1:${port}`],
+    { home, ready: async () => (await http(`${origin}/-/ping`)).status === 200 });
+  try {
+    const user = await http(`${origin}/-/user/org.couchdb.user:harbour`, { method: 'PUT',
+      headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'harbour', password: 'harbour-tides-2291' }) });
+    if (typeof user.body?.token !== 'string') throw new Error(`Verdaccio: no user: ${user.status}`);
+    const pkg = join(home, 'package');
+    const { readme, ...manifest } = REGISTRY_PACKAGE;
+    await mkdir(pkg);
+    await writeFile(join(pkg, 'package.json'), JSON.stringify({ ...manifest, main: 'index.js', license: 'MIT', keywords: ['tides'] }));
+    await writeFile(join(pkg, 'index.js'), 'module.exports = {};\n');
+    await writeFile(join(pkg, 'README.md'), readme);
+    const host = `//127.0.0.1:${port}/`;
+    const npm = spawn('npm', ['publish', '--registry', `${origin}/`, `--${host}:_authToken=${user.body.token}`],
+      { cwd: pkg, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, npm_config_cache: join(home, 'npm-cache') } });
+    let err = '';
+    npm.stderr.on('data', (d) => { err += d; });
+    await new Promise((ok, fail) => npm.once('exit', (c) => (c === 0 ? ok() : fail(new Error(`npm publish: exit ${c}: ${err.slice(-500)}`)))));
+  } catch (e) {
+    await proc.stop();
+    throw e;
+  }
+  return {
+    name: 'verdaccio', label: 'Verdaccio 5.33.0', url: `${origin}/`, origin, pid: proc.pid, log: proc.log,
+    /** A package's README as the registry holds it. */
+    async readme(name) { return (await http(`${origin}/${name}`)).body?.readme ?? null; },
+    stop: () => proc.stop(),
+  };
 }
 
 export const START = { tiddlywiki: startTiddlyWiki, maildev: startMailDev, nodered: startNodeRed };

@@ -8,7 +8,9 @@
 
 import { performance } from 'node:perf_hooks';
 
-import { FLOW_FUNCTION, FLOW_SEED, FLOW_WORD, MAIL_SEED, MAIL_WORD, PAD_SEED, WIKI_SEED, WIKI_WORD } from './apps.mjs';
+import {
+  FLOW_FUNCTION, FLOW_SEED, FLOW_WORD, MAIL_SEED, MAIL_WORD, PAD_SEED, REGISTRY_PACKAGE, WIKI_SEED, WIKI_WORD,
+} from './apps.mjs';
 import { until } from '../lib/until.mjs';
 
 class TaskError extends Error {}
@@ -281,6 +283,31 @@ export const SUITE_TASKS = {
       const got = await until(async () => { const t = (await app.text()).trimEnd(); return t === want ? t : null; },
         { timeout: 10000, what: 'the line in the pad on the server' }).catch(() => null);
       if (!got) throw new TaskError(`the pad holds ${JSON.stringify(await app.text())}, not ${JSON.stringify(want)}`);
+    },
+  },
+
+  // Verdaccio (a React app, MUI): a package found by a word in the search box's suggestions (a
+  // combobox whose listbox its server fills a moment after the typing), opened, its README read.
+  // A suggestion is named by its name, description and version, blocks apart ("harbour-tides Tide
+  // tables … 1.2.0"). The page's own list shows the version as "v1.2.0" after the author, so the
+  // agent looks until the words only a suggestion shows ("by day. 1.2.0"), as an agent told of
+  // `until` does.
+  registryRead: {
+    app: 'verdaccio', kind: 'read', title: 'Verdaccio: search a package, open it from the suggestions, read its README',
+    async run(d, app) {
+      const p = REGISTRY_PACKAGE;
+      await d.open(app);
+      await act(d, { role: 'combobox', name: 'Search Packages' }, {}, 'search box');
+      const snap = await d.snapshot();
+      await d.type(need(d, snap, { role: 'combobox', name: 'Search Packages' }).ref, 'tides');
+      const seen = await d.snapshot({ until: `${p.description.split(' ').slice(-2).join(' ')} ${p.version}` });
+      await d.click(need(d, seen, { role: 'option', name: `${p.name} ${p.description} ${p.version}` }).ref, 'the suggestion');
+      const page = await d.snapshot({ until: 'gives the times' });
+      return { read: d.text(page) };
+    },
+    async verify(app, out) {
+      const usage = (await app.readme(REGISTRY_PACKAGE.name)).split('\n').find((l) => l.includes('highWater')).replace(/`/g, '');
+      if (!out.read.includes(usage)) throw new TaskError(`the README read has no "${usage}"`);
     },
   },
 
