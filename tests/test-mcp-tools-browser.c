@@ -666,25 +666,32 @@ test_browser_keys (Env           *env,
   g_assert_true (g_str_has_prefix (result_text (call.result), "Hovered over 1:e1 on tab b1:7."));
   g_clear_pointer (&request, json_object_unref);
 
-  /* Enter that would send: held, and said to be a key press. The key itself is the act here
-   * (reason "key": a chat box with no Send button; Control+S is the other such key). */
-  call_start (env->tools, env->context, "browser_act",
-              "{\"tab\":\"b1:7\",\"ref\":\"1:e3\",\"action\":\"press\",\"key\":\"Enter\"}",
-              NULL, &call);
-  request = browser_request (client, "browser.node.action");
-  browser_answer (client, request,
-                  "{\"held\":true,\"hold\":{\"holdId\":\"K1\",\"state\":\"held\","
-                  "\"kind\":\"outward\",\"reason\":\"key\",\"word\":\"message\","
-                  "\"control\":\"Enter in \\\"Write your message here\\\" (send)\","
-                  "\"site\":\"https://shop.example\","
-                  "\"fields\":[],\"signature\":\"9f2c\",\"tabId\":7,\"createdAt\":1}}");
-  call_wait (&call);
-  g_test_message ("%s", result_text (call.result));
-  g_assert_false (result_is_error (call.result));
-  g_assert_true (g_str_has_prefix (result_text (call.result),
-                                   "Held, not done: this key press on 1:e3 would send"));
-  g_assert_nonnull (strstr (result_text (call.result), "Do not press it again."));
-  g_clear_pointer (&request, json_object_unref);
+  /* Enter that would send: held, and said to be a key press. First as the Send button it stands
+   * for (reason "label"), then where the key itself is the act (reason "key": a chat box with no
+   * Send button; Control+S is the other such key), which the app once refused as malformed. */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *held = g_strdup_printf (
+        "{\"held\":true,\"hold\":{\"holdId\":\"K1%u\",\"state\":\"held\","
+        "\"kind\":\"outward\",%s\"site\":\"https://shop.example\","
+        "\"fields\":[],\"signature\":\"9f2c\",\"tabId\":7,\"createdAt\":1}}", i,
+        i == 0 ? "\"reason\":\"label\",\"word\":\"send\",\"control\":\"Send\","
+               : "\"reason\":\"key\",\"word\":\"message\","
+                 "\"control\":\"Enter in \\\"Write your message here\\\" (send)\",");
+
+      call_start (env->tools, env->context, "browser_act",
+                  "{\"tab\":\"b1:7\",\"ref\":\"1:e3\",\"action\":\"press\",\"key\":\"Enter\"}",
+                  NULL, &call);
+      request = browser_request (client, "browser.node.action");
+      browser_answer (client, request, held);
+      call_wait (&call);
+      g_test_message ("%s", result_text (call.result));
+      g_assert_false (result_is_error (call.result));
+      g_assert_true (g_str_has_prefix (result_text (call.result),
+                                       "Held, not done: this key press on 1:e3 would send"));
+      g_assert_nonnull (strstr (result_text (call.result), "Do not press it again."));
+      g_clear_pointer (&request, json_object_unref);
+    }
 
   /* A double-click goes as itself; held, it is a click: approved, what it does is done once. */
   call_start (env->tools, env->context, "browser_act",

@@ -287,6 +287,22 @@ test_hold_approve (Fixture       *f,
   browser_answer (f, request, HOLD ("K1", "done", "outward", ""));
   browser_event (f, "hold.changed", HOLD ("K1", "done", "outward", ""));
   wait_for_cards (f, CHP_TYPE_HOLD_ROW, 0);
+
+  /* A key press that is itself the act (a chat box's Enter, with no Send button) is said as a
+   * key, not as a button, with the message it would send. */
+#define KEY_HOLD(state) \
+  "{\"holdId\":\"K5\",\"state\":\"" state "\",\"kind\":\"outward\",\"reason\":\"key\"," \
+  "\"word\":\"message\",\"control\":\"Enter in \\\"Write your message here\\\" (send)\"," \
+  "\"site\":\"https://pad.example\",\"fields\":[{\"name\":\"Write your message here\"," \
+  "\"value\":\"Ferry delayed by fog\"}],\"signature\":\"9f2e\",\"tabId\":7,\"createdAt\":2}"
+  browser_event (f, "hold.changed", KEY_HOLD ("held"));
+  wait_for_cards (f, CHP_TYPE_HOLD_ROW, 1);
+  row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_HOLD_ROW);
+  g_assert_true (chp_ui_test_shows_text (row, "Key: Enter in \"Write your message here\" (send)"));
+  g_assert_true (chp_ui_test_shows_text (row, "Write your message here: Ferry delayed by fog"));
+  browser_event (f, "hold.changed", KEY_HOLD ("declined"));
+  wait_for_cards (f, CHP_TYPE_HOLD_ROW, 0);
+#undef KEY_HOLD
 }
 
 static void

@@ -394,13 +394,11 @@
     'submit', 'enregistrer', 'sauvegarder', 'mettre à jour', 'créer', 'valider', 'confirmer', '保存',
     '储存', '儲存', '更新', '确认', 'speichern', 'aktualisieren', 'guardar', 'actualizar', 'crear']);
 
-  /**
-   * The command nearest `el` (up to eight levels up, out of a frame that is part of the page into
+  /** The command nearest `el` (up to eight levels up, out of a frame that is part of the page into
    * the page around it) that would send — or, unless `outwardOnly`, save: the control a send or
    * save key stands for. Nearest first, and at one distance a send before a save; a delete is
-   * never what such a key means.
-   */
-  function nearbyCommand(el, outwardOnly) {
+   * never what such a key means. `noToolbar`: none in a toolbar either (a message field's). */
+  function nearbyCommand(el, outwardOnly, noToolbar = false) {
     const seen = new Set();
     let n = el.parentElement || frameChain(el)[0] || null;
     for (let level = 0; n && level < 8; level += 1) {
@@ -410,6 +408,7 @@
         if (seen.has(c)) continue;
         seen.add(c);
         if (++looked > 50) break;
+        if (noToolbar && c.closest(TOOLBAR)) continue;
         const { cls } = classifyTarget(c);
         const kind = cls.kind;
         if (kind === 'outward') return c;
@@ -425,11 +424,11 @@
   // Control/Meta+S is "save" in editors and apps alike: a write, judged as a Save button's click.
   const isSaveKey = (k) => (k.ctrl || k.meta) && !k.alt && k.code === 'KeyS';
 
-  /**
-   * The control a key press would set off, as a click on it would: Enter or Space on a button or
+  /** The control a key press would set off, as a click on it would: Enter or Space on a button or
    * link is its click; Enter in a form's single-line field its default button's click; Enter in a
-   * multi-line editor and Control/Meta+Enter anywhere the send keys of chat and mail apps, judged
-   * by the form's default button or the command beside the field, else (a message field) itself.
+   * multi-line editor and Control/Meta+Enter anywhere the send keys of chat and mail apps, judged by
+   * the form's default button or the command beside it (a message field's: not a toolbar's Share),
+   * else a message field's Enter is itself.
    * → {control, outwardOnly, save?, send?} or null (a key that sets off nothing a click could). */
   function pressControl(el, k) {
     if (isSaveKey(k)) return { control: el, outwardOnly: false, save: true };
@@ -451,8 +450,8 @@
       return button ? { control: button, outwardOnly: false } : send();
     }
     if (multiLine && k.shift && !modified) return null;     // Shift+Enter: the line break everywhere
-    if (!modified && documentEditor(el)) return null;        // a new paragraph in a document editor
-    const control = (form && defaultButton(form)) || nearbyCommand(el, !modified);
+    if (!modified && documentEditor(el)) return send();      // a paragraph in a document editor
+    const control = (form && defaultButton(form)) || nearbyCommand(el, !modified, messageField(el));
     return control ? { control, outwardOnly: !modified } : send();
   }
 
@@ -482,12 +481,13 @@
       if (!focusLikePerson(el)) fail('target_denied', 'the node cannot take focus');
     }
     if (el.readOnly === true) fail('target_denied', 'the field is read-only');
-    // A line break typed where Enter may send goes through press, which holds what sends.
-    if (typeof text === 'string' && text.includes('\n') && isEditable(el) && !documentEditor(el)
-        && ((formAround(el) && defaultButton(formAround(el))) || nearbyCommand(el, true) || messageField(el))) {
+    // A line break (\r too: Enter's key) typed where Enter may send goes through press, which holds.
+    const lines = typeof text === 'string' ? text.replace(/\r\n?/g, '\n') : text;
+    if (typeof lines === 'string' && lines.includes('\n') && isEditable(el) && (messageField(el) || (!documentEditor(el)
+        && ((formAround(el) && defaultButton(formAround(el))) || nearbyCommand(el, true))))) {
       fail('invalid_params', 'Enter may send here: type the text without its line breaks, then press Enter');
     }
-    typeText(el, text);
+    typeText(el, lines);
   }
 
   async function opAction(args, via) {

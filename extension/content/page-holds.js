@@ -144,7 +144,7 @@
   // The words that name a field as a message to others: a chat's or a messenger's box (Etherpad's
   // "Write your message here", "Message #general", "Type a message", "Écrire un message",
   // "输入消息"), where Enter sends with no Send button beside it to judge.
-  const MESSAGE_FIELD = /\b(?:messages?|chat|nachricht|mensaje|mensagem)\b|消息|讯息|訊息/i;
+  const MESSAGE_FIELD = /\b(?:messages?|chat|nachrichten?|mensajes?|mensage(?:m|ns))\b|消息|讯息|訊息/i;
 
   // A search box is named by what it searches ("Search messages"): Enter there finds.
   const SEARCH_FIELD = /\b(?:search|find|filter|rechercher|chercher|suchen|buscar)\b|搜索|查找|搜尋/i;

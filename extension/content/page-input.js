@@ -430,7 +430,8 @@
     if (typeof text !== 'string' || !text) fail('invalid_params', 'text must be a non-empty string');
     if (text.length > MAX_TYPE_CHARS) fail('invalid_params', `text is longer than ${MAX_TYPE_CHARS} characters; use fill for long values`);
     if (!isEditable(el)) fail('target_denied', 'the focused element does not take text; focus a field first (or give its ref)');
-    for (const ch of text) {
+    // A carriage return is typed as the line break it is (Enter), never as a character of its own.
+    for (const ch of text.replace(/\r\n?/g, '\n')) {
       if (!el.isConnected || !activeIn(el)) break;     // the page moved focus away: a person would stop too
       if (ch === '\n') {
         if (el.localName === 'input') fail('invalid_params', 'a single-line field takes no line break; press Enter instead');
@@ -533,10 +534,32 @@
       el.setSelectionRange(to, to);
       return undefined;
     }
-    const sel = el.ownerDocument.getSelection();
-    if (!sel || typeof sel.modify !== 'function') return undefined;
+    // In a shadow root the document's selection names the host: the root's own (Chromium) does not.
+    const root = el.getRootNode();
+    const sel = (typeof root.getSelection === 'function' ? root.getSelection() : null) || el.ownerDocument.getSelection();
+    if (!sel) return undefined;
     if (!sel.rangeCount || !el.contains(sel.anchorNode)) sel.collapse(el, 0);
-    sel.modify(k.shift ? 'extend' : 'move', direction, k.ctrl ? withCtrl : granularity);
+    const by = k.ctrl ? withCtrl : granularity;
+    if (by === 'documentboundary') {
+      // The editor's own ends, in its first or last text (Firefox's modify() has no document
+      // boundary): the end of the last line, not after the block that holds it.
+      const end = direction === 'forward';
+      let leaf = el;
+      while (end ? leaf.lastChild : leaf.firstChild) leaf = end ? leaf.lastChild : leaf.firstChild;
+      let at = [leaf, end && leaf.nodeType === 3 ? leaf.length : 0];
+      if (leaf !== el && leaf.nodeType !== 3) {
+        const i = Array.prototype.indexOf.call(leaf.parentNode.childNodes, leaf);
+        at = [leaf.parentNode, end && leaf.localName !== 'br' ? i + 1 : i];   // before a line's closing <br>
+      }
+      if (k.shift) sel.extend(...at);
+      else sel.collapse(...at);
+      return undefined;
+    }
+    try {
+      sel.modify(k.shift ? 'extend' : 'move', direction, by);
+    } catch (_) {
+      /* a move this browser does not make (Firefox: by paragraph): the caret stays */
+    }
     return undefined;
   }
 

@@ -510,11 +510,15 @@
       if (text) headings.push({ level, text });
     }
 
-    const iframes = found.iframes.slice(0, MAX_IFRAMES).map((f, index) => {
+    const listed = found.iframes.slice(0, MAX_IFRAMES);
+    const iframes = listed.map((f, index) => {
       let src = f.getAttribute('src') !== null ? f.src : (f.hasAttribute('srcdoc') ? 'about:srcdoc' : 'about:blank');
       let origin = 'null';
       try { origin = new URL(src).origin; } catch (_) { src = String(src); }
-      const entry = { index, name: f.getAttribute('name') || '', title: f.getAttribute('title') || '', src: C.clip(src, C.ATTR_MAX), origin };
+      // `parent`: the index of the frame of the page it is in (-1: in the page itself), so the
+      // worker pairs a frame in a frame with the browser's own (two about:srcdoc look alike).
+      const entry = { index, parent: listed.indexOf(frameOf(f.ownerDocument)), name: f.getAttribute('name') || '',
+        title: f.getAttribute('title') || '', src: C.clip(src, C.ATTR_MAX), origin };
       const inner = found.inlined.get(f);
       if (inner) {
         // Read here, in this snapshot: the worker lists it as readable under this page's grant.

@@ -36,15 +36,20 @@
   }
 
   /**
-   * This page's document and the documents of its frames that are part of it (about:blank and
-   * srcdoc frames, as deep as the snapshot reads them: Etherpad's text is in a frame in a frame).
+   * This page's document and the documents of its shown frames that are part of it (about:blank
+   * and srcdoc frames, four deep as the snapshot reads them: Etherpad's text is in a frame in a
+   * frame). A hidden frame's text is not shown text (its innerText would be all of it).
    */
   function pageDocs() {
     const docs = [document];
+    const depth = [0];
     for (let i = 0; i < docs.length && docs.length < 16; i++) {
+      if (depth[i] >= 4) continue;
       for (const f of docs[i].querySelectorAll('iframe, frame')) {
         const doc = inheritedDoc(f);
-        if (doc && !docs.includes(doc) && docs.length < 16) docs.push(doc);
+        if (!doc || docs.includes(doc) || docs.length >= 16 || !isRendered(f)) continue;
+        docs.push(doc);
+        depth.push(depth[i] + 1);
       }
     }
     return docs;

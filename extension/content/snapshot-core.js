@@ -119,12 +119,13 @@
       || tag === 'summary' || attrOf(d, 'tabindex') !== null;
   }
 
-  /**
-   * The computed role: the first recognised token of role="", else the implicit role. An editable
-   * element (contenteditable) that the page gives a role no widget has (application, document,
-   * region …: Etherpad's editor is `<body role="application" contenteditable>`) is a textbox: what
-   * an agent must know of it is that it takes text.
-   */
+  // The roles a page puts on an editor that say nothing of it being one (Etherpad's editor is
+  // `<body role="application" contenteditable>`): contenteditable with one of these is a textbox,
+  // what an agent must know of it being that it takes text. Any other role (a grid, a menu, a
+  // heading made editable) keeps its own.
+  const EDITOR_FRAME_ROLES = new Set(['application', 'document', 'region', 'group', 'generic', 'none', 'presentation']);
+
+  /** The computed role: the first recognised token of role="", else the implicit role (above). */
   function roleOf(d) {
     const explicit = attrOf(d, 'role');
     if (explicit) {
@@ -132,7 +133,7 @@
         if (!KNOWN_ROLES.has(token)) continue;
         // ARIA: none/presentation is ignored on focusable elements (it would hide a control).
         if ((token === 'none' || token === 'presentation') && isNativelyFocusable(d)) break;
-        if (!INTERACTIVE_ROLES.has(token) && isContentEditable(d)) return 'textbox';
+        if (EDITOR_FRAME_ROLES.has(token) && isContentEditable(d)) return 'textbox';
         return token;
       }
     }

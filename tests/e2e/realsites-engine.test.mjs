@@ -12,13 +12,13 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
 import {
-  appsWhyNot, startApps, startEtherpad, startNodeRedDashboard, startTiddlyWikiWithCodeMirror, startVerdaccio,
+  startApps, startEtherpad, startNodeRedDashboard, startTiddlyWikiWithCodeMirror, startVerdaccio, suiteAppsWhyNot,
 } from '../realsites/apps.mjs';
 import { SUITE_TASKS, TASKS, runTask } from '../realsites/tasks.mjs';
 import { chaperoneWhyNot, startChaperoneWorld } from '../realsites/world.mjs';
 import * as H from './mcp-harness.mjs';
 
-const skip = appsWhyNot() ?? await chaperoneWhyNot() ?? false;
+const skip = suiteAppsWhyNot() ?? await chaperoneWhyNot() ?? false;
 if (skip) console.log(`# skipped: ${skip}`);
 
 const W = {};
@@ -27,8 +27,15 @@ before(async () => {
   if (skip) return;
   W.running = await startApps();
   W.apps = { ...W.running.apps };
-  [W.cm, W.dash, W.pad, W.npm] = await Promise.all([startTiddlyWikiWithCodeMirror(), startNodeRedDashboard(),
+  // Side by side; when one fails to start, the others that did are stopped (after() cannot know them).
+  const started = await Promise.allSettled([startTiddlyWikiWithCodeMirror(), startNodeRedDashboard(),
     startEtherpad(), startVerdaccio()]);
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) {
+    for (const s of started) if (s.status === 'fulfilled') await s.value.stop().catch(() => {});
+    throw failed.reason;
+  }
+  [W.cm, W.dash, W.pad, W.npm] = started.map((s) => s.value);
   for (const app of [W.cm, W.dash, W.pad, W.npm]) W.apps[app.name] = app;
   W.world = await startChaperoneWorld(Object.values(W.apps), { name: 'realsites-engine' });
 }, { timeout: 120000 });

@@ -287,6 +287,8 @@ test('widgets-pad.html: a pad whose editor is a frame\'s body is typed into at t
   // A wait for words (a snapshot's `until`) reads the frames of the page too: these lines run on
   // only in the pad (the page's own copy has a "|" between them).
   assert.deepEqual(await ok(page, 'waitText', { text: 'left at 06:40. Tuesday', timeoutMs: 3000 }), { found: true });
+  assert.deepEqual(await ok(page, 'waitText', { text: 'private schedule', timeoutMs: 300 }), { found: false },
+    'a hidden frame\'s words are not shown');
   await act('press', { key: 'Control+Home' });
   await act('type', { text: 'Log: ' });
   assert.equal(await text(page, '#pad'), 'Log: Harbour log|Monday: the ferry left at 06:40.|Tuesday: berth B7 closed.');
@@ -314,7 +316,8 @@ test('widgets-pad.html: a pad whose editor is a frame\'s body is typed into at t
   assert.ok(send.held.fields.some((f) => f.value === 'Ferry delayed by fog'), `the card shows the message: ${JSON.stringify(send.held.fields)}`);
   assert.equal(send.heldAction, 'press:Enter');
   assert.equal(await text(page, '#chatlog'), '(nothing)', 'held: nothing sent');
-  await refused(page, 'action', { captureId: 'd3', ref: box, action: 'type', text: 'one\ntwo' }, 'invalid_params');
+  // A carriage return is Enter's key: typed, it would send unasked. Refused as any line break.
+  await refused(page, 'action', { captureId: 'd3', ref: box, action: 'type', text: 'secret\r' }, 'invalid_params');
   await ok(page, 'action', { captureId: 'd3', ref: send.heldRef, action: send.heldAction, expect: send.held.canonical });
   assert.equal(await text(page, '#chatlog'), 'Ferry delayed by fog', 'approved: sent');
   // A search of the messages is no message: its Enter finds.
@@ -323,5 +326,28 @@ test('widgets-pad.html: a pad whose editor is a frame\'s body is typed into at t
   const find = await ok(page, 'action', { captureId: 'd3', ref: search, action: 'press', key: 'Enter' });
   assert.equal(find.held, undefined, JSON.stringify(find));
   assert.equal(await text(page, '#found'), 'results for fog');
+  await page.close();
+});
+
+// A messenger's multi-line box with no Send button (Discord's kind): named as a message, its Enter
+// is the send, held; a line break typed there is refused, a carriage return too; a toolbar's
+// Share beside it is not what Enter means.
+test('widgets-chat.html: Enter in a message box with no Send button is held as its send; typed line breaks refused', opts, async () => {
+  const page = await open('/widgets-chat.html');
+  const ctx = await ok(page, 'context', { captureId: 'm1' });
+  const crew = byName(ctx, 'Message the crew').ref;
+  for (const text of ['one\ntwo', 'one\rtwo', 'one\r\n']) {
+    await refused(page, 'action', { captureId: 'm1', ref: crew, action: 'type', text }, 'invalid_params');
+  }
+  assert.equal(await text(page, '#crewlog'), '(nothing)');
+  await ok(page, 'action', { captureId: 'm1', ref: crew, action: 'type', text: 'All hands at six' });
+  const send = await ok(page, 'action', { captureId: 'm1', ref: crew, action: 'press', key: 'Enter' });
+  assert.equal(send.held?.control, 'Enter in "Message the crew" (send)', JSON.stringify(send));
+  assert.equal(await text(page, '#crewlog'), '(nothing)', 'held: nothing sent');
+  await ok(page, 'action', { captureId: 'm1', ref: send.heldRef, action: send.heldAction, expect: send.held.canonical });
+  assert.equal(await text(page, '#crewlog'), 'All hands at six', 'approved: sent');
+  const line = await ok(page, 'action', { captureId: 'm1', ref: crew, action: 'press', key: 'Shift+Enter' });
+  assert.equal(line.held, undefined, 'Shift+Enter is a line break');
+  assert.equal(await text(page, '#crewlog'), 'All hands at six');
   await page.close();
 });

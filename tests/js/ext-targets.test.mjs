@@ -116,9 +116,9 @@ test('mergeFrames: a frame in a frame that is part of the page is part of it too
     { frameId: 13, parentFrameId: 11, url: 'https://ads.example/x', documentId: 'D13' },
   ];
   const page = [
-    { index: 0, name: 'importiframe', title: '', src: 'about:blank', origin: 'null', inline: true, docUrl: 'about:blank' },
-    { index: 1, name: 'ace_outer', title: 'Ether', src: 'about:srcdoc', origin: 'null', inline: true, docUrl: 'about:srcdoc' },
-    { index: 2, name: 'ace_inner', title: 'pad', src: 'about:srcdoc', origin: 'null', inline: true, docUrl: 'about:srcdoc' },
+    { index: 0, parent: -1, name: 'importiframe', title: '', src: 'about:blank', origin: 'null', inline: true, docUrl: 'about:blank' },
+    { index: 1, parent: -1, name: 'ace_outer', title: 'Ether', src: 'about:srcdoc', origin: 'null', inline: true, docUrl: 'about:srcdoc' },
+    { index: 2, parent: 1, name: 'ace_inner', title: 'pad', src: 'about:srcdoc', origin: 'null', inline: true, docUrl: 'about:srcdoc' },
   ];
   const frames = mergeFrames(nav, page, grant, 7, 0);
   assert.deepEqual(frames.map((f) => [f.frameId, f.title, f.inline, f.readable]),
@@ -127,4 +127,17 @@ test('mergeFrames: a frame in a frame that is part of the page is part of it too
   assert.equal(frames[2].origin, 'https://a.example');
   // Not read by the page (deeper than it reads): not listed.
   assert.deepEqual(mergeFrames(nav, page.slice(0, 2), grant, 7, 0).map((f) => f.frameId), [10, 11]);
+
+  // Two srcdoc frames side by side, the first holding a third: the page lists them A, A's inner,
+  // B (the order it reads them in); each is paired with the <iframe> in its own parent.
+  const nav2 = [
+    { frameId: 0, parentFrameId: -1, url: 'https://a.example/p/log', documentId: 'D0' },
+    { frameId: 11, parentFrameId: 0, url: 'about:srcdoc', documentId: 'D11' },
+    { frameId: 12, parentFrameId: 0, url: 'about:srcdoc', documentId: 'D12' },
+    { frameId: 20, parentFrameId: 11, url: 'about:srcdoc', documentId: 'D20' },
+  ];
+  const srcdoc = (index, parent, title) => ({ index, parent, name: '', title, src: 'about:srcdoc', origin: 'null', inline: true, docUrl: 'about:srcdoc' });
+  const page2 = [srcdoc(0, -1, 'A'), srcdoc(1, 0, 'A inner'), srcdoc(2, -1, 'B')];
+  assert.deepEqual(mergeFrames(nav2, page2, grant, 7, 0).map((f) => [f.frameId, f.title]),
+    [[11, 'A'], [12, 'B'], [20, 'A inner']]);
 });

@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { until } from '../lib/until.mjs';
+import { deadline, until } from '../lib/until.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BIN = {
@@ -43,11 +43,17 @@ const VERDACCIO_MODULES = join(root, 'tests', 'realsites', 'verdaccio', 'node_mo
 /** Node-RED's Dashboard 2.0, a module the runtime loads (startNodeRedDashboard). */
 const DASHBOARD_MODULE = join(root, 'node_modules', '@flowfuse', 'node-red-dashboard');
 
-/** Why the real apps cannot run here (not installed: `npm ci`), or null. */
+/** Why the real apps (the bench's three and the dashboard) cannot run here (not installed: `npm ci`), or null. */
 export function appsWhyNot() {
   const needed = { ...BIN, 'node-red-dashboard': DASHBOARD_MODULE };
   const missing = Object.entries(needed).filter(([, path]) => !existsSync(path)).map(([name]) => name);
-  if (missing.length) return `${missing.join(', ')} not installed (npm ci at the top of the tree)`;
+  return missing.length ? `${missing.join(', ')} not installed (npm ci at the top of the tree)` : null;
+}
+
+/** appsWhyNot, and why Etherpad or Verdaccio (the suite's, installed in their own folders) cannot run. */
+export function suiteAppsWhyNot() {
+  const why = appsWhyNot();
+  if (why) return why;
   if (!existsSync(join(ETHERPAD_MODULES, 'ep_etherpad-lite', 'node', 'server.js'))) {
     return 'Etherpad not installed (npm ci in tests/realsites/etherpad)';
   }
@@ -429,47 +435,60 @@ export const PAD_SEED = 'Harbour log\n\nMonday: the ferry left at 06:40.\n';
  */
 export async function startEtherpad() {
   const home = await mkdtemp(join(tmpdir(), 'chp-realsite-ep-'));
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const src = join(home, 'src');
-  await cp(join(ETHERPAD_MODULES, 'ep_etherpad-lite'), src, { recursive: true });
-  await mkdir(join(src, 'node_modules'));
-  for (const dep of await readdir(ETHERPAD_MODULES)) {
-    if (dep === 'npm' || dep.startsWith('.')) continue; // its npm 6 must not answer `npm ls`
-    const target = dep === 'ep_etherpad-lite' ? '..' : join(ETHERPAD_MODULES, dep);
-    await symlink(target, join(src, 'node_modules', dep), 'dir');
+  let proc = null;
+  try {
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const src = join(home, 'src');
+    await cp(join(ETHERPAD_MODULES, 'ep_etherpad-lite'), src, { recursive: true });
+    await mkdir(join(src, 'node_modules'));
+    for (const dep of await readdir(ETHERPAD_MODULES)) {
+      if (dep === 'npm' || dep.startsWith('.')) continue; // its npm 6 must not answer `npm ls`
+      const target = dep === 'ep_etherpad-lite' ? '..' : join(ETHERPAD_MODULES, dep);
+      await symlink(target, join(src, 'node_modules', dep), 'dir');
+    }
+    await mkdir(join(home, 'bin'));
+    await writeFile(join(home, 'bin', 'npm'), `#!/bin/sh\nprintf '%s\\n' '${JSON.stringify(
+      { dependencies: { 'ep_etherpad-lite': { path: join(src, 'node_modules', 'ep_etherpad-lite') } } })}'\n`, { mode: 0o755 });
+    await writeFile(join(home, 'settings.json'), JSON.stringify({
+      title: 'Etherpad', ip: '127.0.0.1', port, dbType: 'dirty', dbSettings: { filename: join(home, 'pads.db') },
+      defaultPadText: '', minify: false, loglevel: 'WARN', skinName: 'colibris', authenticationMethod: 'apikey',
+      showSettingsInAdminPage: false, suppressErrorsInPadText: true, requireSession: false, editOnly: false,
+    }));
+    // Its update check asks static.etherpad.org at start, an address in its code: sent to a
+    // closed loopback port through the proxy its HTTP client honours, it never leaves the machine.
+    const closed = 'http://127.0.0.1:9';
+    proc = await startProcess('Etherpad', join(src, 'node', 'server.js'), [], {
+      home, env: { PATH: `${join(home, 'bin')}:${process.env.PATH}`, NODE_ENV: 'production',
+        HTTPS_PROXY: closed, https_proxy: closed, HTTP_PROXY: closed, http_proxy: closed,
+        NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' },
+      ready: async () => (await http(`${origin}/api/`)).status === 200 && existsSync(join(home, 'APIKEY.txt')),
+    });
+    const apikey = (await readFile(join(home, 'APIKEY.txt'), 'utf8')).trim();
+    const api = async (method, params) => {
+      const q = new URLSearchParams({ apikey, ...params });
+      const r = await http(`${origin}/api/1.2.13/${method}?${q}`, { method: 'POST' });
+      if (r.status !== 200 || r.body?.code !== 0) throw new Error(`Etherpad ${method}: ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+      return r.body.data;
+    };
+    const app = {
+      name: 'etherpad', label: 'Etherpad 1.8.14', url: `${origin}/p/${PAD_ID}`, origin, pid: proc.pid, log: proc.log,
+      /** The pad's text as the server holds it (its HTTP API). */
+      async text(padID = PAD_ID) { return (await api('getText', { padID })).text; },
+      /** The pad's chat as the server holds it: [{text, userName, time}]. */
+      async chat(padID = PAD_ID) { return (await api('getChatHistory', { padID })).messages; },
+      /** Puts the pad's text back to `text` (a run wrote in it); the page, if open, shows it at once. */
+      async reset(text = PAD_SEED, padID = PAD_ID) { await api('setText', { padID, text }); },
+      stop: () => proc.stop(),
+    };
+    await api('createPad', { padID: PAD_ID, text: PAD_SEED });
+    return app;
+  } catch (err) {
+    // startProcess stopped what it started if it never answered; whatever came after, here.
+    if (proc) await proc.stop();
+    else await rm(home, { recursive: true, force: true });
+    throw err;
   }
-  await mkdir(join(home, 'bin'));
-  await writeFile(join(home, 'bin', 'npm'), `#!/bin/sh\nprintf '%s\\n' '${JSON.stringify(
-    { dependencies: { 'ep_etherpad-lite': { path: join(src, 'node_modules', 'ep_etherpad-lite') } } })}'\n`, { mode: 0o755 });
-  await writeFile(join(home, 'settings.json'), JSON.stringify({
-    title: 'Etherpad', ip: '127.0.0.1', port, dbType: 'dirty', dbSettings: { filename: join(home, 'pads.db') },
-    defaultPadText: '', minify: false, loglevel: 'WARN', skinName: 'colibris', authenticationMethod: 'apikey',
-    showSettingsInAdminPage: false, suppressErrorsInPadText: true, requireSession: false, editOnly: false,
-  }));
-  const proc = await startProcess('Etherpad', join(src, 'node', 'server.js'), [], {
-    home, env: { PATH: `${join(home, 'bin')}:${process.env.PATH}`, NODE_ENV: 'production' },
-    ready: async () => (await http(`${origin}/api/`)).status === 200 && existsSync(join(home, 'APIKEY.txt')),
-  });
-  const apikey = (await readFile(join(home, 'APIKEY.txt'), 'utf8')).trim();
-  const api = async (method, params) => {
-    const q = new URLSearchParams({ apikey, ...params });
-    const r = await http(`${origin}/api/1.2.13/${method}?${q}`, { method: 'POST' });
-    if (r.status !== 200 || r.body?.code !== 0) throw new Error(`Etherpad ${method}: ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
-    return r.body.data;
-  };
-  const app = {
-    name: 'etherpad', label: 'Etherpad 1.8.14', url: `${origin}/p/${PAD_ID}`, origin, pid: proc.pid, log: proc.log,
-    /** The pad's text as the server holds it (its HTTP API). */
-    async text(padID = PAD_ID) { return (await api('getText', { padID })).text; },
-    /** The pad's chat as the server holds it: [{text, userName, time}]. */
-    async chat(padID = PAD_ID) { return (await api('getChatHistory', { padID })).messages; },
-    /** Puts the pad's text back to `text` (a run wrote in it); the page, if open, shows it at once. */
-    async reset(text = PAD_SEED, padID = PAD_ID) { await api('setText', { padID, text }); },
-    stop: () => proc.stop(),
-  };
-  await api('createPad', { padID: PAD_ID, text: PAD_SEED });
-  return app;
 }
 
 // ---- Verdaccio ---------------------------------------------------------------------------------
@@ -487,21 +506,22 @@ export const REGISTRY_PACKAGE = {
  */
 export async function startVerdaccio() {
   const home = await mkdtemp(join(tmpdir(), 'chp-realsite-vd-'));
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const config = join(home, 'config.yaml');
-  await writeFile(config, [
-    `storage: ${join(home, 'storage')}`,
-    'auth:', '  htpasswd:', `    file: ${join(home, 'htpasswd')}`, '    max_users: 10',
-    'uplinks: {}',
-    'packages:', "  '**':", '    access: $all', '    publish: $authenticated', '    unpublish: $authenticated',
-    'web:', '  title: Verdaccio',
-    'log: { type: stdout, format: pretty, level: warn }', '',
-  ].join('\n'));
-  const proc = await startProcess('Verdaccio', join(VERDACCIO_MODULES, 'verdaccio', 'bin', 'verdaccio'),
-    ['--config', config, '--listen', `127.0.0.1:${port}`],
-    { home, ready: async () => (await http(`${origin}/-/ping`)).status === 200 });
+  let proc = null;
   try {
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const config = join(home, 'config.yaml');
+    await writeFile(config, [
+      `storage: ${join(home, 'storage')}`,
+      'auth:', '  htpasswd:', `    file: ${join(home, 'htpasswd')}`, '    max_users: 10',
+      'uplinks: {}',
+      'packages:', "  '**':", '    access: $all', '    publish: $authenticated', '    unpublish: $authenticated',
+      'web:', '  title: Verdaccio',
+      'log: { type: stdout, format: pretty, level: warn }', '',
+    ].join('\n'));
+    proc = await startProcess('Verdaccio', join(VERDACCIO_MODULES, 'verdaccio', 'bin', 'verdaccio'),
+      ['--config', config, '--listen', `127.0.0.1:${port}`],
+      { home, ready: async () => (await http(`${origin}/-/ping`)).status === 200 });
     const user = await http(`${origin}/-/user/org.couchdb.user:harbour`, { method: 'PUT',
       headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'harbour', password: 'harbour-tides-2291' }) });
     if (typeof user.body?.token !== 'string') throw new Error(`Verdaccio: no user: ${user.status}`);
@@ -511,22 +531,26 @@ export async function startVerdaccio() {
     await writeFile(join(pkg, 'package.json'), JSON.stringify({ ...manifest, main: 'index.js', license: 'MIT', keywords: ['tides'] }));
     await writeFile(join(pkg, 'index.js'), 'module.exports = {};\n');
     await writeFile(join(pkg, 'README.md'), readme);
-    const host = `//127.0.0.1:${port}/`;
-    const npm = spawn('npm', ['publish', '--registry', `${origin}/`, `--${host}:_authToken=${user.body.token}`],
+    const npm = spawn('npm', ['publish', '--registry', `${origin}/`, `--//127.0.0.1:${port}/:_authToken=${user.body.token}`],
       { cwd: pkg, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, npm_config_cache: join(home, 'npm-cache') } });
     let err = '';
     npm.stderr.on('data', (d) => { err += d; });
-    await new Promise((ok, fail) => npm.once('exit', (c) => (c === 0 ? ok() : fail(new Error(`npm publish: exit ${c}: ${err.slice(-500)}`)))));
-  } catch (e) {
-    await proc.stop();
-    throw e;
+    const published = new Promise((ok, fail) => {
+      npm.once('error', fail);                            // no npm to run
+      npm.once('exit', (c) => (c === 0 ? ok() : fail(new Error(`npm publish: exit ${c}: ${err.slice(-500)}`))));
+    });
+    await deadline(published, { timeout: 60000, what: 'npm publish to Verdaccio' }).catch((e) => { npm.kill(); throw e; });
+    return {
+      name: 'verdaccio', label: 'Verdaccio 5.33.0', url: `${origin}/`, origin, pid: proc.pid, log: proc.log,
+      /** A package's README as the registry holds it. */
+      async readme(name) { return (await http(`${origin}/${name}`)).body?.readme ?? null; },
+      stop: () => proc.stop(),
+    };
+  } catch (err) {
+    if (proc) await proc.stop();
+    else await rm(home, { recursive: true, force: true });
+    throw err;
   }
-  return {
-    name: 'verdaccio', label: 'Verdaccio 5.33.0', url: `${origin}/`, origin, pid: proc.pid, log: proc.log,
-    /** A package's README as the registry holds it. */
-    async readme(name) { return (await http(`${origin}/${name}`)).body?.readme ?? null; },
-    stop: () => proc.stop(),
-  };
 }
 
 export const START = { tiddlywiki: startTiddlyWiki, maildev: startMailDev, nodered: startNodeRed };

@@ -92,18 +92,24 @@ export function mergeFrames(navFrames, pageIframes, grant, tabId, parentFrameId)
   const iframes = Array.isArray(pageIframes) ? [...pageIframes] : [];
   const used = new Set();
   const parentOrigin = grant?.targets?.find((t) => t.tabId === tabId && t.frameId === parentFrameId)?.origin ?? null;
+  // The page says which of its frames each <iframe> is in (`parent`: its index, -1 for the page
+  // itself): a frame is paired only with an <iframe> in the frame its parent was paired with, so
+  // two about:srcdoc frames, one holding a third, are told apart. (An entry without it: anywhere.)
+  const pagedAs = new Map([[parentFrameId, -1]]);   // frame id → the page's index of its <iframe>
+  const under = (i, f) => !Number.isInteger(i.parent) || i.parent === pagedAs.get(f.parentFrameId);
   const out = children.map((f) => {
     // A frame the page read as its own part (it inherits the page's origin) is matched first:
     // by the URL its document has now (a written about:blank takes its writer's URL).
-    let match = iframes.findIndex((i, k) => !used.has(k) && i && i.inline === true
+    let match = iframes.findIndex((i, k) => !used.has(k) && i && i.inline === true && under(i, f)
       && (i.docUrl === f.url || (inheritsOrigin(f.url) && i.src === f.url)));
     const inline = match >= 0;
     const { readable, reason } = frameReadability(grant, tabId, f, { inline });
     const origin = inline ? parentOrigin
       : reason === 'extension' || reason === 'not_web' ? null : webOrigin(f.url);
-    if (match < 0) match = iframes.findIndex((i, k) => !used.has(k) && i && !i.inline && i.src === f.url);
+    if (match < 0) match = iframes.findIndex((i, k) => !used.has(k) && i && !i.inline && under(i, f) && i.src === f.url);
     if (match < 0 && origin) {
-      const same = iframes.map((i, k) => [i, k]).filter(([i, k]) => !used.has(k) && i && !i.inline && i.origin === origin);
+      const same = iframes.map((i, k) => [i, k]).filter(([i, k]) => !used.has(k) && i && !i.inline && under(i, f)
+        && i.origin === origin);
       if (same.length === 1) match = same[0][1];
     }
     const entry = { frameId: f.frameId, parentFrameId: f.parentFrameId, documentId: f.documentId ?? null,
@@ -114,15 +120,17 @@ export function mergeFrames(navFrames, pageIframes, grant, tabId, parentFrameId)
       used.add(match);
       const i = iframes[match];
       Object.assign(entry, { index: i.index, name: i.name, title: i.title });
+      pagedAs.set(f.frameId, i.index);
     }
     return entry;
   });
   for (const f of nested) {
-    const match = iframes.findIndex((i, k) => !used.has(k) && i && i.inline === true
-      && (i.docUrl === f.url || i.src === f.url));
+    const match = iframes.findIndex((i, k) => !used.has(k) && i && i.inline === true && pagedAs.has(f.parentFrameId)
+      && under(i, f) && (i.docUrl === f.url || i.src === f.url));
     if (match < 0) continue;
     used.add(match);
     const i = iframes[match];
+    pagedAs.set(f.frameId, i.index);
     out.push({ frameId: f.frameId, parentFrameId: f.parentFrameId, documentId: f.documentId ?? null, origin: parentOrigin,
       url: null, readable: true, inline: true, index: i.index, name: i.name, title: i.title });
   }

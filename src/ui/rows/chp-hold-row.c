@@ -204,6 +204,11 @@ fill (ChpHoldRow *self)
     /* Translators: a request to the site's own API the agent would make, e.g.
      * "Request: POST /api/messages" */
     control_text = g_strdup_printf (_("Request: %s"), control);
+  else if (control != NULL && *control != '\0' &&
+           g_strcmp0 (chp_hold_get_reason (self->hold), "key") == 0)
+    /* Translators: a key press that is itself the act, e.g. "Key: Control+s (save)" or
+     * "Key: Enter in "Write your message here" (send)" */
+    control_text = g_strdup_printf (_("Key: %s"), control);
   else if (control != NULL && *control != '\0')
     /* Translators: the label of the button the agent pressed, as the page shows it */
     control_text = g_strdup_printf (_("Button: %s"), control);
