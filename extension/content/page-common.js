@@ -55,18 +55,19 @@
   /** The text of `el` (at most 2000 characters) with a space on each side of every block in it. */
   function spacedText(el) {
     let out = '';
-    const walk = (node) => {
+    const walk = (node, depth) => {
       for (let n = node.firstChild; n && out.length < 2000; n = n.nextSibling) {
         if (n.nodeType === 3) out += n.data;
+        else if (n.nodeType === 1 && depth >= 32) out += n.textContent;   // a page nested this deep: as it is
         else if (n.nodeType === 1) {
           const block = n.matches(BLOCKS);
           if (block) out += ' ';
-          walk(n);
+          walk(n, depth + 1);
           if (block) out += ' ';
         }
       }
     };
-    walk(el);
+    walk(el, 0);
     return out.length > 2000 ? out.slice(0, 2000) : out;
   }
 
