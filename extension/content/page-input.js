@@ -12,7 +12,7 @@
   const P = globalThis.ChaperonePageParts;
   if (!P) return;                           // page-common.js did not run: nothing installs
 
-  const { fail, core, isRendered, isDisabled, elementAt } = P;
+  const { fail, core, isRendered, isDisabled, elementAt, deepActiveElement } = P;
 
   const MAX_VALUE_CHARS = 100000;
   const MAX_TYPE_CHARS = 2000;      // typed one key at a time: a long text is a fill
@@ -116,7 +116,7 @@
   function focusLikePerson(el) {
     // A frame's body is its document's active element until something else is: focused only
     // once the frames around it lead to it (a pad's editor, clicked from the page around it).
-    if (activeIn(el) && (el !== el.ownerDocument.body || P.deepActiveElement() === el)) return true;
+    if (activeIn(el) && (el !== el.ownerDocument.body || deepActiveElement() === el)) return true;
     const before = el.getRootNode().activeElement || null;
     let fired = false;
     const seen = () => { fired = true; };

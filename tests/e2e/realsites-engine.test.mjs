@@ -11,9 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
-import {
-  startApps, startEtherpad, startNodeRedDashboard, startTiddlyWikiWithCodeMirror, startVerdaccio, suiteAppsWhyNot,
-} from '../realsites/apps.mjs';
+import { BENCH_APPS, startApps, suiteAppsWhyNot } from '../realsites/apps.mjs';
 import { SUITE_TASKS, TASKS, runTask } from '../realsites/tasks.mjs';
 import { chaperoneWhyNot, startChaperoneWorld } from '../realsites/world.mjs';
 import * as H from './mcp-harness.mjs';
@@ -25,27 +23,14 @@ const W = {};
 
 before(async () => {
   if (skip) return;
-  W.running = await startApps();
-  W.apps = { ...W.running.apps };
-  // Side by side; when one fails to start, the others that did are stopped (after() cannot know them).
-  const started = await Promise.allSettled([startTiddlyWikiWithCodeMirror(), startNodeRedDashboard(),
-    startEtherpad(), startVerdaccio()]);
-  const failed = started.find((s) => s.status === 'rejected');
-  if (failed) {
-    for (const s of started) if (s.status === 'fulfilled') await s.value.stop().catch(() => {});
-    throw failed.reason;
-  }
-  [W.cm, W.dash, W.pad, W.npm] = started.map((s) => s.value);
-  for (const app of [W.cm, W.dash, W.pad, W.npm]) W.apps[app.name] = app;
+  // Side by side; when one fails to start, startApps stops those that did.
+  W.running = await startApps([...BENCH_APPS, 'tiddlywiki-cm', 'nodered-dashboard', 'etherpad', 'verdaccio']);
+  W.apps = W.running.apps;
   W.world = await startChaperoneWorld(Object.values(W.apps), { name: 'realsites-engine' });
 }, { timeout: 120000 });
 
 after(async () => {
   await W.world?.stop();
-  await W.cm?.stop();
-  await W.dash?.stop();
-  await W.pad?.stop();
-  await W.npm?.stop();
   await W.running?.stop();
 });
 

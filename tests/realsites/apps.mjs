@@ -433,10 +433,25 @@ export const PAD_SEED = 'Harbour log\n\nMonday: the ferry left at 06:40.\n';
  * database, no update check reachable (it logs that it could not), its HTTP API keyed by the
  * APIKEY.txt it writes at start.
  */
-export async function startEtherpad() {
-  const home = await mkdtemp(join(tmpdir(), 'chp-realsite-ep-'));
+/**
+ * Runs `start(home, started)` in a fresh temporary folder: `started(proc)` hands over the process
+ * once it answers. When anything after fails, that process is stopped (which removes the folder),
+ * or the folder is removed if none had started yet.
+ */
+async function inFreshHome(prefix, start) {
+  const home = await mkdtemp(join(tmpdir(), prefix));
   let proc = null;
   try {
+    return await start(home, (p) => { proc = p; return p; });
+  } catch (err) {
+    if (proc) await proc.stop();
+    else await rm(home, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+export function startEtherpad() {
+  return inFreshHome('chp-realsite-ep-', async (home, started) => {
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
     const src = join(home, 'src');
@@ -458,12 +473,12 @@ export async function startEtherpad() {
     // Its update check asks static.etherpad.org at start, an address in its code: sent to a
     // closed loopback port through the proxy its HTTP client honours, it never leaves the machine.
     const closed = 'http://127.0.0.1:9';
-    proc = await startProcess('Etherpad', join(src, 'node', 'server.js'), [], {
+    const proc = started(await startProcess('Etherpad', join(src, 'node', 'server.js'), [], {
       home, env: { PATH: `${join(home, 'bin')}:${process.env.PATH}`, NODE_ENV: 'production',
         HTTPS_PROXY: closed, https_proxy: closed, HTTP_PROXY: closed, http_proxy: closed,
         NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' },
       ready: async () => (await http(`${origin}/api/`)).status === 200 && existsSync(join(home, 'APIKEY.txt')),
-    });
+    }));
     const apikey = (await readFile(join(home, 'APIKEY.txt'), 'utf8')).trim();
     const api = async (method, params) => {
       const q = new URLSearchParams({ apikey, ...params });
@@ -483,12 +498,7 @@ export async function startEtherpad() {
     };
     await api('createPad', { padID: PAD_ID, text: PAD_SEED });
     return app;
-  } catch (err) {
-    // startProcess stopped what it started if it never answered; whatever came after, here.
-    if (proc) await proc.stop();
-    else await rm(home, { recursive: true, force: true });
-    throw err;
-  }
+  });
 }
 
 // ---- Verdaccio ---------------------------------------------------------------------------------
@@ -504,10 +514,8 @@ export const REGISTRY_PACKAGE = {
  * a fresh folder, anyone may read, a signed-in user may publish. One user is made through the
  * registry's own API and REGISTRY_PACKAGE published with npm as that user, as a person publishes.
  */
-export async function startVerdaccio() {
-  const home = await mkdtemp(join(tmpdir(), 'chp-realsite-vd-'));
-  let proc = null;
-  try {
+export function startVerdaccio() {
+  return inFreshHome('chp-realsite-vd-', async (home, started) => {
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
     const config = join(home, 'config.yaml');
@@ -519,9 +527,9 @@ export async function startVerdaccio() {
       'web:', '  title: Verdaccio',
       'log: { type: stdout, format: pretty, level: warn }', '',
     ].join('\n'));
-    proc = await startProcess('Verdaccio', join(VERDACCIO_MODULES, 'verdaccio', 'bin', 'verdaccio'),
+    const proc = started(await startProcess('Verdaccio', join(VERDACCIO_MODULES, 'verdaccio', 'bin', 'verdaccio'),
       ['--config', config, '--listen', `127.0.0.1:${port}`],
-      { home, ready: async () => (await http(`${origin}/-/ping`)).status === 200 });
+      { home, ready: async () => (await http(`${origin}/-/ping`)).status === 200 }));
     const user = await http(`${origin}/-/user/org.couchdb.user:harbour`, { method: 'PUT',
       headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'harbour', password: 'harbour-tides-2291' }) });
     if (typeof user.body?.token !== 'string') throw new Error(`Verdaccio: no user: ${user.status}`);
@@ -546,17 +554,19 @@ export async function startVerdaccio() {
       async readme(name) { return (await http(`${origin}/${name}`)).body?.readme ?? null; },
       stop: () => proc.stop(),
     };
-  } catch (err) {
-    if (proc) await proc.stop();
-    else await rm(home, { recursive: true, force: true });
-    throw err;
-  }
+  });
 }
 
-export const START = { tiddlywiki: startTiddlyWiki, maildev: startMailDev, nodered: startNodeRed };
+/** Each app by the name it runs under; the bench's three first (startApps' default). */
+export const START = {
+  tiddlywiki: startTiddlyWiki, maildev: startMailDev, nodered: startNodeRed,
+  'tiddlywiki-cm': startTiddlyWikiWithCodeMirror, 'nodered-dashboard': startNodeRedDashboard,
+  etherpad: startEtherpad, verdaccio: startVerdaccio,
+};
+export const BENCH_APPS = Object.freeze(['tiddlywiki', 'maildev', 'nodered']);
 
-/** Starts the named apps (all three by default) side by side; `stop()` ends them all. */
-export async function startApps(names = Object.keys(START)) {
+/** Starts the named apps (the bench's three by default) side by side; `stop()` ends them all. */
+export async function startApps(names = BENCH_APPS) {
   const apps = {};
   const started = await Promise.allSettled(names.map(async (n) => { apps[n] = await START[n](); }));
   const failed = started.find((s) => s.status === 'rejected');
