@@ -21,10 +21,13 @@
     watchWrite, opensEditor, messageField, untilStill, scan, shownPassword, refuseSignIn, rememberCapture, MAX_SCAN,
     roleAndName, elementAt, isFocusable, focusTargetOf } = P;
 
-  const ACTIONS = ['click', 'dblclick', 'focus', 'scroll', 'setValue', 'hover', 'press', 'type'];
+  const ACTIONS = ['click', 'dblclick', 'focus', 'scroll', 'setValue', 'hover', 'press', 'type', 'drag'];
   // A double-click is a click as far as holds, plans, approvals and settling go: it sets off what
   // the control does, and whatever opens on the second press.
   const CLICKS = new Set(['click', 'dblclick']);
+  // A drag is judged by where it drops (page-pointer.js): a click on the target, as far as holds,
+  // plans, approvals and settling go ("Order 4411" onto "Trash" deletes it).
+  const JUDGED = new Set([...CLICKS, 'drag']);
 
   // ---- checks and acts -----------------------------------------------------------------------
 
@@ -284,55 +287,6 @@
     if (!focusLikePerson(el) || !activeIn(el)) fail('target_denied', 'the node cannot take focus');
   }
 
-  /** An element and its ancestors (through shadow roots and inlined frames), innermost first. */
-  function lineage(el) {
-    const out = [];
-    for (let n = el; n && out.length < 256; n = n.parentNode || (n.nodeType === 11 ? n.host : null)
-      || (n.nodeType === 9 ? (n.defaultView && n.defaultView.frameElement) || null : null)) {
-      if (n.nodeType === 1) out.push(n);
-    }
-    return out;
-  }
-
-  /**
-   * The pointer comes to rest on the node: pointer/mouse out and leave where it was (from the
-   * last hover), over and enter on the node and each ancestor it newly enters, then a move.
-   * Menus that open from script on these events open; a pure CSS :hover cannot be reached by
-   * events a page makes (only a real pointer sets it).
-   */
-  function doHover(el) {
-    checkModal(el);
-    scrollTo(el, 'center');
-    const { x, y } = checkCover(el);
-    const view = el.ownerDocument.defaultView;
-    const base = { bubbles: true, cancelable: true, composed: true, view, clientX: x, clientY: y };
-    const ptr = { ...base, pointerId: 1, pointerType: 'mouse', isPrimary: true };
-    const prev = state.hovered ? state.hovered.deref() : null;
-    const entered = lineage(el);
-    const left = prev && prev.isConnected && prev !== el ? lineage(prev) : [];
-    const stay = new Set(entered.filter((n) => left.includes(n)));
-    if (left.length) {
-      prev.dispatchEvent(new PointerEvent('pointerout', { ...ptr, relatedTarget: el }));
-      prev.dispatchEvent(new MouseEvent('mouseout', { ...base, relatedTarget: el }));
-      for (const n of left) {
-        if (stay.has(n)) break;
-        n.dispatchEvent(new PointerEvent('pointerleave', { ...ptr, bubbles: false, cancelable: false, relatedTarget: el }));
-        n.dispatchEvent(new MouseEvent('mouseleave', { ...base, bubbles: false, cancelable: false, relatedTarget: el }));
-      }
-    }
-    if (prev !== el) {
-      el.dispatchEvent(new PointerEvent('pointerover', { ...ptr, relatedTarget: prev || null }));
-      el.dispatchEvent(new MouseEvent('mouseover', { ...base, relatedTarget: prev || null }));
-      for (const n of entered.filter((e) => !stay.has(e)).reverse()) {
-        n.dispatchEvent(new PointerEvent('pointerenter', { ...ptr, bubbles: false, cancelable: false }));
-        n.dispatchEvent(new MouseEvent('mouseenter', { ...base, bubbles: false, cancelable: false }));
-      }
-    }
-    el.dispatchEvent(new PointerEvent('pointermove', ptr));
-    el.dispatchEvent(new MouseEvent('mousemove', base));
-    state.hovered = new WeakRef(el);
-  }
-
   function doSetValue(el, value) {
     const tag = el.localName;
     const editable = tag === 'input' || tag === 'textarea' || tag === 'select' || el.isContentEditable;
@@ -493,12 +447,15 @@
   async function opAction(args, via) {
     let action = args.action;
     let keySpec = args.key;
-    // A held key press comes back approved as "press:<key>" (the hold keeps one action word).
+    // A held key press comes back approved as "press:<key>", a held drag as "drag:<the dragged
+    // node's ref>" on its target's (the hold keeps one action word and one ref).
     const pressed = typeof action === 'string' ? /^press:(.{1,64})$/.exec(action) : null;
+    const dropped = typeof action === 'string' ? /^drag:([A-Za-z0-9_-]{1,32})$/.exec(action) : null;
     if (pressed) {
       action = 'press';
       keySpec = pressed[1];
     }
+    if (dropped) action = 'drag';
     if (!ACTIONS.includes(action)) fail('invalid_params', `action must be one of ${ACTIONS.join(', ')}`);
     const key = action === 'press' ? parseKey(keySpec) : null;
     let el;
@@ -508,7 +465,14 @@
     // Approved: the control that shows what the person approved, even if re-rendered (page-holds.js).
     const held = typeof args.expect === 'string' && CLICKS.has(action) ? resolveHeld(args) : null;
     if (typeof args.expect === 'string' && CLICKS.has(action) && !held) return { changed: true };
-    if (held) {
+    // A drag's el is its target, the node it drops on, judged as a click's; src is what it drags.
+    let src = null;
+    let srcRef = null;
+    if (action === 'drag') {
+      if (!named || (dropped ? args.to !== undefined : typeof args.to !== 'string')) fail('invalid_params', 'drag takes a ref and to');
+      ({ el: src, ref: srcRef } = resolve({ ...args, ref: dropped ? dropped[1] : args.ref }));
+      ({ el, ref, cap } = resolve({ ...args, ref: dropped ? args.ref : args.to }));
+    } else if (held) {
       ({ el, ref, cap } = held);
     } else if (named || (action !== 'press' && action !== 'type')) {
       ({ el, ref, cap } = resolve(args));
@@ -522,7 +486,8 @@
     // A click waits for a sliding page to stop (page-holds.js): an approved one always, the
     // agent's own only while something animates around it.
     if (CLICKS.has(action)) await untilStill(el, { quick: !held });
-    if (CLICKS.has(action) || action === 'hover') await untilUncovered(el);
+    if (JUDGED.has(action) || action === 'hover') await untilUncovered(el);
+    if (src) await untilUncovered(src);
     // Last before the act: from here to it nothing waits, so the page cannot turn it off between
     // (MailDev's Refresh was enabled when a click began, and off again after untilStill's wait).
     if (action !== 'scroll' && action !== 'hover') await untilEnabled(el);
@@ -531,13 +496,13 @@
     let planOpens = false;         // with a plan: the write only opened an editor (no step spent)
     let guardForm = null;          // with a plan: the control's own form may be sent (the write)
     const pc = action === 'press' ? pressControl(el, key) : null;
-    const control = CLICKS.has(action) ? el : pc && pc.control;
+    const control = JUDGED.has(action) ? el : pc && pc.control;
     // A double-click on a control that sends, deletes or writes is one click: held, planned or
     // approved, what it does is done once (the person's card is for one).
     let twice = action === 'dblclick';
     let doubled = false;
     if (control) {
-      const judged = classifyTarget(control);
+      const judged = classifyTarget(control, src !== null);
       const { desc, form, scope } = judged;
       let { cls } = judged;
       if (cls.kind !== 'none' || approved) twice = false;
@@ -546,6 +511,11 @@
         // message field's Enter as a send.
         desc.label = pc.save ? `${keySpec} (save)` : `${keySpec} in "${roleAndName(el).name}" (send)`;
         cls = pc.save ? { kind: 'write', reason: 'key', word: 'save' } : { kind: 'outward', reason: 'key', word: 'message' };
+      }
+      if (src) {
+        // The drop is the act: the card names both ends, approved as this very drag.
+        desc.label = `"${roleAndName(src).name}" onto "${desc.label || desc.text || desc.title || roleAndName(control).name}"`;
+        if (cls.kind !== 'none') cls = { ...cls, reason: 'drop' };
       }
       if (approved) {
         // The person approved exactly this: recompute it; anything different is a new question.
@@ -562,6 +532,7 @@
           // Approving a held key press clicks the control it would have set off (a save key:
           // presses it again).
           if (pc && (pc.save || pc.send)) Object.assign(hold, { heldRef: ref || refFor(cap, el), heldAction: `press:${keySpec}` });
+          else if (src) Object.assign(hold, { heldRef: ref, heldAction: `drag:${srcRef}` });
           else if (action === 'press') Object.assign(hold, { heldRef: refFor(cap, control), heldAction: 'click' });
           return hold;
         }
@@ -592,7 +563,7 @@
       e.stopImmediatePropagation();
       heldBySubmit = submitHold(form, submitter);
     };
-    const guard = (CLICKS.has(action) || action === 'press') && !approved;
+    const guard = (JUDGED.has(action) || action === 'press') && !approved;
     // A node in a frame that is part of the page submits in the frame's window.
     const windows = [...new Set([window, el.ownerDocument.defaultView].filter(Boolean))];
     const heldPress = () => ({ held: heldBySubmit, heldRef: ref || refFor(cap, el), heldAction: `press:${keySpec}` });
@@ -625,8 +596,9 @@
     let outcome;
     let acted;
     let seen = [];
+    let took = true;
     try {
-      if (CLICKS.has(action) || action === 'press') dialogs = P.watchDialogs(approved);
+      if (JUDGED.has(action) || action === 'press') dialogs = P.watchDialogs(approved);
       if (guard) for (const w of windows) w.addEventListener('submit', onSubmit, true);
       try {
         switch (action) {
@@ -636,7 +608,8 @@
           case 'focus': doFocus(el); break;
           case 'scroll': scrollTo(el, 'center'); break;
           case 'setValue': doSetValue(el, args.value); break;
-          case 'hover': doHover(el); break;
+          case 'hover': P.doHover(el); break;
+          case 'drag': took = P.doDrag(src, el).dropped; break;
           case 'type': doType(el, args.text, named); break;
           default: break;
         }
@@ -649,7 +622,7 @@
       mutations.last = Math.max(mutations.last, acted);
       network.sync();
       outcome = await settle(mutations, network, away,
-                             ['click', 'dblclick', 'press', 'hover'].includes(action) ? SETTLE_QUIET_MS : SETTLE_QUIET_LIGHT_MS);
+                             ['click', 'dblclick', 'press', 'hover', 'drag'].includes(action) ? SETTLE_QUIET_MS : SETTLE_QUIET_LIGHT_MS);
       if (heldBySubmit) return action === 'press' ? heldPress() : { held: heldBySubmit };
     } finally {
       for (const n of navs) n.removeEventListener('navigate', onNavigate);
@@ -669,6 +642,7 @@
       settleMs: Math.round(now() - acted),
     };
     if (outcome.navigating) changes.navigating = true;
+    if (!took) changes.dropped = false;           // the page did not take the drop there
     if (outcome.reason) changes.reason = outcome.reason;      // settled:false: what it waited on
     if (write) Object.assign(changes, write.verdict());
     // A double-click that went as one click says so: the agent hears what ran.
@@ -696,5 +670,5 @@
     return answer;
   }
 
-  Object.assign(P, { opAction, opFind });
+  Object.assign(P, { opAction, opFind, checkModal, checkUsable, checkCover, scrollTo });
 })();

@@ -38,6 +38,7 @@
     nextRef: 0,
     localSeq: 0,
     clickable: new WeakSet(),          // elements found clickable by their look (clickableByLook)
+    draggable: new WeakSet(),          // elements found draggable by their look (lookOf)
   };
 
   // The page's own port to the worker, once open (page-agent.js connect()), and per op id the
@@ -263,7 +264,7 @@
     return null;
   }
 
-  // ---- clickable by its look ----------------------------------------------------------------
+  // ---- clickable or draggable by its look ---------------------------------------------------
   //
   // Nothing in the markup of a script-driven list item says it can be clicked (Node-RED's search
   // results, a React onClick on a div), but a person sees the pointer over it and clicks. An
@@ -271,39 +272,56 @@
   // pointer — or, in an SVG drawing, the move or grab cursor of a diagram's node, which a click
   // selects and a double-click opens — and its parent's is not (the outermost such element: the
   // cursor is inherited), it is not inside a link, button or other control, it is shown, and it
-  // has some text or a label. (In HTML the move cursor marks a drag handle, a palette's item:
-  // there is no drag act, and Node-RED's palette alone would add 40 lines to every snapshot.) It
-  // keeps its role (generic, listitem …), takes its name from its content as a button would, and
-  // is listed [clickable]. Asking for a style is the costly part: at most MAX_LOOKS per walk.
+  // has some text or a label. It keeps its role (generic, listitem …), takes its name from its
+  // content as a button would, and is listed [clickable]. In HTML the move or grab cursor, or
+  // draggable="true", marks something a person drags (a palette's item, a board's card): listed
+  // [draggable], for browser_act's drag, and only for a query (the app leaves them out of a plain
+  // snapshot: Node-RED's palette alone would add 60 lines to every one). Asking for a style is the
+  // costly part: at most MAX_LOOKS per walk.
 
   const MAX_LOOKS = 5000;
   const INSIDE_CONTROL = 'a[href],button,summary,label,select,[role=button],[role=link],[role=menuitem],'
     + '[role=tab],[role=option],[role=treeitem],[role=checkbox],[role=radio],[role=switch]';
 
   /**
-   * Whether `el` is clickable by its look now (see above), noted in state.clickable either way;
-   * `walk` counts the styles asked for.
+   * Whether `el` is clickable by its look now (see above), noted in state.clickable, and whether
+   * it is draggable, noted in state.draggable, either way; `walk` counts the styles asked for.
+   * → whether it is either.
    */
-  function clickableByLook(el, walk) {
+  function lookOf(el, walk) {
     if ((walk.looks = (walk.looks || 0) + 1) > MAX_LOOKS) return false;
-    const yes = looksClickable(el);
-    if (yes) state.clickable.add(el);
-    else state.clickable.delete(el);
-    return yes;
+    const look = looksActionable(el);
+    for (const [set, yes] of [[state.clickable, look.click], [state.draggable, look.drag]]) {
+      if (yes) set.add(el);
+      else set.delete(el);
+    }
+    return look.click || look.drag;
   }
 
-  const DRAWN_CURSORS = new Set(['pointer', 'move', 'grab']);
-  const SVG_NS = 'http://www.w3.org/2000/svg';
+  /** Whether `el` is clickable by its look now (lookOf). */
+  const clickableByLook = (el, walk) => lookOf(el, walk) && state.clickable.has(el);
 
-  function looksClickable(el) {
+  const DRAWN_CURSORS = new Set(['pointer', 'move', 'grab']);
+  const DRAG_CURSORS = new Set(['move', 'grab']);
+  const SVG_NS = 'http://www.w3.org/2000/svg';
+  const NO_LOOK = Object.freeze({ click: false, drag: false });
+
+  function looksActionable(el) {
     const view = el.ownerDocument.defaultView;
     const cursor = view ? view.getComputedStyle(el).cursor : '';
-    if (cursor !== 'pointer' && !(el.namespaceURI === SVG_NS && DRAWN_CURSORS.has(cursor))) return false;
+    const svg = el.namespaceURI === SVG_NS;
+    // draggable="true" says it outright, whatever the cursor; a cursor, only where it starts.
+    const byAttribute = !svg && el.getAttribute('draggable') === 'true';
+    const click = cursor === 'pointer' || (svg && DRAWN_CURSORS.has(cursor));
+    const drag = byAttribute || (!svg && DRAG_CURSORS.has(cursor));
+    if (!click && !drag) return NO_LOOK;
     const parent = el.parentElement;
-    if (parent && (view.getComputedStyle(parent).cursor === cursor || parent.closest(INSIDE_CONTROL))) return false;
-    if (!/\S/.test(el.textContent) && !el.hasAttribute('aria-label') && !el.hasAttribute('title')) return false;
+    if (parent && parent.closest(INSIDE_CONTROL)) return NO_LOOK;
+    if (parent && !byAttribute && view.getComputedStyle(parent).cursor === cursor) return NO_LOOK;
+    if (!/\S/.test(el.textContent) && !el.hasAttribute('aria-label') && !el.hasAttribute('title')) return NO_LOOK;
     // Only while shown: unlike a real control, nothing says a hidden one is a control at all.
-    return isVisibleStyle(el);
+    if (!isVisibleStyle(el)) return NO_LOOK;
+    return { click, drag };
   }
 
   // Roles whose name is never their content: a field's content is what was typed into it.
@@ -313,7 +331,7 @@
   function roleAndName(el, d = new Desc(el)) {
     const C = core();
     const role = C.roleOf(d);
-    const asButton = state.clickable.has(el) && !FIELD_ROLES.has(role);
+    const asButton = (state.clickable.has(el) || state.draggable.has(el)) && !FIELD_ROLES.has(role);
     // A table's row is named by its cells, one after the other ("Kittiwake B7 11.2 Jonas"), as
     // a person reads it, not by its text run together.
     if (role === 'row' && el.localName === 'tr' && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby')) {
@@ -473,5 +491,5 @@
 
   globalThis.ChaperonePageParts = { PageError, fail, core, ui, owns, state, pagePort, Desc,
     labelTextOf, inheritedDoc, frameOf, docReachable, frameChain, composedContains, deepActiveElement, isVisibleStyle, isRendered, shownPassword,
-    showsPassword, refuseSignIn, openModals, isDisabled, resolve, planStep, clickableByLook, roleAndName, elementAt, isFocusable, focusTargetOf };
+    showsPassword, refuseSignIn, openModals, isDisabled, resolve, planStep, clickableByLook, lookOf, roleAndName, elementAt, isFocusable, focusTargetOf };
 })();

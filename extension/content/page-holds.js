@@ -128,14 +128,15 @@
 
   /**
    * The hold the target of a click would get (kind 'none': nothing to hold). `form` is its form,
-   * `scope` the fields around a formless control (what the card shows).
+   * `scope` the fields around a formless control (what the card shows). `dropZone`: the target
+   * of a drag (page-pointer.js), judged as the command it is too (a "Trash" a card goes onto).
    */
-  function classifyTarget(el) {
+  function classifyTarget(el, dropZone = false) {
     const O = outwardLib();
     // An element clickable only by its look (page-common.js) is judged as the command it is to a
     // person: itself, not a container the markup makes clickable, and by its leading words as a
     // button is, never waved through as prose ("Send the weekly report to all our clients").
-    const desc = state.clickable.has(el) ? { ...O.describe(el, { self: true }), role: 'button' } : O.describe(el);
+    const desc = dropZone || state.clickable.has(el) ? { ...O.describe(el, { self: true }), role: 'button' } : O.describe(el);
     const cls = O.classify(desc);
     const form = formOf(el);
     return { desc, cls, form, scope: form || fieldScopeOf(el) };

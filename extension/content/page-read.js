@@ -13,7 +13,7 @@
 
   const { core, owns, state, Desc, inheritedDoc, frameOf, frameChain, composedContains, deepActiveElement,
     isVisibleStyle, isRendered, shownPassword, refuseSignIn, openModals, isDisabled, resolve,
-    clickableByLook, roleAndName } = P;
+    lookOf, roleAndName } = P;
 
   const KEEP_CAPTURES = 4;             // per document (this isolated world lives as long as it)
   const MAX_TEXT = 20480;
@@ -81,6 +81,9 @@
     if (el.required || el.getAttribute('aria-required') === 'true') s.required = true;
     if (el.readOnly === true || el.getAttribute('aria-readonly') === 'true') s.readonly = true;
     if (state.clickable.has(el)) s.clickable = true;
+    // Something to drag (browser_act's drag): by its look, or as its markup says — but for a
+    // link or an image, which a browser drags anyway (TiddlyWiki marks every link).
+    if (state.draggable.has(el) || (el.getAttribute('draggable') === 'true' && tag !== 'a' && tag !== 'img')) s.draggable = true;
     if (role === 'slider' || (role === 'spinbutton' && tag !== 'input')) positionOf(el, tag, s);
     return s;
   }
@@ -238,8 +241,11 @@
         if (kind !== HEADING && el.getAttribute('role') === 'heading') out.headings.push(el);
         actionable = C.isActionable(new Desc(el));
       }
-      if (actionable) state.clickable.delete(el);   // the markup says what it is now
-      if (actionable || (kind !== FORM && clickableByLook(el, out))) out.actionable.push(el);
+      if (actionable) {                              // the markup says what it is now
+        state.clickable.delete(el);
+        state.draggable.delete(el);
+      }
+      if (actionable || (kind !== FORM && lookOf(el, out))) out.actionable.push(el);
       else if (tag === 'tr' && dataRow(el, out)) out.actionable.push(el);
     };
     const walkRoot = (root, depth = 0) => {

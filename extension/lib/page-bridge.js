@@ -26,12 +26,12 @@ const GUARDED_MAX = 512;
 // page-wait.js before page-act.js (the walk finds a batch step's element; the wait's test says
 // whether an act's words showed), page-input.js (the keyboard: fill, type, press) and
 // page-dialogs.js (the page's own alert, confirm and prompt) before page-act.js, which uses
-// them, and page-agent.js last, which installs what they left as
-// globalThis.__chaperonePage. The tests read this list too.
+// them, page-pointer.js (hover and drag) after it, whose checks it uses, and page-agent.js
+// last, which installs what they left as globalThis.__chaperonePage. The tests read this list.
 export const PAGE_FILES = Object.freeze(['content/snapshot-core.js', 'content/outward.js', 'content/page-ui.js',
   'content/page-common.js', 'content/page-read.js', 'content/page-wait.js', 'content/page-shot.js',
   'content/page-settle.js', 'content/page-holds.js', 'content/page-input.js', 'content/page-dialogs.js', 'content/page-act.js',
-  'content/page-agent.js']);
+  'content/page-pointer.js', 'content/page-agent.js']);
 
 /** The runtime port a page agent opens to the worker (page-agent.js connectPort). */
 export const PAGE_PORT = 'chaperone.page';

@@ -54,7 +54,7 @@ test('the agent files: snapshot core, the outward classifier, the pill and banne
     ['content/snapshot-core.js', 'content/outward.js', 'content/page-ui.js', 'content/page-common.js',
       'content/page-read.js', 'content/page-wait.js', 'content/page-shot.js', 'content/page-settle.js',
       'content/page-holds.js', 'content/page-input.js', 'content/page-dialogs.js', 'content/page-act.js',
-      'content/page-agent.js']);
+      'content/page-pointer.js', 'content/page-agent.js']);
 });
 
 test('an open port for the exact document carries the op; any other document goes by executeScript', async () => {

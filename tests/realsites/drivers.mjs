@@ -193,6 +193,12 @@ export class ChaperoneDriver extends Driver {
     return this.#whenHeld(r);
   }
 
+  /** `ref` dragged onto `to`; a held drop waits for the person (Chaperone's driver only: the suite's tasks). */
+  async drag(ref, to) {
+    const r = await this.call('browser_act', { tab: this.tab, ref, action: 'drag', to });
+    return this.#whenHeld(r);
+  }
+
   /** Text typed at the caret of `ref`, or of what has focus when ref is null. */
   async type(ref, text) {
     const r = await this.call('browser_act', { tab: this.tab, ...(ref ? { ref } : {}), action: 'type', text });

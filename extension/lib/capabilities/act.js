@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Acting on a node of a snapshot: click, double-click, focus, scroll, fill (setValue), hover, press a
-// key, type text — press and type also on whatever has focus in the captured document (no ref, its
-// captureId). A click that would send, delete or write is held for the person instead
-// (lib/holds.js), and so is a key press that would set off such a control (the hold is then the
-// click on that control); their Approve runs it again in hold.js (extension.hold.resolve).
+// key, type text, drag it onto another (to) — press and type also on whatever has focus in the
+// captured document (no ref, its captureId). A click that would send, delete or write is held for
+// the person instead (lib/holds.js), and so is a key press that would set off such a control (the
+// hold is then the click on that control) and a drag onto one (a card onto "Trash"); their
+// Approve runs it again in hold.js (extension.hold.resolve).
 // Mirrors the agent tool browser_act (src/core/agent/tools/chp-tool-act.c).
 
 import { ChaperoneError } from '../scopes.js';
@@ -23,9 +24,9 @@ function dialogsOf(list) {
   return out;
 }
 
-export const ACTIONS = Object.freeze(['click', 'dblclick', 'focus', 'scroll', 'setValue', 'hover', 'press', 'type']);
+export const ACTIONS = Object.freeze(['click', 'dblclick', 'focus', 'scroll', 'setValue', 'hover', 'press', 'type', 'drag']);
 /** The actions that may set off a write, and so carry a plan's `allow` (the app's chp_tool_act_may_write). */
-export const WRITE_ACTIONS = Object.freeze(new Set(['click', 'dblclick', 'press']));
+export const WRITE_ACTIONS = Object.freeze(new Set(['click', 'dblclick', 'press', 'drag']));
 const MAX_VALUE_CHARS = 65536;
 const MAX_TYPE_CHARS = 2000;
 
@@ -34,7 +35,7 @@ const MAX_TYPE_CHARS = 2000;
 const KEY = /^(?:(?:Control|Ctrl|Shift|Alt|Option|Meta|Cmd|Command)\+){0,4}(?:[A-Za-z][A-Za-z0-9]{1,15}|[^\s+]|\+)$/u;
 
 /** What each action takes besides ref: its one argument, or none. */
-const ARGUMENT = Object.freeze({ setValue: 'value', press: 'key', type: 'text' });
+const ARGUMENT = Object.freeze({ setValue: 'value', press: 'key', type: 'text', drag: 'to' });
 
 /** A key spec, or invalid_params. */
 export function keyOf(v) {
@@ -58,10 +59,13 @@ export function actionParams(p) {
   if (action === 'type' && (typeof o.text !== 'string' || o.text.length === 0 || o.text.length > MAX_TYPE_CHARS)) {
     throw bad(`type needs text of 1 to ${MAX_TYPE_CHARS} characters`);
   }
+  // A drag's target: a ref of the same capture as the node dragged.
+  const to = action === 'drag' ? parseRef(o.to) : null;
+  if (to && (o.ref === undefined || parseRef(o.ref).captureId !== to.captureId)) throw bad('drag takes a ref and to from the same snapshot');
   const allow = allowOf(o.allow);
-  if (allow && !WRITE_ACTIONS.has(action)) throw bad('allow goes with a click or a key press');
+  if (allow && !WRITE_ACTIONS.has(action)) throw bad('allow goes with a click, a key press or a drag');
   if (o.capture !== undefined && typeof o.capture !== 'boolean') throw bad('capture is not a boolean');
-  const common = { action, value: o.value, key, text: o.text, allow, capture: o.capture === true };
+  const common = { action, value: o.value, key, text: o.text, toRef: to?.pageRef, allow, capture: o.capture === true };
   // press and type without a ref act on the focused element of the capture's document.
   if (o.ref === undefined && (action === 'press' || action === 'type')) {
     if (o.captureId === undefined) throw bad('press and type need a ref, or the captureId of the document whose focused element they go to');
@@ -83,6 +87,7 @@ export async function runAction({ router, chrome, params, signal, tabId: tab, fr
   if (params.action === 'setValue') args.value = params.value;
   if (params.action === 'press') args.key = params.key;
   if (params.action === 'type') args.text = params.text;
+  if (params.action === 'drag') args.to = params.toRef;
   // A batch step's {role, name}, for the page to check on an element found for an earlier step.
   if (params.sameAs) args.sameAs = { role: params.sameAs.role, name: params.sameAs.name };
   // A batch's wait step right after this act, in this document: the page says whether its text
@@ -125,11 +130,13 @@ export async function runAction({ router, chrome, params, signal, tabId: tab, fr
     // Not acted: the person decides (extension.hold.resolve). Not an error for the agent.
     // A held key press names the act its approval runs: the click on the control the key
     // would have set off (heldAction "click"), or the press itself ("press:<key>"), as the
-    // page made sure, on a node the capture holds (heldRef).
+    // page made sure, on a node the capture holds (heldRef). A held drag is approved as the
+    // drag of the same node ("drag:<its ref>") onto its target (heldRef).
     const heldRef = typeof value.heldRef === 'string' && /^[A-Za-z0-9_-]{1,32}$/.test(value.heldRef) ? value.heldRef : null;
-    const heldAction = value.heldAction === 'click' || value.heldAction === `press:${params.key}` ? value.heldAction : null;
-    if (params.action === 'press' && (!heldRef || !heldAction)) {
-      throw new ChaperoneError('internal', 'The page held the key press but did not say what approving it runs');
+    const heldAction = value.heldAction === 'click' || value.heldAction === `press:${params.key}`
+      || (value.heldAction === `drag:${params.pageRef}` && heldRef === params.toRef) ? value.heldAction : null;
+    if ((params.action === 'press' || params.action === 'drag') && (!heldRef || !heldAction)) {
+      throw new ChaperoneError('internal', 'The page held the act but did not say what approving it runs');
     }
     // A held double-click is approved as one click: what the control does is done once.
     const h = router.holds.create({

@@ -73,6 +73,8 @@ function stepParams(s, i, tab) {
   if (p.allow !== undefined || p.capture !== undefined || p.captureId !== undefined) {
     throw bad(`step ${i + 1}: an act step takes ref or target, action and its argument`);
   }
+  // A drag names two elements, and a step one: it is browser_act's alone.
+  if (p.action === 'drag') throw bad(`step ${i + 1}: drag is not a batch step; use browser_act`);
   const { target, ...rest } = p;
   if (target !== undefined) {
     const t = obj(target);

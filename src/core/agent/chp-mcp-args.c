@@ -341,6 +341,9 @@ check_batch_act (JsonObject  *act,
 
   if (action == NULL)
     return invalid (error, "step %u: action is required", n);
+  /* A drag names two elements and a step one: it is browser_act's alone. */
+  if (g_str_equal (action, "drag"))
+    return invalid (error, "step %u: drag is not a batch step; use browser_act", n);
   for (guint i = 0; i < G_N_ELEMENTS (own); i++)
     {
       gboolean mine = g_str_equal (action, own[i].action);
@@ -455,7 +458,7 @@ chp_tool_check_semantics (const ToolSpec  *spec,
       {
         const char *action;
         const char *argument;
-      } own[] = { { "fill", "value" }, { "press", "key" }, { "type", "text" } };
+      } own[] = { { "fill", "value" }, { "press", "key" }, { "type", "text" }, { "drag", "to" } };
       const char *action = json_object_get_string_member (args, "action");
 
       for (guint i = 0; i < G_N_ELEMENTS (own); i++)
@@ -471,6 +474,14 @@ chp_tool_check_semantics (const ToolSpec  *spec,
       if (!json_object_has_member (args, "ref") && !g_str_equal (action, "press") &&
           !g_str_equal (action, "type"))
         return invalid (error, "ref is required when action is %s", action);
+      if (json_object_has_member (args, "key") &&
+          !g_regex_match_simple (CHP_TOOL_KEY_PATTERN, json_object_get_string_member (args, "key"),
+                                 0, 0))
+        return invalid (error, "key must be a key such as Enter, Tab or Control+s");
+      if (json_object_has_member (args, "to") &&
+          !g_regex_match_simple (CHP_TOOL_REF_PATTERN, json_object_get_string_member (args, "to"),
+                                 0, 0))
+        return invalid (error, "to must be a ref from browser_snapshot, e.g. 3:e12");
     }
   else if (g_str_equal (spec->name, "browser_navigate"))
     {

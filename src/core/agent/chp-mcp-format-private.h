@@ -65,6 +65,7 @@ typedef struct
   gboolean    compact;      /* a small budget: our words in their short form */
   guint       listed;       /* elements in the stream (after the query) */
   guint       unlisted_hidden; /* elements not rendered now, left out (no query) */
+  guint       unlisted_drag;   /* elements only to drag (a palette's items), left out (no query) */
   guint       added, changed, removed;
   gboolean    text_changed;
   guint       new_text_lines;

@@ -26,8 +26,6 @@
 #define REF_PATTERN  CHP_TOOL_REF_PATTERN
 #define WAIT_PATTERN "^(b[1-9][0-9]{0,8}:[a-z]{1,8}-[A-Za-z0-9_-]{1,64}|plan-[1-9][0-9]{0,8})$"
 #define PLAN_SUMMARY_CHARS     200
-/* A key for browser_act press: CHP_TOOL_KEY_PATTERN (chp-mcp-tools-private.h). */
-#define KEY_PATTERN  CHP_TOOL_KEY_PATTERN
 
 static JsonObject *
 prop (const char *type,
@@ -157,6 +155,10 @@ output_schema (JsonObject *schema)
 }
 
 static const char * const actions[] = {
+  "click", "dblclick", "focus", "scroll", "fill", "hover", "press", "type", "drag", NULL
+};
+/* A batch's act steps name one element each: a drag (two) is browser_act's alone. */
+static const char * const batch_actions[] = {
   "click", "dblclick", "focus", "scroll", "fill", "hover", "press", "type", NULL
 };
 static const char * const reasons[] = { "qr", "mfa", "captcha", "device", "login", "other", NULL };
@@ -275,11 +277,14 @@ chp_tool_act_input (void)
     "ref", prop_string ("A ref from the latest browser_snapshot; press and type without one go "
                         "to the focused element.", 0, 0, REF_PATTERN), FALSE,
     "action", prop_enum ("fill takes value (text, option, true/false, YYYY-MM-DD); press takes "
-                         "key; type takes text.", actions), TRUE,
+                         "key; type takes text; drag takes to (a ref to drop on).", actions), TRUE,
     "value", prop_string (NULL, 0, VALUE_MAX_CHARS, NULL), FALSE,
+    /* The key's and to's patterns are checked by chp_tool_check_semantics(): in the schema they
+     * cost every agent's tools/list more than the drag they came with (its budget). */
     "key", prop_string ("E.g. Enter, Tab, Control+s. One that sends or saves is held.", 1,
-                        64, KEY_PATTERN), FALSE,
+                        64, NULL), FALSE,
     "text", prop_string (NULL, 1, TYPE_MAX_CHARS, NULL), FALSE,
+    "to", prop ("string", NULL), FALSE,
     NULL);
 }
 
@@ -521,7 +526,7 @@ chp_tool_batch_input (void)
     "act", names_only ("ref", prop ("string", NULL),
                        "target", names_only ("role", prop ("string", NULL),
                                              "name", prop ("string", NULL), NULL),
-                       "action", prop_enum (NULL, actions),
+                       "action", prop_enum (NULL, batch_actions),
                        "value", prop ("string", NULL),
                        "key", prop ("string", NULL),
                        "text", prop ("string", NULL), NULL),

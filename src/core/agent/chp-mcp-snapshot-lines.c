@@ -370,6 +370,24 @@ node_hidden (JsonObject *o)
          chp_mcp_json_bool (json_node_get_object (state), "hidden");
 }
 
+/* Whether @o is only something to drag (a palette's item, a board's card the page marks by its
+ * look or draggable="true" and nothing else): like a closed menu's items, listed for a query
+ * only. On Node-RED its palette would add 60 lines to every snapshot; drags are rare next to
+ * clicks, and the text shows the items' names to ask for. */
+static gboolean
+node_drag_only (JsonObject *o)
+{
+  static const char * const plain[] = { "generic", "listitem", "group", "article", "img", NULL };
+  JsonNode *state = json_object_get_member (o, "state");
+  JsonObject *s;
+
+  if (state == NULL || !JSON_NODE_HOLDS_OBJECT (state))
+    return FALSE;
+  s = json_node_get_object (state);
+  return chp_mcp_json_bool (s, "draggable") && !chp_mcp_json_bool (s, "clickable") &&
+         g_strv_contains (plain, chp_mcp_json_string (o, "role", ""));
+}
+
 /* Element lines the text need not repeat: a button's or a list row's words are its name, and
  * on a mail list the rows' text is most of the page. Bounded, so that checking every text line
  * against it stays cheap whatever the page. */
@@ -488,7 +506,8 @@ chp_mcp_snapshot_add_full_items (Build      *build,
           JsonNode *n = json_array_get_element (build->nodes, i);
           const char *ref;
 
-          if (!JSON_NODE_HOLDS_OBJECT (n) || node_hidden (json_node_get_object (n)))
+          if (!JSON_NODE_HOLDS_OBJECT (n) || node_hidden (json_node_get_object (n)) ||
+              node_drag_only (json_node_get_object (n)))
             continue;
           ref = chp_mcp_json_string (json_node_get_object (n), "ref", NULL);
           if (ref != NULL)
@@ -539,6 +558,11 @@ chp_mcp_snapshot_add_full_items (Build      *build,
       if (is_hidden && build->folded_query == NULL)
         {
           build->unlisted_hidden++;
+          continue;
+        }
+      if (build->folded_query == NULL && node_drag_only (o))
+        {
+          build->unlisted_drag++;
           continue;
         }
       line = g_strdup_printf ("[%s%s] %s", build->options->ref_prefix, page_ref_of (ref),
@@ -610,7 +634,7 @@ chp_mcp_snapshot_add_diff_items (Build      *build,
         build->added++;
       else
         build->changed++;
-      if (!node_hidden (o))
+      if (!node_hidden (o) && !node_drag_only (o))
         said_add (said, line);
       if (!matches_query (build->folded_query,
                           chp_mcp_json_string (o, "name", NULL),
@@ -621,6 +645,11 @@ chp_mcp_snapshot_add_diff_items (Build      *build,
       if (before == NULL && build->folded_query == NULL && node_hidden (o))
         {
           build->unlisted_hidden++;
+          continue;
+        }
+      if (before == NULL && build->folded_query == NULL && node_drag_only (o))
+        {
+          build->unlisted_drag++;
           continue;
         }
 

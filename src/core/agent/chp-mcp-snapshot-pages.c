@@ -195,6 +195,12 @@ chp_mcp_snapshot_footer (Build    *build,
                               "once shown.\n",
                             build->unlisted_hidden,
                             build->unlisted_hidden == 1 ? "element" : "elements");
+  if (build->unlisted_drag > 0)
+    g_string_append_printf (out, build->compact
+                            ? "Not listed: %u %s to drag (a query lists them).\n"
+                            : "Not listed: %u %s only to drag; a query lists them.\n",
+                            build->unlisted_drag,
+                            build->unlisted_drag == 1 ? "element" : "elements");
   if (text_cut)
     g_string_append (out, build->compact ? "The text is an excerpt.\n"
                                          : "The browser cut the page text to an excerpt.\n");

@@ -23,8 +23,10 @@
 static const char * const kinds[] = { "outward", "delete", "write", NULL };
 /* "api": a call to the site's own API (browser_api), judged by its method and endpoint; "key": a
  * key press that is itself the act (Control+S's save, Enter in a message field with no Send
- * button beside it). */
-static const char * const reasons[] = { "form-elsewhere", "form-submit", "label", "api", "key", NULL };
+ * button beside it); "drop": a drag judged by where it drops (a card onto "Trash"). */
+static const char * const reasons[] = {
+  "form-elsewhere", "form-submit", "label", "api", "key", "drop", NULL
+};
 static const char * const states[] = { "held", "done", "declined", "changed", "expired", "failed",
                                        NULL };
 

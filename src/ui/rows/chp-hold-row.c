@@ -209,6 +209,11 @@ fill (ChpHoldRow *self)
     /* Translators: a key press that is itself the act, e.g. "Key: Control+s (save)" or
      * "Key: Enter in "Write your message here" (send)" */
     control_text = g_strdup_printf (_("Key: %s"), control);
+  else if (control != NULL && *control != '\0' &&
+           g_strcmp0 (chp_hold_get_reason (self->hold), "drop") == 0)
+    /* Translators: what the agent would drag and where it would drop it, as the page names
+     * them, e.g. "Drop: "Order 4411" onto "Trash"" */
+    control_text = g_strdup_printf (_("Drop: %s"), control);
   else if (control != NULL && *control != '\0')
     /* Translators: the label of the button the agent pressed, as the page shows it */
     control_text = g_strdup_printf (_("Button: %s"), control);

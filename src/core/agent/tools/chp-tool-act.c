@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* chp-tool-act.c: browser_act: a click, double-click, focus, scroll, fill, hover, key press or
- * typing on an element from a snapshot (a press or typing also on the focused element); a click
- * or key press the browser holds for the person; the step of an approved plan it uses; and what
- * changed on the page after it. */
+/* chp-tool-act.c: browser_act: a click, double-click, focus, scroll, fill, hover, key press,
+ * typing or drag onto another on an element from a snapshot (a press or typing also on the
+ * focused element); a click, key press or drop the browser holds for the person; the step of an
+ * approved plan it uses; and what changed on the page after it. */
 #include "config.h"
 
 #define G_LOG_DOMAIN "chaperone-mcp-tools"
@@ -278,7 +278,7 @@ acted_cb (GObject      *source,
     { "click", "Clicked" }, { "dblclick", "Double-clicked" }, { "focus", "Focused" },
     { "scroll", "Scrolled to" },
     { "fill", "Filled" }, { "hover", "Hovered over" }, { "press", "Pressed a key on" },
-    { "type", "Typed into" },
+    { "type", "Typed into" }, { "drag", "Dragged" },
   };
   const char *done = "Acted on";
   g_autofree char *pressed = NULL;
@@ -331,7 +331,11 @@ acted_cb (GObject      *source,
   /* What changed, in numbers and yes/no, with the value an agent filled never said back; the
    * page's own words come after, from the diff (act_diff_wanted), in their wrapper. */
   text = g_string_new (NULL);
-  g_string_append_printf (text, "%s %s on tab %s.", done, call->ref, tab);
+  if (g_str_equal (action, "drag"))
+    g_string_append_printf (text, "%s %s onto %s on tab %s.", done, call->ref,
+                            json_object_get_string_member (call->args, "to"), tab);
+  else
+    g_string_append_printf (text, "%s %s on tab %s.", done, call->ref, tab);
   if (once)
     g_string_append (text, " Once, not twice: a second click goes only to a control that sends, "
                            "deletes and writes nothing and that the first click left as it was.");
@@ -357,6 +361,11 @@ acted_cb (GObject      *source,
                                           chp_mcp_json_string (changes, "reason", NULL),
                                           "it took too long"));
     }
+  /* The page did not say it would take the drop there (no dragover cancelled): as a person's
+   * drop there, nothing happened but the drag itself. */
+  if (changes != NULL && json_object_has_member (changes, "dropped") &&
+      !chp_mcp_json_bool (changes, "dropped"))
+    g_string_append (text, " The page did not take the drop there.");
   /* A write that went through (a plan's): the page's own sign that it was saved, or none. */
   if (changes != NULL && json_object_has_member (changes, "verified"))
     {
@@ -401,6 +410,28 @@ acted_cb (GObject      *source,
   chp_tool_return_ok (task, text->str, structured, NULL);
 }
 
+/* A drag's target (@to) is a ref of the very snapshot its element (@ref, resolved) is from,
+ * sent as that capture's: the page drags within one document, as a person's pointer does. */
+static gboolean
+resolve_drop (ToolCall    *call,
+              const char  *ref,
+              const char  *to,
+              char       **wire_to)
+{
+  const char *colon = strchr (to, ':');
+
+  if (colon == NULL || strchr (ref, ':') - ref != colon - to || strncmp (ref, to, colon - to) != 0)
+    {
+      chp_tool_return_error (call->task, "invalid_params",
+                             "to must be a ref from the same snapshot as ref", NULL);
+      return FALSE;
+    }
+  *wire_to = g_strdup_printf ("%s:%s",
+                              json_object_get_string_member (call->document, "captureId"),
+                              colon + 1);
+  return TRUE;
+}
+
 /* A press or typing without a ref goes to the element that has focus in the tab's main document,
  * as the agent's latest snapshot of it knows that document: its capture, on the wire. */
 static gboolean
@@ -439,9 +470,11 @@ chp_tool_act (ToolCall *call)
 {
   GTask *task = call->task;
   g_autofree char *wire_ref = NULL;
+  g_autofree char *wire_to = NULL;
   g_autofree char *capture_id = NULL;
   const char *action = json_object_get_string_member (call->args, "action");
   const char *ref = chp_mcp_json_string (call->args, "ref", NULL);
+  const char *to = chp_mcp_json_string (call->args, "to", NULL);
   JsonNode *params;
   JsonObject *o;
   JsonNode *allow;
@@ -451,6 +484,8 @@ chp_tool_act (ToolCall *call)
     return;
   if (ref != NULL ? !chp_tool_resolve_ref (task, ref, &wire_ref)
                   : !resolve_focused (task, &capture_id))
+    return;
+  if (to != NULL && !resolve_drop (call, ref, to, &wire_to))
     return;
 
   params = chp_tool_params_new ("action",
@@ -468,9 +503,11 @@ chp_tool_act (ToolCall *call)
     json_object_set_string_member (o, "key", json_object_get_string_member (call->args, "key"));
   else if (g_str_equal (action, "type"))
     json_object_set_string_member (o, "text", json_object_get_string_member (call->args, "text"));
+  else if (wire_to != NULL)
+    json_object_set_string_member (o, "to", wire_to);
 
-  /* A key press may set off a write (Enter in a form whose button saves): a plan covers it as
-   * it covers the click. */
+  /* A key press may set off a write (Enter in a form whose button saves), and a drag (a card
+   * moved to another column): a plan covers them as it covers the click. */
   allow = chp_tool_act_may_write (action) ? chp_tool_plan_allowance (call) : NULL;
   if (allow != NULL)
     json_object_set_member (json_node_get_object (params), "allow", allow);

@@ -78,6 +78,7 @@ chp_tool_return_held (GTask      *task,
   JsonObject *structured;
   JsonNode *shown;
   gboolean press = g_strcmp0 (action, "press") == 0;
+  gboolean drag = g_strcmp0 (action, "drag") == 0;
   gboolean api = g_strcmp0 (action, "api") == 0;
   g_autofree char *what = NULL;
 
@@ -109,13 +110,15 @@ chp_tool_return_held (GTask      *task,
   /* A held key press is approved as the click on the control it would have set off, and a held
    * double-click as one click: what it does is done once. */
   what = api ? g_strdup ("call to the site's API")
-             : g_strdup_printf ("%s on %s", press ? "key press" : "click", call->ref);
+             : g_strdup_printf ("%s %s", press ? "key press on" : drag ? "drag of" : "click on",
+                                call->ref);
   g_string_append_printf (text, "Held, not done: this %s %s. Nothing was sent. The person "
                           "decides in the Chaperone app; if they approve, it runs once, exactly "
                           "as held, provided the page has not changed. Call browser_wait with id "
                           "%s for the outcome. Do not %s again.\n",
                           what, hold_words (chp_hold_get_kind (hold)), id,
-                          api ? "make the call" : press ? "press it" : "click it");
+                          api ? "make the call" : press ? "press it" : drag ? "drag it"
+                                                                          : "click it");
   page = g_string_new (NULL);
   g_string_append_printf (page, "control: %s\nsite: %s", chp_hold_get_control (hold),
                           chp_hold_get_site (hold));
@@ -180,12 +183,13 @@ chp_tool_plan_step_used (ToolCall   *call,
 }
 
 /* Whether a browser_act action may set off a write, so that a plan's allowance goes with it: a
- * click, a double-click, or a key press (Enter in a form whose button saves). */
+ * click, a double-click, a key press (Enter in a form whose button saves), or a drag (a card
+ * moved to another column). */
 gboolean
 chp_tool_act_may_write (const char *action)
 {
   return g_strcmp0 (action, "click") == 0 || g_strcmp0 (action, "dblclick") == 0 ||
-         g_strcmp0 (action, "press") == 0;
+         g_strcmp0 (action, "press") == 0 || g_strcmp0 (action, "drag") == 0;
 }
 
 /* What a plan the person approved lets this agent's next write do: its sites with steps left,

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The page agent's drag (content/page-pointer.js) in Chromium, on widgets-drag.html: what can be
+// dragged is listed as such; a board's card moves by HTML's drag and drop, a palette's tool by
+// the pointer; a drop onto Trash is held as the delete it is, and its Approve runs that very
+// drag; a drop where the page takes none says so; a drag a person could not make is refused.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { opts, open, ok, refused, byName } from './page-agent-harness.mjs';
+
+const text = (page, selector) => page.textContent(selector);
+
+test('widgets-drag.html: cards and tools are listed as draggable, by their markup or their cursor', opts, async () => {
+  const page = await open('/widgets-drag.html');
+  const ctx = await ok(page, 'context', { captureId: 'd0' });
+  for (const name of ['Repaint berth B7', 'Order 4411 rope', 'buoy', 'crane']) {
+    const n = byName(ctx, name);
+    assert.equal(n.state.draggable, true, `${name}: ${JSON.stringify(n)}`);
+    assert.equal(n.state.clickable, undefined, `${name} is not clickable by its look`);
+  }
+  // The zones are where things drop, not things to drag.
+  assert.ok(!ctx.nodes.some((n) => n.name === 'Trash' && n.state.draggable));
+  await page.close();
+});
+
+test('widgets-drag.html: a card moves to another column by HTML drag and drop, a write a plan covers', opts, async () => {
+  const page = await open('/widgets-drag.html');
+  const ctx = await ok(page, 'context', { captureId: 'd1' });
+  const card = byName(ctx, 'Repaint berth B7').ref;
+  // Dropped on the column's button, as a person drops it in the column: the column takes it. The
+  // drop is judged by its target's words ("Add a card …"): a write, held with no plan …
+  const to = byName(ctx, 'Add a card to Done').ref;
+  const held = await ok(page, 'action', { captureId: 'd1', ref: card, to, action: 'drag' });
+  assert.equal(held.held?.kind, 'write', JSON.stringify(held));
+  assert.equal(await text(page, '#status'), '(nothing)');
+  // … and done under a plan for this site, which says the step it was.
+  const host = new URL(page.url()).hostname;
+  const r = await ok(page, 'action', { captureId: 'd1', ref: card, to, action: 'drag', allow: { planId: 'plan-1', sites: [host], step: 1, of: 1 } });
+  assert.equal(r.done, true, JSON.stringify(r));
+  assert.equal(r.plan?.planId, 'plan-1', JSON.stringify(r));
+  assert.equal(r.changes.dropped, undefined, 'the page took the drop');
+  assert.equal(r.changes.settled, true);
+  assert.equal(await text(page, '#status'), 'Moved Repaint berth B7 to Done.');
+  assert.equal(await page.evaluate(() => document.querySelector('#done #c1') !== null), true);
+  await page.close();
+});
+
+test('widgets-drag.html: a palette tool is put down on the map by the pointer', opts, async () => {
+  const page = await open('/widgets-drag.html');
+  const ctx = await ok(page, 'context', { captureId: 'd2' });
+  const r = await ok(page, 'action', { captureId: 'd2', ref: byName(ctx, 'crane').ref, to: byName(ctx, 'Harbour map').ref, action: 'drag' });
+  assert.equal(r.done, true, JSON.stringify(r));
+  assert.equal(await text(page, '#placed'), 'a crane');
+  assert.equal(await page.locator('#canvas .placed').count(), 1);
+  assert.equal(await page.locator('.ghost').count(), 0, 'the release ended the drag');
+  await page.close();
+});
+
+test('widgets-drag.html: a drop onto Trash is held as a delete; its Approve runs the same drag', opts, async () => {
+  const page = await open('/widgets-drag.html');
+  const ctx = await ok(page, 'context', { captureId: 'd3' });
+  const card = byName(ctx, 'Order 4411 rope').ref;
+  const trash = byName(ctx, 'Trash').ref;
+  const held = await ok(page, 'action', { captureId: 'd3', ref: card, to: trash, action: 'drag' });
+  assert.ok(held.held, JSON.stringify(held));
+  assert.equal(held.held.reason, 'drop');
+  assert.notEqual(held.held.kind, 'none');
+  assert.equal(held.held.control, '"Order 4411 rope" onto "Trash"');
+  assert.equal(held.heldRef, trash, 'approving acts on the drop target');
+  assert.equal(held.heldAction, `drag:${card}`, 'and drags the same card');
+  assert.equal(await page.locator('#c2').count(), 1, 'nothing was deleted while held');
+  assert.equal(await text(page, '#status'), '(nothing)');
+
+  // Another card onto the same Trash is another question: the approval does not carry over.
+  const other = byName(ctx, 'Repaint berth B7').ref;
+  const changed = await ok(page, 'action', { captureId: 'd3', ref: trash, action: `drag:${other}`, expect: held.held.canonical });
+  assert.equal(changed.changed, true, JSON.stringify(changed));
+  assert.equal(await page.locator('#c1').count(), 1);
+
+  const done = await ok(page, 'action', { captureId: 'd3', ref: trash, action: held.heldAction, expect: held.held.canonical });
+  assert.equal(done.done, true, JSON.stringify(done));
+  assert.equal(await page.locator('#c2').count(), 0, 'the approved drop deleted the card');
+  assert.equal(await text(page, '#status'), 'Deleted Order 4411 rope.');
+  await page.close();
+});
+
+test('widgets-drag.html: a drop where the page takes none says so; drags a person could not make are refused', opts, async () => {
+  const page = await open('/widgets-drag.html');
+  const ctx = await ok(page, 'context', { captureId: 'd4' });
+  const card = byName(ctx, 'Repaint berth B7').ref;
+  // The map takes tools by the pointer, and no card: the page does not take that drop.
+  const r = await ok(page, 'action', { captureId: 'd4', ref: card, to: byName(ctx, 'Harbour map').ref, action: 'drag' });
+  assert.equal(r.changes.dropped, false, JSON.stringify(r));
+  assert.equal(await page.evaluate(() => document.querySelector('#todo #c1') !== null), true, 'the card stayed');
+  await refused(page, 'action', { captureId: 'd4', ref: card, to: card, action: 'drag' }, 'invalid_params');
+  await refused(page, 'action', { captureId: 'd4', ref: card, action: 'drag' }, 'invalid_params');
+  // Behind a modal, the map cannot be reached.
+  await page.evaluate(() => {
+    const d = document.createElement('dialog');
+    d.textContent = 'Busy';
+    document.body.append(d);
+    d.showModal();
+  });
+  const e = await refused(page, 'action', { captureId: 'd4', ref: byName(ctx, 'buoy').ref, to: byName(ctx, 'Harbour map').ref, action: 'drag' }, 'target_denied');
+  assert.match(e.message, /modal|dialog|covered|inert/i);
+  assert.equal(await text(page, '#placed'), '(nothing)');
+  await page.close();
+});
