@@ -144,6 +144,7 @@ void test_mcp_tools_add_trace    (void);
 void test_mcp_tools_add_api      (void);
 void test_mcp_tools_add_batch    (void);
 void test_mcp_tools_add_policy   (void);
+void test_mcp_tools_add_drag     (void);
 
 /* The site memory's record of @origin as the store has it now (after the writes queued before),
  * or NULL when it remembers none: for the families that check what was learned. */

@@ -555,6 +555,89 @@ test_snapshot_found_lines (void)
   g_assert_null (strstr (q->text, "found (until):"));
 }
 
+/* A palette's items, a board's cards: elements the page marks only to drag (draggable, not
+ * clickable, a plain role) are left out of a snapshot without a query, counted in our words, and
+ * listed for a query that names them; their words stay in the text. One that can also be clicked,
+ * or is a control by its role, is listed as ever. A diff leaves out such an element that was
+ * added, as it does one not rendered now. */
+static void
+test_snapshot_drag_only (void)
+{
+  static const char *board =
+    "{\"url\":\"https://board.example/\",\"title\":\"Board\",\"captureId\":\"d1\","
+    "\"documentId\":\"D\",\"frameId\":0,\"nodeCount\":5,\"nodes\":["
+    "{\"ref\":\"d1:e1\",\"role\":\"generic\",\"name\":\"Order 4411\",\"tag\":\"div\","
+    "\"state\":{\"draggable\":true}},"
+    "{\"ref\":\"d1:e2\",\"role\":\"listitem\",\"name\":\"Order 4412\",\"tag\":\"li\","
+    "\"state\":{\"draggable\":true}},"
+    "{\"ref\":\"d1:e3\",\"role\":\"generic\",\"name\":\"Order 4413\",\"tag\":\"div\","
+    "\"state\":{\"draggable\":true,\"clickable\":true}},"
+    "{\"ref\":\"d1:e4\",\"role\":\"button\",\"name\":\"Order 4414\",\"tag\":\"button\","
+    "\"state\":{\"draggable\":true}},"
+    "{\"ref\":\"d1:e5\",\"role\":\"region\",\"name\":\"Trash\",\"tag\":\"div\",\"state\":{}}],"
+    "\"text\":\"Order 4411\\nOrder 4412\\nOrder 4413\\nOrder 4414\\nDrop here to delete\"}";
+  g_autoptr(JsonObject) snapshot = parse_object (board);
+  g_autoptr(ChpMcpSnapshot) s = format (snapshot, NULL, 1, 8000, NULL);
+  g_autoptr(ChpMcpSnapshot) q = format (snapshot, "order 441", 1, 8000, NULL);
+  g_autoptr(ChpMcpSnapshot) one = format (snapshot, "4411", 1, 8000, NULL);
+  g_autoptr(ChpMcpSnapshot) small = format (snapshot, NULL, 1, CHP_MCP_RESULT_MIN_CHARS, NULL);
+  g_autoptr(GString) added_json = g_string_new (board);
+  g_autoptr(JsonObject) after = NULL;
+  g_autoptr(ChpMcpSnapshot) diff = NULL;
+
+  g_test_message ("%s", s->text);
+  g_assert_null (strstr (s->text, "[3:e1]"));
+  g_assert_null (strstr (s->text, "[3:e2]"));
+  g_assert_true (inside_wrapper (s->text, "[3:e3] generic \"Order 4413\" "));
+  g_assert_true (inside_wrapper (s->text, "[3:e4] button \"Order 4414\" draggable\n"));
+  g_assert_true (inside_wrapper (s->text, "[3:e5] region \"Trash\"\n"));
+  g_assert_nonnull (strstr (s->text, "\nNot listed: 2 elements only to drag; a query lists them."));
+  g_assert_false (inside_wrapper (s->text, "Not listed:"));
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (s->structured), "listed"),
+                   ==, 3);
+  /* The cards' words are not said by any line listed: the text keeps them. */
+  g_assert_true (inside_wrapper (s->text, "text:\nOrder 4411\nOrder 4412\nDrop here to delete\n"));
+
+  /* A query lists them, with the rest that match, and leaves nothing out. */
+  g_test_message ("%s", q->text);
+  g_assert_true (inside_wrapper (q->text, "[3:e1] generic \"Order 4411\" draggable\n"));
+  g_assert_true (inside_wrapper (q->text, "[3:e2] listitem \"Order 4412\" draggable\n"));
+  g_assert_true (inside_wrapper (q->text, "[3:e4] button \"Order 4414\" draggable\n"));
+  g_assert_null (strstr (q->text, "Trash"));
+  g_assert_null (strstr (q->text, "Not listed:"));
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (q->structured), "listed"),
+                   ==, 4);
+  g_assert_true (inside_wrapper (one->text, "[3:e1] generic \"Order 4411\" draggable\n"));
+  g_assert_null (strstr (one->text, "[3:e2]"));
+
+  /* Our words in their short form on a small budget. */
+  g_test_message ("%s", small->text);
+  g_assert_nonnull (strstr (small->text, "\nNot listed: 2 elements to drag (a query lists them)."));
+  g_assert_null (strstr (small->text, "[3:e1]"));
+
+  /* Two cards arrive: the one only to drag is counted as added, not listed, and said in our
+   * words; the one that is also a button is listed. */
+  g_string_replace (added_json, "{\"ref\":\"d1:e5\"",
+                    "{\"ref\":\"d1:e6\",\"role\":\"article\",\"name\":\"Order 4415\","
+                    "\"tag\":\"div\",\"state\":{\"draggable\":true}},"
+                    "{\"ref\":\"d1:e7\",\"role\":\"button\",\"name\":\"Order 4416\","
+                    "\"tag\":\"button\",\"state\":{\"draggable\":true}},"
+                    "{\"ref\":\"d1:e5\"", 1);
+  g_string_replace (added_json, "\\nDrop here", "\\nOrder 4415\\nOrder 4416\\nDrop here", 1);
+  after = parse_object (added_json->str);
+  diff = format (after, NULL, 1, 8000, s->memory);
+  g_test_message ("%s", diff->text);
+  g_assert_true (g_str_has_prefix (diff->text, "Changes on tab b1:7 since your previous snapshot "
+                                   "of this document: 2 added, 0 changed, 0 removed; the page "
+                                   "text changed."));
+  g_assert_true (inside_wrapper (diff->text, "added:\n[3:e7] button \"Order 4416\" draggable\n"));
+  g_assert_null (strstr (diff->text, "[3:e6]"));
+  g_assert_nonnull (strstr (diff->text, "\nNot listed: 1 element only to drag; a query lists "
+                            "them."));
+  g_assert_true (inside_wrapper (diff->text, "new text:\nOrder 4415\n"));
+  g_assert_null (strstr (diff->text, "new text:\nOrder 4415\nOrder 4416"));
+}
+
 void
 test_mcp_tools_add_snapshot (void)
 {
@@ -568,4 +651,5 @@ test_mcp_tools_add_snapshot (void)
   g_test_add_func ("/chaperone/mcp-tools/snapshot/query", test_snapshot_query);
   g_test_add_func ("/chaperone/mcp-tools/snapshot/diff", test_snapshot_diff);
   g_test_add_func ("/chaperone/mcp-tools/snapshot/found-lines", test_snapshot_found_lines);
+  g_test_add_func ("/chaperone/mcp-tools/snapshot/drag-only", test_snapshot_drag_only);
 }

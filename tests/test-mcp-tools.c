@@ -26,6 +26,7 @@ main (int    argc,
   test_mcp_tools_add_api ();
   test_mcp_tools_add_batch ();
   test_mcp_tools_add_policy ();
+  test_mcp_tools_add_drag ();
 
   return g_test_run ();
 }

@@ -303,6 +303,33 @@ test_hold_approve (Fixture       *f,
   browser_event (f, "hold.changed", KEY_HOLD ("declined"));
   wait_for_cards (f, CHP_TYPE_HOLD_ROW, 0);
 #undef KEY_HOLD
+
+  /* A drag judged by where it drops (a card onto Trash) is said as a drop, with what would be
+   * dropped where, not as a button; once approved, the card goes. */
+#define DROP_HOLD(state) \
+  "{\"holdId\":\"K6\",\"state\":\"" state "\",\"kind\":\"delete\",\"reason\":\"drop\"," \
+  "\"word\":\"trash\",\"control\":\"\\\"Order 4411\\\" onto \\\"Trash\\\"\"," \
+  "\"site\":\"https://board.example\",\"fields\":[],\"signature\":\"9f2f\",\"tabId\":7," \
+  "\"createdAt\":3}"
+  browser_event (f, "hold.changed", DROP_HOLD ("held"));
+  wait_for_cards (f, CHP_TYPE_HOLD_ROW, 1);
+  row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_HOLD_ROW);
+  g_clear_pointer (&text, g_free);
+  text = chp_ui_test_all_text (row);
+  g_test_message ("drop card:\n%s", text);
+  g_assert_true (chp_ui_test_shows_text (row, "Delete on board.example?"));
+  g_assert_true (chp_ui_test_shows_text (row, "Drop: \"Order 4411\" onto \"Trash\""));
+  g_assert_null (strstr (text, "Button:"));
+  g_assert_true (gtk_widget_activate_action (row, "hold.approve", NULL));
+  g_clear_pointer (&request, json_object_unref);
+  request = browser_request (f, "extension.hold.resolve");
+  params = json_object_get_object_member (request, "params");
+  g_assert_cmpstr (json_object_get_string_member (params, "holdId"), ==, "K6");
+  g_assert_cmpstr (json_object_get_string_member (params, "outcome"), ==, "approve");
+  browser_answer (f, request, DROP_HOLD ("done"));
+  browser_event (f, "hold.changed", DROP_HOLD ("done"));
+  wait_for_cards (f, CHP_TYPE_HOLD_ROW, 0);
+#undef DROP_HOLD
 }
 
 static void

@@ -141,6 +141,7 @@ export function setUpCapabilities() {
     await open('dynamic', '/dynamic.html');
     await open('overlay', '/overlay.html');
     await open('modal', '/modal.html');
+    await open('drag', '/widgets-drag.html');
     await open('nav', '/navigate-away.html');
     await open('cookies', '/cookies.html');
     await open('handoff', '/handoff.html');
@@ -172,7 +173,7 @@ export function setUpCapabilities() {
     assert.ok(frames.some((f) => f.label.includes(sites.originB)), 'and the cross-origin one');
     tabs.sameFrameId = sameFrame.frameId;
     tabs.crossFrameId = frames.find((f) => f.label.includes(sites.originB)).frameId;
-    const controlled = ['forms', 'shadow', 'iframe', 'login', 'big', 'dynamic', 'overlay', 'modal', 'nav',
+    const controlled = ['forms', 'shadow', 'iframe', 'login', 'big', 'dynamic', 'overlay', 'modal', 'drag', 'nav',
       'cookies', 'handoff'];
     await browser.grant(popup, {
       pages: controlled.map((n) => pages[n]), preset: 'control',

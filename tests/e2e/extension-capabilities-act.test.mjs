@@ -251,6 +251,23 @@ describe('extension capabilities through the engine', { skip }, () => {
     assert.equal(sites.sinkLog().length, 1, 'sent once, after the person approved');
   });
 
+  // A drag in a background tab: by the pointer onto the map; onto Trash, held as the delete it
+  // is, kept as the drag of that card (its hold's action), which the person's Approve runs.
+  step('drag: a tool onto the map by the pointer; a card onto Trash is held, and the person\'s Approve drops it', async () => {
+    assert.equal(await tabActive(tabs.drag), false, 'a background tab');
+    const ctx = await context('drag');
+    await ok('browser.node.action', { ref: nodeNamed(ctx, 'buoy').ref, to: nodeNamed(ctx, 'Harbour map').ref, action: 'drag' });
+    assert.equal(await pageText('drag', '#placed'), 'a buoy');
+    const held = await ok('browser.node.action', { ref: nodeNamed(ctx, 'Order 4411 rope').ref, to: nodeNamed(ctx, 'Trash').ref, action: 'drag' });
+    assert.equal(held.held, true, JSON.stringify(held));
+    assert.equal(held.hold.control, '"Order 4411 rope" onto "Trash"');
+    assert.equal(await pageText('drag', '#status'), '(nothing)', 'nothing dropped while held');
+    const resolved = await engine.command({ cmd: 'resolve-hold', deviceId, holdId: held.hold.holdId, outcome: 'approve' }, { timeoutMs: 8000 });
+    assert.ok(JSON.stringify(resolved).includes('done'), JSON.stringify(resolved));
+    assert.equal(await pageText('drag', '#status'), 'Deleted Order 4411 rope.');
+    await refused('invalid_params', 'browser.node.action', { ref: nodeNamed(ctx, 'buoy').ref, action: 'drag' });
+  });
+
   step('browser.cookies: names and flags, never values', async () => {
     const { cookies } = await ok('browser.cookies', { tabId: tabs.cookies });
     const byName = Object.fromEntries(cookies.map((c) => [c.name, c]));

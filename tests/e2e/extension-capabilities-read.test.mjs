@@ -17,7 +17,7 @@ describe('extension capabilities through the engine', { skip }, () => {
   step('browser.tabs lists the granted tabs only, never extension pages', async () => {
     const { tabs: listed } = await ok('browser.tabs');
     const ids = listed.map((t) => t.tabId).sort((a, b) => a - b);
-    const granted = ['forms', 'shadow', 'iframe', 'login', 'big', 'dynamic', 'overlay', 'modal', 'nav', 'cookies',
+    const granted = ['forms', 'shadow', 'iframe', 'login', 'big', 'dynamic', 'overlay', 'modal', 'drag', 'nav', 'cookies',
       'handoff', 'read', 'short'].map((n) => tabs[n]).sort((a, b) => a - b);
     assert.deepEqual(ids, granted);
     assert.ok(!ids.includes(tabs.ungranted), 'the ungranted tab is not listed');

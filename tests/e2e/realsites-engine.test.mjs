@@ -167,6 +167,14 @@ test('Node-RED: a flow imported from JSON, put down on the canvas and deployed i
     assert.ok(out.approvals <= 1, `at most one approval: ${out.approvals}`);
   });
 
+// A node dragged from the palette onto the canvas (browser_act's drag, by the pointer: jQuery UI's
+// draggable and droppable) and deployed: it is in the runtime, on the flow the canvas showed.
+test('Node-RED: a node dragged from the palette onto the canvas and deployed is in the runtime, with one approval',
+  { skip, timeout: 60000 }, async () => {
+    const out = await run(SUITE_TASKS.flowDrag);
+    assert.ok(out.approvals <= 1, `at most one approval: ${out.approvals}`);
+  });
+
 // An icon without a name, and the tooltip Node-RED draws 750 ms after the pointer enters it: the
 // hover reaches the editor's own handlers, and the snapshot that waits for the tooltip's words
 // shows the line they are on first, though the page's long text would cut it (issue 15, item 2).

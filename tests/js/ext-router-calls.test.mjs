@@ -68,6 +68,12 @@ test('params shapes are checked: invalid_params', async () => {
     ['browser.node.action', { action: 'press', key: 'Enter', captureId: 'ABC:1' }],
     ['browser.node.action', { ref: 'abc:e1', action: 'press', key: 'Enter', captureId: 'abc' }],
     ['browser.node.action', { ref: 'abc:e1', action: 'hover', allow: { planId: 'p1', sites: ['a.example'] } }],
+    // A drag: to, a ref of the same capture as ref, and only with drag.
+    ['browser.node.action', { ref: 'abc:e1', action: 'drag' }],
+    ['browser.node.action', { ref: 'abc:e1', action: 'drag', to: 'e2' }],
+    ['browser.node.action', { ref: 'abc:e1', action: 'drag', to: 'xyz:e2' }],
+    ['browser.node.action', { action: 'drag', to: 'abc:e2', captureId: 'abc' }],
+    ['browser.node.action', { ref: 'abc:e1', action: 'click', to: 'abc:e2' }],
     ['browser.navigate', { tabId: 1 }], ['browser.navigate', { tabId: 1, url: 'not a url' }],
     ['browser.handoff.request', { tabId: 1, reason: 'bored', message: 'x' }],
     ['browser.handoff.request', { tabId: 1, reason: 'qr', message: 'x'.repeat(251) }],

@@ -517,6 +517,42 @@ export const SUITE_TASKS = {
     cleanup(app) { return app.reset(); },
   },
 
+  // Node-RED's palette: a node is added to a flow as a person adds one, dragged from the palette
+  // onto the canvas (jQuery UI's draggable: mouse events, a copy that follows the pointer, the
+  // canvas a droppable), then deployed. The palette's items are only to drag, so the snapshot
+  // lists them for a query ("inject"); the canvas is the focused frame the editor draws in. The
+  // drop on the canvas is no send, delete or write by its words; Deploy is the write the plan
+  // covers: one approval.
+  flowDrag: {
+    app: 'nodered', kind: 'write', title: 'Node-RED: drag a node from the palette onto the canvas and deploy it',
+    async prepare(app) {
+      await app.reset();
+      this.before = (await app.flows()).filter((n) => n.type === 'inject').map((n) => n.id);
+    },
+    async run(d, app) {
+      await d.open(app);
+      await d.waitFor('Backups');
+      await d.beginWrite(app, 'Add an inject node to the Backups flow and deploy it', [{ kind: 'create', summary: 'Add an inject node and deploy' }]);
+      const palette = await d.snapshot({ query: 'inject' });
+      const node = need(d, palette, { role: 'generic', name: 'inject' });
+      if (!/\bdraggable\b/.test(node.line)) throw new TaskError(`the palette's inject is not listed as draggable: ${node.line}`);
+      const snap = await d.snapshot();
+      const canvas = d.items(snap).find((i) => i.role === 'generic' && /\bfocused\b/.test(i.line));
+      if (!canvas) need(d, snap, { role: 'generic', name: '(the focused canvas)' });
+      await d.drag(node.ref, canvas.ref);
+      await act(d, { role: 'link', name: /^\s*Deploy\s*$/ }, {}, 'Deploy link');
+      return {};
+    },
+    async verify(app) {
+      const added = async () => (await app.flows()).filter((n) => n.type === 'inject' && !this.before.includes(n.id));
+      const got = await until(async () => ((await added()).length ? added() : null), { timeout: 10000, what: 'a new inject node deployed' })
+        .catch(() => null);
+      if (!got) throw new TaskError('no new inject node was deployed');
+      if (got.length !== 1 || got[0].z !== 'f1backups0000001') throw new TaskError(`deployed ${JSON.stringify(got)}: not one node on the Backups flow`);
+    },
+    cleanup(app) { return app.reset(); },
+  },
+
   // TiddlyWiki's Delete asks its own question, window.confirm("Do you wish to delete the tiddler
   // …?"), after the click: a dialog that stops the page until somebody answers it, and in a tab
   // behind the person's nobody sees it (here the test's browser would answer Cancel). The delete

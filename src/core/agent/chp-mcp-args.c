@@ -341,9 +341,6 @@ check_batch_act (JsonObject  *act,
 
   if (action == NULL)
     return invalid (error, "step %u: action is required", n);
-  /* A drag names two elements and a step one: it is browser_act's alone. */
-  if (g_str_equal (action, "drag"))
-    return invalid (error, "step %u: drag is not a batch step; use browser_act", n);
   for (guint i = 0; i < G_N_ELEMENTS (own); i++)
     {
       gboolean mine = g_str_equal (action, own[i].action);

@@ -84,11 +84,12 @@ chp_tool_loop_guard_enter (ToolCall *call)
     return TRUE;
 
   /* What is filled or typed is hashed, not kept: it may be a secret. A press of another key is
-   * another act. */
+   * another act, and a drag onto another target. */
   press = chp_mcp_json_string (call->args, "key", "");
-  key = g_strdup_printf ("%s|%s|%s|%s|%s|%s|%u|%u", call->spec->name,
+  key = g_strdup_printf ("%s|%s|%s|%s|%s|%s|%s|%u|%u", call->spec->name,
                          chp_mcp_json_string (call->args, "tab", ""),
                          chp_mcp_json_string (call->args, "ref", ""),
+                         chp_mcp_json_string (call->args, "to", ""),
                          chp_mcp_json_string (call->args, "url", ""),
                          chp_mcp_json_string (call->args, "action", ""), press,
                          g_str_hash (chp_mcp_json_string (call->args, "value", "")),

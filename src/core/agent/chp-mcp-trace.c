@@ -25,8 +25,8 @@
 /* Arguments whose strings are ours or the schema's words, never the agent's free text (a
  * recipe's name has a schema's form too: a short lowercase word). */
 static const char * const plain_members[] = {
-  "tab", "ref", "action", "kind", "id", "site", "frame", "browser", "entryId", "role", "saveAs",
-  "recipe", NULL,
+  "tab", "ref", "to", "action", "kind", "id", "site", "frame", "browser", "entryId", "role",
+  "saveAs", "recipe", NULL,
 };
 
 /* Failures worth a picture: the page was there and the act did not do what was asked. Not the
