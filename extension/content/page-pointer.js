@@ -100,8 +100,8 @@
     if (el === target || composedContains(el, target)) fail('invalid_params', 'to must be outside the element dragged');
     if (el.ownerDocument !== target.ownerDocument) fail('invalid_params', 'to must be in the same document as ref');
     P.checkUsable(el);
-    const doc = el.ownerDocument;
-    const view = doc.defaultView;
+    const view = el.ownerDocument.defaultView;
+    reach(target, 'nearest');                 // refused before anything is pressed
     const from = reach(el, 'center');
     // Where the press lands: the node's own handlers, or a handle's inside it, hear it first.
     const grip = from.hit && composedContains(el, from.hit) ? from.hit : el;
@@ -109,8 +109,18 @@
     const down = mouseInit(view, from.x, from.y, { buttons: 1, detail: 1 });
     grip.dispatchEvent(new PointerEvent('pointerdown', pointerInit(down)));
     grip.dispatchEvent(new MouseEvent('mousedown', down));
-    // The target is measured after the press: pressing may lift the node out of a list.
-    const to = reach(target, 'nearest');
+    // The target is measured after the press: pressing may lift the node out of a list. One it
+    // cannot reach now is refused with the button let go where it was pressed, as a person who
+    // gives up lets go, so that the page is not left in the middle of a drag.
+    let to;
+    try {
+      to = reach(target, 'nearest');
+    } catch (e) {
+      const up = mouseInit(view, from.x, from.y, { buttons: 0, detail: 1 });
+      grip.dispatchEvent(new PointerEvent('pointerup', pointerInit(up)));
+      grip.dispatchEvent(new MouseEvent('mouseup', up));
+      throw e;
+    }
     const dragged = el.closest('[draggable="true"]') || (grip.closest && grip.closest('[draggable="true"]'));
     if (dragged) {
       const data = new DataTransfer();
