@@ -306,6 +306,36 @@ test_half_open_connections (Fixture       *f,
   g_assert_true (chp_test_spin_until (fds_back, GUINT_TO_POINTER (before), 5000));
 }
 
+/* A request whose body length libsoup 3.2 mishandles (found by fuzz-bridge-http: "-5" was a
+ * length of -5, a warning, then a body read until the connection ended): the bridge closes it
+ * at once, long before its time is up, with no warning (the tests make warnings fatal). */
+static void
+test_bad_body_length (Fixture       *f,
+                      gconstpointer  data)
+{
+  ChpBridge *bridge = chp_engine_get_bridge (f->engine);
+  g_autofree char *host = g_strdup_printf ("127.0.0.1:%u", f->port);
+  g_autoptr(GSocketClient) socket_client = g_socket_client_new ();
+  const char *lengths[] = { "-5", "abc", "+5", "99999999999999999999" };
+  HalfOpen halves[G_N_ELEMENTS (lengths)] = { { 0, }, };
+  HalfOpenSet all = { halves, G_N_ELEMENTS (lengths), 0 };
+
+  chp_bridge_set_unauthenticated_limits (bridge, 16, 60000);
+  for (guint i = 0; i < G_N_ELEMENTS (lengths); i++)
+    {
+      g_autofree char *request = g_strdup_printf ("POST /pairing HTTP/1.1\r\nHost: %s\r\n"
+                                                  "Content-Length:%s\r\n\r\nhello", host,
+                                                  lengths[i]);
+
+      open_half (&halves[i], socket_client, f->port, request);
+    }
+  g_assert_true (chp_test_spin_until (all_closed, &all, 5000));
+  for (guint i = 0; i < G_N_ELEMENTS (lengths); i++)
+    g_clear_object (&halves[i].connection);
+  g_assert_cmpuint (chp_test_http_upgrade_status (f->port, "/extension", CHP_TEST_ORIGIN, host),
+                    ==, 101);
+}
+
 static void
 started_cb (GObject      *source,
             GAsyncResult *result,
@@ -799,6 +829,7 @@ main (int   argc,
   ADD ("/chaperone/bridge/sub-paths-refused", test_sub_paths_refused);
   g_test_add_func ("/chaperone/bridge/port-file", test_port_file);
   ADD ("/chaperone/bridge/half-open-connections", test_half_open_connections);
+  ADD ("/chaperone/bridge/bad-body-length", test_bad_body_length);
   ADD ("/chaperone/bridge/first-message-rules", test_first_message_rules);
   ADD ("/chaperone/bridge/wrong-key", test_wrong_key_and_replay);
   ADD ("/chaperone/bridge/two-devices-routed", test_two_devices_routed);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The page agent's acting: the `action` op (click, focus, scroll, setValue, hover, press, type) on
-// a node of a capture (press and type also on the focused element), in this document or a frame
-// that is part of it (page-common.js inheritedDoc); refused when a person could not do the same
-// (covered, disabled, behind a modal), held when it would send, delete or write (page-holds.js) —
-// a key that would submit or send is held as the click on its control would be — and answered
-// once the page settled (page-settle.js) with what changed. The agent tool browser_act ends here.
+// The page agent's acting: the `action` op (click, dblclick, focus, scroll, setValue, hover, press,
+// type, drag) on a node of a capture (press and type also on the focused element), in this
+// document or a frame that is part of it (page-common.js inheritedDoc); refused when a person could
+// not do the same (covered, disabled, behind a modal), held when it would send, delete or write
+// (page-holds.js) — a key that would submit or send is held as the click on its control would be,
+// a drag as a click on where it drops (page-pointer.js) — and answered once the page settled
+// (page-settle.js) with what changed. The agent tool browser_act ends here.
 
 (function () {
   'use strict';
@@ -487,7 +488,10 @@
     // agent's own only while something animates around it.
     if (CLICKS.has(action)) await untilStill(el, { quick: !held });
     if (JUDGED.has(action) || action === 'hover') await untilUncovered(el);
-    if (src) await untilUncovered(src);
+    if (src) {
+      await untilUncovered(src);
+      P.checkDrag(src, el);
+    }
     // Last before the act: from here to it nothing waits, so the page cannot turn it off between
     // (MailDev's Refresh was enabled when a click began, and off again after untilStill's wait).
     if (action !== 'scroll' && action !== 'hover') await untilEnabled(el);
@@ -514,7 +518,10 @@
       }
       if (src) {
         // The drop is the act: the card names both ends, approved as this very drag.
-        desc.label = `"${roleAndName(src).name}" onto "${desc.label || desc.text || desc.title || roleAndName(control).name}"`;
+        // Each end cut on its own, so that the card (and what its Approve is checked against)
+        // always says both.
+        const clip = core().clip;
+        desc.label = `"${clip(roleAndName(src).name, 60)}" onto "${clip(desc.label || desc.text || desc.title || roleAndName(control).name, 80)}"`;
         if (cls.kind !== 'none') cls = { ...cls, reason: 'drop' };
       }
       if (approved) {
@@ -525,7 +532,8 @@
       } else if (cls.kind !== 'none' && (!pc || !pc.outwardOnly || cls.kind === 'outward')) {
         if (cls.kind === 'write' && allowCovers(args.allow)) {
           planUsed = true;
-          planOpens = opensEditor(desc);
+          // A drop is the write itself, never an editor opening ("Add a card …" moves the card).
+          planOpens = !src && opensEditor(desc);
           guardForm = form;
         } else {
           const hold = { held: holdOf(cls, desc, scope) };
@@ -567,6 +575,12 @@
     // A node in a frame that is part of the page submits in the frame's window.
     const windows = [...new Set([window, el.ownerDocument.defaultView].filter(Boolean))];
     const heldPress = () => ({ held: heldBySubmit, heldRef: ref || refFor(cap, el), heldAction: `press:${keySpec}` });
+    // What a submission the act set off is held as. A drop that submits a form is no act a card
+    // could show and an Approve run again: it is stopped, and said.
+    const heldNow = () => {
+      if (action === 'drag') fail('target_denied', 'the drop would submit a form: it was stopped and nothing was sent');
+      return action === 'press' ? heldPress() : { held: heldBySubmit };
+    };
     // form.submit() fires no submit event, and its navigation starts a task later: the Navigation
     // API's navigate event sees it (with its POST body), so it is watched until the action settles.
     const onNavigate = (e) => {
@@ -616,14 +630,14 @@
       } finally {
         if (guard) for (const w of windows) w.removeEventListener('submit', onSubmit, true);
       }
-      if (heldBySubmit) return action === 'press' ? heldPress() : { held: heldBySubmit };
+      if (heldBySubmit) return heldNow();
       acted = now();
       mutations.drain(acted, Date.now());
       mutations.last = Math.max(mutations.last, acted);
       network.sync();
       outcome = await settle(mutations, network, away,
                              ['click', 'dblclick', 'press', 'hover', 'drag'].includes(action) ? SETTLE_QUIET_MS : SETTLE_QUIET_LIGHT_MS);
-      if (heldBySubmit) return action === 'press' ? heldPress() : { held: heldBySubmit };
+      if (heldBySubmit) return heldNow();
     } finally {
       for (const n of navs) n.removeEventListener('navigate', onNavigate);
       if (write) write.stop();
@@ -670,5 +684,5 @@
     return answer;
   }
 
-  Object.assign(P, { opAction, opFind, checkModal, checkUsable, checkCover, scrollTo });
+  Object.assign(P, { opAction, opFind, checkModal, checkUsable, checkCover, scrollTo, describe, INNER_CONTROL });
 })();

@@ -311,7 +311,8 @@
     const cursor = view ? view.getComputedStyle(el).cursor : '';
     const svg = el.namespaceURI === SVG_NS;
     // draggable="true" says it outright, whatever the cursor; a cursor, only where it starts.
-    const byAttribute = !svg && el.getAttribute('draggable') === 'true';
+    // Not a link or an image, which a browser drags anyway (TiddlyWiki marks every link).
+    const byAttribute = !svg && el.getAttribute('draggable') === 'true' && el.localName !== 'a' && el.localName !== 'img';
     const click = cursor === 'pointer' || (svg && DRAWN_CURSORS.has(cursor));
     const drag = byAttribute || (!svg && DRAG_CURSORS.has(cursor));
     if (!click && !drag) return NO_LOOK;

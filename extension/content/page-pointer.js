@@ -95,13 +95,69 @@
     return P.checkCover(el);
   }
 
-  /** Drags `el` onto `target` (see above). → {dropped}: whether the page took the drop. */
-  function doDrag(el, target) {
+  /**
+   * What a browser's drag from `n` would carry: the nearest element from it up that is draggable
+   * — by draggable="true", or by default, as a link or an image is (TiddlyWiki's links are
+   * dragged so, with no attribute) — or null, when the press can only start a pointer drag.
+   */
+  function draggableOf(n) {
+    for (; n && n.nodeType === 1; n = n.parentElement) if (n.draggable === true) return n;
+    return null;
+  }
+
+  /** The topmost element at (x, y) that is `target` or inside it: where a drop there lands. */
+  function landing(target, x, y) {
+    for (const n of target.ownerDocument.elementsFromPoint(x, y)) {
+      if (n === target || composedContains(target, n)) return n;
+    }
+    return null;
+  }
+
+  /**
+   * A control that a click would hold, at (x, y) on top (past `moving`, the element dragged, which
+   * may follow the pointer) or between it and `target` (a "Delete forever" button at the centre
+   * of a folder list), or null: the drop is judged as a click on the target, so what it lands on
+   * must not mean more than the target does. Neutral ones (a diagram's nodes on a canvas, a
+   * dragged copy) do not count.
+   */
+  function unjudgedAt(target, x, y, moving = null) {
+    const top = target.ownerDocument.elementsFromPoint(x, y)
+      .find((n) => !moving || (n !== moving && !composedContains(moving, n)));
+    for (let n = top; n && n !== target; n = n.parentElement || (n.getRootNode && n.getRootNode().host) || null) {
+      if ((n.matches(P.INNER_CONTROL) || state.clickable.has(n)) && P.classifyTarget(n).cls.kind !== 'none') return n;
+    }
+    return null;
+  }
+
+  /**
+   * Before a drag is judged: refused when a person could not make it, or when it would act
+   * unjudged — the element pressed is a control a click on would hold (a press and release on
+   * it may be that click), or the drop point is on such a control inside the target.
+   */
+  function checkDrag(el, target) {
     if (el === target || composedContains(el, target)) fail('invalid_params', 'to must be outside the element dragged');
     if (el.ownerDocument !== target.ownerDocument) fail('invalid_params', 'to must be in the same document as ref');
     P.checkUsable(el);
+    const drags = state.draggable.has(el) || !!draggableOf(el);
+    if (!drags && P.classifyTarget(el).cls.kind !== 'none') {
+      fail('target_denied', `${P.describe(el)} sends, deletes or writes when pressed: it is not something to drag`);
+    }
+    const { x, y } = reach(target, 'nearest');
+    const other = unjudgedAt(target, x, y);
+    if (other) fail('target_denied', `the drop point is on ${P.describe(other)}, a control of its own: drop on its ref`);
+  }
+
+  /** The button let go away from anything it was pressed on, as a person who gives up lets go. */
+  function letGo(grip, at, view) {
+    grip.dispatchEvent(new PointerEvent('pointercancel', pointerInit(mouseInit(view, at.x, at.y, { cancelable: false }))));
+    grip.ownerDocument.documentElement.dispatchEvent(new MouseEvent('mouseup', mouseInit(view, at.x, at.y, { buttons: 0 })));
+  }
+
+  const CHANGED = 'the page changed under the drop point before the drop; nothing was dropped';
+
+  /** Drags `el` onto `target` (see above; checkDrag first). → {dropped}: whether the page took the drop. */
+  function doDrag(el, target) {
     const view = el.ownerDocument.defaultView;
-    reach(target, 'nearest');                 // refused before anything is pressed
     const from = reach(el, 'center');
     // Where the press lands: the node's own handlers, or a handle's inside it, hear it first.
     const grip = from.hit && composedContains(el, from.hit) ? from.hit : el;
@@ -110,27 +166,25 @@
     grip.dispatchEvent(new PointerEvent('pointerdown', pointerInit(down)));
     grip.dispatchEvent(new MouseEvent('mousedown', down));
     // The target is measured after the press: pressing may lift the node out of a list. One it
-    // cannot reach now is refused with the button let go where it was pressed, as a person who
-    // gives up lets go, so that the page is not left in the middle of a drag.
+    // cannot reach now is refused with the button let go (letGo), so that the page is not left
+    // in the middle of a drag — and not on what was pressed, where a release may be a click.
     let to;
     try {
       to = reach(target, 'nearest');
     } catch (e) {
-      const up = mouseInit(view, from.x, from.y, { buttons: 0, detail: 1 });
-      grip.dispatchEvent(new PointerEvent('pointerup', pointerInit(up)));
-      grip.dispatchEvent(new MouseEvent('mouseup', up));
+      letGo(grip, from, view);
       throw e;
     }
-    const dragged = el.closest('[draggable="true"]') || (grip.closest && grip.closest('[draggable="true"]'));
+    const dragged = draggableOf(grip);
     if (dragged) {
       const data = new DataTransfer();
       const start = mouseInit(view, from.x, from.y, { buttons: 1, dataTransfer: data });
-      if (dragged.dispatchEvent(new DragEvent('dragstart', start))) return dropByHtml(dragged, from, to, data, view);
+      if (dragged.dispatchEvent(new DragEvent('dragstart', start))) return dropByHtml(dragged, grip, from, to, target, data, view);
     }
-    return dropByPointer(grip, from, to, view);
+    return dropByPointer(el, grip, from, to, target, view);
   }
 
-  function dropByPointer(grip, from, to, view) {
+  function dropByPointer(el, grip, from, to, target, view) {
     const doc = grip.ownerDocument;
     let under = grip;
     for (let i = 1; i <= DRAG_STEPS; i++) {
@@ -140,19 +194,32 @@
       under = elementAt(doc, x, y) || under;
       doHover(under, { x, y }, 1);
     }
+    // What the release lands on is judged again: the page may have moved its controls meanwhile.
+    // (Not the target's place: a sortable list moves its items out of the way as one is dragged,
+    // and the page decides where it drops by the pointer's point.)
+    if (unjudgedAt(target, to.x, to.y, el)) {
+      doHover(grip, from, 1);
+      letGo(grip, from, view);
+      fail('target_denied', CHANGED);
+    }
     const up = mouseInit(view, to.x, to.y, { buttons: 0, detail: 1 });
     under.dispatchEvent(new PointerEvent('pointerup', pointerInit(up)));
     under.dispatchEvent(new MouseEvent('mouseup', up));
     return { dropped: true };
   }
 
-  function dropByHtml(dragged, from, to, data, view) {
-    const doc = dragged.ownerDocument;
+  function dropByHtml(dragged, grip, from, to, target, data, view) {
     const at = (x, y, extra) => mouseInit(view, x, y, { dataTransfer: data, ...extra });
     // The browser's drag takes over the pointer: the press's pointer is cancelled.
-    dragged.dispatchEvent(new PointerEvent('pointercancel', pointerInit(mouseInit(view, from.x, from.y, {}))));
+    grip.dispatchEvent(new PointerEvent('pointercancel', pointerInit(mouseInit(view, from.x, from.y, { cancelable: false }))));
     dragged.dispatchEvent(new DragEvent('drag', at(from.x, from.y, {})));
-    const over = elementAt(doc, to.x, to.y) || to.hit;
+    // Over the target, where it was judged: what lands there is judged again (the page may have
+    // moved things on dragstart); anything else ends the drag with no drop.
+    const over = unjudgedAt(target, to.x, to.y, dragged) ? null : landing(target, to.x, to.y);
+    if (!over) {
+      dragged.dispatchEvent(new DragEvent('dragend', at(from.x, from.y, {})));
+      fail('target_denied', CHANGED);
+    }
     over.dispatchEvent(new DragEvent('dragenter', at(to.x, to.y, {})));
     const taken = !over.dispatchEvent(new DragEvent('dragover', at(to.x, to.y, {})));
     if (taken) over.dispatchEvent(new DragEvent('drop', at(to.x, to.y, {})));
@@ -161,5 +228,5 @@
     return { dropped: taken };
   }
 
-  Object.assign(P, { lineage, doHover, doDrag });
+  Object.assign(P, { doHover, checkDrag, doDrag });
 })();

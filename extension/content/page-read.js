@@ -81,9 +81,10 @@
     if (el.required || el.getAttribute('aria-required') === 'true') s.required = true;
     if (el.readOnly === true || el.getAttribute('aria-readonly') === 'true') s.readonly = true;
     if (state.clickable.has(el)) s.clickable = true;
-    // Something to drag (browser_act's drag): by its look, or as its markup says — but for a
-    // link or an image, which a browser drags anyway (TiddlyWiki marks every link).
-    if (state.draggable.has(el) || (el.getAttribute('draggable') === 'true' && tag !== 'a' && tag !== 'img')) s.draggable = true;
+    // Something to drag (browser_act's drag), and nothing else its markup makes actionable
+    // (page-common.js lookOf): the app lists those for a query only. A control or a list item
+    // the markup makes actionable is listed as it was, draggable or not.
+    if (state.draggable.has(el)) s.draggable = true;
     if (role === 'slider' || (role === 'spinbutton' && tag !== 'input')) positionOf(el, tag, s);
     return s;
   }

@@ -20,6 +20,8 @@
 
 #include <string.h>
 
+#include "chp-request-head.h"
+
 /* Enough for libsoup's 1 KiB reads to cost one syscall per 64 of them; small enough to keep per
  * connection. A read at least this large bypasses the buffer. */
 #define READ_AHEAD_SIZE (64 * 1024)
@@ -39,6 +41,10 @@ struct _ChpLimitedInputStream
 
   gboolean paused;
   GSList  *sources;   /* the ReadAheadSources alive, to stop and wake when paused and resumed */
+
+  /* With chp_limited_input_stream_check_request_head(): the request's head, checked as it is
+   * handed out, until its end. */
+  ChpRequestHead *head;
 };
 
 static void pollable_iface_init (GPollableInputStreamInterface *iface);
@@ -65,6 +71,23 @@ account (ChpLimitedInputStream  *self,
       return FALSE;
     }
 
+  return TRUE;
+}
+
+/* The @n bytes at @data are about to be handed out: while the request's head is being read, its
+ * lines are checked first, and a refused one is never handed to libsoup. */
+static gboolean
+check_head (ChpLimitedInputStream  *self,
+            const void             *data,
+            gssize                  n,
+            GError                **error)
+{
+  if (self->head == NULL || n <= 0)
+    return TRUE;
+  if (!chp_request_head_feed (self->head, data, (gsize) n, error))
+    return FALSE;
+  if (chp_request_head_is_done (self->head))
+    g_clear_pointer (&self->head, chp_request_head_free);
   return TRUE;
 }
 
@@ -168,7 +191,7 @@ read_internal (ChpLimitedInputStream  *self,
           else
             n = g_pollable_input_stream_read_nonblocking (G_POLLABLE_INPUT_STREAM (base), out,
                                                           count, cancellable, error);
-          return account (self, n, error) ? n : -1;
+          return account (self, n, error) && check_head (self, out, n, error) ? n : -1;
         }
 
       n = fill (self, blocking, cancellable, error);
@@ -176,6 +199,8 @@ read_internal (ChpLimitedInputStream  *self,
         return n;
     }
 
+  if (!check_head (self, self->buffer + self->start, (gssize) MIN (count, buffered (self)), error))
+    return -1;
   n = (gssize) take (self, out, count);
   return account (self, n, error) ? n : -1;
 }
@@ -400,6 +425,7 @@ chp_limited_input_stream_finalize (GObject *object)
   ChpLimitedInputStream *self = CHP_LIMITED_INPUT_STREAM (object);
 
   g_free (self->buffer);
+  g_clear_pointer (&self->head, chp_request_head_free);
 
   G_OBJECT_CLASS (chp_limited_input_stream_parent_class)->finalize (object);
 }
@@ -492,4 +518,21 @@ chp_limited_input_stream_get_paused (ChpLimitedInputStream *self)
   g_return_val_if_fail (CHP_IS_LIMITED_INPUT_STREAM (self), FALSE);
 
   return self->paused;
+}
+
+/**
+ * chp_limited_input_stream_check_request_head:
+ * @self: a stream nothing has been read from yet
+ *
+ * Checks the HTTP request's head as it is read (chp-request-head.c): a line libsoup would
+ * mishandle fails the read with G_IO_ERROR_INVALID_DATA before libsoup has it, and libsoup drops
+ * the connection. The bytes after the head are not looked at.
+ */
+void
+chp_limited_input_stream_check_request_head (ChpLimitedInputStream *self)
+{
+  g_return_if_fail (CHP_IS_LIMITED_INPUT_STREAM (self));
+  g_return_if_fail (self->consumed == 0 && self->head == NULL);
+
+  self->head = chp_request_head_new ();
 }

@@ -21,5 +21,6 @@ void          chp_limited_input_stream_set_budget (ChpLimitedInputStream *self,
 void          chp_limited_input_stream_set_paused (ChpLimitedInputStream *self,
                                                    gboolean               paused);
 gboolean      chp_limited_input_stream_get_paused (ChpLimitedInputStream *self);
+void          chp_limited_input_stream_check_request_head (ChpLimitedInputStream *self);
 
 G_END_DECLS

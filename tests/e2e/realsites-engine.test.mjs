@@ -120,6 +120,15 @@ test('TiddlyWiki: a delete the person approved goes through the wiki\'s own conf
     assert.ok(out.approvals <= 2, `the draft and the delete: ${out.approvals}`);
   });
 
+// A tag's order set by dragging one of its tiddlers above another in the tag pill's dropdown
+// (browser_act's drag, by HTML's drag and drop on the wiki's own links): the wiki saves the order
+// in the tag's tiddler, on the server.
+test('TiddlyWiki: a tag\'s tiddlers reordered by a drag in its dropdown; the server keeps the order',
+  { skip, timeout: 60000 }, async () => {
+    const out = await run(SUITE_TASKS.wikiTagOrder);
+    assert.equal(out.approvals, 0, `a drop on a tiddler's link asks nothing: ${out.approvals}`);
+  });
+
 test('MailDev: search the inbox, open the message, read the body the server holds', { skip, timeout: 60000 }, async () => {
   const out = await run(TASKS.mailRead);
   assert.ok(out.approvals <= 1, `at most the one hold below: ${out.approvals}`);

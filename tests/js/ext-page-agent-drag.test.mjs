@@ -38,6 +38,7 @@ test('widgets-drag.html: a card moves to another column by HTML drag and drop, a
   const r = await ok(page, 'action', { captureId: 'd1', ref: card, to, action: 'drag', allow: { planId: 'plan-1', sites: [host], step: 1, of: 1 } });
   assert.equal(r.done, true, JSON.stringify(r));
   assert.equal(r.plan?.planId, 'plan-1', JSON.stringify(r));
+  assert.equal(r.plan.opens, undefined, 'a drop is the write itself, not an editor opening: it spends its step');
   assert.equal(r.changes.dropped, undefined, 'the page took the drop');
   assert.equal(r.changes.settled, true);
   assert.equal(await text(page, '#status'), 'Moved Repaint berth B7 to Done.');
@@ -93,6 +94,23 @@ test('widgets-drag.html: a drop where the page takes none says so; drags a perso
   assert.equal(r.changes.dropped, false, JSON.stringify(r));
   assert.equal(await page.evaluate(() => document.querySelector('#todo #c1') !== null), true, 'the card stayed');
   await refused(page, 'action', { captureId: 'd4', ref: card, to: card, action: 'drag' }, 'invalid_params');
+  // The folders say nothing by their words, but a drop at their centre lands on "Delete forever":
+  // refused, so that the agent drops on that button, which is judged (held as the delete).
+  const folders = await refused(page, 'action', { captureId: 'd4', ref: card, to: byName(ctx, 'Folders').ref, action: 'drag' }, 'target_denied');
+  assert.match(folders.message, /drop point is on button#purge \("Delete forever"\)/);
+  const purge = await ok(page, 'action', { captureId: 'd4', ref: card, to: byName(ctx, 'Delete forever').ref, action: 'drag' });
+  assert.equal(purge.held?.reason, 'drop', JSON.stringify(purge));
+  // A page that puts a control that deletes at the drop point once the drag started: judged again
+  // at the drop, the drag ends with nothing dropped (under a plan: the target itself is a write).
+  const host = new URL(page.url()).hostname;
+  const moved = await refused(page, 'action', { captureId: 'd4', ref: byName(ctx, 'Archive the old notices').ref,
+    to: byName(ctx, 'Add a card to Done').ref, action: 'drag', allow: { planId: 'plan-1', sites: [host] } }, 'target_denied');
+  assert.match(moved.message, /changed under the drop point/);
+  assert.equal(await page.locator('.card').count(), 3, 'nothing was deleted');
+  // What is pressed is judged too: a control a click on would hold is no thing to drag.
+  const pressed = await refused(page, 'action', { captureId: 'd4', ref: byName(ctx, 'Delete forever').ref, to: byName(ctx, 'Harbour map').ref, action: 'drag' }, 'target_denied');
+  assert.match(pressed.message, /not something to drag/);
+  assert.equal(await text(page, '#status'), '(nothing)', 'nothing was dropped or deleted');
   await refused(page, 'action', { captureId: 'd4', ref: card, action: 'drag' }, 'invalid_params');
   // Behind a modal, the map cannot be reached.
   await page.evaluate(() => {

@@ -517,12 +517,10 @@ export const SUITE_TASKS = {
     cleanup(app) { return app.reset(); },
   },
 
-  // Node-RED's palette: a node is added to a flow as a person adds one, dragged from the palette
-  // onto the canvas (jQuery UI's draggable: mouse events, a copy that follows the pointer, the
-  // canvas a droppable), then deployed. The palette's items are only to drag, so the snapshot
-  // lists them for a query ("inject"); the canvas is the focused frame the editor draws in. The
-  // drop on the canvas is no send, delete or write by its words; Deploy is the write the plan
-  // covers: one approval.
+  // Node-RED's palette: a node dragged onto the canvas (jQuery UI's draggable: mouse events, a copy
+  // that follows the pointer, the canvas a droppable), then deployed. Palette items are only to
+  // drag, listed for a query ("inject"); the canvas is the focused frame the editor draws in. The
+  // drop there is neutral by its words; Deploy is the write the plan covers: one approval.
   flowDrag: {
     app: 'nodered', kind: 'write', title: 'Node-RED: drag a node from the palette onto the canvas and deploy it',
     async prepare(app) {
@@ -551,6 +549,33 @@ export const SUITE_TASKS = {
       if (got.length !== 1 || got[0].z !== 'f1backups0000001') throw new TaskError(`deployed ${JSON.stringify(got)}: not one node on the Backups flow`);
     },
     cleanup(app) { return app.reset(); },
+  },
+
+  // TiddlyWiki: a tag's tiddlers reordered by dragging one above another in the tag pill's
+  // dropdown (HTML drag and drop on the wiki's links, draggable as any link is); the wiki saves the
+  // order in the tag's tiddler. The drop is judged by its target, a tiddler's link, which says
+  // nothing of sending, deleting or writing: nothing is asked (the tab's Control grant is the gate).
+  wikiTagOrder: {
+    app: 'tiddlywiki', kind: 'write', title: 'TiddlyWiki: reorder a tag\'s tiddlers by dragging one above another',
+    async prepare(app) { await app.deleteTiddler('notes'); },
+    async run(d, app) {
+      await d.open(app, `${app.url}#${encodeURIComponent(WIKI_SEED[0].title)}`);
+      const { snap } = await look(d, { role: 'generic', name: 'notes' });
+      await d.click(need(d, snap, { role: 'generic', name: 'notes' }).ref, 'the notes tag pill');
+      // The dropdown lists the tag's tiddlers, in title order: Garden Plan, then Harbour Notes.
+      const menu = await d.snapshot();
+      const first = need(d, menu, { role: 'link', name: 'Garden Plan' });
+      const last = need(d, menu, { role: 'link', name: WIKI_SEED[0].title }, { after: { role: 'link', name: 'Garden Plan' } });
+      await d.drag(last.ref, first.ref);
+      return {};
+    },
+    async verify(app) {
+      const want = `[[${WIKI_SEED[0].title}]] [[Garden Plan]]`;
+      const got = await until(async () => ((await app.tiddler('notes'))?.fields?.list === want ? want : null),
+        { timeout: 10000, what: 'the new order in the tag\'s tiddler on the server' }).catch(() => null);
+      if (!got) throw new TaskError(`the server's notes tiddler is ${JSON.stringify(await app.tiddler('notes'))}, not the list ${want}`);
+    },
+    cleanup(app) { return app.deleteTiddler('notes'); },
   },
 
   // TiddlyWiki's Delete asks its own question, window.confirm("Do you wish to delete the tiddler

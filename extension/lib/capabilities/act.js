@@ -110,8 +110,8 @@ export async function runAction({ router, chrome, params, signal, tabId: tab, fr
   if (network?.available) args.net = true;
   let value;
   try {
-    // A click or a key press may make the page ask something of its own (confirm, alert).
-    if (['click', 'dblclick', 'press'].includes(params.action)) {
+    // A click, a key press or a drop may make the page ask something of its own (confirm, alert).
+    if (WRITE_ACTIONS.has(params.action)) {
       await router.page.guardDialogs({ tabId: tab, frameId: frame, documentId }, signal);
     }
     value = await router.page.run({ tabId: tab, frameId: frame, documentId }, 'action', args,
@@ -133,8 +133,10 @@ export async function runAction({ router, chrome, params, signal, tabId: tab, fr
     // page made sure, on a node the capture holds (heldRef). A held drag is approved as the
     // drag of the same node ("drag:<its ref>") onto its target (heldRef).
     const heldRef = typeof value.heldRef === 'string' && /^[A-Za-z0-9_-]{1,32}$/.test(value.heldRef) ? value.heldRef : null;
-    const heldAction = value.heldAction === 'click' || value.heldAction === `press:${params.key}`
-      || (value.heldAction === `drag:${params.pageRef}` && heldRef === params.toRef) ? value.heldAction : null;
+    const saysWhat = params.action === 'drag'
+      ? value.heldAction === `drag:${params.pageRef}` && heldRef === params.toRef
+      : value.heldAction === 'click' || value.heldAction === `press:${params.key}`;
+    const heldAction = saysWhat ? value.heldAction : null;
     if ((params.action === 'press' || params.action === 'drag') && (!heldRef || !heldAction)) {
       throw new ChaperoneError('internal', 'The page held the act but did not say what approving it runs');
     }

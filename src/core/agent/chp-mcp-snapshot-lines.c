@@ -634,7 +634,8 @@ chp_mcp_snapshot_add_diff_items (Build      *build,
         build->added++;
       else
         build->changed++;
-      if (!node_hidden (o) && !node_drag_only (o))
+      /* An added element only to drag is not listed (below): the text keeps its words. */
+      if (!node_hidden (o) && !(before == NULL && build->folded_query == NULL && node_drag_only (o)))
         said_add (said, line);
       if (!matches_query (build->folded_query,
                           chp_mcp_json_string (o, "name", NULL),

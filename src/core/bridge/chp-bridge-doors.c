@@ -9,6 +9,7 @@
 #include "chp-bridge-private.h"
 
 #include "chp-connection.h"
+#include "chp-limited-input-stream.h"
 #include "chp-limited-io-stream.h"
 
 #include <netinet/in.h>
@@ -322,6 +323,10 @@ chp_bridge_incoming_cb (GSocketService    *service,
     }
 
   stream = chp_limited_io_stream_new (G_IO_STREAM (connection), CHP_BRIDGE_PREAUTH_BUDGET);
+  /* The request's head is checked before libsoup parses it: a body length libsoup 3.2 would
+   * mishandle (a warning, a leak) drops the connection instead (chp-request-head.c). */
+  chp_limited_input_stream_check_request_head (
+    CHP_LIMITED_INPUT_STREAM (chp_limited_io_stream_get_limiter (CHP_LIMITED_IO_STREAM (stream))));
   g_object_set_data_full (G_OBJECT (remote), "chp-limiter",
                           g_object_ref (chp_limited_io_stream_get_limiter (CHP_LIMITED_IO_STREAM (stream))),
                           g_object_unref);

@@ -410,8 +410,9 @@ acted_cb (GObject      *source,
   chp_tool_return_ok (task, text->str, structured, NULL);
 }
 
-/* A drag's target (@to) is a ref of the very snapshot its element (@ref, resolved) is from,
- * sent as that capture's: the page drags within one document, as a person's pointer does. */
+/* A drag's target (@to) is a ref of the very document its element (@ref, resolved) is from (the
+ * number refs start with), sent as that capture's: the page drags within one document, as a
+ * person's pointer does. */
 static gboolean
 resolve_drop (ToolCall    *call,
               const char  *ref,
