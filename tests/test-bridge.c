@@ -316,16 +316,22 @@ test_bad_body_length (Fixture       *f,
   ChpBridge *bridge = chp_engine_get_bridge (f->engine);
   g_autofree char *host = g_strdup_printf ("127.0.0.1:%u", f->port);
   g_autoptr(GSocketClient) socket_client = g_socket_client_new ();
-  const char *lengths[] = { "-5", "abc", "+5", "99999999999999999999" };
+  /* Blank lines before the request line are part of its head for libsoup (the last case). */
+  const struct
+  {
+    const char *before;
+    const char *length;
+  } lengths[] = { { "", "-5" }, { "", "abc" }, { "", "+5" }, { "", "99999999999999999999" },
+                  { "\r\n\r\n", "-5" } };
   HalfOpen halves[G_N_ELEMENTS (lengths)] = { { 0, }, };
   HalfOpenSet all = { halves, G_N_ELEMENTS (lengths), 0 };
 
   chp_bridge_set_unauthenticated_limits (bridge, 16, 60000);
   for (guint i = 0; i < G_N_ELEMENTS (lengths); i++)
     {
-      g_autofree char *request = g_strdup_printf ("POST /pairing HTTP/1.1\r\nHost: %s\r\n"
-                                                  "Content-Length:%s\r\n\r\nhello", host,
-                                                  lengths[i]);
+      g_autofree char *request = g_strdup_printf ("%sPOST /pairing HTTP/1.1\r\nHost: %s\r\n"
+                                                  "Content-Length:%s\r\n\r\nhello",
+                                                  lengths[i].before, host, lengths[i].length);
 
       open_half (&halves[i], socket_client, f->port, request);
     }

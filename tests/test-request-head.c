@@ -88,6 +88,29 @@ test_bad_lengths_refused (void)
   assert_head (zeros, FALSE, FALSE);
 }
 
+/* libsoup skips blank lines before the request line and ends the head only at a blank line after
+ * two bytes of head ("\n") or three ("\r\n"): the check goes on as long as libsoup reads. */
+static void
+test_leading_blank_lines (void)
+{
+  assert_head ("\r\n\r\nPOST /pairing HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length:-5\r\n\r\n", FALSE, FALSE);
+  assert_head ("\n\nPOST / HTTP/1.1\nContent-Length:-5\n\n", FALSE, FALSE);
+  assert_head ("\n\r\nPOST / HTTP/1.1\r\nContent-Length:-5\r\n\r\n", FALSE, FALSE);
+  assert_head ("X\n\r\nPOST / HTTP/1.1\r\nContent-Length:-5\r\n\r\n", FALSE, FALSE);
+  assert_head ("\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n", TRUE, TRUE);
+}
+
+static void
+test_nul_refused (void)
+{
+  g_autoptr(ChpRequestHead) check = chp_request_head_new ();
+  g_autoptr(GError) error = NULL;
+  const char head[] = "POST / HTTP/1.1\r\nContent-Length\0: -5\r\n\r\n";
+
+  g_assert_false (chp_request_head_feed (check, (const guint8 *) head, sizeof head - 1, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+}
+
 static void
 test_folded_lines_refused (void)
 {
@@ -119,6 +142,8 @@ main (int   argc,
   g_test_add_func ("/chaperone/request-head/browser-requests-pass", test_browser_requests_pass);
   g_test_add_func ("/chaperone/request-head/bad-lengths-refused", test_bad_lengths_refused);
   g_test_add_func ("/chaperone/request-head/folded-lines-refused", test_folded_lines_refused);
+  g_test_add_func ("/chaperone/request-head/leading-blank-lines", test_leading_blank_lines);
+  g_test_add_func ("/chaperone/request-head/nul-refused", test_nul_refused);
   g_test_add_func ("/chaperone/request-head/body-not-read", test_body_not_read);
 
   return g_test_run ();

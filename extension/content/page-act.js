@@ -488,13 +488,13 @@
     // agent's own only while something animates around it.
     if (CLICKS.has(action)) await untilStill(el, { quick: !held });
     if (JUDGED.has(action) || action === 'hover') await untilUncovered(el);
-    if (src) {
-      await untilUncovered(src);
-      P.checkDrag(src, el);
-    }
+    if (src) await untilUncovered(src);
     // Last before the act: from here to it nothing waits, so the page cannot turn it off between
     // (MailDev's Refresh was enabled when a click began, and off again after untilStill's wait).
     if (action !== 'scroll' && action !== 'hover') await untilEnabled(el);
+    // A drag a person could not make, or that would press or drop on a control unjudged, is
+    // refused here, after the last wait (page-pointer.js).
+    if (src) P.checkDrag(src, el);
     const approved = typeof args.expect === 'string';
     let planUsed = false;
     let planOpens = false;         // with a plan: the write only opened an editor (no step spent)

@@ -22,7 +22,7 @@
   const P = globalThis.ChaperonePageParts;
   if (!P) return;                           // page-common.js did not run: nothing installs
 
-  const { fail, state, composedContains, elementAt } = P;
+  const { fail, state, owns, composedContains, elementAt } = P;
 
   // A pointer drag moves in this many steps: enough for a page's drag threshold (jQuery UI's
   // distance, dnd-kit's activation) to be passed on the way, and for one that tracks what is
@@ -105,28 +105,57 @@
     return null;
   }
 
+  /**
+   * Everything at (x, y), topmost first, into open shadow roots (their elements before their
+   * host), past Chaperone's own pill and banner, as elementAt() sees the top of it.
+   */
+  function stackAt(root, x, y, depth = 0) {
+    const out = [];
+    for (const el of root.elementsFromPoint(x, y)) {
+      if (owns(el) || out.includes(el)) continue;
+      if (el.shadowRoot && depth < 8) {
+        for (const inner of stackAt(el.shadowRoot, x, y, depth + 1)) {
+          if (inner !== el && !out.includes(inner) && composedContains(el, inner)) out.push(inner);
+        }
+      }
+      out.push(el);
+    }
+    return out;
+  }
+
+  const inside = (outer, n) => n === outer || composedContains(outer, n);
+  const up = (n) => n.parentElement || (n.parentNode && n.parentNode.nodeType === 11 ? n.parentNode.host : null);
+
   /** The topmost element at (x, y) that is `target` or inside it: where a drop there lands. */
   function landing(target, x, y) {
-    for (const n of target.ownerDocument.elementsFromPoint(x, y)) {
-      if (n === target || composedContains(target, n)) return n;
+    return stackAt(target.ownerDocument, x, y).find((n) => inside(target, n)) || null;
+  }
+
+  /** A control from `n` up to (not including) `stop`, or to the top, that a click on would hold. */
+  function heldControlFrom(n, stop) {
+    for (; n && n !== stop; n = up(n)) {
+      if ((n.matches(P.INNER_CONTROL) || state.clickable.has(n)) && P.classifyTarget(n).cls.kind !== 'none') return n;
     }
     return null;
   }
 
   /**
-   * A control that a click would hold, at (x, y) on top (past `moving`, the element dragged, which
-   * may follow the pointer) or between it and `target` (a "Delete forever" button at the centre
-   * of a folder list), or null: the drop is judged as a click on the target, so what it lands on
-   * must not mean more than the target does. Neutral ones (a diagram's nodes on a canvas, a
-   * dragged copy) do not count.
+   * A control that a click would hold at (x, y), or null: in any layer above where a drop there
+   * lands in `target` (a person's drop would land on it), or between that element and `target` (a
+   * "Delete forever" button at the centre of a folder list). The drop is judged as a click on the
+   * target, so what it lands on must not mean more than the target does. Neutral ones (a
+   * diagram's nodes on a canvas, a copy that follows the pointer) do not count, nor does
+   * `moving`, the element dragged, which may follow the pointer itself. Nothing of the target
+   * there at all is said as the target.
    */
   function unjudgedAt(target, x, y, moving = null) {
-    const top = target.ownerDocument.elementsFromPoint(x, y)
-      .find((n) => !moving || (n !== moving && !composedContains(moving, n)));
-    for (let n = top; n && n !== target; n = n.parentElement || (n.getRootNode && n.getRootNode().host) || null) {
-      if ((n.matches(P.INNER_CONTROL) || state.clickable.has(n)) && P.classifyTarget(n).cls.kind !== 'none') return n;
+    for (const n of stackAt(target.ownerDocument, x, y)) {
+      if (moving && inside(moving, n)) continue;
+      const held = heldControlFrom(n, inside(target, n) ? target : null);
+      if (held) return held;
+      if (inside(target, n)) return null;
     }
-    return null;
+    return target;
   }
 
   /**
@@ -138,7 +167,9 @@
     if (el === target || composedContains(el, target)) fail('invalid_params', 'to must be outside the element dragged');
     if (el.ownerDocument !== target.ownerDocument) fail('invalid_params', 'to must be in the same document as ref');
     P.checkUsable(el);
-    const drags = state.draggable.has(el) || !!draggableOf(el);
+    // Draggable itself, not by a card or a link around it (a Delete button inside a card is a
+    // button, pressed as one).
+    const drags = state.draggable.has(el) || el.draggable === true;
     if (!drags && P.classifyTarget(el).cls.kind !== 'none') {
       fail('target_denied', `${P.describe(el)} sends, deletes or writes when pressed: it is not something to drag`);
     }
@@ -147,13 +178,13 @@
     if (other) fail('target_denied', `the drop point is on ${P.describe(other)}, a control of its own: drop on its ref`);
   }
 
-  /** The button let go away from anything it was pressed on, as a person who gives up lets go. */
+  /** The button let go, not on what was pressed (a press and release there may be its click). */
   function letGo(grip, at, view) {
     grip.dispatchEvent(new PointerEvent('pointercancel', pointerInit(mouseInit(view, at.x, at.y, { cancelable: false }))));
     grip.ownerDocument.documentElement.dispatchEvent(new MouseEvent('mouseup', mouseInit(view, at.x, at.y, { buttons: 0 })));
   }
 
-  const CHANGED = 'the page changed under the drop point before the drop; nothing was dropped';
+  const CONTROL_PUT = 'the page put a control under the drop point during the drag';
 
   /** Drags `el` onto `target` (see above; checkDrag first). → {dropped}: whether the page took the drop. */
   function doDrag(el, target) {
@@ -161,6 +192,10 @@
     const from = reach(el, 'center');
     // Where the press lands: the node's own handlers, or a handle's inside it, hear it first.
     const grip = from.hit && composedContains(el, from.hit) ? from.hit : el;
+    // What is pressed is what a click there would press: a control inside the element (a card's
+    // Delete button) is judged as that click, and is no place to start a drag from.
+    const pressed = heldControlFrom(grip, el);
+    if (pressed) fail('target_denied', `the drag would be pressed on ${P.describe(pressed)}, which sends, deletes or writes when pressed`);
     doHover(grip, from);
     const down = mouseInit(view, from.x, from.y, { buttons: 1, detail: 1 });
     grip.dispatchEvent(new PointerEvent('pointerdown', pointerInit(down)));
@@ -194,13 +229,17 @@
       under = elementAt(doc, x, y) || under;
       doHover(under, { x, y }, 1);
     }
-    // What the release lands on is judged again: the page may have moved its controls meanwhile.
-    // (Not the target's place: a sortable list moves its items out of the way as one is dragged,
-    // and the page decides where it drops by the pointer's point.)
-    if (unjudgedAt(target, to.x, to.y, el)) {
+    // Where the release lands, after the last move (the page's copy follows the pointer).
+    under = elementAt(doc, to.x, to.y) || under;
+    // What it lands on is judged again: the page may have moved its controls meanwhile. (Not
+    // the target's place: a sortable list moves its items out of the way as one is dragged, and
+    // the page decides where it drops by the pointer's point. Releasing on what was pressed, when
+    // the page moves it along with the pointer, is no click of a control: none was pressed.)
+    const held = unjudgedAt(target, to.x, to.y, el);
+    if (held && held !== target) {
       doHover(grip, from, 1);
       letGo(grip, from, view);
-      fail('target_denied', CHANGED);
+      fail('target_denied', `${CONTROL_PUT}; the button was let go where the drag started`);
     }
     const up = mouseInit(view, to.x, to.y, { buttons: 0, detail: 1 });
     under.dispatchEvent(new PointerEvent('pointerup', pointerInit(up)));
@@ -213,12 +252,15 @@
     // The browser's drag takes over the pointer: the press's pointer is cancelled.
     grip.dispatchEvent(new PointerEvent('pointercancel', pointerInit(mouseInit(view, from.x, from.y, { cancelable: false }))));
     dragged.dispatchEvent(new DragEvent('drag', at(from.x, from.y, {})));
-    // Over the target, where it was judged: what lands there is judged again (the page may have
-    // moved things on dragstart); anything else ends the drag with no drop.
-    const over = unjudgedAt(target, to.x, to.y, dragged) ? null : landing(target, to.x, to.y);
+    // Over the target, where it was judged: what lands there is judged again, from the element
+    // that gets the drop up to the target and in any layer above it (the page may have moved
+    // things on dragstart); anything else ends the drag with no drop.
+    const held = unjudgedAt(target, to.x, to.y, dragged);
+    const over = held ? null : landing(target, to.x, to.y);
     if (!over) {
       dragged.dispatchEvent(new DragEvent('dragend', at(from.x, from.y, {})));
-      fail('target_denied', CHANGED);
+      fail('target_denied', `${held !== target ? CONTROL_PUT : 'the target moved away from the drop point during the drag'}; `
+        + 'the drag ended with nothing dropped');
     }
     over.dispatchEvent(new DragEvent('dragenter', at(to.x, to.y, {})));
     const taken = !over.dispatchEvent(new DragEvent('dragover', at(to.x, to.y, {})));

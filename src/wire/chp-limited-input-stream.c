@@ -526,7 +526,10 @@ chp_limited_input_stream_get_paused (ChpLimitedInputStream *self)
  *
  * Checks the HTTP request's head as it is read (chp-request-head.c): a line libsoup would
  * mishandle fails the read with G_IO_ERROR_INVALID_DATA before libsoup has it, and libsoup drops
- * the connection. The bytes after the head are not looked at.
+ * the connection. The bytes after the head are not looked at: the first request is the only one
+ * on a bridge connection (the bridge hands libsoup each connection and never has it listen, and
+ * libsoup keeps a connection for another request only for a server that listens; an upgrade
+ * turns it into a WebSocket).
  */
 void
 chp_limited_input_stream_check_request_head (ChpLimitedInputStream *self)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-request-head.c: checks an HTTP request's head line by line as its bytes are handed to
  * libsoup, which parses it only once the whole head has arrived, so a line refused here never
- * reaches it.
+ * reaches it. The head ends where libsoup's reader ends it (a blank line after at least two bytes
+ * of head, three for "\r\n"; blank lines before the request line are skipped), so the two never
+ * disagree on which lines are the head's.
  *
  * What is refused is what libsoup 3.2 (Debian 12) mishandles, found by fuzz-bridge-http
  * (tests/fuzz/crashes/README.md):
@@ -23,16 +25,17 @@
 /* Enough for "Content-Length: " and 18 digits with spaces around; a longer line is kept only as
  * far as this, which is enough to know its name. */
 #define LINE_KEEP 64
-/* At most 18 digits: anything longer does not fit libsoup's signed 64-bit length. */
+/* At most 18 digits: every such number fits libsoup's signed 64-bit length; not every 19-digit
+ * one does. */
 #define LENGTH_DIGITS_MAX 18
 
 struct _ChpRequestHead
 {
   char     line[LINE_KEEP];
-  gsize    len;
-  gboolean cut;      /* the line is longer than what was kept */
-  guint    lines;    /* whole lines seen, the request line first */
-  gboolean done;     /* the blank line that ends the head was seen */
+  gsize    len;          /* what is kept of the line */
+  gsize    line_bytes;   /* all of the line so far, without its \n */
+  gsize    head_bytes;   /* the head's bytes before this line */
+  gboolean done;         /* the blank line that ends the head was seen */
 };
 
 ChpRequestHead *
@@ -74,20 +77,23 @@ check_line (ChpRequestHead  *self,
 {
   const char *l = self->line;
   gsize len = self->len;
+  gboolean cut = self->line_bytes > self->len;
   const char *colon;
   gsize name_len;
   gsize i;
   gsize digits = 0;
 
-  if (!self->cut && len > 0 && l[len - 1] == '\r')
+  if (!cut && len > 0 && l[len - 1] == '\r')
     len--;
-  if (self->lines == 1)
-    return TRUE;                          /* the request line */
-  if (len == 0 && !self->cut)
+  if (len == 0 && !cut)
     {
-      self->done = TRUE;
+      /* "\n" after at least two bytes of head, "\r\n" after three, ends it (libsoup's
+       * soup_message_io_data_read_headers()); a blank line before that is skipped. */
+      if (self->head_bytes >= self->line_bytes + 2)
+        self->done = TRUE;
       return TRUE;
     }
+  /* Every other line is checked, the request line too: it never looks like a header. */
   if (is_blank (l[0]))
     return refuse (error, "A folded header line");
   colon = memchr (l, ':', len);
@@ -99,7 +105,7 @@ check_line (ChpRequestHead  *self,
       g_ascii_strncasecmp (l, "Content-Length", name_len) != 0)
     return TRUE;
 
-  if (self->cut)
+  if (cut)
     return refuse (error, "A Content-Length that is not a number");
   for (i = colon - l + 1; i < len && is_blank (l[i]); i++)
     ;
@@ -131,18 +137,20 @@ chp_request_head_feed (ChpRequestHead  *self,
 {
   for (gsize i = 0; i < n && !self->done; i++)
     {
+      if (data[i] == '\0')
+        return refuse (error, "A NUL byte in the request's head");
       if (data[i] == '\n')
         {
-          self->lines++;
           if (!check_line (self, error))
             return FALSE;
+          self->head_bytes += self->line_bytes + 1;
           self->len = 0;
-          self->cut = FALSE;
+          self->line_bytes = 0;
+          continue;
         }
-      else if (self->len < LINE_KEEP)
+      if (self->len < LINE_KEEP)
         self->line[self->len++] = (char) data[i];
-      else
-        self->cut = TRUE;
+      self->line_bytes++;
     }
   return TRUE;
 }

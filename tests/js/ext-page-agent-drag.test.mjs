@@ -46,6 +46,15 @@ test('widgets-drag.html: a card moves to another column by HTML drag and drop, a
   await page.close();
 });
 
+test('widgets-drag.html: a card dropped on a zone in a shadow root', opts, async () => {
+  const page = await open('/widgets-drag.html');
+  const ctx = await ok(page, 'context', { captureId: 'd5' });
+  const r = await ok(page, 'action', { captureId: 'd5', ref: byName(ctx, 'Repaint berth B7').ref, to: byName(ctx, 'Shelf').ref, action: 'drag' });
+  assert.equal(r.done, true, JSON.stringify(r));
+  assert.equal(await text(page, '#status'), 'Shelved Repaint berth B7.');
+  await page.close();
+});
+
 test('widgets-drag.html: a palette tool is put down on the map by the pointer', opts, async () => {
   const page = await open('/widgets-drag.html');
   const ctx = await ok(page, 'context', { captureId: 'd2' });
@@ -105,8 +114,14 @@ test('widgets-drag.html: a drop where the page takes none says so; drags a perso
   const host = new URL(page.url()).hostname;
   const moved = await refused(page, 'action', { captureId: 'd4', ref: byName(ctx, 'Archive the old notices').ref,
     to: byName(ctx, 'Add a card to Done').ref, action: 'drag', allow: { planId: 'plan-1', sites: [host] } }, 'target_denied');
-  assert.match(moved.message, /changed under the drop point/);
-  assert.equal(await page.locator('.card').count(), 3, 'nothing was deleted');
+  assert.match(moved.message, /put a control under the drop point during the drag; the drag ended with nothing dropped/);
+  assert.equal(await page.locator('.card').count(), 4, 'nothing was deleted');
+  // A card whose centre is its own Delete button: the press would be that button's, so it is no
+  // place to start a drag (a press and release there may be its click).
+  const card4 = ctx.nodes.find((n) => n.tag === 'div' && n.name === 'Delete this card');
+  const inCard = await refused(page, 'action', { captureId: 'd4', ref: card4.ref, to: byName(ctx, 'Harbour map').ref, action: 'drag' }, 'target_denied');
+  assert.match(inCard.message, /would be pressed on button#c4-delete/);
+  assert.equal(await page.locator('#c4').count(), 1, 'the card is still there');
   // What is pressed is judged too: a control a click on would hold is no thing to drag.
   const pressed = await refused(page, 'action', { captureId: 'd4', ref: byName(ctx, 'Delete forever').ref, to: byName(ctx, 'Harbour map').ref, action: 'drag' }, 'target_denied');
   assert.match(pressed.message, /not something to drag/);
