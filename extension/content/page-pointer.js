@@ -9,11 +9,14 @@
 //   pressed on the node, moved in steps to the target's centre, released there. A page that moves
 //   the node along with the pointer sees a real drag's events, on whatever is under the pointer
 //   at each step, as a person's would be;
-// - by HTML's drag and drop (draggable="true", a board's cards): the browser turns the press and
-//   first move into dragstart, and then dragenter, dragover and drop on the target and dragend on
-//   the node, with one DataTransfer the page fills and reads. No mouse move or release follows a
-//   drag that started; one the page cancels (dragstart's preventDefault) goes on by the pointer.
+// - by HTML's drag and drop (draggable="true", a board's cards, and any link or image, as a
+//   browser drags them: TiddlyWiki's links): the browser turns the press and first move into
+//   dragstart, and then dragenter, dragover and drop on the target and dragend on the node, with
+//   one DataTransfer the page fills and reads. No mouse move or release follows a drag that
+//   started; one the page cancels (dragstart's preventDefault) goes on by the pointer.
 // The drop happens only where the page said it would take it (dragover cancelled), as in a browser.
+// What the press and the drop land on is judged as page-act.js judges the target (checkDrag,
+// unjudgedAt): a drag never presses or drops on a control a click on would have been held for.
 
 (function () {
   'use strict';
