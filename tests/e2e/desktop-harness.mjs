@@ -66,7 +66,7 @@ export async function appRoundTrip(env) {
   return stdout;
 }
 
-export function appEnv(home, { backend = 'memory', noLeakCheck = null } = {}) {
+export function appEnv(home, { backend = 'memory' } = {}) {
   const env = {
     ...process.env,
     GDK_BACKEND: 'x11',
@@ -79,11 +79,6 @@ export function appEnv(home, { backend = 'memory', noLeakCheck = null } = {}) {
   };
   delete env.NO_AT_BRIDGE;
   delete env.GTK_A11Y;
-  // (Under the sanitizers) why this app's exit is not checked for leaks, as app-harness.mjs's.
-  if (noLeakCheck && env.ASAN_OPTIONS !== undefined) {
-    env.ASAN_OPTIONS = `${env.ASAN_OPTIONS}:detect_leaks=0`;
-    console.log(`# the app's leak check is off for this test: ${noLeakCheck}`);
-  }
   return env;
 }
 

@@ -36,10 +36,7 @@ test('the floor lists live in the store: imported once from GSettings, then deaf
   await mkdir(join(home, 'config', 'glib-2.0', 'settings'), { recursive: true });
   await writeFile(join(home, 'config', 'glib-2.0', 'settings', 'keyfile'),
                   "[io/github/chaperone/Chaperone]\nfloor-blind=['mail.example.com']\n");
-  const env = appEnv(home, {
-    backend: 'keyfile',
-    noLeakCheck: 'Preferences read and pressed through AT-SPI: GTK 4.8 leaks on exit, sometimes (docs/architecture.md, Tests)',
-  });
+  const env = appEnv(home, { backend: 'keyfile' });
   const gsettings = (...args) => run('gsettings', args, { env, timeout: 10000 });
 
   let app = await startApp(env, ['--background', '--bridge-port', '0']);

@@ -12,6 +12,15 @@
 // A leak of our own code has our frames in its stack (our code keeps frame pointers); any other
 // leak, and any other sanitizer error, is reported.
 //
+// Save one more of the same kind: GTK 4.8, at exit after AT-SPI has talked to the app, now and
+// then leaves a small structure (1.4 KB: 104 bytes and 33 blocks it points to) whose every block
+// was allocated by GLib's allocator called from code without frame pointers — a stack of
+// malloc/realloc/calloc ← g_malloc/g_realloc/g_malloc0 and nothing else. Our code, built with
+// frame pointers, cannot allocate without its own frames showing: g_malloc keeps the caller's
+// frame pointer, so the unwinder goes on into ours (see OURS in tests/js/sanitizer.test.mjs). A
+// report of only such blocks, 20 KiB at most, is forgiven and said on stderr; two clean-clone CI
+// runs of this stop failed on it, in two tests that share nothing but AT-SPI and the app.
+//
 // And one failure is LeakSanitizer's, not the process's: now and then its stop-the-world tracer
 // crashes as it suspends a process's threads at exit ("Tracer caught signal 11 … LeakSanitizer has
 // encountered a fatal error"; google/sanitizers#1353, seen in CI on the app's clean quit). The
@@ -34,6 +43,12 @@ const isGlibQuarkBlock = (b) => b.kind === 'Direct' && b.objects === 1 && b.byte
   && b.frames.length === 2 && /\bin (__interceptor_)?malloc\b/.test(b.frames[0])
   && /\bin g_malloc \(.*libglib-2\.0\.so/.test(b.frames[1]);
 
+/** A block a library allocated through GLib, with no frame of ours: see above. */
+const isLibraryOnlyBlock = (b) => b.frames.length === 2
+  && /\bin (__interceptor_)?(malloc|realloc|calloc)\b/.test(b.frames[0])
+  && /\bin g_(malloc0?|realloc|try_malloc) \(.*libglib-2\.0\.so/.test(b.frames[1]);
+const LIBRARY_ONLY_MAX_BYTES = 20 * 1024;
+
 /**
  * Whether `log` (a process's output) holds a sanitizer finding other than GLib's quark blocks:
  * → null when it does not (no report, or only those), else the report as text.
@@ -48,6 +63,12 @@ export function sanitizerFinding(log) {
   const report = text.slice(at);
   const blocks = leakBlocks(report);
   if (blocks.length > 0 && blocks.every(isGlibQuarkBlock)) return null;
+  const small = blocks.reduce((n, b) => n + (isGlibQuarkBlock(b) ? 0 : b.bytes), 0) <= LIBRARY_ONLY_MAX_BYTES;
+  if (blocks.length > 0 && small && blocks.every((b) => isGlibQuarkBlock(b) || isLibraryOnlyBlock(b))) {
+    process.stderr.write(`# a leak at exit with no frame of ours (${blocks.map((b) => b.bytes).join(' + ')} bytes, `
+      + 'allocated by libraries through GLib) is not counted: GTK 4.8\'s after AT-SPI (tests/lib/sanitizer.mjs)\n');
+    return null;
+  }
   return report;
 }
 
