@@ -677,7 +677,7 @@ test_browser_keys (Env           *env,
         "\"fields\":[],\"signature\":\"9f2c\",\"tabId\":7,\"createdAt\":1}}", i,
         i == 0 ? "\"reason\":\"label\",\"word\":\"send\",\"control\":\"Send\","
                : "\"reason\":\"key\",\"word\":\"message\","
-                 "\"control\":\"Enter in \\\"Write your message here\\\" (send)\",");
+                 "\"control\":\"Enter\",\"source\":\"Write your message here\",");
 
       call_start (env->tools, env->context, "browser_act",
                   "{\"tab\":\"b1:7\",\"ref\":\"1:e3\",\"action\":\"press\",\"key\":\"Enter\"}",
@@ -690,6 +690,9 @@ test_browser_keys (Env           *env,
       g_assert_true (g_str_has_prefix (result_text (call.result),
                                        "Held, not done: this key press on 1:e3 would send"));
       g_assert_nonnull (strstr (result_text (call.result), "Do not press it again."));
+      /* The page's words for the act, whole: the key's field is named with it. */
+      g_assert_nonnull (strstr (result_text (call.result),
+                                i == 0 ? "control: Send" : "control: Enter in \"Write your message here\" (send)"));
       g_clear_pointer (&request, json_object_unref);
     }
 

@@ -294,7 +294,7 @@ test_drag_held (Env           *env,
   browser_answer (client, request,
                   "{\"held\":true,\"hold\":{\"holdId\":\"D1\",\"state\":\"held\","
                   "\"kind\":\"delete\",\"reason\":\"drop\",\"word\":\"trash\","
-                  "\"control\":\"\\\"Order 4411\\\" onto \\\"Trash\\\"\","
+                  "\"control\":\"Trash\",\"source\":\"Order 4411\","
                   "\"site\":\"https://shop.example\",\"fields\":[],\"signature\":\"9f2c\","
                   "\"tabId\":7,\"createdAt\":1}}");
   call_wait (&call);
@@ -314,6 +314,9 @@ test_drag_held (Env           *env,
   g_assert_false (json_object_get_boolean_member (structured, "ok"));
   g_assert_cmpstr (json_object_get_string_member (structured, "holdId"), ==, "b1:k-D1");
   g_assert_cmpstr (json_object_get_string_member (structured, "ref"), ==, "1:e5");
+  /* Both ends are the page's words, each in the page's wrapper. */
+  g_assert_true (inside_wrapper (json_object_get_string_member (structured, "control"), "Trash"));
+  g_assert_true (inside_wrapper (json_object_get_string_member (structured, "source"), "Order 4411"));
   g_clear_pointer (&request, json_object_unref);
   call_clear (&call);
 }

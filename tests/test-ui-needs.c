@@ -292,23 +292,36 @@ test_hold_approve (Fixture       *f,
    * key, not as a button, with the message it would send. */
 #define KEY_HOLD(state) \
   "{\"holdId\":\"K5\",\"state\":\"" state "\",\"kind\":\"outward\",\"reason\":\"key\"," \
-  "\"word\":\"message\",\"control\":\"Enter in \\\"Write your message here\\\" (send)\"," \
+  "\"word\":\"message\",\"control\":\"Enter\",\"source\":\"Write your message here\"," \
   "\"site\":\"https://pad.example\",\"fields\":[{\"name\":\"Write your message here\"," \
   "\"value\":\"Ferry delayed by fog\"}],\"signature\":\"9f2e\",\"tabId\":7,\"createdAt\":2}"
   browser_event (f, "hold.changed", KEY_HOLD ("held"));
   wait_for_cards (f, CHP_TYPE_HOLD_ROW, 1);
   row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_HOLD_ROW);
-  g_assert_true (chp_ui_test_shows_text (row, "Key: Enter in \"Write your message here\" (send)"));
+  g_assert_true (chp_ui_test_shows_text (row, "Key: Enter in “Write your message here” (sends it)"));
   g_assert_true (chp_ui_test_shows_text (row, "Write your message here: Ferry delayed by fog"));
   browser_event (f, "hold.changed", KEY_HOLD ("declined"));
   wait_for_cards (f, CHP_TYPE_HOLD_ROW, 0);
 #undef KEY_HOLD
 
+  /* A key that saves (Control+S in an editor) is said as the save it is, in the app's words. */
+#define SAVE_HOLD(state) \
+  "{\"holdId\":\"K7\",\"state\":\"" state "\",\"kind\":\"write\",\"reason\":\"key\"," \
+  "\"word\":\"save\",\"control\":\"Control+s\",\"site\":\"https://wiki.example\"," \
+  "\"fields\":[],\"signature\":\"9f30\",\"tabId\":7,\"createdAt\":2}"
+  browser_event (f, "hold.changed", SAVE_HOLD ("held"));
+  wait_for_cards (f, CHP_TYPE_HOLD_ROW, 1);
+  row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_HOLD_ROW);
+  g_assert_true (chp_ui_test_shows_text (row, "Key: Control+s (saves)"));
+  browser_event (f, "hold.changed", SAVE_HOLD ("declined"));
+  wait_for_cards (f, CHP_TYPE_HOLD_ROW, 0);
+#undef SAVE_HOLD
+
   /* A drag judged by where it drops (a card onto Trash) is said as a drop, with what would be
    * dropped where, not as a button; once approved, the card goes. */
 #define DROP_HOLD(state) \
   "{\"holdId\":\"K6\",\"state\":\"" state "\",\"kind\":\"delete\",\"reason\":\"drop\"," \
-  "\"word\":\"trash\",\"control\":\"\\\"Order 4411\\\" onto \\\"Trash\\\"\"," \
+  "\"word\":\"trash\",\"control\":\"Trash\",\"source\":\"Order 4411\"," \
   "\"site\":\"https://board.example\",\"fields\":[],\"signature\":\"9f2f\",\"tabId\":7," \
   "\"createdAt\":3}"
   browser_event (f, "hold.changed", DROP_HOLD ("held"));
@@ -318,7 +331,7 @@ test_hold_approve (Fixture       *f,
   text = chp_ui_test_all_text (row);
   g_test_message ("drop card:\n%s", text);
   g_assert_true (chp_ui_test_shows_text (row, "Delete on board.example?"));
-  g_assert_true (chp_ui_test_shows_text (row, "Drop: \"Order 4411\" onto \"Trash\""));
+  g_assert_true (chp_ui_test_shows_text (row, "Drop: “Order 4411” onto “Trash”"));
   g_assert_null (strstr (text, "Button:"));
   g_assert_true (gtk_widget_activate_action (row, "hold.approve", NULL));
   g_clear_pointer (&request, json_object_unref);

@@ -513,15 +513,18 @@
       if (pc && (pc.save || pc.send)) {
         // The key itself is the control, approved as this very press: a save held as a write, a
         // message field's Enter as a send.
-        desc.label = pc.save ? `${keySpec} (save)` : `${keySpec} in "${roleAndName(el).name}" (send)`;
+        // The card words it in the app's language from the key, the field (source) and the word.
+        desc.label = keySpec;
+        if (!pc.save) desc.source = roleAndName(el).name;
         cls = pc.save ? { kind: 'write', reason: 'key', word: 'save' } : { kind: 'outward', reason: 'key', word: 'message' };
       }
       if (src) {
-        // The drop is the act: the card names both ends, approved as this very drag.
-        // Each end cut on its own, so that the card (and what its Approve is checked against)
-        // always says both.
+        // The drop is the act: the card names both ends (the dragged one as its source), approved
+        // as this very drag. Each end cut on its own, so that the card (and what its Approve is
+        // checked against) always says both.
         const clip = core().clip;
-        desc.label = `"${clip(roleAndName(src).name, 60)}" onto "${clip(desc.label || desc.text || desc.title || roleAndName(control).name, 80)}"`;
+        desc.label = clip(desc.label || desc.text || desc.title || roleAndName(control).name, 80);
+        desc.source = clip(roleAndName(src).name, 60);
         if (cls.kind !== 'none') cls = { ...cls, reason: 'drop' };
       }
       if (approved) {

@@ -115,15 +115,22 @@
     return hash >= 0 ? u.slice(0, hash) : u;
   }
 
-  /** The held answer: the card's fields and the canonical string the approval is about. */
+  /**
+   * The held answer: the card's fields and the canonical string the approval is about. `source`,
+   * when the act has one: the element it starts from (the dragged one of a drop, the field a key
+   * is pressed in), named apart from the control so that the app words the card in its language.
+   */
   function holdOf(cls, desc, form) {
     const control = cut(squash(desc.label || desc.text || desc.value || desc.title || desc.name), HOLD_CONTROL_MAX);
+    const source = desc.source === undefined ? null : cut(squash(desc.source), HOLD_CONTROL_MAX);
     const fields = holdFields(form);
     const canonical = cut(JSON.stringify({
-      url: pageUrl(), kind: cls.kind, control, formMethod: desc.formMethod || '',
-      formAction: desc.formAction || '', fields,
+      url: pageUrl(), kind: cls.kind, control, ...(source === null ? {} : { source }),
+      formMethod: desc.formMethod || '', formAction: desc.formAction || '', fields,
     }), CANONICAL_MAX);
-    return { kind: cls.kind, reason: cls.reason, word: cls.word ?? null, control, site: location.origin, fields, canonical };
+    const held = { kind: cls.kind, reason: cls.reason, word: cls.word ?? null, control, site: location.origin, fields, canonical };
+    if (source !== null) held.source = source;
+    return held;
   }
 
   /**

@@ -60,6 +60,7 @@ export function publicHold(h) {
     control: h.control, site: h.site, fields: h.fields.map((f) => ({ ...f })),
     signature: h.signature, tabId: h.tabId, createdAt: h.createdAt,
   };
+  if (h.source !== undefined) view.source = h.source;
   if (h.endedAt !== undefined) view.endedAt = h.endedAt;
   if (h.changes !== undefined) view.changes = h.changes;
   if (h.error !== undefined) view.error = h.error;
@@ -132,6 +133,7 @@ export class HoldStore {
       reason: str(held?.reason, 32) || 'label',
       word: typeof held?.word === 'string' ? str(held.word, 80) : null,
       control: str(held?.control, 160),
+      ...(typeof held?.source === 'string' ? { source: str(held.source, 160) } : {}),
       site: str(held?.site, 256),
       fields: cleanFields(held?.fields),
       signature: signatureOf(canonical),

@@ -260,7 +260,8 @@ describe('extension capabilities through the engine', { skip }, () => {
     assert.equal(await pageText('drag', '#placed'), 'a buoy');
     const held = await ok('browser.node.action', { ref: nodeNamed(ctx, 'Order 4411 rope').ref, to: nodeNamed(ctx, 'Trash').ref, action: 'drag' });
     assert.equal(held.held, true, JSON.stringify(held));
-    assert.equal(held.hold.control, '"Order 4411 rope" onto "Trash"');
+    assert.equal(held.hold.control, 'Trash');
+    assert.equal(held.hold.source, 'Order 4411 rope', 'the worker keeps what is dropped for the card');
     assert.equal(await pageText('drag', '#status'), '(nothing)', 'nothing dropped while held');
     const resolved = await engine.command({ cmd: 'resolve-hold', deviceId, holdId: held.hold.holdId, outcome: 'approve' }, { timeoutMs: 8000 });
     assert.ok(JSON.stringify(resolved).includes('done'), JSON.stringify(resolved));

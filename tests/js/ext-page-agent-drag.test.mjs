@@ -75,7 +75,9 @@ test('widgets-drag.html: a drop onto Trash is held as a delete; its Approve runs
   assert.ok(held.held, JSON.stringify(held));
   assert.equal(held.held.reason, 'drop');
   assert.notEqual(held.held.kind, 'none');
-  assert.equal(held.held.control, '"Order 4411 rope" onto "Trash"');
+  assert.equal(held.held.control, 'Trash', 'the card names where it drops');
+  assert.equal(held.held.source, 'Order 4411 rope', 'and what');
+  assert.ok(held.held.canonical.includes('"source":"Order 4411 rope"'), 'both ends are what the person approves');
   assert.equal(held.heldRef, trash, 'approving acts on the drop target');
   assert.equal(held.heldAction, `drag:${card}`, 'and drags the same card');
   assert.equal(await page.locator('#c2').count(), 1, 'nothing was deleted while held');

@@ -49,6 +49,7 @@ struct _ChpHold
   char *reason;
   char *word;
   char *control;
+  char *source;         /* what the act starts from (the dragged element, a key's field), or "" */
   char *site;
   char *signature;
   char *error;
@@ -88,6 +89,7 @@ chp_hold_finalize (GObject *object)
   g_free (self->reason);
   g_free (self->word);
   g_free (self->control);
+  g_free (self->source);
   g_free (self->site);
   g_free (self->signature);
   g_free (self->error);
@@ -240,6 +242,7 @@ chp_hold_new_from_json (const char  *device_id,
       !take_string (object, "reason", MAX_SHORT, &self->reason, error) ||
       !take_string (object, "word", MAX_SHORT, &self->word, error) ||
       !take_string (object, "control", MAX_CONTROL, &self->control, error) ||
+      !take_string (object, "source", MAX_CONTROL, &self->source, error) ||
       !take_string (object, "site", MAX_SHORT * 2, &self->site, error) ||
       !take_string (object, "signature", 64, &self->signature, error) ||
       !take_string (object, "error", MAX_SHORT, &self->error, error) ||
@@ -311,6 +314,7 @@ GETTER (const char *, kind)
 GETTER (const char *, reason)
 GETTER (const char *, word)
 GETTER (const char *, control)
+GETTER (const char *, source)
 GETTER (const char *, site)
 GETTER (const char *, signature)
 GETTER (const char *, error)
@@ -322,6 +326,33 @@ chp_hold_get_id (ChpHold *self)
 {
   g_return_val_if_fail (CHP_IS_HOLD (self), NULL);
   return self->hold_id;
+}
+
+/**
+ * chp_hold_dup_act_text:
+ *
+ * The held control as an agent reads it, in English, as the page names it: the control alone,
+ * or with the act's source — `"Order 4411" onto "Trash"` for a drop, `Enter in "Message" (send)`
+ * and `Control+s (save)` for a key. (The person's card words the same parts in the app's
+ * language: chp-hold-row.c.)
+ *
+ * Returns: (transfer full): the text
+ */
+char *
+chp_hold_dup_act_text (ChpHold *self)
+{
+  gboolean key;
+
+  g_return_val_if_fail (CHP_IS_HOLD (self), NULL);
+
+  if (g_str_equal (self->reason, "drop") && *self->source != '\0')
+    return g_strdup_printf ("\"%s\" onto \"%s\"", self->source, self->control);
+  key = g_str_equal (self->reason, "key");
+  if (key && *self->source != '\0')
+    return g_strdup_printf ("%s in \"%s\" (send)", self->control, self->source);
+  if (key && g_str_equal (self->word, "save"))
+    return g_strdup_printf ("%s (save)", self->control);
+  return g_strdup (self->control);
 }
 
 guint
@@ -382,6 +413,10 @@ chp_hold_to_json (ChpHold *self)
   MEMBER ("state", self->state);
   MEMBER ("kind", self->kind);
   MEMBER ("control", self->control);
+  if (*self->source != '\0')
+    {
+      MEMBER ("source", self->source);
+    }
   MEMBER ("site", self->site);
 #undef MEMBER
   json_builder_set_member_name (builder, "fields");

@@ -24,6 +24,8 @@ const char *chp_hold_get_kind       (ChpHold     *self);
 const char *chp_hold_get_reason     (ChpHold     *self);
 const char *chp_hold_get_word       (ChpHold     *self);
 const char *chp_hold_get_control    (ChpHold     *self);
+const char *chp_hold_get_source     (ChpHold     *self);
+char       *chp_hold_dup_act_text   (ChpHold     *self);
 const char *chp_hold_get_site       (ChpHold     *self);
 const char *chp_hold_get_signature  (ChpHold     *self);
 const char *chp_hold_get_error      (ChpHold     *self);

@@ -177,13 +177,49 @@ fill_always (ChpHoldRow *self)
   chp_a11y_name_dropdown (self->duration_dropdown, _("How long to always allow"));
 }
 
+/* The act the card is about, in the app's language, from the parts the page named: the control,
+ * and the element the act starts from (the dragged one of a drop, the field a key is pressed in). */
+static char *
+control_text_of (ChpHold *hold)
+{
+  const char *control = chp_hold_get_control (hold);
+  const char *source = chp_hold_get_source (hold);
+  const char *reason = chp_hold_get_reason (hold);
+
+  if (*control == '\0')
+    return g_strdup (_("Button without a label"));
+  if (g_str_equal (reason, "api"))
+    /* Translators: a request to the site's own API the agent would make, e.g.
+     * "Request: POST /api/messages" */
+    return g_strdup_printf (_("Request: %s"), control);
+  if (g_str_equal (reason, "key") && *source != '\0')
+    /* Translators: a key press that would send what is in a field, e.g.
+     * "Key: Enter in “Write your message here” (sends it)" */
+    return g_strdup_printf (_("Key: %s in “%s” (sends it)"), control, source);
+  if (g_str_equal (reason, "key") && g_str_equal (chp_hold_get_word (hold), "save"))
+    /* Translators: a key press that would save, e.g. "Key: Control+s (saves)" */
+    return g_strdup_printf (_("Key: %s (saves)"), control);
+  if (g_str_equal (reason, "key"))
+    /* Translators: a key press that is itself the act, e.g. "Key: Enter" */
+    return g_strdup_printf (_("Key: %s"), control);
+  if (g_str_equal (reason, "drop") && *source != '\0')
+    /* Translators: what the agent would drag, then where it would drop it, as the page names
+     * them, e.g. "Drop: “Order 4411” onto “Trash”" */
+    return g_strdup_printf (_("Drop: “%s” onto “%s”"), source, control);
+  if (g_str_equal (reason, "drop"))
+    /* Translators: where the agent would drop what it drags, as the page names it */
+    return g_strdup_printf (_("Drop onto: %s"), control);
+  /* Translators: the label of the button the agent pressed, as the page shows it */
+  return g_strdup_printf (_("Button: %s"), control);
+}
+
 static void
 fill (ChpHoldRow *self)
 {
   ChpDevice *device = chp_device_list_lookup (chp_engine_get_devices (self->engine),
                                               chp_hold_get_device_id (self->hold));
   const char *kind = chp_hold_get_kind (self->hold);
-  const char *control = chp_hold_get_control (self->hold);
+  const char *reason = chp_hold_get_reason (self->hold);
   const char *site = chp_hold_get_site (self->hold);
   guint n_fields = chp_hold_get_n_fields (self->hold);
   g_autofree char *title = kind_title (kind, site);
@@ -199,31 +235,12 @@ fill (ChpHoldRow *self)
                              site != NULL && *site != '\0' ? site : _("Unknown site"));
   gtk_label_set_text (self->details_label, details);
 
-  if (control != NULL && *control != '\0' &&
-      g_strcmp0 (chp_hold_get_reason (self->hold), "api") == 0)
-    /* Translators: a request to the site's own API the agent would make, e.g.
-     * "Request: POST /api/messages" */
-    control_text = g_strdup_printf (_("Request: %s"), control);
-  else if (control != NULL && *control != '\0' &&
-           g_strcmp0 (chp_hold_get_reason (self->hold), "key") == 0)
-    /* Translators: a key press that is itself the act, e.g. "Key: Control+s (save)" or
-     * "Key: Enter in "Write your message here" (send)" */
-    control_text = g_strdup_printf (_("Key: %s"), control);
-  else if (control != NULL && *control != '\0' &&
-           g_strcmp0 (chp_hold_get_reason (self->hold), "drop") == 0)
-    /* Translators: what the agent would drag and where it would drop it, as the page names
-     * them, e.g. "Drop: "Order 4411" onto "Trash"" */
-    control_text = g_strdup_printf (_("Drop: %s"), control);
-  else if (control != NULL && *control != '\0')
-    /* Translators: the label of the button the agent pressed, as the page shows it */
-    control_text = g_strdup_printf (_("Button: %s"), control);
-  else
-    control_text = g_strdup (_("Button without a label"));
+  control_text = control_text_of (self->hold);
   gtk_label_set_text (self->control_label, control_text);
 
   /* The one reason worth a line of its own: the form would hand its data to another site. */
   gtk_widget_set_visible (GTK_WIDGET (self->elsewhere_label),
-                          g_strcmp0 (chp_hold_get_reason (self->hold), "form-elsewhere") == 0);
+                          g_strcmp0 (reason, "form-elsewhere") == 0);
 
   gtk_widget_set_visible (GTK_WIDGET (self->fields_heading), n_fields > 0);
   gtk_widget_set_visible (GTK_WIDGET (self->fields_box), n_fields > 0);

@@ -497,6 +497,7 @@ batch_held (GTask      *task,
   g_autoptr(ChpHold) hold = NULL;
   g_autofree char *id = NULL;
   g_autoptr(GString) page = g_string_new (NULL);
+  g_autofree char *control = NULL;
 
   if (hold_object != NULL)
     hold = chp_hold_new_from_json (call->device_id, hold_object, NULL);
@@ -515,7 +516,8 @@ batch_held (GTask      *task,
                           "Chaperone app; call browser_wait with id %s for the outcome, then run "
                           "the rest.", n, (char *) g_ptr_array_index (b->what, n - 1),
                           held_words (chp_hold_get_kind (hold)), id);
-  g_string_append_printf (page, "control: %s\nsite: %s", chp_hold_get_control (hold),
+  control = chp_hold_dup_act_text (hold);
+  g_string_append_printf (page, "control: %s\nsite: %s", control,
                           chp_hold_get_site (hold));
   g_string_append_c (text, '\n');
   chp_mcp_format_add_untrusted (text, call->marker, chp_hold_get_site (hold), page->str);

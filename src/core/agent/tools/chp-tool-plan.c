@@ -81,6 +81,7 @@ chp_tool_return_held (GTask      *task,
   gboolean drag = g_strcmp0 (action, "drag") == 0;
   gboolean api = g_strcmp0 (action, "api") == 0;
   g_autofree char *what = NULL;
+  g_autofree char *control = NULL;
 
   if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
     hold = chp_hold_new_from_json (call->device_id, json_node_get_object (node), &error);
@@ -120,12 +121,14 @@ chp_tool_return_held (GTask      *task,
                           api ? "make the call" : press ? "press it" : drag ? "drag it"
                                                                           : "click it");
   page = g_string_new (NULL);
-  g_string_append_printf (page, "control: %s\nsite: %s", chp_hold_get_control (hold),
+  control = chp_hold_dup_act_text (hold);
+  g_string_append_printf (page, "control: %s\nsite: %s", control,
                           chp_hold_get_site (hold));
   chp_mcp_format_add_untrusted (text, call->marker,
                                 api ? chp_hold_get_site (hold) : chp_tool_document_origin (call),
                                 page->str);
   chp_mcp_format_mark_member (structured, "control", call->marker, NULL);
+  chp_mcp_format_mark_member (structured, "source", call->marker, NULL);
   chp_mcp_format_mark_member (structured, "site", call->marker, NULL);
   chp_mcp_format_mark_member (structured, "fields", call->marker, NULL);
   chp_tool_return_ok (task, text->str, structured, NULL);
