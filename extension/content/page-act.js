@@ -231,6 +231,12 @@
     return true;
   }
 
+  // What a person's mouse button sends at (x, y) of `view` (`extra`: buttons, detail, …), and
+  // the same as the pointer event that goes before it: one place for the click, hover and drag.
+  const mouseInit = (view, x, y, extra) => ({ bubbles: true, cancelable: true, composed: true, view, clientX: x,
+    clientY: y, button: 0, ...extra });
+  const pointerInit = (init) => ({ ...init, pointerId: 1, pointerType: 'mouse', isPrimary: true });
+
   /**
    * A click; with `again` a double-click, whose second press and dblclick go only while again()
    * says so (the act's submission not held, the node still there and still judged neutral).
@@ -242,8 +248,8 @@
     scrollTo(el, 'center');
     const { x, y, hit } = checkCover(el);
     const view = el.ownerDocument.defaultView;
-    const base = { bubbles: true, cancelable: true, composed: true, view, clientX: x, clientY: y, button: 0 };
-    const ptr = { ...base, pointerId: 1, pointerType: 'mouse', isPrimary: true };
+    const base = mouseInit(view, x, y);
+    const ptr = pointerInit(base);
     // An element clickable by its look, or a frame around a drawing, is pressed where a person's
     // click lands, the shape or text at its centre, whose own handlers hear it first (Node-RED's
     // are on a node's rect, its canvas's on the drawing in the focusable frame) — unless a control
@@ -687,5 +693,6 @@
     return answer;
   }
 
-  Object.assign(P, { opAction, opFind, checkModal, checkUsable, checkCover, scrollTo, describe, INNER_CONTROL });
+  Object.assign(P, { opAction, opFind, checkModal, checkUsable, checkCover, scrollTo, describe, INNER_CONTROL,
+    mouseInit, pointerInit });
 })();

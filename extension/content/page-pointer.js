@@ -16,7 +16,7 @@
 //   started; one the page cancels (dragstart's preventDefault) goes on by the pointer.
 // The drop happens only where the page said it would take it (dragover cancelled), as in a browser.
 // What the press and the drop land on is judged as page-act.js judges the target (checkDrag,
-// unjudgedAt): a drag never presses or drops on a control a click on would have been held for.
+// dropAt): a drag never presses or drops on a control a click on would have been held for.
 
 (function () {
   'use strict';
@@ -42,9 +42,7 @@
     return out;
   }
 
-  const mouseInit = (view, x, y, extra) => ({ bubbles: true, cancelable: true, composed: true, view, clientX: x,
-    clientY: y, button: 0, ...extra });
-  const pointerInit = (init) => ({ ...init, pointerId: 1, pointerType: 'mouse', isPrimary: true });
+  const { mouseInit, pointerInit } = P;   // page-act.js: what a person's press sends, as a click's
 
   /**
    * The pointer comes to rest on the node: pointer/mouse out and leave where it was (from the
@@ -129,11 +127,6 @@
   const inside = (outer, n) => n === outer || composedContains(outer, n);
   const up = (n) => n.parentElement || (n.parentNode && n.parentNode.nodeType === 11 ? n.parentNode.host : null);
 
-  /** The topmost element at (x, y) that is `target` or inside it: where a drop there lands. */
-  function landing(target, x, y) {
-    return stackAt(target.ownerDocument, x, y).find((n) => inside(target, n)) || null;
-  }
-
   /** A control from `n` up to (not including) `stop`, or to the top, that a click on would hold. */
   function heldControlFrom(n, stop) {
     for (; n && n !== stop; n = up(n)) {
@@ -143,22 +136,23 @@
   }
 
   /**
-   * A control that a click would hold at (x, y), or null: in any layer above where a drop there
-   * lands in `target` (a person's drop would land on it), or between that element and `target` (a
-   * "Delete forever" button at the centre of a folder list). The drop is judged as a click on the
+   * Where a drop at (x, y) onto `target` lands, and whether it may be judged as the target:
+   * → {over, held}. `over`: the topmost element there that is `target` or inside it. `held`: a
+   * control that a click would hold, in any layer above `over` (a person's drop would land on
+   * it) or between `over` and `target` (a "Delete forever" button at the centre of a folder
+   * list); or `target` itself when nothing of it is there. The drop is judged as a click on the
    * target, so what it lands on must not mean more than the target does. Neutral ones (a
    * diagram's nodes on a canvas, a copy that follows the pointer) do not count, nor does
-   * `moving`, the element dragged, which may follow the pointer itself. Nothing of the target
-   * there at all is said as the target.
+   * `moving`, the element dragged, which may follow the pointer itself.
    */
-  function unjudgedAt(target, x, y, moving = null) {
+  function dropAt(target, x, y, moving = null) {
     for (const n of stackAt(target.ownerDocument, x, y)) {
       if (moving && inside(moving, n)) continue;
       const held = heldControlFrom(n, inside(target, n) ? target : null);
-      if (held) return held;
-      if (inside(target, n)) return null;
+      if (held) return { over: null, held };
+      if (inside(target, n)) return { over: n, held: null };
     }
-    return target;
+    return { over: null, held: target };
   }
 
   /**
@@ -177,8 +171,8 @@
       fail('target_denied', `${P.describe(el)} sends, deletes or writes when pressed: it is not something to drag`);
     }
     const { x, y } = reach(target, 'nearest');
-    const other = unjudgedAt(target, x, y);
-    if (other) fail('target_denied', `the drop point is on ${P.describe(other)}, a control of its own: drop on its ref`);
+    const { held } = dropAt(target, x, y);
+    if (held) fail('target_denied', `the drop point is on ${P.describe(held)}, a control of its own: drop on its ref`);
   }
 
   /** The button let go, not on what was pressed (a press and release there may be its click). */
@@ -238,7 +232,7 @@
     // the target's place: a sortable list moves its items out of the way as one is dragged, and
     // the page decides where it drops by the pointer's point. Releasing on what was pressed, when
     // the page moves it along with the pointer, is no click of a control: none was pressed.)
-    const held = unjudgedAt(target, to.x, to.y, el);
+    const { held } = dropAt(target, to.x, to.y, el);
     if (held && held !== target) {
       doHover(grip, from, 1);
       letGo(grip, from, view);
@@ -258,8 +252,7 @@
     // Over the target, where it was judged: what lands there is judged again, from the element
     // that gets the drop up to the target and in any layer above it (the page may have moved
     // things on dragstart); anything else ends the drag with no drop.
-    const held = unjudgedAt(target, to.x, to.y, dragged);
-    const over = held ? null : landing(target, to.x, to.y);
+    const { over, held } = dropAt(target, to.x, to.y, dragged);
     if (!over) {
       dragged.dispatchEvent(new DragEvent('dragend', at(from.x, from.y, {})));
       fail('target_denied', `${held !== target ? CONTROL_PUT : 'the target moved away from the drop point during the drag'}; `
