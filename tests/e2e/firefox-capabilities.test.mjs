@@ -56,10 +56,11 @@ before(async () => {
   await open('handoff', `${a}/handoff.html`);
   await open('nav', `${a}/navigate-away.html`);
   await open('read', `${a}/handoff.html?grant=read`);
+  await open('drag', `${a}/widgets-drag.html`);
   W.popup = await W.ff.popup(W.pages.forms);
   W.deviceId = await W.ff.pairWith(W.engine, W.popup);
   await W.ff.grant(W.popup, {
-    pages: [W.pages.forms, W.pages.iframe, W.pages.cookies, W.pages.handoff, W.pages.nav], preset: 'control',
+    pages: [W.pages.forms, W.pages.iframe, W.pages.cookies, W.pages.handoff, W.pages.nav, W.pages.drag], preset: 'control',
     extras: ['browser.tab.navigate', 'browser.cookies.read', 'browser.network.read'], label: 'Firefox control',
   });
   await W.ff.grant(W.popup, { pages: [W.pages.read], preset: 'read', label: 'Firefox read only' });
@@ -100,6 +101,27 @@ step('context, inspect, setValue, type and press on the forms page; no value eve
   // Firefox names the sender's document on a runtime port too: ops go over the page's own port.
   assert.ok(await W.ff.bg(async (d) => (await bgPage()).chaperone.router.page.hasPort(d), again.documentId),
             'the page agent\'s port is open for the document');
+});
+
+// Firefox's own DataTransfer, DragEvent and PointerEvent, and its elementsFromPoint, carry the
+// same drag: a tool put down by the pointer; a card onto Trash held as the delete it is, and the
+// person's Approve (the engine function the app's button calls) runs that very drag.
+step('drag: a tool onto the map by the pointer; a card onto Trash is held, and Approve drops it', async () => {
+  const ctx = await ok('browser.context', { tabId: W.tabs.drag });
+  await ok('browser.node.action', { ref: nodeNamed(ctx, 'crane').ref, to: nodeNamed(ctx, 'Harbour map').ref, action: 'drag' });
+  assert.equal(await W.pages.drag.$eval('#placed', (el) => el.textContent), 'a crane');
+  const held = await ok('browser.node.action', { ref: nodeNamed(ctx, 'Order 4411 rope').ref, to: nodeNamed(ctx, 'Trash').ref, action: 'drag' });
+  assert.equal(held.held, true, JSON.stringify(held));
+  assert.deepEqual([held.hold.reason, held.hold.source, held.hold.control], ['drop', 'Order 4411 rope', 'Trash']);
+  assert.equal(await W.pages.drag.$eval('#status', (el) => el.textContent), '(nothing)', 'nothing dropped while held');
+  const resolved = await W.engine.command({ cmd: 'resolve-hold', deviceId: W.deviceId, holdId: held.hold.holdId, outcome: 'approve' },
+    { timeoutMs: 8000 });
+  assert.ok(JSON.stringify(resolved).includes('done'), JSON.stringify(resolved));
+  assert.equal(await W.pages.drag.$eval('#status', (el) => el.textContent), 'Deleted Order 4411 rope.');
+  // By HTML's drag and drop, onto the shelf inside a web component's shadow root.
+  const again = await ok('browser.context', { tabId: W.tabs.drag });
+  await ok('browser.node.action', { ref: nodeNamed(again, 'Repaint berth B7').ref, to: nodeNamed(again, 'Shelf').ref, action: 'drag' });
+  assert.equal(await W.pages.drag.$eval('#status', (el) => el.textContent), 'Shelved Repaint berth B7.');
 });
 
 step('the read-only grant reads but does not act (scope_denied)', async () => {
