@@ -317,6 +317,19 @@ test_hold_approve (Fixture       *f,
   wait_for_cards (f, CHP_TYPE_HOLD_ROW, 0);
 #undef SAVE_HOLD
 
+  /* A drop of something the page gave no name still says that something is dropped. */
+#define UNNAMED_DROP(state) \
+  "{\"holdId\":\"K8\",\"state\":\"" state "\",\"kind\":\"delete\",\"reason\":\"drop\"," \
+  "\"word\":\"trash\",\"control\":\"Trash\",\"source\":\"\",\"site\":\"https://board.example\"," \
+  "\"fields\":[],\"signature\":\"9f31\",\"tabId\":7,\"createdAt\":2}"
+  browser_event (f, "hold.changed", UNNAMED_DROP ("held"));
+  wait_for_cards (f, CHP_TYPE_HOLD_ROW, 1);
+  row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_HOLD_ROW);
+  g_assert_true (chp_ui_test_shows_text (row, "Drop: “(no name)” onto “Trash”"));
+  browser_event (f, "hold.changed", UNNAMED_DROP ("declined"));
+  wait_for_cards (f, CHP_TYPE_HOLD_ROW, 0);
+#undef UNNAMED_DROP
+
   /* A drag judged by where it drops (a card onto Trash) is said as a drop, with what would be
    * dropped where, not as a button; once approved, the card goes. */
 #define DROP_HOLD(state) \

@@ -580,7 +580,9 @@
       e.stopImmediatePropagation();
       heldBySubmit = submitHold(form, submitter);
     };
-    const guard = (JUDGED.has(action) || action === 'press') && !approved;
+    // An approved click or press is the very act the person saw; an approved drop is not the
+    // form it may submit (the card showed the drop), so that stays guarded.
+    const guard = (JUDGED.has(action) || action === 'press') && (!approved || action === 'drag');
     // A node in a frame that is part of the page submits in the frame's window.
     const windows = [...new Set([window, el.ownerDocument.defaultView].filter(Boolean))];
     const heldPress = () => ({ held: heldBySubmit, heldRef: ref || refFor(cap, el), heldAction: `press:${keySpec}` });

@@ -208,6 +208,12 @@
       throw e;
     }
     const dragged = draggableOf(grip);
+    // What a browser's drag carries is the draggable element from the press up: one around the
+    // element named would move more than the card says (a whole group for one of its items).
+    if (dragged && dragged !== el && composedContains(dragged, el)) {
+      letGo(grip, from, view);
+      fail('target_denied', `the browser would drag ${P.describe(dragged)}, around the element named: drag its ref`);
+    }
     if (dragged) {
       const data = new DataTransfer();
       const start = mouseInit(view, from.x, from.y, { buttons: 1, dataTransfer: data });
@@ -233,7 +239,10 @@
     // the page decides where it drops by the pointer's point. Releasing on what was pressed, when
     // the page moves it along with the pointer, is no click of a control: none was pressed.)
     const { held } = dropAt(target, to.x, to.y, el);
-    if (held && held !== target) {
+    // What is under the release may be the dragged element itself, moved along with the pointer:
+    // never one of its own controls a click on would hold (a card's Delete button).
+    const own = composedContains(el, under) ? heldControlFrom(under, el) : null;
+    if ((held && held !== target) || own) {
       doHover(grip, from, 1);
       letGo(grip, from, view);
       fail('target_denied', `${CONTROL_PUT}; the button was let go where the drag started`);
@@ -258,10 +267,14 @@
       fail('target_denied', `${held !== target ? CONTROL_PUT : 'the target moved away from the drop point during the drag'}; `
         + 'the drag ended with nothing dropped');
     }
-    over.dispatchEvent(new DragEvent('dragenter', at(to.x, to.y, {})));
-    const taken = !over.dispatchEvent(new DragEvent('dragover', at(to.x, to.y, {})));
-    if (taken) over.dispatchEvent(new DragEvent('drop', at(to.x, to.y, {})));
-    else over.dispatchEvent(new DragEvent('dragleave', at(to.x, to.y, {})));
+    // The drop goes to the target, the element judged, and rises from it as a browser's does: not
+    // to what lies inside it there, whose own handlers nobody judged (a plain "Delete forever"
+    // zone at the centre of a neutral container). A page that takes drops only there answers
+    // dropped:false, and the agent drops on that element's ref, judged then.
+    target.dispatchEvent(new DragEvent('dragenter', at(to.x, to.y, {})));
+    const taken = !target.dispatchEvent(new DragEvent('dragover', at(to.x, to.y, {})));
+    if (taken) target.dispatchEvent(new DragEvent('drop', at(to.x, to.y, {})));
+    else target.dispatchEvent(new DragEvent('dragleave', at(to.x, to.y, {})));
     dragged.dispatchEvent(new DragEvent('dragend', at(to.x, to.y, {})));
     return { dropped: taken };
   }

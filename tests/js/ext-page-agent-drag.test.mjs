@@ -141,3 +141,43 @@ test('widgets-drag.html: a drop where the page takes none says so; drags a perso
   assert.equal(await text(page, '#placed'), '(nothing)');
   await page.close();
 });
+
+// widgets-drag-traps.html: drops whose meaning is not in the target the agent names.
+test('widgets-drag-traps.html: a drop goes to the target judged, not to an unjudged zone inside it', opts, async () => {
+  const page = await open('/widgets-drag-traps.html');
+  const ctx = await ok(page, 'context', { captureId: 't1' });
+  // The Inbox says nothing of deleting; the plain zone at its centre deletes what lands on it, and
+  // is nothing a click would press. The drop goes to the Inbox, which takes it.
+  const r = await ok(page, 'action', { captureId: 't1', ref: byName(ctx, 'Ferry timetable').ref, to: byName(ctx, 'Inbox').ref, action: 'drag' });
+  assert.equal(r.done, true, JSON.stringify(r));
+  assert.equal(await text(page, '#status'), 'Moved Ferry timetable to Inbox.');
+  assert.equal(await page.locator('#c1').count(), 1, 'the card was not deleted');
+  await page.close();
+});
+
+test('widgets-drag-traps.html: what the browser would drag, the release and an approved drop are judged too', opts, async () => {
+  const page = await open('/widgets-drag-traps.html');
+  const ctx = await ok(page, 'context', { captureId: 't2' });
+  // An item inside a crate the browser drags whole: the drag would carry the crate, not the item named.
+  const crate = await refused(page, 'action', { captureId: 't2', ref: byName(ctx, 'Lantern').ref, to: byName(ctx, 'Inbox').ref, action: 'drag' }, 'target_denied');
+  assert.match(crate.message, /would drag div#crate\b.*"Crate 7".*around the element named/);
+  assert.equal(await page.evaluate(() => document.getElementById('crate').parentElement.id), '', 'the crate did not move');
+
+  // A tile the page lays under the pointer by its Remove button: the release is not let go on it.
+  const tile = byName(ctx, 'Tile 5');
+  assert.ok(tile, 'the tile is listed');
+  const placed = await refused(page, 'action', { captureId: 't2', ref: tile.ref, to: byName(ctx, 'Board').ref, action: 'drag' }, 'target_denied');
+  assert.match(placed.message, /the button was let go where the drag started/);
+  assert.equal(await page.locator('#tile').count(), 1, 'the tile was not removed');
+  assert.notEqual(await text(page, '#status'), 'Removed the tile.');
+
+  // Trash is held as the delete it is; the person approves that drop, not the form its handler
+  // also submits: the approved drop runs, and the submission is stopped.
+  const held = await ok(page, 'action', { captureId: 't2', ref: byName(ctx, 'Berth plan').ref, to: byName(ctx, 'Trash').ref, action: 'drag' });
+  assert.equal(held.held?.reason, 'drop', JSON.stringify(held));
+  const url = page.url();
+  const e = await refused(page, 'action', { captureId: 't2', ref: held.heldRef, action: held.heldAction, expect: held.held.canonical }, 'target_denied');
+  assert.match(e.message, /the drop would submit a form: it was stopped and nothing was sent/);
+  assert.equal(page.url(), url, 'the form was not sent');
+  await page.close();
+});

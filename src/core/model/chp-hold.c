@@ -49,7 +49,8 @@ struct _ChpHold
   char *reason;
   char *word;
   char *control;
-  char *source;         /* what the act starts from (the dragged element, a key's field), or "" */
+  char *source;         /* what the act starts from (the dragged element, a key's field), perhaps
+                         * unnamed (""); NULL for an act that has none */
   char *site;
   char *signature;
   char *error;
@@ -171,6 +172,21 @@ take_string (JsonObject  *object,
   return TRUE;
 }
 
+/* take_string () for a member that may be absent: then @out stays %NULL. */
+static gboolean
+take_optional_string (JsonObject  *object,
+                      const char  *member,
+                      gsize        max_len,
+                      char       **out,
+                      GError     **error)
+{
+  JsonNode *node = json_object_get_member (object, member);
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  return take_string (object, member, max_len, out, error);
+}
+
 static gboolean
 take_fields (ChpHold     *self,
              JsonObject  *object,
@@ -242,7 +258,7 @@ chp_hold_new_from_json (const char  *device_id,
       !take_string (object, "reason", MAX_SHORT, &self->reason, error) ||
       !take_string (object, "word", MAX_SHORT, &self->word, error) ||
       !take_string (object, "control", MAX_CONTROL, &self->control, error) ||
-      !take_string (object, "source", MAX_CONTROL, &self->source, error) ||
+      !take_optional_string (object, "source", MAX_CONTROL, &self->source, error) ||
       !take_string (object, "site", MAX_SHORT * 2, &self->site, error) ||
       !take_string (object, "signature", 64, &self->signature, error) ||
       !take_string (object, "error", MAX_SHORT, &self->error, error) ||
@@ -314,7 +330,6 @@ GETTER (const char *, kind)
 GETTER (const char *, reason)
 GETTER (const char *, word)
 GETTER (const char *, control)
-GETTER (const char *, source)
 GETTER (const char *, site)
 GETTER (const char *, signature)
 GETTER (const char *, error)
@@ -326,6 +341,20 @@ chp_hold_get_id (ChpHold *self)
 {
   g_return_val_if_fail (CHP_IS_HOLD (self), NULL);
   return self->hold_id;
+}
+
+/**
+ * chp_hold_get_source:
+ *
+ * Returns: (nullable): what the act starts from, as the page names it (the dragged element of a
+ *   drop, the field a sending key is pressed in; "" when it has no name), or %NULL for an act
+ *   that has none
+ */
+const char *
+chp_hold_get_source (ChpHold *self)
+{
+  g_return_val_if_fail (CHP_IS_HOLD (self), NULL);
+  return self->source;
 }
 
 /**
@@ -345,10 +374,10 @@ chp_hold_dup_act_text (ChpHold *self)
 
   g_return_val_if_fail (CHP_IS_HOLD (self), NULL);
 
-  if (g_str_equal (self->reason, "drop") && *self->source != '\0')
+  if (g_str_equal (self->reason, "drop") && self->source != NULL)
     return g_strdup_printf ("\"%s\" onto \"%s\"", self->source, self->control);
   key = g_str_equal (self->reason, "key");
-  if (key && *self->source != '\0')
+  if (key && self->source != NULL)
     return g_strdup_printf ("%s in \"%s\" (send)", self->control, self->source);
   if (key && g_str_equal (self->word, "save"))
     return g_strdup_printf ("%s (save)", self->control);
@@ -413,7 +442,7 @@ chp_hold_to_json (ChpHold *self)
   MEMBER ("state", self->state);
   MEMBER ("kind", self->kind);
   MEMBER ("control", self->control);
-  if (*self->source != '\0')
+  if (self->source != NULL)
     {
       MEMBER ("source", self->source);
     }

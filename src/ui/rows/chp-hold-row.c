@@ -177,6 +177,15 @@ fill_always (ChpHoldRow *self)
   chp_a11y_name_dropdown (self->duration_dropdown, _("How long to always allow"));
 }
 
+/* A name the page gave, or words saying it gave none. */
+static const char *
+named (const char *name)
+{
+  /* Translators: in place of the name of an element the page gave no name, e.g.
+   * "Drop: “(no name)” onto “Trash”" */
+  return *name != '\0' ? name : _("(no name)");
+}
+
 /* The act the card is about, in the app's language, from the parts the page named: the control,
  * and the element the act starts from (the dragged one of a drop, the field a key is pressed in). */
 static char *
@@ -186,26 +195,26 @@ control_text_of (ChpHold *hold)
   const char *source = chp_hold_get_source (hold);
   const char *reason = chp_hold_get_reason (hold);
 
+  if (g_str_equal (reason, "drop") && source != NULL)
+    /* Translators: what the agent would drag, then where it would drop it, as the page names
+     * them, e.g. "Drop: “Order 4411” onto “Trash”" */
+    return g_strdup_printf (_("Drop: “%s” onto “%s”"), named (source), named (control));
+  if (g_str_equal (reason, "key") && source != NULL)
+    /* Translators: a key press that would send what is in a field, e.g.
+     * "Key: Enter in “Write your message here” (sends it)" */
+    return g_strdup_printf (_("Key: %s in “%s” (sends it)"), control, named (source));
+  if (g_str_equal (reason, "key") && g_str_equal (chp_hold_get_word (hold), "save"))
+    /* Translators: a key press that would save, e.g. "Key: Control+s (saves)" */
+    return g_strdup_printf (_("Key: %s (saves)"), control);
   if (*control == '\0')
     return g_strdup (_("Button without a label"));
   if (g_str_equal (reason, "api"))
     /* Translators: a request to the site's own API the agent would make, e.g.
      * "Request: POST /api/messages" */
     return g_strdup_printf (_("Request: %s"), control);
-  if (g_str_equal (reason, "key") && *source != '\0')
-    /* Translators: a key press that would send what is in a field, e.g.
-     * "Key: Enter in “Write your message here” (sends it)" */
-    return g_strdup_printf (_("Key: %s in “%s” (sends it)"), control, source);
-  if (g_str_equal (reason, "key") && g_str_equal (chp_hold_get_word (hold), "save"))
-    /* Translators: a key press that would save, e.g. "Key: Control+s (saves)" */
-    return g_strdup_printf (_("Key: %s (saves)"), control);
   if (g_str_equal (reason, "key"))
     /* Translators: a key press that is itself the act, e.g. "Key: Enter" */
     return g_strdup_printf (_("Key: %s"), control);
-  if (g_str_equal (reason, "drop") && *source != '\0')
-    /* Translators: what the agent would drag, then where it would drop it, as the page names
-     * them, e.g. "Drop: “Order 4411” onto “Trash”" */
-    return g_strdup_printf (_("Drop: “%s” onto “%s”"), source, control);
   if (g_str_equal (reason, "drop"))
     /* Translators: where the agent would drop what it drags, as the page names it */
     return g_strdup_printf (_("Drop onto: %s"), control);
