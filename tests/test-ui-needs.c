@@ -330,6 +330,19 @@ test_hold_approve (Fixture       *f,
   wait_for_cards (f, CHP_TYPE_HOLD_ROW, 0);
 #undef UNNAMED_DROP
 
+  /* An extension from before `source` sent both ends as one control: said as it came. */
+#define OLD_DROP(state) \
+  "{\"holdId\":\"K9\",\"state\":\"" state "\",\"kind\":\"delete\",\"reason\":\"drop\"," \
+  "\"word\":\"trash\",\"control\":\"\\\"Order 4411\\\" onto \\\"Trash\\\"\"," \
+  "\"site\":\"https://board.example\",\"fields\":[],\"signature\":\"9f32\",\"tabId\":7,\"createdAt\":2}"
+  browser_event (f, "hold.changed", OLD_DROP ("held"));
+  wait_for_cards (f, CHP_TYPE_HOLD_ROW, 1);
+  row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_HOLD_ROW);
+  g_assert_true (chp_ui_test_shows_text (row, "Drop: \"Order 4411\" onto \"Trash\""));
+  browser_event (f, "hold.changed", OLD_DROP ("declined"));
+  wait_for_cards (f, CHP_TYPE_HOLD_ROW, 0);
+#undef OLD_DROP
+
   /* A drag judged by where it drops (a card onto Trash) is said as a drop, with what would be
    * dropped where, not as a button; once approved, the card goes. */
 #define DROP_HOLD(state) \

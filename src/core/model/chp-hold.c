@@ -363,7 +363,8 @@ chp_hold_get_source (ChpHold *self)
  * The held control as an agent reads it, in English, as the page names it: the control alone,
  * or with the act's source — `"Order 4411" onto "Trash"` for a drop, `Enter in "Message" (send)`
  * and `Control+s (save)` for a key. (The person's card words the same parts in the app's
- * language: chp-hold-row.c.)
+ * language: chp-hold-row.c.) An extension from before `source` sent these words whole, as the
+ * control: they are said as they came.
  *
  * Returns: (transfer full): the text
  */
@@ -379,7 +380,7 @@ chp_hold_dup_act_text (ChpHold *self)
   key = g_str_equal (self->reason, "key");
   if (key && self->source != NULL)
     return g_strdup_printf ("%s in \"%s\" (send)", self->control, self->source);
-  if (key && g_str_equal (self->word, "save"))
+  if (key && g_str_equal (self->word, "save") && !g_str_has_suffix (self->control, " (save)"))
     return g_strdup_printf ("%s (save)", self->control);
   return g_strdup (self->control);
 }

@@ -203,7 +203,8 @@ control_text_of (ChpHold *hold)
     /* Translators: a key press that would send what is in a field, e.g.
      * "Key: Enter in “Write your message here” (sends it)" */
     return g_strdup_printf (_("Key: %s in “%s” (sends it)"), control, named (source));
-  if (g_str_equal (reason, "key") && g_str_equal (chp_hold_get_word (hold), "save"))
+  if (g_str_equal (reason, "key") && g_str_equal (chp_hold_get_word (hold), "save") &&
+      !g_str_has_suffix (control, " (save)"))   /* an extension before `source` said it so */
     /* Translators: a key press that would save, e.g. "Key: Control+s (saves)" */
     return g_strdup_printf (_("Key: %s (saves)"), control);
   if (*control == '\0')
@@ -216,8 +217,9 @@ control_text_of (ChpHold *hold)
     /* Translators: a key press that is itself the act, e.g. "Key: Enter" */
     return g_strdup_printf (_("Key: %s"), control);
   if (g_str_equal (reason, "drop"))
-    /* Translators: where the agent would drop what it drags, as the page names it */
-    return g_strdup_printf (_("Drop onto: %s"), control);
+    /* Translators: a drop as an extension before `source` named it, both ends in one, e.g.
+     * "Drop: "Order 4411" onto "Trash"" */
+    return g_strdup_printf (_("Drop: %s"), control);
   /* Translators: the label of the button the agent pressed, as the page shows it */
   return g_strdup_printf (_("Button: %s"), control);
 }
