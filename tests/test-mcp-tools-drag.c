@@ -211,11 +211,20 @@ test_drag_refused (Env           *env,
   assert_refused (env, "browser_act",
                   "{\"tab\":\"b1:7\",\"action\":\"drag\",\"to\":\"1:e7\"}",
                   "ref is required when action is drag");
-  for (guint i = 0; i < 4; i++)
+  /* A pattern's `$` is the end of the string, as in the schema's own (ECMAScript) patterns: a
+   * trailing newline is no ref and no key. */
+  assert_refused (env, "browser_act",
+                  "{\"tab\":\"b1:7\",\"ref\":\"1:e2\",\"action\":\"drag\",\"to\":\"1:e7\\n\"}",
+                  "to must be a ref from browser_snapshot");
+  assert_refused (env, "browser_act",
+                  "{\"tab\":\"b1:7\",\"ref\":\"1:e2\\n\",\"action\":\"click\"}",
+                  "ref does not have the right form");
+  for (guint i = 0; i < 5; i++)
     {
-      static const char * const keys[] = { "Control+", "a b", "Hyper+x", "Enter " };
+      static const char * const keys[] = { "Control+", "a b", "Hyper+x", "Enter ", "Enter\n" };
+      g_autofree char *key = g_strescape (keys[i], NULL);
       g_autofree char *args = g_strdup_printf ("{\"tab\":\"b1:7\",\"ref\":\"1:e3\","
-                                               "\"action\":\"press\",\"key\":\"%s\"}", keys[i]);
+                                               "\"action\":\"press\",\"key\":\"%s\"}", key);
 
       assert_refused (env, "browser_act", args,
                       "key must be a key such as Enter, Tab or Control+s");

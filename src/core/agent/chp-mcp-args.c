@@ -11,6 +11,15 @@
 #include <stdarg.h>
 #include <string.h>
 
+/* Whether @s matches @pattern as a JSON Schema (ECMAScript) pattern does: `$` is the end of the
+ * string, where PCRE's default lets a newline end it too ("1:e7\n" would pass "^…$"). */
+static gboolean
+matches (const char *pattern,
+         const char *s)
+{
+  return g_regex_match_simple (pattern, s, G_REGEX_DOLLAR_ENDONLY, 0);
+}
+
 static gboolean
 invalid (GError    **error,
          const char *format,
@@ -127,7 +136,7 @@ check_value (const char  *name,
         return invalid (error, "%s must have at most %" G_GINT64_FORMAT " characters", name,
                         json_object_get_int_member (schema, "maxLength"));
       if (json_object_has_member (schema, "pattern") &&
-          !g_regex_match_simple (json_object_get_string_member (schema, "pattern"), s, 0, 0))
+          !matches (json_object_get_string_member (schema, "pattern"), s))
         return invalid (error, "%s does not have the right form (%s)", name,
                         json_object_get_string_member (schema, "pattern"));
       if ((values = chp_json_get_array (schema, "enum")) != NULL)
@@ -255,7 +264,7 @@ static gboolean
 only_placeholders (JsonNode *node)
 {
   if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-    return g_regex_match_simple (CHP_PLACEHOLDER_RE, json_node_get_string (node), 0, 0);
+    return matches (CHP_PLACEHOLDER_RE, json_node_get_string (node));
   if (JSON_NODE_HOLDS_OBJECT (node))
     {
       g_autoptr(GList) values = json_object_get_values (json_node_get_object (node));
@@ -352,17 +361,16 @@ check_batch_act (JsonObject  *act,
         return FALSE;
       /* A key press is no typed value: its key is kept as it is. */
       if (mine && saving && !g_str_equal (action, "press") &&
-          !g_regex_match_simple (CHP_PLACEHOLDER_RE, value, 0, 0))
+          !matches (CHP_PLACEHOLDER_RE, value))
         return invalid (error, "step %u: a recipe keeps no typed value: %s must be a "
                         "{{placeholder}} filled from params", n, own[i].argument);
     }
   if (g_str_equal (action, "press") &&
-      !g_regex_match_simple (CHP_TOOL_KEY_PATTERN, json_object_get_string_member (act, "key"), 0,
-                             0))
+      !matches (CHP_TOOL_KEY_PATTERN, json_object_get_string_member (act, "key")))
     return invalid (error, "step %u: key must be a key such as Enter, Tab or Control+s", n);
   if (ref != NULL && target != NULL)
     return invalid (error, "step %u: give ref or target, not both", n);
-  if (ref != NULL && !g_regex_match_simple (CHP_TOOL_REF_PATTERN, ref, 0, 0))
+  if (ref != NULL && !matches (CHP_TOOL_REF_PATTERN, ref))
     return invalid (error, "step %u: ref must be a ref from browser_snapshot, e.g. 3:e12", n);
   if (target != NULL && (!batch_string (target, "role", 1, 64, TRUE, n, error) ||
                          !batch_string (target, "name", 1, 200, TRUE, n, error)))
@@ -427,7 +435,7 @@ check_batch (JsonObject  *args,
 
   if ((steps != NULL) == (recipe != NULL))
     return invalid (error, "give steps, or the name of a recipe you saved; not both");
-  if (recipe != NULL && !g_regex_match_simple (CHP_RECIPE_PATTERN, recipe, 0, 0))
+  if (recipe != NULL && !matches (CHP_RECIPE_PATTERN, recipe))
     return invalid (error, "recipe is the name a batch was saved as");
   if (saving && steps == NULL)
     return invalid (error, "saveAs goes with steps");
@@ -472,12 +480,10 @@ chp_tool_check_semantics (const ToolSpec  *spec,
           !g_str_equal (action, "type"))
         return invalid (error, "ref is required when action is %s", action);
       if (json_object_has_member (args, "key") &&
-          !g_regex_match_simple (CHP_TOOL_KEY_PATTERN, json_object_get_string_member (args, "key"),
-                                 0, 0))
+          !matches (CHP_TOOL_KEY_PATTERN, json_object_get_string_member (args, "key")))
         return invalid (error, "key must be a key such as Enter, Tab or Control+s");
       if (json_object_has_member (args, "to") &&
-          !g_regex_match_simple (CHP_TOOL_REF_PATTERN, json_object_get_string_member (args, "to"),
-                                 0, 0))
+          !matches (CHP_TOOL_REF_PATTERN, json_object_get_string_member (args, "to")))
         return invalid (error, "to must be a ref from browser_snapshot, e.g. 3:e12");
     }
   else if (g_str_equal (spec->name, "browser_navigate"))
