@@ -290,7 +290,7 @@
    */
   function lookOf(el, walk) {
     if ((walk.looks = (walk.looks || 0) + 1) > MAX_LOOKS) return false;
-    const look = looksActionable(el);
+    const look = looksActionable(el, walk.cursors || (walk.cursors = new Map()));
     for (const [set, yes] of [[state.clickable, look.click], [state.draggable, look.drag]]) {
       if (yes) set.add(el);
       else set.delete(el);
@@ -306,9 +306,20 @@
   const SVG_NS = 'http://www.w3.org/2000/svg';
   const NO_LOOK = Object.freeze({ click: false, drag: false });
 
-  function looksActionable(el) {
+  /**
+   * `el`'s look (see above). `cursors`: the cursors asked for in this walk, by element, since an
+   * element's is asked again as its children's parent's. The inherited cursor is looked at before
+   * the controls around: on a drawing whose every shape inherits its node's cursor (Node-RED's
+   * canvas), closest() up to the root for each shape was most of a snapshot's time.
+   */
+  function looksActionable(el, cursors = new Map()) {
     const view = el.ownerDocument.defaultView;
-    const cursor = view ? view.getComputedStyle(el).cursor : '';
+    const cursorOf = (e) => {
+      let c = cursors.get(e);
+      if (c === undefined) cursors.set(e, (c = view ? view.getComputedStyle(e).cursor : ''));
+      return c;
+    };
+    const cursor = cursorOf(el);
     const svg = el.namespaceURI === SVG_NS;
     // draggable="true" says it outright, whatever the cursor; a cursor, only where it starts.
     // Not a link or an image, which a browser drags anyway (TiddlyWiki marks every link).
@@ -317,8 +328,8 @@
     const drag = byAttribute || (!svg && DRAG_CURSORS.has(cursor));
     if (!click && !drag) return NO_LOOK;
     const parent = el.parentElement;
+    if (parent && !byAttribute && cursorOf(parent) === cursor) return NO_LOOK;
     if (parent && parent.closest(INSIDE_CONTROL)) return NO_LOOK;
-    if (parent && !byAttribute && view.getComputedStyle(parent).cursor === cursor) return NO_LOOK;
     if (!/\S/.test(el.textContent) && !el.hasAttribute('aria-label') && !el.hasAttribute('title')) return NO_LOOK;
     // Only while shown: unlike a real control, nothing says a hidden one is a control at all.
     if (!isVisibleStyle(el)) return NO_LOOK;

@@ -300,6 +300,22 @@
     'address', 'br', 'hr', 'dialog']);
 
   /**
+   * How much text `root` holds outside scripts, styles and the like, counted only until past
+   * `limit`: a walk over its text nodes that stops there, where textContent builds the whole
+   * string, scripts' included. Node-RED keeps its nodes' templates (a megabyte of text) in script
+   * elements inside its editor: their textContent made every snapshot read the page as huge
+   * (pageText below), 10 ms a snapshot for lengths.
+   */
+  function textLength(root, limit) {
+    const walker = root.ownerDocument.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    let size = 0;
+    for (let t = walker.nextNode(); t && size <= limit; t = walker.nextNode()) {
+      if (!TEXT_SKIP.has(t.parentNode.localName)) size += t.data.length;
+    }
+    return size;
+  }
+
+  /**
    * How much text `root`'s children could show, counted until past `limit`: scripts, styles and
    * children hidden by style left out. TiddlyWiki keeps its whole store (megabytes of JSON) in
    * a script in the body; the body's textContent cost 16 ms there at every snapshot.
@@ -308,7 +324,7 @@
     let size = 0;
     for (let n = root.firstChild; n && size <= limit; n = n.nextSibling) {
       if (n.nodeType === 3) size += n.data.length;
-      else if (n.nodeType === 1 && !TEXT_SKIP.has(n.localName) && !owns(n) && isVisibleStyle(n)) size += n.textContent.length;
+      else if (n.nodeType === 1 && !TEXT_SKIP.has(n.localName) && !owns(n) && isVisibleStyle(n)) size += textLength(n, limit - size);
     }
     return size;
   }
@@ -335,7 +351,7 @@
         if (n.nodeType !== 1 || owns(n) || TEXT_SKIP.has(n.localName)) continue;
         if (!isVisibleStyle(n)) continue;    // innerText of a hidden element is its raw text
         const sep = TEXT_BLOCK.has(n.localName) ? '\n' : '';
-        if (n.textContent.length <= budget - out.length) out += sep + n.innerText + sep;
+        if (textLength(n, budget - out.length) <= budget - out.length) out += sep + n.innerText + sep;
         else {
           out += sep;
           visit(n);
