@@ -135,6 +135,27 @@ test_build_url (void)
 
   g_assert_null (chp_mcp_api_build_url (one, NULL, &error));
   g_assert_error (error, CHP_MCP_API_ERROR, CHP_MCP_API_ERROR_MISSING_PARAM);
+  g_clear_error (&error);
+
+  /* Nor a step up or none, which escaping would leave as it is: /tiddlers/.. is /recipes/default/. */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(JsonObject) dots = object_of (i == 0 ? "{\"tiddler\":\"..\"}" : "{\"tiddler\":\".\"}");
+
+      g_assert_null (chp_mcp_api_build_url (one, dots, &error));
+      g_assert_error (error, CHP_MCP_API_ERROR, CHP_MCP_API_ERROR_BAD_VALUE);
+      g_assert_true (strstr (error->message, "one part of the path") != NULL);
+      g_clear_error (&error);
+    }
+  /* Dots inside a value are its own: escaped, nothing to resolve. */
+  g_clear_pointer (&url, g_free);
+  {
+    g_autoptr(JsonObject) dotted = object_of ("{\"tiddler\":\"...and so on\"}");
+
+    url = chp_mcp_api_build_url (one, dotted, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (url, ==, "http://127.0.0.1:8080/recipes/default/tiddlers/...and%20so%20on");
+  }
 }
 
 static void

@@ -6,8 +6,10 @@
 //
 // What it hands back is bounded and carries no header values: status, content type (without
 // parameters), the size, at most 1 MiB of the body read (as JSON when it parses, else ≤ 64 KiB of
-// text); the worker redacts both before they leave. A redirect that ends on another origin is
-// refused without reading the reply (the call was made for one origin's API only).
+// text); the worker redacts both before they leave. A redirect is not followed, and refused
+// without reading the reply: the call was made for one origin's API only, and a browser that
+// follows a redirect to another origin drops only Authorization from what it sends there — a
+// CSRF header or an API key would go along to a server the page never talked to.
 
 /**
  * @param req {url, method, headers: {name: value}, body?: string, timeoutMs, maxBytes, maxText},
@@ -32,7 +34,7 @@ export async function pageFetch(req) {
     try {
       res = await fetch(req.url, {
         method: req.method, headers: req.headers, body: req.body, credentials: 'include',
-        redirect: 'follow', cache: 'no-store', signal: ac.signal,
+        redirect: 'manual', cache: 'no-store', signal: ac.signal,
       });
     } catch (e) {
       return { error: ac.signal.aborted ? 'timeout' : 'network', message: String(e?.message ?? e).slice(0, 200) };

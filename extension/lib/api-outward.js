@@ -6,9 +6,13 @@
 // tests run it; the worker imports outward.js for its table (a classic script that publishes it).
 //
 // The judgement, and why:
-// - GET and HEAD read: never held. A GraphQL body whose operation is a `query` reads too (the
-//   GraphQL convention: queries have no effects); a mutation, a persisted query or anything else
-//   over POST is judged like any write.
+// - GET and HEAD read: never held. A GraphQL request over POST whose every operation is a `query`
+//   reads too (the GraphQL convention: queries have no effects) — a GraphQL request only: a body
+//   of nothing but query, variables, operationName and extensions; a mutation, a persisted query
+//   or anything else over POST is judged like any write, by every operation and field it runs.
+//   A GraphQL body that does not parse is held as outward: it cannot be read for what it does.
+// - A POST that stands for another method (_method, X-HTTP-Method-Override in the body or the
+//   query) is judged as that one: DELETE deletes.
 // - DELETE destroys, whatever it names ('delete'), and so does an operation (path segment, GraphQL
 //   operation or first field, JSON-RPC method, an action-like query or body member) whose verb
 //   is a delete word ("deleteMessage"): the verb says what is done, the noun only to what.
@@ -70,21 +74,50 @@ export function wordsOf(name) {
     .toLowerCase().split(/[^a-z]+/).filter(Boolean);
 }
 
+/**
+ * A body's members, with a form's fields among them: [name, value] pairs. Both levels, for a body
+ * that has a `form` beside other members says what it does in either.
+ */
+function membersOf(body) {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return [];
+  const out = Object.entries(body).filter(([k]) => k !== 'form' || !body.form || typeof body.form !== 'object');
+  if (body.form && typeof body.form === 'object' && !Array.isArray(body.form)) out.push(...Object.entries(body.form));
+  return out;
+}
+
+// Where a POST says which method it stands for (Rails', Laravel's and others' _method; the
+// X-HTTP-Method-Override convention as a member or a query key): the server acts as that one.
+const OVERRIDE_KEYS = new Set(['_method', 'x-http-method-override', 'x-http-method', 'x-method-override']);
+
+/** The method a call stands for by an override in its body or query, upper case, or null. */
+function overrideOf(url, body) {
+  const found = membersOf(body).find(([k, v]) => OVERRIDE_KEYS.has(k.toLowerCase()) && typeof v === 'string');
+  if (found) return found[1].trim().toUpperCase();
+  try {
+    for (const [k, v] of new URL(url).searchParams) if (OVERRIDE_KEYS.has(k.toLowerCase())) return v.trim().toUpperCase();
+  } catch {
+    // no URL: nothing in it
+  }
+  return null;
+}
+
 /** The names a call is judged by, each as {words, source}: operation names first, then the path. */
 function namesOf(method, url, body) {
   const names = [];
   const gql = graphqlOf(body);
   if (gql) {
+    // Every operation it names and every field it runs: `mutation { updateProfile … deleteAccount … }`.
     if (gql.name) names.push(gql.name);
-    if (gql.field) names.push(gql.field);
+    names.push(...(gql.operations ?? []), ...gql.fields);
+  }
+  // A persisted query says its operation by name only, with no document to read.
+  if (body && typeof body === 'object' && typeof body.operationName === 'string' && body.operationName.length <= 80) {
+    names.push(body.operationName);
   }
   const rpc = jsonRpcMethod(body);
   if (rpc) names.push(rpc);
-  if (body && typeof body === 'object' && !Array.isArray(body)) {
-    const members = body.form && typeof body.form === 'object' ? body.form : body;
-    for (const [k, v] of Object.entries(members)) {
-      if (ACTION_KEYS.has(k.toLowerCase()) && typeof v === 'string' && v.length <= 64) names.push(v);
-    }
+  for (const [k, v] of membersOf(body)) {
+    if (ACTION_KEYS.has(k.toLowerCase()) && typeof v === 'string' && v.length <= 64) names.push(v);
   }
   let u = null;
   try {
@@ -109,17 +142,18 @@ function namesOf(method, url, body) {
 export function classifyCall({ method, url, body }) {
   const m = String(method ?? 'GET').toUpperCase();
   if (READ_METHODS.includes(m)) return { kind: 'read', word: null };
+  if (m === 'DELETE' || overrideOf(url, body) === 'DELETE') return { kind: 'delete', word: 'DELETE' };
   const { names, gql } = namesOf(m, url, body);
-  if (gql && gql.type === 'query' && !/\bmutation\b/.test(String(body.query))) return { kind: 'read', word: null };
-  if (m === 'DELETE') return { kind: 'delete', word: 'DELETE' };
+  // A read only as a GraphQL request over POST whose every operation is a query.
+  if (m === 'POST' && gql && gql.queries) return { kind: 'read', word: null };
   const words = names.flatMap(wordsOf);
   const del = words.find((w) => DELETE_WORDS.has(w));
   if (del) return { kind: 'delete', word: del };
   const out = words.find((w) => OUTWARD_WORDS.has(w));
   if (out) return { kind: 'outward', word: out };
-  const members = body && typeof body === 'object' && !Array.isArray(body)
-    ? Object.keys(body.form && typeof body.form === 'object' ? body.form : body) : [];
-  if (members.some((k) => RECIPIENT_KEYS.has(k.toLowerCase()))) return { kind: 'outward', word: 'recipient' };
+  if (membersOf(body).some(([k]) => RECIPIENT_KEYS.has(k.toLowerCase()))) return { kind: 'outward', word: 'recipient' };
+  // A GraphQL body that cannot be read through says nothing of what it runs: every doubt holds.
+  if (gql && gql.unread) return { kind: 'outward', word: 'graphql' };
   return { kind: 'write', word: null };
 }
 
@@ -148,18 +182,33 @@ function fieldOf(name, v) {
 }
 
 /**
- * The fields a hold's card shows: the body's top-level members (a form's fields; a GraphQL call's
- * variables and a JSON-RPC call's params, which are what it sends).
+ * The fields a hold's card shows, which are everything the call sends but its path: the query's
+ * members (`?to=…` names a recipient as well as a body does), then the body's — its members with
+ * a form's fields among them; a GraphQL call's document (its inline arguments are what it sends)
+ * and variables; a JSON-RPC call's params.
  */
-export function holdFields(body) {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return [];
-  let members = body;
-  if (body.form && typeof body.form === 'object' && Object.keys(body).length === 1) members = body.form;
-  else if (graphqlOf(body)) members = body.variables && typeof body.variables === 'object' ? body.variables : {};
-  else if (jsonRpcMethod(body) && body.params && typeof body.params === 'object' && !Array.isArray(body.params)) {
-    members = body.params;
+export function holdFields(body, url = null) {
+  const pairs = [];
+  if (url) {
+    try {
+      pairs.push(...new URL(url).searchParams);
+    } catch {
+      // no URL: no query
+    }
   }
-  return Object.entries(members).slice(0, MAX_FIELDS).map(([k, v]) => fieldOf(k.slice(0, 80), v));
+  const gql = graphqlOf(body);
+  if (gql) {
+    pairs.push(['query', body.query]);
+    if (body.variables && typeof body.variables === 'object' && !Array.isArray(body.variables)) {
+      pairs.push(...Object.entries(body.variables));
+    }
+    pairs.push(...Object.entries(body).filter(([k]) => k !== 'query' && k !== 'variables'));
+  } else if (jsonRpcMethod(body) && body.params && typeof body.params === 'object' && !Array.isArray(body.params)) {
+    pairs.push(...Object.entries(body.params));
+  } else {
+    pairs.push(...membersOf(body));
+  }
+  return pairs.slice(0, MAX_FIELDS).map(([k, v]) => fieldOf(String(k).slice(0, 80), v));
 }
 
 /**
@@ -170,15 +219,17 @@ export function heldCall({ method, url, body }, verdict = classifyCall({ method,
   const u = new URL(url);
   const m = String(method).toUpperCase();
   const gql = graphqlOf(body);
-  const op = gql ? (gql.field ?? gql.name) : jsonRpcMethod(body);
-  const control = `${m} ${redactPath(u.pathname).path}${op ? ` ${op}` : ''}`;
+  const rpc = jsonRpcMethod(body);
+  // Every operation a GraphQL call runs, not its first only ("updateProfile, deleteAccount").
+  const ops = gql ? (gql.fields.length ? gql.fields : [gql.name].filter(Boolean)) : rpc ? [rpc] : [];
+  const control = `${m} ${redactPath(u.pathname).path}${ops.length ? ` ${ops.join(', ')}` : ''}`;
   return {
     kind: verdict.kind === 'read' ? 'write' : verdict.kind,
     reason: 'api',
     word: verdict.word,
     control: control.slice(0, 160),
     site: u.origin,
-    fields: holdFields(body),
+    fields: holdFields(body, url),
     canonical: canonicalOf({ method: m, url, body }),
   };
 }

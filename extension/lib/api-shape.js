@@ -131,24 +131,201 @@ export function shapeOf(value) {
   return { type: typeOf(value) };
 }
 
-// The first field of the first selection set: `mutation Send($a: ID) { sendMessage(…) { … } }`.
-const FIRST_FIELD = /\{\s*(?:[A-Za-z_][A-Za-z0-9_]*\s*:\s*)?([A-Za-z_][A-Za-z0-9_]*)/;
-const OPERATION = /^\s*(query|mutation|subscription)\b\s*([A-Za-z_][A-Za-z0-9_]*)?/;
+// A GraphQL document, read as far as judging it needs: its operations, their types and names, and
+// the fields each selects at its top (the operations it runs: `mutation { updateProfile … 
+// deleteAccount … }` runs both), with the top fields of the fragments it spreads there. Commas
+// are blanks, comments end at either line end, strings and block strings are tokens, and
+// arguments, variables' defaults and directives are skipped as balanced groups, so a `{` in a
+// default value or a string is never taken for a selection. Bounded: GQL_MAX_CHARS of text and
+// GQL_MAX_TOKENS tokens; past them, or for anything that does not parse, null (and the caller
+// cannot call it a read).
+const GQL_MAX_CHARS = 32 * 1024;
+const GQL_MAX_TOKENS = 8192;
+const GQL_PUNCT = new Set(['{', '}', '(', ')', '[', ']', ':', '=', '@', '$', '!', '|', '&']);
+const GQL_NAME_START = /[A-Za-z_]/;
+const GQL_NAME = /[A-Za-z0-9_]/;
+
+function gqlTokens(src) {
+  if (src.length > GQL_MAX_CHARS) return null;
+  const out = [];
+  let i = 0;
+  while (i < src.length) {
+    if (out.length > GQL_MAX_TOKENS) return null;
+    const c = src[i];
+    if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === ',' || c === '\ufeff') {
+      i += 1;
+    } else if (c === '#') {
+      while (i < src.length && src[i] !== '\n' && src[i] !== '\r') i += 1;
+    } else if (src.startsWith('"""', i)) {
+      let j = i + 3;
+      while (j < src.length && !src.startsWith('"""', j)) j += src.startsWith('\\"""', j) ? 4 : 1;
+      if (j >= src.length) return null;
+      out.push('"');
+      i = j + 3;
+    } else if (c === '"') {
+      let j = i + 1;
+      while (j < src.length && src[j] !== '"') {
+        if (src[j] === '\n' || src[j] === '\r') return null;
+        j += src[j] === '\\' ? 2 : 1;
+      }
+      if (j >= src.length) return null;
+      out.push('"');
+      i = j + 1;
+    } else if (src.startsWith('...', i)) {
+      out.push('...');
+      i += 3;
+    } else if (GQL_PUNCT.has(c)) {
+      out.push(c);
+      i += 1;
+    } else if (GQL_NAME_START.test(c)) {
+      let j = i + 1;
+      while (j < src.length && GQL_NAME.test(src[j])) j += 1;
+      out.push(`n:${src.slice(i, j)}`);
+      i = j;
+    } else if (c === '-' || (c >= '0' && c <= '9')) {
+      let j = i + 1;
+      while (j < src.length && /[0-9.eE+-]/.test(src[j])) j += 1;
+      out.push('0');
+      i = j;
+    } else {
+      return null;
+    }
+  }
+  return out;
+}
+
+/** {operations: [{type, name, fields}], fragments} of a GraphQL document (see above), or null. */
+export function graphqlDocument(src) {
+  const toks = typeof src === 'string' ? gqlTokens(src) : null;
+  if (!toks) return null;
+  let i = 0;
+  const name = () => {
+    const t = toks[i];
+    if (!t || !t.startsWith('n:')) throw new SyntaxError('a name');
+    i += 1;
+    return t.slice(2);
+  };
+  const is = (word) => toks[i] === `n:${word}`;
+  const group = (open, close) => {
+    for (let depth = 0; i < toks.length;) {
+      const t = toks[i++];
+      if (t === open) depth += 1;
+      else if (t === close && --depth === 0) return;
+    }
+    throw new SyntaxError('an unclosed group');
+  };
+  const directives = () => {
+    while (toks[i] === '@') {
+      i += 1;
+      name();
+      if (toks[i] === '(') group('(', ')');
+    }
+  };
+  // A selection set: its own fields (aliases read through) and the fragments it spreads.
+  const selection = () => {
+    const out = { fields: [], spreads: [] };
+    if (toks[i++] !== '{') throw new SyntaxError('a selection');
+    while (toks[i] !== '}') {
+      if (i >= toks.length) throw new SyntaxError('an unclosed selection');
+      if (toks[i] === '...') {
+        i += 1;
+        if (is('on') || toks[i] === '@' || toks[i] === '{') {
+          if (is('on')) {
+            i += 1;
+            name();
+          }
+          directives();
+          const inner = selection();
+          out.fields.push(...inner.fields);
+          out.spreads.push(...inner.spreads);
+        } else {
+          out.spreads.push(name());
+          directives();
+        }
+        continue;
+      }
+      let field = name();
+      if (toks[i] === ':') {
+        i += 1;
+        field = name();
+      }
+      out.fields.push(field);
+      if (toks[i] === '(') group('(', ')');
+      directives();
+      if (toks[i] === '{') group('{', '}');
+    }
+    i += 1;
+    return out;
+  };
+  const operations = [];
+  const fragments = new Map();
+  try {
+    while (i < toks.length) {
+      if (toks[i] === '{') {
+        operations.push({ type: 'query', name: null, ...selection() });
+      } else if (is('fragment')) {
+        i += 1;
+        const fragment = name();
+        if (!is('on')) throw new SyntaxError('a type condition');
+        i += 1;
+        name();
+        directives();
+        fragments.set(fragment, selection());
+      } else {
+        const type = name();
+        if (type !== 'query' && type !== 'mutation' && type !== 'subscription') throw new SyntaxError('an operation');
+        const op = toks[i]?.startsWith('n:') ? name() : null;
+        if (toks[i] === '(') group('(', ')');
+        directives();
+        operations.push({ type, name: op, ...selection() });
+      }
+    }
+  } catch {
+    return null;
+  }
+  if (operations.length === 0) return null;
+  // Each operation's fields with those of the fragments it spreads there, through other fragments.
+  for (const op of operations) {
+    const seen = new Set();
+    const todo = [...op.spreads];
+    while (todo.length) {
+      const f = todo.pop();
+      if (seen.has(f) || !fragments.has(f)) continue;
+      seen.add(f);
+      op.fields.push(...fragments.get(f).fields);
+      todo.push(...fragments.get(f).spreads);
+    }
+    delete op.spreads;
+  }
+  return { operations, fragments: [...fragments.keys()] };
+}
+
+// The members a GraphQL request over POST has (the GraphQL over HTTP convention): a body with any
+// other is something else that happens to have a `query`, judged as any write.
+const GRAPHQL_MEMBERS = new Set(['query', 'variables', 'operationName', 'extensions']);
+const OPERATION_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,79}$/;
 
 /**
- * What a GraphQL body asks, as names: {type: query|mutation|subscription, name (operationName or
- * the one in the document), field (the first field it selects)}; null when it is not GraphQL.
+ * What a GraphQL body asks, as names: {type (mutation or subscription if any operation is one,
+ * else query), name (operationName, or the first operation's), field (the first field it runs),
+ * fields (every field its operations run), queries (true when it is a GraphQL request and every
+ * operation in it is a query: a read)}; null when it is not GraphQL. A body with a `query` that
+ * does not parse as one is {type: null, unread: true}: it says nothing, and reads nothing.
  */
 export function graphqlOf(body) {
   if (!body || typeof body !== 'object' || Array.isArray(body) || typeof body.query !== 'string') return null;
-  const q = body.query.slice(0, 4096).replace(/#[^\n]*/g, ' ');
-  const op = OPERATION.exec(q);
-  const type = op ? op[1] : (/^\s*\{/.test(q) ? 'query' : null);
-  if (!type) return null;
-  const field = FIRST_FIELD.exec(q)?.[1] ?? null;
-  const name = typeof body.operationName === 'string' && /^[A-Za-z_][A-Za-z0-9_]{0,79}$/.test(body.operationName)
-    ? body.operationName : (op?.[2] ?? null);
-  return { type, name, field };
+  const opName = typeof body.operationName === 'string' && OPERATION_NAME.test(body.operationName)
+    ? body.operationName : null;
+  const doc = graphqlDocument(body.query);
+  if (!doc) return { type: null, name: opName, field: null, fields: [], queries: false, unread: true };
+  const ops = doc.operations;
+  const other = ops.find((o) => o.type !== 'query');
+  const fields = [...new Set(ops.flatMap((o) => o.fields))];
+  return {
+    type: other ? other.type : 'query', name: opName ?? ops[0].name, field: ops[0].fields[0] ?? null, fields,
+    operations: ops.map((o) => o.name).filter(Boolean),
+    queries: !other && Object.keys(body).every((k) => GRAPHQL_MEMBERS.has(k)),
+  };
 }
 
 /** A JSON-RPC body's method name, or null. */
@@ -161,7 +338,7 @@ export function jsonRpcMethod(body) {
 /** The operation a body names: GraphQL's operationName or first field, or a JSON-RPC method. */
 export function operationOf(body) {
   const gql = graphqlOf(body);
-  if (gql) return { operation: gql.name ?? gql.field, operationType: gql.type };
+  if (gql && gql.type) return { operation: gql.name ?? gql.field, operationType: gql.type };
   const rpc = jsonRpcMethod(body);
   return rpc ? { operation: rpc, operationType: 'rpc' } : null;
 }

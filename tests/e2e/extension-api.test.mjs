@@ -193,6 +193,12 @@ describe('the site\'s own API through the engine', { skip }, () => {
     const error = await refused('target_denied', 'browser.api.call',
       { tabId: tabs.app, method: 'GET', url: `${sites.originB}/api/contacts` });
     assert.match(error.message, /already talks to/);
+    // Nor by a redirect of the page's own server: not followed (a browser that follows one takes
+    // the CSRF header along to the other server).
+    const moved = await refused('target_denied', 'browser.api.call', { tabId: tabs.app, method: 'GET', url: `${app()}/api/moved`,
+      credential: { kind: 'header', header: 'x-csrf-token' } });
+    assert.match(moved.message, /redirect/);
+    assert.equal(arrived('GET', '/api/moved').length > 0, true, 'the call reached the page\'s own server');
     assert.equal(sites.apiLog().filter((e) => e.origin === sites.originB).length, 0);
     const floor = await refused('refused_floor', 'browser.network.list', { tabId: tabs.bank });
     assert.match(floor.message, /off limits/, JSON.stringify(floor));

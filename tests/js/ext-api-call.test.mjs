@@ -58,6 +58,21 @@ test('a read goes from inside the page, signed by the page\'s own header, and co
     text: `token=${TOKEN} done` };
   const plain = await call(s, { method: 'GET', url: 'https://app.example/api/export' });
   assert.ok(!plain.text.includes(TOKEN), plain.text);
+
+  // The page's own CSRF value, written back into the HTML (or JSON) a site serves, never comes
+  // back to the agent, nor an HTML page's token tags' values whoever set them.
+  s.reply = { status: 200, ok: true, contentType: 'text/html', size: 300, truncated: false, ms: 1,
+    text: `<meta name="csrf-token" content="kP3xQ9v2Lm8Zr0hJ"><form><input type="hidden" name="authenticity_token" value='Qw7eRt9yUi0oPa1s'>`
+      + `<input name="q" value="lighthouse"></form><p>${CSRF}</p>` };
+  const html = await call(s, { method: 'GET', url: 'https://app.example/api/export' });
+  assert.ok(!html.text.includes(CSRF), html.text);
+  assert.ok(!html.text.includes('kP3xQ9v2Lm8Zr0hJ') && !html.text.includes('Qw7eRt9yUi0oPa1s'), html.text);
+  assert.match(html.text, /<meta name="csrf-token" content="\[redacted\]">/);
+  assert.match(html.text, /name="q" value="lighthouse"/, 'a field that is no token is left as it is');
+  s.reply = { status: 200, ok: true, contentType: 'application/json', size: 60, truncated: false, ms: 1,
+    json: { session: { note: `csrf is ${CSRF}` } } };
+  const json = await call(s, { method: 'GET', url: 'https://app.example/api/export' });
+  assert.ok(!JSON.stringify(json).includes(CSRF), JSON.stringify(json));
   assert.deepEqual(plain.shape, { type: 'text' });
 });
 
@@ -74,7 +89,11 @@ test('only what the page already talks to; the floor; a credential the page neve
   for (const bad of [{ method: 'TRACE', url: 'https://app.example/' }, { method: 'GET', url: 'ftp://app.example/' },
     { method: 'GET', url: 'https://u:p@app.example/' }, { method: 'GET', url: 'https://app.example/', body: {} },
     { method: 'POST', url: 'https://app.example/', body: { form: { a: 1 } } },
-    { method: 'POST', url: 'https://app.example/', body: { big: 'x'.repeat(70000) } }]) {
+    { method: 'POST', url: 'https://app.example/', body: { big: 'x'.repeat(70000) } },
+    // A step up (or none) in the path goes somewhere no route names: /api/notes/.. is /api/.
+    { method: 'GET', url: 'https://app.example/api/notes/../admin' },
+    { method: 'PUT', url: 'https://app.example/api/v1/%2E%2e/admin', body: {} },
+    { method: 'GET', url: 'https://app.example/api/./x' }]) {
     await assert.rejects(call(s, bad), { code: 'invalid_params' }, JSON.stringify(bad).slice(0, 80));
   }
   s.reply = { error: 'redirected', message: 'x' };

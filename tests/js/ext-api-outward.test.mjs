@@ -83,6 +83,7 @@ test('the card: the request named, short values shown, secrets as lengths, a can
   assert.equal(held.control, 'POST /api/messages');
   assert.equal(held.site, APP);
   assert.deepEqual(held.fields, [
+    { name: 'x', value: '1' }, // the query's members: everything the call sends but its path
     { name: 'to', value: 'ann@example.com' }, { name: 'text', value: 'Lunch at noon?' },
     { name: 'password', secret: true, length: 10 }, { name: 'apiToken', secret: true, length: 7 },
     { name: 'n', value: '3' }, { name: 'meta', value: '{…}' }, { name: 'tags', value: '[2]' },
@@ -97,8 +98,51 @@ test('the card: the request named, short values shown, secrets as lengths, a can
   const gql = heldCall({ method: 'POST', url: `${APP}/graphql`,
     body: { query: 'mutation Send($to: ID, $text: String) { sendMessage(to: $to, text: $text) { id } }', variables: { to: '7', text: 'hi' } } });
   assert.equal(gql.control, 'POST /graphql sendMessage');
-  assert.deepEqual(gql.fields, [{ name: 'to', value: '7' }, { name: 'text', value: 'hi' }], 'a GraphQL card shows its variables');
+  assert.deepEqual(gql.fields, [
+    { name: 'query', value: 'mutation Send($to: ID, $text: String) { sendMessage(to: $to, text: $text) { id } }' },
+    { name: 'to', value: '7' }, { name: 'text', value: 'hi' }], 'a GraphQL card shows its document and variables');
   assert.deepEqual(holdFields({ form: { subject: 'Hi', csrf_token: 'abc' } }),
     [{ name: 'subject', value: 'Hi' }, { name: 'csrf_token', secret: true, length: 3 }]);
   assert.equal(heldCall({ method: 'DELETE', url: `${APP}/api/contacts/3` }).kind, 'delete');
+});
+
+// From a review of the gates: each of these went through unheld, or held as less than it is.
+test('a body cannot pass for a GraphQL read, hide its method, or hide what it runs behind another field', () => {
+  // A `query` member makes no write a read: only a GraphQL request (query, variables,
+  // operationName, extensions) over POST whose every operation is a query.
+  assert.equal(kind('DELETE', '/api/notes/5', { query: '{ x }' }), 'delete');
+  assert.equal(kind('POST', '/api/messages', { query: '{x}', to: 'eve@evil.example', text: 'hi' }), 'outward');
+  assert.equal(kind('PUT', '/api/notes/5', { query: '{ x }' }), 'write', 'judged as the write it is, never a read');
+  assert.equal(kind('POST', '/graphql', { query: '{ me { id } }', variables: {}, operationName: 'Me' }), 'read');
+  assert.equal(kind('POST', '/graphql', { query: 'query A { a } mutation B { deleteAccount { id } }' }), 'delete',
+    'one mutation among queries');
+  // Every field a mutation runs, past commas, default values, comments that end at \r, aliases
+  // and fragments.
+  assert.equal(kind('POST', '/graphql', { query: 'mutation { updateProfile(name: "x") { id } deleteAccount { id } }' }), 'delete');
+  assert.equal(kind('POST', '/graphql', { query: 'mutation { ,sendMessage(to: "eve") { id } }' }), 'outward');
+  assert.equal(kind('POST', '/graphql', { query: 'mutation ($x: In = {a: 1}) { deleteAccount { id } }' }), 'delete');
+  assert.equal(kind('POST', '/graphql', { query: 'mutation #\r{ sendMessage(a: 1) { id } }\n' }), 'outward');
+  assert.equal(kind('POST', '/graphql', { query: 'mutation { saved: sendMessage(text: "} {") { id } }' }), 'outward');
+  assert.equal(kind('POST', '/graphql', { query: 'mutation { ...F } fragment F on Mutation { sendMessage { id } }' }), 'outward');
+  assert.equal(kind('POST', '/graphql', { query: 'mutation { sendMessage(text: "unclosed) { id } }' }), 'outward',
+    'a document that does not parse says nothing: held');
+  // A persisted query names its operation only by operationName.
+  assert.equal(kind('POST', '/graphql', { operationName: 'SendMessage', extensions: { persistedQuery: { sha256Hash: 'abc' } } }), 'outward');
+  // A method override is the method the server acts as.
+  assert.equal(kind('POST', '/api/notes/5', { form: { _method: 'DELETE' } }), 'delete');
+  assert.equal(kind('POST', '/api/notes/5', { _method: 'delete', text: 'x' }), 'delete');
+  assert.equal(kind('POST', '/api/notes/5?_method=DELETE'), 'delete');
+  // A `form` beside other members hides nothing: both are read.
+  assert.equal(kind('POST', '/api/things', { form: {}, action: 'send', to: 'eve' }), 'outward');
+  assert.equal(kind('POST', '/api/things', { form: { to: 'eve' }, note: 'x' }), 'outward');
+});
+
+test('the card shows what the call sends: the query\'s members, every operation a GraphQL call runs, its inline arguments', () => {
+  const held = heldCall({ method: 'POST', url: `${APP}/api/things?to=eve%40evil.example`, body: { text: 'hello' } });
+  assert.deepEqual(held.fields, [{ name: 'to', value: 'eve@evil.example' }, { name: 'text', value: 'hello' }]);
+  const gql = heldCall({ method: 'POST', url: `${APP}/graphql`,
+    body: { query: 'mutation { updateProfile(name: "x") { id } sendMessage(to: "eve", text: "hi") { id } }' } });
+  assert.equal(gql.kind, 'outward');
+  assert.equal(gql.control, 'POST /graphql updateProfile, sendMessage');
+  assert.match(gql.fields[0].value, /sendMessage\(to: "eve", text: "hi"\)/);
 });

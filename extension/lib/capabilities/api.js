@@ -49,6 +49,10 @@ export function callParams(p) {
   if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.username || u.password) {
     throw bad('url is an absolute http(s) URL, without a user name or password in it');
   }
+  // A "." or ".." step (or %2e for a dot) is resolved away by the URL: the call would go to a
+  // path other than the one named, which no learned route may (the app fills a route's slots).
+  const path = o.url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/)[0];
+  if (path.split(/[/\\]/).some((seg) => /^(?:\.|%2e){1,2}$/i.test(seg))) throw bad('url has a "." or ".." step in its path');
   out.url = u.href;
   if (o.body !== undefined) {
     if (out.method === 'GET' || out.method === 'HEAD') throw bad(`${out.method} takes no body`);
@@ -177,13 +181,14 @@ async function inPage({ router, chrome, tabId: tab, frameId: frame, documentId }
 }
 
 /** The page's answer `r` to a prepared call → the answer as the agent gets it. */
-function answerOf(r, prepared, tab) {
+function answerOf(r, prepared, { router, tabId: tab }) {
   if (!r || typeof r !== 'object') throw new ChaperoneError('internal', 'The page did not answer the call');
+  const origin = webOrigin(prepared.req.url);
   if (r.error === 'redirected') {
-    throw new ChaperoneError('target_denied', 'The call was redirected to another origin',
-      { tabId: tab, origin: webOrigin(prepared.req.url) });
+    throw new ChaperoneError('target_denied', 'The site answered with a redirect, which Chaperone does not follow',
+      { tabId: tab, origin });
   }
-  const answer = replyOf(r);
+  const answer = replyOf(r, router.capture.secretValues?.(tab, origin) ?? []);
   if (prepared.plan) answer.plan = prepared.plan;
   return answer;
 }
@@ -196,7 +201,7 @@ function answerOf(r, prepared, tab) {
 export async function runCall(ctx, p, { approved = false } = {}) {
   const prepared = await prepareCall(ctx, p, { approved });
   if (prepared.held) return prepared;
-  return answerOf(await inPage(ctx, prepared.req, [p]), prepared, ctx.tabId);
+  return answerOf(await inPage(ctx, prepared.req, [p]), prepared, ctx);
 }
 
 /**
@@ -226,7 +231,7 @@ export async function runReads(ctx, calls) {
     if (list.length === 0) throw new ChaperoneError('internal', 'The page did not answer the calls');
     for (let i = 0; i < list.length; i++) {
       try {
-        out.push({ value: answerOf(list[i], prepared[i], ctx.tabId) });
+        out.push({ value: answerOf(list[i], prepared[i], ctx) });
       } catch (e) {
         out.push({ error: e });
         break;
@@ -238,21 +243,54 @@ export async function runReads(ctx, calls) {
   return out;
 }
 
-/** The page's reply as the agent gets it: bounded, redacted, with its shape. */
-export function replyOf(r) {
+// An HTML page's own tokens: a <meta> or <input> whose name says CSRF, XSRF, token, authenticity
+// or nonce (Rails' csrf-token, a form's hidden authenticity_token) keeps its tag, not its value.
+const TOKEN_TAG = /<(?:meta|input)\b[^>]*>/gi;
+const TOKEN_NAME = /\b(?:name|id|property)\s*=\s*["']?[^"'>\s]*(?:csrf|xsrf|token|authenticity|nonce)/i;
+const TAG_VALUE = /(\b(?:content|value)\s*=\s*)(?:"[^"]*"|'[^']*'|[^\s"'>]+)/gi;
+const MIN_SECRET = 8;
+
+/**
+ * `text` without the credential values the page sent (`secrets`: each replaced wherever it
+ * appears, at MIN_SECRET characters or more) and without the values of an HTML page's token tags.
+ */
+function scrub(text, secrets) {
+  let out = text.replace(TOKEN_TAG, (tag) => (TOKEN_NAME.test(tag) ? tag.replace(TAG_VALUE, '$1"[redacted]"') : tag));
+  for (const s of secrets) {
+    // A bearer header's value is "Bearer <token>": the token is what may come back on its own.
+    for (const v of [s, s.replace(/^\s*bearer\s+/i, '')]) {
+      if (v.length >= MIN_SECRET) out = out.split(v).join('[redacted]');
+    }
+  }
+  return out;
+}
+
+/** `value` with scrub() on every string in it. */
+function scrubValue(value, secrets, depth = 0) {
+  if (typeof value === 'string') return scrub(value, secrets);
+  if (!value || typeof value !== 'object' || depth > 64) return value;
+  if (Array.isArray(value)) return value.map((v) => scrubValue(v, secrets, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubValue(v, secrets, depth + 1)]));
+}
+
+/**
+ * The page's reply as the agent gets it: bounded, redacted, with its shape. `secrets`: the
+ * credential values the page sent to the reply's origin, which never come back (scrub()).
+ */
+export function replyOf(r, secrets = []) {
   if (r.error) return { status: 0, ok: false, error: r.error === 'timeout' ? 'timeout' : 'network', ms: r.ms ?? null };
   const out = {
     status: r.status, ok: r.ok === true, contentType: r.contentType ?? null,
     size: Number.isSafeInteger(r.size) ? r.size : null, truncated: r.truncated === true, ms: r.ms ?? null,
   };
   if (Object.hasOwn(r, 'json')) {
-    out.json = redactValue(r.json).value;
+    out.json = scrubValue(redactValue(r.json).value, secrets);
     out.shape = shapeOf(r.json);
   } else if (typeof r.text === 'string' && r.text !== '') {
     const textual = TEXTUAL.test(out.contentType ?? 'text/plain') ||
       // eslint-disable-next-line no-control-regex
       (out.contentType === null && !/[\u0000-\u0008\u000e-\u001f]/.test(r.text));
-    if (textual) out.text = redactText(r.text).text;
+    if (textual) out.text = scrub(redactText(r.text).text, secrets);
     out.shape = { type: textual ? 'text' : 'binary' };
   } else {
     out.shape = { type: 'empty' };

@@ -167,7 +167,15 @@ chp_mcp_api_build_url (JsonObject  *entry,
                        "params.%s is longer than %d characters", name, PARAM_MAX_CHARS);
           return NULL;
         }
-      /* Escaped whole: a value is one part of the path, never "../admin" or "a/b". */
+      /* Escaped whole: a value is one part of the path, never "../admin" or "a/b". Nor "." or
+       * "..", which escaping leaves as they are and a URL then reads as a step up or none
+       * (/notes/{id} with ".." is /). */
+      if (g_str_equal (value, ".") || g_str_equal (value, ".."))
+        {
+          g_set_error (error, CHP_MCP_API_ERROR, CHP_MCP_API_ERROR_BAD_VALUE,
+                       "params.%s cannot be \"%s\": a value is one part of the path", name, value);
+          return NULL;
+        }
       escaped = g_uri_escape_string (value, NULL, TRUE);
       g_string_append (url, escaped);
       p = close + 1;
