@@ -59,8 +59,8 @@ export const DELETE_WORDS = Object.freeze(new Set([...singleWords(TABLE?.delete)
 
 // Body members that name where a message goes: a request with them sends.
 const RECIPIENT_KEYS = new Set(['to', 'recipient', 'recipients', 'cc', 'bcc', 'phone', 'email_to', 'send_to']);
-// Query and body members whose value names the operation (?action=send).
-const ACTION_KEYS = new Set(['action', 'op', 'operation', 'do', 'cmd', 'command', 'intent', 'verb']);
+// Query and body members whose value names the operation (?action=send, ?method=photos.delete).
+const ACTION_KEYS = new Set(['action', 'op', 'operation', 'do', 'cmd', 'command', 'intent', 'verb', 'method']);
 
 /** The words of a name: split at non-letters and camelCase, lower case ("sendMessage" → send, message). */
 export function wordsOf(name) {
@@ -87,28 +87,36 @@ function membersOf(body) {
 
 // Where a POST says which method it stands for (Rails', Laravel's and others' _method; the
 // X-HTTP-Method-Override convention as a member or a query key): the server acts as that one.
-const OVERRIDE_KEYS = new Set(['_method', 'x-http-method-override', 'x-http-method', 'x-method-override']);
+// Names as servers read them: PHP turns "." and spaces (and "[") in a name into "_".
+const OVERRIDE_KEYS = new Set(['_method', 'x_http_method_override', 'x_http_method', 'x_method_override']);
+const overrideKey = (k) => OVERRIDE_KEYS.has(String(k).toLowerCase().replace(/[-. []/g, '_'));
 
-/** The method a call stands for by an override in its body or query, upper case, or null. */
-function overrideOf(url, body) {
-  const found = membersOf(body).find(([k, v]) => OVERRIDE_KEYS.has(k.toLowerCase()) && typeof v === 'string');
-  if (found) return found[1].trim().toUpperCase();
+/**
+ * Every method a call may stand for by an override in its query or body, upper case: servers
+ * differ in which one they take (the first, the last, the query's or the body's).
+ */
+function overridesOf(url, body) {
+  const out = membersOf(body).filter(([k, v]) => overrideKey(k) && typeof v === 'string').map(([, v]) => v);
   try {
-    for (const [k, v] of new URL(url).searchParams) if (OVERRIDE_KEYS.has(k.toLowerCase())) return v.trim().toUpperCase();
+    for (const [k, v] of new URL(url).searchParams) if (overrideKey(k)) out.push(v);
   } catch {
     // no URL: nothing in it
   }
-  return null;
+  return out.map((v) => v.trim().toUpperCase());
 }
 
-/** The names a call is judged by, each as {words, source}: operation names first, then the path. */
+/**
+ * The names a call is judged by: operation names first, then the query's and the path's; its
+ * GraphQL body, and whether a GraphQL document in it (body or URL) could not be read.
+ */
 function namesOf(method, url, body) {
   const names = [];
   const gql = graphqlOf(body);
+  let unread = gql?.unread === true;
   if (gql) {
     // Every operation it names and every field it runs: `mutation { updateProfile … deleteAccount … }`.
     if (gql.name) names.push(gql.name);
-    names.push(...(gql.operations ?? []), ...gql.fields);
+    names.push(...(gql.operations ?? []), ...gql.judged);
   }
   // A persisted query says its operation by name only, with no document to read.
   if (body && typeof body === 'object' && typeof body.operationName === 'string' && body.operationName.length <= 80) {
@@ -129,23 +137,41 @@ function namesOf(method, url, body) {
     for (const [k, v] of u.searchParams) {
       names.push(k);
       if (ACTION_KEYS.has(k.toLowerCase()) && v.length <= 64) names.push(v);
+      // A GraphQL document in the URL, which a server may run over the body's.
+      if (k.toLowerCase() === 'query') {
+        const inUrl = graphqlOf({ query: v });
+        if (inUrl) names.push(...inUrl.judged);
+        if (inUrl?.unread) unread = true;
+      }
     }
     for (const seg of u.pathname.split('/')) if (seg) names.push(seg);
   }
-  return { names, gql };
+  return { names, gql, unread };
 }
 
 /**
  * {kind: 'read'|'write'|'outward'|'delete', word} of a call. `word`: what decided (a word of a
  * name, 'DELETE', 'recipient'), or null.
  */
+const STRICTNESS = ['read', 'write', 'outward', 'delete'];
+const MAX_BATCH = 50;
+// A GraphQL endpoint says so in its path (/graphql, /api/gql): a body elsewhere that looks like
+// a query is judged as the write its method is.
+const GRAPHQL_PATH = new Set(['graphql', 'gql']);
+// URL members a GraphQL server may take over the body's (express-graphql reads ?query= first).
+const GRAPHQL_URL_KEYS = new Set(['query', 'variables', 'operationname', 'extensions']);
+
 export function classifyCall({ method, url, body }) {
   const m = String(method ?? 'GET').toUpperCase();
   if (READ_METHODS.includes(m)) return { kind: 'read', word: null };
-  if (m === 'DELETE' || overrideOf(url, body) === 'DELETE') return { kind: 'delete', word: 'DELETE' };
-  const { names, gql } = namesOf(m, url, body);
-  // A read only as a GraphQL request over POST whose every operation is a query.
-  if (m === 'POST' && gql && gql.queries) return { kind: 'read', word: null };
+  // A batch (GraphQL's, JSON-RPC's, or any list) is as strict as its strictest item.
+  if (Array.isArray(body)) {
+    if (body.length === 0 || body.length > MAX_BATCH) return { kind: 'outward', word: 'batch' };
+    return body.map((item) => classifyCall({ method: m, url, body: item === null || typeof item !== 'object' ? {} : item }))
+      .reduce((a, b) => (STRICTNESS.indexOf(b.kind) > STRICTNESS.indexOf(a.kind) ? b : a));
+  }
+  if (m === 'DELETE' || overridesOf(url, body).includes('DELETE')) return { kind: 'delete', word: 'DELETE' };
+  const { names, gql, unread } = namesOf(m, url, body);
   const words = names.flatMap(wordsOf);
   const del = words.find((w) => DELETE_WORDS.has(w));
   if (del) return { kind: 'delete', word: del };
@@ -153,8 +179,21 @@ export function classifyCall({ method, url, body }) {
   if (out) return { kind: 'outward', word: out };
   if (membersOf(body).some(([k]) => RECIPIENT_KEYS.has(k.toLowerCase()))) return { kind: 'outward', word: 'recipient' };
   // A GraphQL body that cannot be read through says nothing of what it runs: every doubt holds.
-  if (gql && gql.unread) return { kind: 'outward', word: 'graphql' };
+  if (unread) return { kind: 'outward', word: 'graphql' };
+  // A read only as a GraphQL request over POST to a GraphQL endpoint, with nothing in its URL a
+  // server could run instead, whose every operation is a query (and no word above said more).
+  if (m === 'POST' && gql && gql.queries && graphqlEndpoint(url)) return { kind: 'read', word: null };
   return { kind: 'write', word: null };
+}
+
+function graphqlEndpoint(url) {
+  try {
+    const u = new URL(url);
+    if ([...u.searchParams.keys()].some((k) => GRAPHQL_URL_KEYS.has(k.toLowerCase()))) return false;
+    return u.pathname.split('/').some((seg) => wordsOf(seg).some((w) => GRAPHQL_PATH.has(w)));
+  } catch {
+    return false;
+  }
 }
 
 /** The one string a person approves: method, URL and body, members in sorted order. */
@@ -165,14 +204,17 @@ export function canonicalOf({ method, url, body }) {
 const SECRETISH = /secret|token|passw|pwd|pin|otp|cvv|cvc|card|iban|ssn/i;
 const MAX_FIELDS = 30;
 const MAX_SHOWN = 200;
+const MAX_DOCUMENT_SHOWN = 1000;
+const MAX_DEPTH = 4;
 
 /** One field of the card: a short plain value as it is, anything secret as its length only. */
-function fieldOf(name, v) {
-  const secretName = isSecretName(name) || SECRETISH.test(name);
+function fieldOf(name, v, max = MAX_SHOWN) {
+  const last = name.split('.').pop();
+  const secretName = isSecretName(name) || isSecretName(last) || SECRETISH.test(name);
   if (typeof v === 'string') {
     if (secretName || redactText(v).count > 0) return { name, secret: true, length: [...v].length };
     const flat = v.replace(/\s+/g, ' ');
-    return { name, value: flat.length > MAX_SHOWN ? flat.slice(0, MAX_SHOWN - 1) + '…' : flat };
+    return { name, value: flat.length > max ? flat.slice(0, max - 1) + '…' : flat };
   }
   if (typeof v === 'number' || typeof v === 'boolean') {
     return secretName ? { name, secret: true, length: String(v).length } : { name, value: String(v) };
@@ -181,11 +223,24 @@ function fieldOf(name, v) {
   return { name, value: Array.isArray(v) ? `[${v.length}]` : '{…}' };
 }
 
+/** [name, value] pairs with nested members as dotted names ("input.to"), MAX_DEPTH deep. */
+function flatten(pairs, prefix = '', depth = 0, out = []) {
+  for (const [k, v] of pairs) {
+    if (out.length > MAX_FIELDS) break;
+    const name = prefix ? `${prefix}.${k}` : String(k);
+    const inner = v && typeof v === 'object' ? (Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entries(v)) : null;
+    if (inner && inner.length && depth < MAX_DEPTH) flatten(inner, name, depth + 1, out);
+    else out.push([name, v]);
+  }
+  return out;
+}
+
 /**
  * The fields a hold's card shows, which are everything the call sends but its path: the query's
  * members (`?to=…` names a recipient as well as a body does), then the body's — its members with
  * a form's fields among them; a GraphQL call's document (its inline arguments are what it sends)
- * and variables; a JSON-RPC call's params.
+ * and variables; a JSON-RPC call's params and the rest. Nested members are shown by dotted name
+ * ("input.to"); what does not fit is said to be there, never silently left out.
  */
 export function holdFields(body, url = null) {
   const pairs = [];
@@ -196,19 +251,26 @@ export function holdFields(body, url = null) {
       // no URL: no query
     }
   }
+  let document = null;
   const gql = graphqlOf(body);
   if (gql) {
-    pairs.push(['query', body.query]);
-    if (body.variables && typeof body.variables === 'object' && !Array.isArray(body.variables)) {
-      pairs.push(...Object.entries(body.variables));
-    }
-    pairs.push(...Object.entries(body).filter(([k]) => k !== 'query' && k !== 'variables'));
-  } else if (jsonRpcMethod(body) && body.params && typeof body.params === 'object' && !Array.isArray(body.params)) {
-    pairs.push(...Object.entries(body.params));
+    document = body.query;
+    pairs.push(...Object.entries(body).filter(([k]) => k !== 'query'));
+  } else if (jsonRpcMethod(body) && body.params && typeof body.params === 'object') {
+    pairs.push(...Object.entries(body).filter(([k]) => k !== 'params'), ...Object.entries(body.params));
+  } else if (Array.isArray(body)) {
+    pairs.push(...body.map((x, i) => [i, x]));
   } else {
     pairs.push(...membersOf(body));
   }
-  return pairs.slice(0, MAX_FIELDS).map(([k, v]) => fieldOf(String(k).slice(0, 80), v));
+  const flat = flatten(pairs);
+  const fields = [];
+  if (document !== null) fields.push(fieldOf('query', document, MAX_DOCUMENT_SHOWN));
+  const room = MAX_FIELDS - fields.length;
+  const shown = flat.length > room ? room - 1 : flat.length;
+  fields.push(...flat.slice(0, shown).map(([k, v]) => fieldOf(String(k).slice(0, 80), v)));
+  if (flat.length > shown) fields.push({ name: '…', value: 'more that this card cannot show' });
+  return fields;
 }
 
 /**

@@ -141,12 +141,18 @@ export function shapeOf(value) {
 // cannot call it a read).
 const GQL_MAX_CHARS = 32 * 1024;
 const GQL_MAX_TOKENS = 8192;
+const GQL_MAX_FIELDS = 1024;
 const GQL_PUNCT = new Set(['{', '}', '(', ')', '[', ']', ':', '=', '@', '$', '!', '|', '&']);
 const GQL_NAME_START = /[A-Za-z_]/;
 const GQL_NAME = /[A-Za-z0-9_]/;
 
+// Characters a GraphQL server may read otherwise than this tokenizer: graphql-java ends a comment
+// at U+2028 and U+2029 too. A document with any of them is not read at all.
+// eslint-disable-next-line no-control-regex
+const GQL_UNSURE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u0085\u2028\u2029]/;
+
 function gqlTokens(src) {
-  if (src.length > GQL_MAX_CHARS) return null;
+  if (src.length > GQL_MAX_CHARS || GQL_UNSURE.test(src)) return null;
   const out = [];
   let i = 0;
   while (i < src.length) {
@@ -223,7 +229,7 @@ export function graphqlDocument(src) {
   };
   // A selection set: its own fields (aliases read through) and the fragments it spreads.
   const selection = () => {
-    const out = { fields: [], spreads: [] };
+    const out = { fields: [], nested: [], spreads: [] };
     if (toks[i++] !== '{') throw new SyntaxError('a selection');
     while (toks[i] !== '}') {
       if (i >= toks.length) throw new SyntaxError('an unclosed selection');
@@ -237,6 +243,7 @@ export function graphqlDocument(src) {
           directives();
           const inner = selection();
           out.fields.push(...inner.fields);
+          out.nested.push(...inner.nested);
           out.spreads.push(...inner.spreads);
         } else {
           out.spreads.push(name());
@@ -252,7 +259,13 @@ export function graphqlDocument(src) {
       out.fields.push(field);
       if (toks[i] === '(') group('(', ')');
       directives();
-      if (toks[i] === '{') group('{', '}');
+      if (toks[i] === '{') {
+        // What it selects within: a mutation's namespaced operations (`account { delete }`) run
+        // there too, and a fragment spread there is spread into the operation.
+        const inner = selection();
+        out.nested.push(...inner.fields, ...inner.nested);
+        out.spreads.push(...inner.spreads);
+      }
     }
     i += 1;
     return out;
@@ -284,17 +297,25 @@ export function graphqlDocument(src) {
     return null;
   }
   if (operations.length === 0) return null;
-  // Each operation's fields with those of the fragments it spreads there, through other fragments.
+  // Each operation's fields with those of the fragments it spreads, through other fragments, each
+  // fragment once; bounded, as a document that fans out past GQL_MAX_FIELDS is not read.
   for (const op of operations) {
+    const fields = new Set(op.fields);
+    const nested = new Set(op.nested);
     const seen = new Set();
     const todo = [...op.spreads];
     while (todo.length) {
       const f = todo.pop();
       if (seen.has(f) || !fragments.has(f)) continue;
       seen.add(f);
-      op.fields.push(...fragments.get(f).fields);
-      todo.push(...fragments.get(f).spreads);
+      const frag = fragments.get(f);
+      for (const x of frag.fields) fields.add(x);
+      for (const x of frag.nested) nested.add(x);
+      todo.push(...frag.spreads);
+      if (fields.size + nested.size > GQL_MAX_FIELDS) return null;
     }
+    op.fields = [...fields];
+    op.nested = [...nested];
     delete op.spreads;
   }
   return { operations, fragments: [...fragments.keys()] };
@@ -308,7 +329,8 @@ const OPERATION_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,79}$/;
 /**
  * What a GraphQL body asks, as names: {type (mutation or subscription if any operation is one,
  * else query), name (operationName, or the first operation's), field (the first field it runs),
- * fields (every field its operations run), queries (true when it is a GraphQL request and every
+ * fields (every field its operations run at their top), judged (the names it is judged by: those,
+ * and a mutation's inner fields), queries (true when it is a GraphQL request and every
  * operation in it is a query: a read)}; null when it is not GraphQL. A body with a `query` that
  * does not parse as one is {type: null, unread: true}: it says nothing, and reads nothing.
  */
@@ -317,12 +339,15 @@ export function graphqlOf(body) {
   const opName = typeof body.operationName === 'string' && OPERATION_NAME.test(body.operationName)
     ? body.operationName : null;
   const doc = graphqlDocument(body.query);
-  if (!doc) return { type: null, name: opName, field: null, fields: [], queries: false, unread: true };
+  if (!doc) return { type: null, name: opName, field: null, fields: [], judged: [], queries: false, unread: true };
   const ops = doc.operations;
   const other = ops.find((o) => o.type !== 'query');
   const fields = [...new Set(ops.flatMap((o) => o.fields))];
+  // Judged by: a query's top fields (its inner ones are what it reads); a mutation's inner fields
+  // too, which may be operations of their own (`account { delete }`).
+  const judged = [...new Set(ops.flatMap((o) => (o.type === 'query' ? o.fields : [...o.fields, ...o.nested])))];
   return {
-    type: other ? other.type : 'query', name: opName ?? ops[0].name, field: ops[0].fields[0] ?? null, fields,
+    type: other ? other.type : 'query', name: opName ?? ops[0].name, field: ops[0].fields[0] ?? null, fields, judged,
     operations: ops.map((o) => o.name).filter(Boolean),
     queries: !other && Object.keys(body).every((k) => GRAPHQL_MEMBERS.has(k)),
   };

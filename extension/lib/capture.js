@@ -269,15 +269,13 @@ export class Capture {
     return this._tabs.get(tabId)?.secrets.get(`${origin}\n${String(name).toLowerCase()}`) ?? null;
   }
   /**
-   * Every credential value this tab's pages sent to `origin` (see the top of this file): what a
-   * reply of that origin's must not carry back to the agent (a page that writes its CSRF token
-   * into the HTML it serves). Memory only, as the values are.
+   * Every credential value this tab's pages sent (see the top of this file), to any origin: what
+   * no reply may carry back to the agent (a page that writes its CSRF token into the HTML it
+   * serves). Memory only, as the values are.
    */
-  secretValues(tabId, origin) {
+  secretValues(tabId) {
     const t = this._tabs.get(tabId);
-    if (!t) return [];
-    const prefix = `${origin}\n`;
-    return [...t.secrets].filter(([k]) => k.startsWith(prefix)).map(([, v]) => v);
+    return t ? [...t.secrets.values()] : [];
   }
 
 

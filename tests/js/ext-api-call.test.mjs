@@ -73,6 +73,23 @@ test('a read goes from inside the page, signed by the page\'s own header, and co
     json: { session: { note: `csrf is ${CSRF}` } } };
   const json = await call(s, { method: 'GET', url: 'https://app.example/api/export' });
   assert.ok(!JSON.stringify(json).includes(CSRF), JSON.stringify(json));
+  // Nor escaped as a URL or a PHP JSON string writes it, nor as a member's name, nor deep down,
+  // nor its first part where a long reply was cut.
+  const KEY = 'Zq7v/Kp+Lm3nXw9R';
+  request(s.wr, { url: 'https://app.example/api/keys', documentId: s.top(), headers: [{ name: 'X-Api-Key', value: KEY }] });
+  s.reply = { status: 200, ok: true, contentType: 'text/plain', size: 300, truncated: false, ms: 1,
+    text: `next=${encodeURIComponent(KEY)} php="${KEY.replace(/\//g, '\\/')}"` };
+  const escaped = (await call(s, { method: 'GET', url: 'https://app.example/api/export' })).text;
+  assert.equal(escaped, 'next=[redacted] php="[redacted]"');
+  let deep = { leaf: CSRF };
+  for (let i = 0; i < 100; i++) deep = { d: deep };
+  s.reply = { status: 200, ok: true, contentType: 'application/json', size: 60, truncated: false, ms: 1,
+    json: { [CSRF]: 1, deep } };
+  assert.ok(!JSON.stringify(await call(s, { method: 'GET', url: 'https://app.example/api/export' })).includes(CSRF));
+  s.reply = { status: 200, ok: true, contentType: 'text/plain', size: 70000, truncated: true, ms: 1,
+    text: `${'x'.repeat(100)}${CSRF.slice(0, -3)}` };
+  const cut = await call(s, { method: 'GET', url: 'https://app.example/api/export' });
+  assert.ok(!cut.text.includes(CSRF.slice(0, 8)), cut.text.slice(-40));
   assert.deepEqual(plain.shape, { type: 'text' });
 });
 
@@ -93,7 +110,10 @@ test('only what the page already talks to; the floor; a credential the page neve
     // A step up (or none) in the path goes somewhere no route names: /api/notes/.. is /api/.
     { method: 'GET', url: 'https://app.example/api/notes/../admin' },
     { method: 'PUT', url: 'https://app.example/api/v1/%2E%2e/admin', body: {} },
-    { method: 'GET', url: 'https://app.example/api/./x' }]) {
+    { method: 'GET', url: 'https://app.example/api/./x' },
+    // What the URL parser drops or turns into "/" makes a step too: "/.\t./" is "/../".
+    { method: 'GET', url: 'https://app.example/api/.\t./admin' },
+    { method: 'GET', url: 'https://app.example\\api\\..\\admin' }]) {
     await assert.rejects(call(s, bad), { code: 'invalid_params' }, JSON.stringify(bad).slice(0, 80));
   }
   s.reply = { error: 'redirected', message: 'x' };

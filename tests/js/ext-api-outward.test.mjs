@@ -86,7 +86,7 @@ test('the card: the request named, short values shown, secrets as lengths, a can
     { name: 'x', value: '1' }, // the query's members: everything the call sends but its path
     { name: 'to', value: 'ann@example.com' }, { name: 'text', value: 'Lunch at noon?' },
     { name: 'password', secret: true, length: 10 }, { name: 'apiToken', secret: true, length: 7 },
-    { name: 'n', value: '3' }, { name: 'meta', value: '{…}' }, { name: 'tags', value: '[2]' },
+    { name: 'n', value: '3' }, { name: 'meta.a', value: '1' }, { name: 'tags.0', value: 'a' }, { name: 'tags.1', value: 'b' },
     { name: 'blob', secret: true, length: JWT.length },
   ], 'a value the redactor masks is a secret whatever its name');
   assert.ok(!JSON.stringify(held.fields).includes('hunter2'));
@@ -100,7 +100,7 @@ test('the card: the request named, short values shown, secrets as lengths, a can
   assert.equal(gql.control, 'POST /graphql sendMessage');
   assert.deepEqual(gql.fields, [
     { name: 'query', value: 'mutation Send($to: ID, $text: String) { sendMessage(to: $to, text: $text) { id } }' },
-    { name: 'to', value: '7' }, { name: 'text', value: 'hi' }], 'a GraphQL card shows its document and variables');
+    { name: 'variables.to', value: '7' }, { name: 'variables.text', value: 'hi' }], 'a GraphQL card shows its document and variables');
   assert.deepEqual(holdFields({ form: { subject: 'Hi', csrf_token: 'abc' } }),
     [{ name: 'subject', value: 'Hi' }, { name: 'csrf_token', secret: true, length: 3 }]);
   assert.equal(heldCall({ method: 'DELETE', url: `${APP}/api/contacts/3` }).kind, 'delete');
@@ -145,4 +145,48 @@ test('the card shows what the call sends: the query\'s members, every operation 
   assert.equal(gql.kind, 'outward');
   assert.equal(gql.control, 'POST /graphql updateProfile, sendMessage');
   assert.match(gql.fields[0].value, /sendMessage\(to: "eve", text: "hi"\)/);
+});
+
+// From the second review: each of these was judged less than it is, or shown less than it sends.
+test('a GraphQL read is one only at a GraphQL endpoint; batches, overrides and inner operations count', () => {
+  // A query-shaped body makes no POST elsewhere a read: the path's own words still judge it.
+  assert.equal(kind('POST', '/api/drafts/42/send', { query: '{ a }' }), 'outward');
+  assert.equal(kind('POST', '/api/account/delete', { query: '{a}' }), 'delete');
+  assert.equal(kind('POST', '/api/things', { query: '{ a }' }), 'write', 'no GraphQL endpoint: the write it is');
+  assert.equal(kind('POST', '/graphql?query=mutation%7BdeleteAccount%7D', { query: '{ me }' }), 'delete',
+    'a server may run the URL\'s query over the body\'s');
+  assert.equal(kind('POST', '/graphql?operationName=X', { query: '{ me }' }), 'write');
+  assert.equal(kind('POST', '/graphql?query=%23%E2%80%A8mutation', { query: '{ me }' }), 'outward', 'nor one the URL has');
+  // A comment that a server ends at U+2028 hides nothing: such a document is not read.
+  assert.equal(kind('POST', '/graphql', { query: 'query A { me } #\u2028 mutation X { deleteAccount }', operationName: 'X' }), 'outward');
+  assert.equal(kind('POST', '/graphql', { query: 'query A { me } #\u2028 mutation X { renameThing }' }), 'outward');
+  // Batches: as strict as the strictest item.
+  assert.equal(kind('POST', '/graphql', [{ query: '{ me }' }, { query: 'mutation { deleteAccount }' }]), 'delete');
+  assert.equal(kind('POST', '/rpc', [{ jsonrpc: '2.0', method: 'deleteAll', id: 1 }]), 'delete');
+  assert.equal(kind('POST', '/api/things', [{ to: 'a@b.example' }]), 'outward');
+  assert.equal(kind('POST', '/graphql', [{ query: '{ me }' }, { query: '{ you }' }]), 'read');
+  // Overrides as servers read them: PHP's "." for "_", every value, the query's and the body's.
+  assert.equal(kind('POST', '/api/notes/5', { form: { '.method': 'DELETE' } }), 'delete');
+  assert.equal(kind('POST', '/api/notes/5?_method=PATCH&_method=DELETE'), 'delete');
+  assert.equal(kind('POST', '/api/notes/5?_method=DELETE', { form: { _method: 'PATCH' } }), 'delete');
+  // An action named by ?method=, and a mutation's namespaced operations.
+  assert.equal(kind('POST', '/services/rest/?method=flickr.photos.delete'), 'delete');
+  assert.equal(kind('POST', '/graphql', { query: 'mutation { account { delete } }' }), 'delete');
+});
+
+test('the card shows nested values by name, the whole document, and says what it cannot show', () => {
+  const gql = heldCall({ method: 'POST', url: `${APP}/graphql`, body: {
+    query: 'mutation Pay($input: In!) { createPayment(input: $input) { id } }',
+    variables: { input: { to: 'attacker@evil.example', amount: 5000 } } } });
+  assert.equal(gql.kind, 'outward');
+  assert.deepEqual(gql.fields.slice(1), [{ name: 'variables.input.to', value: 'attacker@evil.example' },
+    { name: 'variables.input.amount', value: '5000' }]);
+  const long = `mutation { updateNote(id: 1, text: "${'x'.repeat(400)}") { id } sendMessage(bcc: "attacker@evil.example") { id } }`;
+  assert.match(heldCall({ method: 'POST', url: `${APP}/graphql`, body: { query: long } }).fields[0].value, /bcc: "attacker@evil\.example"/);
+  const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}`, 'v']));
+  const fields = heldCall({ method: 'POST', url: `${APP}/api/things`, body: many }).fields;
+  assert.equal(fields.length, 30);
+  assert.deepEqual(fields.at(-1), { name: '…', value: 'more that this card cannot show' });
+  const rpc = heldCall({ method: 'POST', url: `${APP}/rpc`, body: { jsonrpc: '2.0', method: 'mail.forward', params: { id: 3 }, forward_to: 'eve@evil.example' } });
+  assert.ok(rpc.fields.some((f) => f.name === 'forward_to' && f.value === 'eve@evil.example'), JSON.stringify(rpc.fields));
 });

@@ -51,6 +51,8 @@ export function callParams(p) {
   }
   // A "." or ".." step (or %2e for a dot) is resolved away by the URL: the call would go to a
   // path other than the one named, which no learned route may (the app fills a route's slots).
+  // The URL parser drops tabs and line breaks and reads "\\" as "/": "/.\t./" is "/../".
+  if (/[\t\n\r\\]/.test(o.url)) throw bad('url has a tab, a line break or a backslash in it');
   const path = o.url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/)[0];
   if (path.split(/[/\\]/).some((seg) => /^(?:\.|%2e){1,2}$/i.test(seg))) throw bad('url has a "." or ".." step in its path');
   out.url = u.href;
@@ -188,7 +190,7 @@ function answerOf(r, prepared, { router, tabId: tab }) {
     throw new ChaperoneError('target_denied', 'The site answered with a redirect, which Chaperone does not follow',
       { tabId: tab, origin });
   }
-  const answer = replyOf(r, router.capture.secretValues?.(tab, origin) ?? []);
+  const answer = replyOf(r, router.capture.secretValues?.(tab) ?? []);
   if (prepared.plan) answer.plan = prepared.plan;
   return answer;
 }
@@ -245,32 +247,53 @@ export async function runReads(ctx, calls) {
 
 // An HTML page's own tokens: a <meta> or <input> whose name says CSRF, XSRF, token, authenticity
 // or nonce (Rails' csrf-token, a form's hidden authenticity_token) keeps its tag, not its value.
-const TOKEN_TAG = /<(?:meta|input)\b[^>]*>/gi;
+const TOKEN_TAG = /<(?:meta|input)\b[^<>]*>/gi;   // [^<>]: linear on "<meta<meta<meta…"
 const TOKEN_NAME = /\b(?:name|id|property)\s*=\s*["']?[^"'>\s]*(?:csrf|xsrf|token|authenticity|nonce)/i;
 const TAG_VALUE = /(\b(?:content|value)\s*=\s*)(?:"[^"]*"|'[^']*'|[^\s"'>]+)/gi;
 const MIN_SECRET = 8;
 
-/**
- * `text` without the credential values the page sent (`secrets`: each replaced wherever it
- * appears, at MIN_SECRET characters or more) and without the values of an HTML page's token tags.
- */
-function scrub(text, secrets) {
-  let out = text.replace(TOKEN_TAG, (tag) => (TOKEN_NAME.test(tag) ? tag.replace(TAG_VALUE, '$1"[redacted]"') : tag));
+/** The forms a secret may take in a reply: as sent, its token without "Bearer", JSON- and URL-escaped. */
+function formsOf(secrets) {
+  const out = new Set();
   for (const s of secrets) {
-    // A bearer header's value is "Bearer <token>": the token is what may come back on its own.
     for (const v of [s, s.replace(/^\s*bearer\s+/i, '')]) {
-      if (v.length >= MIN_SECRET) out = out.split(v).join('[redacted]');
+      if (v.length < MIN_SECRET) continue;
+      out.add(v);
+      out.add(v.replace(/\//g, '\\/'));
+      out.add(encodeURIComponent(v));
+    }
+  }
+  return [...out].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * `text` without the credential values the page sent (`forms`: formsOf() them, each replaced
+ * wherever it appears) and without the values of an HTML page's token tags. `cut`: the text was
+ * cut short, so a secret's first part at its end goes too (it may be one straddling the cut).
+ */
+function scrub(text, forms, cut = false) {
+  let out = text.replace(TOKEN_TAG, (tag) => (TOKEN_NAME.test(tag) ? tag.replace(TAG_VALUE, '$1"[redacted]"') : tag));
+  for (const v of forms) out = out.split(v).join('[redacted]');
+  if (cut) {
+    for (const v of forms) {
+      for (let n = v.length - 1; n >= MIN_SECRET / 2; n--) {
+        if (out.endsWith(v.slice(0, n))) {
+          out = `${out.slice(0, out.length - n)}[redacted]`;
+          break;
+        }
+      }
     }
   }
   return out;
 }
 
-/** `value` with scrub() on every string in it. */
-function scrubValue(value, secrets, depth = 0) {
-  if (typeof value === 'string') return scrub(value, secrets);
-  if (!value || typeof value !== 'object' || depth > 64) return value;
-  if (Array.isArray(value)) return value.map((v) => scrubValue(v, secrets, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubValue(v, secrets, depth + 1)]));
+/** `value` with scrub() on every string in it, names included, as deep as the redactor goes. */
+function scrubValue(value, forms, depth = 0) {
+  if (typeof value === 'string') return scrub(value, forms);
+  if (!value || typeof value !== 'object') return value;
+  if (depth > 256) return '[redacted: too deep]';
+  if (Array.isArray(value)) return value.map((v) => scrubValue(v, forms, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [scrub(k, forms), scrubValue(v, forms, depth + 1)]));
 }
 
 /**
@@ -278,19 +301,20 @@ function scrubValue(value, secrets, depth = 0) {
  * credential values the page sent to the reply's origin, which never come back (scrub()).
  */
 export function replyOf(r, secrets = []) {
+  const forms = formsOf(secrets);
   if (r.error) return { status: 0, ok: false, error: r.error === 'timeout' ? 'timeout' : 'network', ms: r.ms ?? null };
   const out = {
     status: r.status, ok: r.ok === true, contentType: r.contentType ?? null,
     size: Number.isSafeInteger(r.size) ? r.size : null, truncated: r.truncated === true, ms: r.ms ?? null,
   };
   if (Object.hasOwn(r, 'json')) {
-    out.json = scrubValue(redactValue(r.json).value, secrets);
+    out.json = forms.length ? scrubValue(redactValue(r.json).value, forms) : redactValue(r.json).value;
     out.shape = shapeOf(r.json);
   } else if (typeof r.text === 'string' && r.text !== '') {
     const textual = TEXTUAL.test(out.contentType ?? 'text/plain') ||
       // eslint-disable-next-line no-control-regex
       (out.contentType === null && !/[\u0000-\u0008\u000e-\u001f]/.test(r.text));
-    if (textual) out.text = scrub(redactText(r.text).text, secrets);
+    if (textual) out.text = scrub(redactText(r.text).text, forms, r.truncated === true);
     out.shape = { type: textual ? 'text' : 'binary' };
   } else {
     out.shape = { type: 'empty' };
