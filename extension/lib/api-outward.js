@@ -62,91 +62,128 @@ const RECIPIENT_KEYS = new Set(['to', 'recipient', 'recipients', 'cc', 'bcc', 'p
 // Query and body members whose value names the operation (?action=send, ?method=photos.delete).
 const ACTION_KEYS = new Set(['action', 'op', 'operation', 'do', 'cmd', 'command', 'intent', 'verb', 'method']);
 
-/** The words of a name: split at non-letters and camelCase, lower case ("sendMessage" → send, message). */
+/** The words of a name: split at non-letters and camelCase ("sendMessage" → send, message). */
 export function wordsOf(name) {
-  let s = String(name ?? '');
-  try {
-    s = decodeURIComponent(s);
-  } catch {
-    // kept as sent
-  }
+  // Each escape on its own, as a server decodes what it can ("%64elete;x=%zz" is delete).
+  const s = String(name ?? '').replace(/%[0-9a-f]{2}/gi, (e) => String.fromCharCode(parseInt(e.slice(1), 16)));
   return s.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
     .toLowerCase().split(/[^a-z]+/).filter(Boolean);
 }
 
 /**
- * A body's members, with a form's fields among them: [name, value] pairs. Both levels, for a body
- * that has a `form` beside other members says what it does in either.
+ * A member's name as a server reads it: leading blanks gone, a bracketed name's innermost part
+ * (Rails' and PHP's `note[to]`), and PHP's "_" for ".", "-" and blanks inside.
  */
+function keyOf(k) {
+  let n = String(k).replace(/^\s+/, '').toLowerCase();
+  const open = n.lastIndexOf('[');
+  if (open >= 0) n = n.slice(open + 1).replace(/\]+$/, '') || n.slice(0, open);
+  return n.replace(/[-. ]/g, '_');
+}
+
+const MAX_WALK = 4000;
+const MAX_WALK_DEPTH = 16;
+
+/**
+ * Every member of a body at any depth, as [name (keyOf), value] pairs, array items under their
+ * member's name, a form's fields among them: a body says what it does anywhere in it (a batch's
+ * sub-requests, `{_method: ["DELETE"]}`). Bounded; past the bound, `over` is set.
+ */
+function walkMembers(body) {
+  const out = [];
+  const walk = (v, name, depth) => {
+    if (out.length >= MAX_WALK || depth > MAX_WALK_DEPTH) {
+      out.over = true;
+      return;
+    }
+    if (Array.isArray(v)) for (const x of v) walk(x, name, depth + 1);
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, keyOf(k), depth + 1);
+    else if (name !== null) out.push([name, v]);
+  };
+  walk(body, null, 0);
+  return out;
+}
+
+/** A body's own members, with a form's fields among them, for the card: [name, value] pairs. */
 function membersOf(body) {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return [];
-  const out = Object.entries(body).filter(([k]) => k !== 'form' || !body.form || typeof body.form !== 'object');
-  if (body.form && typeof body.form === 'object' && !Array.isArray(body.form)) out.push(...Object.entries(body.form));
+  const plainForm = body.form && typeof body.form === 'object' && !Array.isArray(body.form);
+  const out = Object.entries(body).filter(([k]) => k !== 'form' || !plainForm);
+  if (plainForm) out.push(...Object.entries(body.form));
   return out;
 }
 
 // Where a POST says which method it stands for (Rails', Laravel's and others' _method; the
 // X-HTTP-Method-Override convention as a member or a query key): the server acts as that one.
-// Names as servers read them: PHP turns "." and spaces (and "[") in a name into "_".
 const OVERRIDE_KEYS = new Set(['_method', 'x_http_method_override', 'x_http_method', 'x_method_override']);
-const overrideKey = (k) => OVERRIDE_KEYS.has(String(k).toLowerCase().replace(/[-. []/g, '_'));
+// Members whose value is where a sub-request goes (a $batch's), judged by its words.
+const URL_KEYS = new Set(['url', 'relative_url', 'uri', 'href', 'path', 'endpoint']);
 
-/**
- * Every method a call may stand for by an override in its query or body, upper case: servers
- * differ in which one they take (the first, the last, the query's or the body's).
- */
-function overridesOf(url, body) {
-  const out = membersOf(body).filter(([k, v]) => overrideKey(k) && typeof v === 'string').map(([, v]) => v);
+/** The URL's members as [name (keyOf), value] pairs, or [] for no URL. */
+function queryOf(url) {
   try {
-    for (const [k, v] of new URL(url).searchParams) if (overrideKey(k)) out.push(v);
+    return [...new URL(url).searchParams].map(([k, v]) => [keyOf(k), v]);
   } catch {
-    // no URL: nothing in it
+    return [];
   }
-  return out.map((v) => v.trim().toUpperCase());
 }
 
 /**
- * The names a call is judged by: operation names first, then the query's and the path's; its
- * GraphQL body, and whether a GraphQL document in it (body or URL) could not be read.
+ * What a call is judged by (see the top of this file): {opNames: its operations' names (GraphQL's,
+ * JSON-RPC's), urlNames: the query's and the path's, memberNames: what its members name (an
+ * action, a sub-request's method or URL), methods: every method it may stand for by an override,
+ * recipients: whether a member names one, gql, unread: a GraphQL document in it (body or URL)
+ * that could not be read, over: a body too large to walk}.
  */
-function namesOf(method, url, body) {
-  const names = [];
+function judgedOf(url, body) {
+  const opNames = [];
+  const urlNames = [];
+  const memberNames = [];
+  const methods = [];
   const gql = graphqlOf(body);
   let unread = gql?.unread === true;
-  if (gql) {
-    // Every operation it names and every field it runs: `mutation { updateProfile … deleteAccount … }`.
-    if (gql.name) names.push(gql.name);
-    names.push(...(gql.operations ?? []), ...gql.judged);
+  if (gql) opNames.push(...[gql.name].filter(Boolean), ...(gql.operations ?? []), ...gql.judged);
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    // A persisted query names its operation only by operationName; a JSON-RPC call by method.
+    if (typeof body.operationName === 'string') opNames.push(body.operationName);
+    if (typeof body.method === 'string' && ('jsonrpc' in body || 'params' in body || 'id' in body)) opNames.push(body.method);
   }
-  // A persisted query says its operation by name only, with no document to read.
-  if (body && typeof body === 'object' && typeof body.operationName === 'string' && body.operationName.length <= 80) {
-    names.push(body.operationName);
+  const members = walkMembers(body);
+  let recipients = false;
+  for (const [k, v] of members) {
+    if (RECIPIENT_KEYS.has(k)) recipients = true;
+    if (typeof v !== 'string') continue;
+    if (OVERRIDE_KEYS.has(k)) methods.push(v.trim().toUpperCase());
+    if (ACTION_KEYS.has(k) || URL_KEYS.has(k)) memberNames.push(v);
   }
-  const rpc = jsonRpcMethod(body);
-  if (rpc) names.push(rpc);
-  for (const [k, v] of membersOf(body)) {
-    if (ACTION_KEYS.has(k.toLowerCase()) && typeof v === 'string' && v.length <= 64) names.push(v);
-  }
-  let u = null;
-  try {
-    u = new URL(url);
-  } catch {
-    u = null;
-  }
-  if (u) {
-    for (const [k, v] of u.searchParams) {
-      names.push(k);
-      if (ACTION_KEYS.has(k.toLowerCase()) && v.length <= 64) names.push(v);
-      // A GraphQL document in the URL, which a server may run over the body's.
-      if (k.toLowerCase() === 'query') {
-        const inUrl = graphqlOf({ query: v });
-        if (inUrl) names.push(...inUrl.judged);
-        if (inUrl?.unread) unread = true;
-      }
+  const query = queryOf(url);
+  for (const [k, v] of query) {
+    urlNames.push(k);
+    if (RECIPIENT_KEYS.has(k)) recipients = true;
+    if (OVERRIDE_KEYS.has(k)) methods.push(v.trim().toUpperCase());
+    if (ACTION_KEYS.has(k)) urlNames.push(v);
+    // A GraphQL document in the URL, which a server may run over the body's.
+    if (k === 'query') {
+      const inUrl = graphqlOf({ query: v });
+      if (inUrl) urlNames.push(...inUrl.judged);
+      if (inUrl?.unread) unread = true;
     }
-    for (const seg of u.pathname.split('/')) if (seg) names.push(seg);
   }
-  return { names, gql, unread };
+  try {
+    for (const seg of new URL(url).pathname.split('/')) if (seg) urlNames.push(seg);
+  } catch {
+    // no URL: no path
+  }
+  return { opNames, urlNames, memberNames, methods, recipients, gql, unread, over: members.over === true, query };
+}
+
+/** The strictest verdict words give: delete, outward, or null. */
+function verdictOf(names) {
+  const words = names.flatMap(wordsOf);
+  const del = words.find((w) => DELETE_WORDS.has(w));
+  if (del) return { kind: 'delete', word: del };
+  const out = words.find((w) => OUTWARD_WORDS.has(w));
+  return out ? { kind: 'outward', word: out } : null;
 }
 
 /**
@@ -158,39 +195,44 @@ const MAX_BATCH = 50;
 // A GraphQL endpoint says so in its path (/graphql, /api/gql): a body elsewhere that looks like
 // a query is judged as the write its method is.
 const GRAPHQL_PATH = new Set(['graphql', 'gql']);
-// URL members a GraphQL server may take over the body's (express-graphql reads ?query= first).
-const GRAPHQL_URL_KEYS = new Set(['query', 'variables', 'operationname', 'extensions']);
 
 export function classifyCall({ method, url, body }) {
   const m = String(method ?? 'GET').toUpperCase();
   if (READ_METHODS.includes(m)) return { kind: 'read', word: null };
-  // A batch (GraphQL's, JSON-RPC's, or any list) is as strict as its strictest item.
+  // A batch (GraphQL's, JSON-RPC's, or any list) is as strict as its strictest item; a batch of
+  // batches, or one too long, is not read through.
   if (Array.isArray(body)) {
-    if (body.length === 0 || body.length > MAX_BATCH) return { kind: 'outward', word: 'batch' };
+    if (body.length === 0 || body.length > MAX_BATCH || body.some(Array.isArray)) return { kind: 'outward', word: 'batch' };
     return body.map((item) => classifyCall({ method: m, url, body: item === null || typeof item !== 'object' ? {} : item }))
       .reduce((a, b) => (STRICTNESS.indexOf(b.kind) > STRICTNESS.indexOf(a.kind) ? b : a));
   }
-  if (m === 'DELETE' || overridesOf(url, body).includes('DELETE')) return { kind: 'delete', word: 'DELETE' };
-  const { names, gql, unread } = namesOf(m, url, body);
-  const words = names.flatMap(wordsOf);
-  const del = words.find((w) => DELETE_WORDS.has(w));
-  if (del) return { kind: 'delete', word: del };
-  const out = words.find((w) => OUTWARD_WORDS.has(w));
-  if (out) return { kind: 'outward', word: out };
-  if (membersOf(body).some(([k]) => RECIPIENT_KEYS.has(k.toLowerCase()))) return { kind: 'outward', word: 'recipient' };
-  // A GraphQL body that cannot be read through says nothing of what it runs: every doubt holds.
-  if (unread) return { kind: 'outward', word: 'graphql' };
-  // A read only as a GraphQL request over POST to a GraphQL endpoint, with nothing in its URL a
-  // server could run instead, whose every operation is a query (and no word above said more).
-  if (m === 'POST' && gql && gql.queries && graphqlEndpoint(url)) return { kind: 'read', word: null };
+  const j = judgedOf(url, body);
+  if (m === 'DELETE' || j.methods.includes('DELETE')) return { kind: 'delete', word: 'DELETE' };
+  if (j.over) return { kind: 'outward', word: 'body' };
+  // The URL's words first: a query-shaped body makes no POST to /api/drafts/42/send a read.
+  const byUrl = verdictOf(j.urlNames);
+  if (byUrl?.kind === 'delete') return byUrl;
+  // A GraphQL request over POST to a GraphQL endpoint, with no query string a server could run
+  // instead, whose every operation is a query: a read, whatever the fields it reads are called
+  // (`query Orders { orders }` reads orders).
+  if (!byUrl && !j.unread && !j.recipients && m === 'POST' && j.gql?.queries && j.query.length === 0 &&
+      graphqlEndpoint(url) && !verdictOf(j.memberNames)) {
+    return { kind: 'read', word: null };
+  }
+  const verdict = verdictOf([...j.opNames, ...j.memberNames]);
+  if (verdict?.kind === 'delete') return verdict;
+  if (byUrl) return byUrl;
+  if (verdict) return verdict;
+  if (j.recipients) return { kind: 'outward', word: 'recipient' };
+  // A GraphQL document that cannot be read through says nothing of what it runs: every doubt holds.
+  if (j.unread) return { kind: 'outward', word: 'graphql' };
   return { kind: 'write', word: null };
 }
 
 function graphqlEndpoint(url) {
   try {
     const u = new URL(url);
-    if ([...u.searchParams.keys()].some((k) => GRAPHQL_URL_KEYS.has(k.toLowerCase()))) return false;
-    return u.pathname.split('/').some((seg) => wordsOf(seg).some((w) => GRAPHQL_PATH.has(w)));
+    return u.search === '' && u.pathname.split('/').some((seg) => wordsOf(seg).some((w) => GRAPHQL_PATH.has(w)));
   } catch {
     return false;
   }
@@ -265,7 +307,9 @@ export function holdFields(body, url = null) {
   }
   const flat = flatten(pairs);
   const fields = [];
-  if (document !== null) fields.push(fieldOf('query', document, MAX_DOCUMENT_SHOWN));
+  // The document as it is, with what the redactor masks masked (an IBAN in an argument), not
+  // hidden whole as one secret value would be.
+  if (document !== null) fields.push(fieldOf('query', redactText(document).text, MAX_DOCUMENT_SHOWN));
   const room = MAX_FIELDS - fields.length;
   const shown = flat.length > room ? room - 1 : flat.length;
   fields.push(...flat.slice(0, shown).map(([k, v]) => fieldOf(String(k).slice(0, 80), v)));

@@ -473,9 +473,13 @@ export function isCredentialHeader(name) {
  * of the same endpoint is sent as the page sends it; anything else stays credential-ish (its
  * value never leaves the worker but to sign a call, and only when the agent asks for it).
  */
+// Headers that say which method a POST stands for (SharePoint sends X-HTTP-Method: DELETE): never
+// a marker, so a call never carries one the page sent with another.
+const METHOD_HEADERS = new Set(['x-http-method-override', 'x-http-method', 'x-method-override']);
+
 export function isMarkerHeader(name, value) {
   const n = String(name ?? '').toLowerCase();
-  if (!n.startsWith('x-') || n === 'x-client-data' || headerWeight(n) > 0) return false;
+  if (!n.startsWith('x-') || n === 'x-client-data' || METHOD_HEADERS.has(n) || headerWeight(n) > 0) return false;
   const v = typeof value === 'string' ? value : '';
   if (!/^[A-Za-z0-9][A-Za-z0-9 ._/-]{0,39}$/.test(v) || /\d{5}/.test(v)) return false;
   if (v.length >= 16 && /\d/.test(v) && /[A-Za-z]/.test(v)) return false; // key-like

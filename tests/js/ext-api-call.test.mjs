@@ -75,6 +75,10 @@ test('a read goes from inside the page, signed by the page\'s own header, and co
   assert.ok(!JSON.stringify(json).includes(CSRF), JSON.stringify(json));
   // Nor escaped as a URL or a PHP JSON string writes it, nor as a member's name, nor deep down,
   // nor its first part where a long reply was cut.
+  // An HTML token tag inside a JSON reply, whoever set it.
+  s.reply = { status: 200, ok: true, contentType: 'application/json', size: 90, truncated: false, ms: 1,
+    json: { html: '<input type="hidden" name="authenticity_token" value="Q9rTx8wLm2Kp5Zb7">' } };
+  assert.ok(!JSON.stringify(await call(s, { method: 'GET', url: 'https://app.example/api/export' })).includes('Q9rTx8wLm2Kp5Zb7'));
   const KEY = 'Zq7v/Kp+Lm3nXw9R';
   request(s.wr, { url: 'https://app.example/api/keys', documentId: s.top(), headers: [{ name: 'X-Api-Key', value: KEY }] });
   s.reply = { status: 200, ok: true, contentType: 'text/plain', size: 300, truncated: false, ms: 1,

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import {
   DELETE_WORDS, OUTWARD_WORDS, canonicalOf, classifyCall, heldCall, holdFields, wordsOf,
 } from '../../extension/lib/api-outward.js';
+import { isMarkerHeader } from '../../extension/lib/api-shape.js';
 
 const APP = 'https://app.example';
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdefghi';
@@ -189,4 +190,44 @@ test('the card shows nested values by name, the whole document, and says what it
   assert.deepEqual(fields.at(-1), { name: '…', value: 'more that this card cannot show' });
   const rpc = heldCall({ method: 'POST', url: `${APP}/rpc`, body: { jsonrpc: '2.0', method: 'mail.forward', params: { id: 3 }, forward_to: 'eve@evil.example' } });
   assert.ok(rpc.fields.some((f) => f.name === 'forward_to' && f.value === 'eve@evil.example'), JSON.stringify(rpc.fields));
+});
+
+// From the third review.
+test('a body says what it does anywhere in it, by names as servers read them; GraphQL queries read whatever they read', () => {
+  // A batch's sub-requests (Microsoft Graph's $batch), judged by their methods and URLs.
+  assert.equal(kind('POST', '/v1.0/$batch', { requests: [{ method: 'DELETE', url: '/me/events/1' }] }), 'delete');
+  assert.equal(kind('POST', '/v1.0/$batch', { requests: [{ method: 'POST', url: '/me/sendMail' }] }), 'outward');
+  // Names as PHP, Rails and express read them: a leading blank, a bracketed name, an array value.
+  assert.equal(kind('POST', '/api/notes/5', { form: { ' _method': 'DELETE' } }), 'delete');
+  assert.equal(kind('POST', '/api/notes/5', { _method: ['DELETE'] }), 'delete');
+  assert.equal(kind('POST', '/api/notes', { form: { 'note[to]': 'eve@evil.example' } }), 'outward');
+  // A long name is judged whole.
+  assert.equal(kind('POST', '/rpc', { jsonrpc: '2.0', id: 1,
+    method: 'com.example.platform.accounts.v2.AccountManagementService.deleteAccount' }), 'delete');
+  // A server decodes each escape it can.
+  assert.equal(kind('POST', '/api/accounts/5/%64elete;x=%zz'), 'delete');
+  // An array form is read and shown.
+  assert.equal(kind('POST', '/api/x', { name: 'Ann', form: [{ to: 'mallory@evil.example' }] }), 'outward');
+  // Batches of batches are not read through.
+  assert.equal(kind('POST', '/graphql', [[{ query: '{ me }' }]]), 'outward');
+  // A query reads, whatever it reads is called; with a query string, it is no read.
+  assert.equal(kind('POST', '/graphql', { query: 'query Orders { orders { id } }' }), 'read');
+  assert.equal(kind('POST', '/graphql', { query: 'query GetMessages { messages { id } }', operationName: 'GetMessages' }), 'read');
+  assert.equal(kind('POST', '/graphql?x=1;query=mutation{deleteAccount}', { query: '{ me }' }), 'write');
+  // What must stay as it was: a wiki's save, a contact's creation, an Apollo query.
+  assert.equal(kind('PUT', '/recipes/default/tiddlers/Hello', { title: 'Hello', text: 'x', tags: 'a b', fields: {} }), 'write');
+  assert.equal(kind('POST', '/api/contacts', { name: 'Ann' }), 'write');
+  assert.equal(kind('POST', '/graphql', { query: 'query Q { contacts { id name } }', variables: {}, operationName: 'Q' }), 'read');
+  // A method the page's own calls named in a header is never sent along with another call.
+  for (const h of ['X-HTTP-Method-Override', 'X-HTTP-Method', 'X-Method-Override']) assert.equal(isMarkerHeader(h, 'DELETE'), false, h);
+  assert.equal(isMarkerHeader('X-Requested-With', 'TiddlyWiki'), true);
+});
+
+test('the card shows a GraphQL document with only what the redactor masks masked, and an array form', () => {
+  const doc = heldCall({ method: 'POST', url: `${APP}/graphql`,
+    body: { query: 'mutation { transfer(iban: "DE89370400440532013000", amount: 100) { id } }' } });
+  assert.match(doc.fields[0].value, /^mutation \{ transfer\(iban: "\[redacted iban len=22\]", amount: 100\)/);
+  assert.ok(!JSON.stringify(doc.fields).includes('DE89370400440532013000'), 'the card, not the canonical the worker keeps');
+  assert.deepEqual(heldCall({ method: 'POST', url: `${APP}/api/x`, body: { name: 'Ann', form: [{ to: 'm@evil.example' }] } }).fields,
+    [{ name: 'name', value: 'Ann' }, { name: 'form.0.to', value: 'm@evil.example' }]);
 });

@@ -308,7 +308,7 @@ export function replyOf(r, secrets = []) {
     size: Number.isSafeInteger(r.size) ? r.size : null, truncated: r.truncated === true, ms: r.ms ?? null,
   };
   if (Object.hasOwn(r, 'json')) {
-    out.json = forms.length ? scrubValue(redactValue(r.json).value, forms) : redactValue(r.json).value;
+    out.json = scrubValue(redactValue(r.json).value, forms);
     out.shape = shapeOf(r.json);
   } else if (typeof r.text === 'string' && r.text !== '') {
     const textual = TEXTUAL.test(out.contentType ?? 'text/plain') ||
