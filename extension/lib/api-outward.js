@@ -155,6 +155,12 @@ function judgedOf(url, body) {
     if (typeof v !== 'string') continue;
     if (OVERRIDE_KEYS.has(k)) methods.push(v.trim().toUpperCase());
     if (ACTION_KEYS.has(k) || URL_KEYS.has(k)) memberNames.push(v);
+    // A GraphQL document deeper in (a batch's item): what it runs counts too.
+    if (k === 'query' && body?.query !== v) {
+      const inner = graphqlOf({ query: v });
+      if (inner) opNames.push(...inner.judged);
+      if (inner?.unread) unread = true;
+    }
   }
   const query = queryOf(url);
   for (const [k, v] of query) {
@@ -201,9 +207,11 @@ export function classifyCall({ method, url, body }) {
   if (READ_METHODS.includes(m)) return { kind: 'read', word: null };
   // A batch (GraphQL's, JSON-RPC's, or any list) is as strict as its strictest item; a batch of
   // batches, or one too long, is not read through.
-  if (Array.isArray(body)) {
-    if (body.length === 0 || body.length > MAX_BATCH || body.some(Array.isArray)) return { kind: 'outward', word: 'batch' };
-    return body.map((item) => classifyCall({ method: m, url, body: item === null || typeof item !== 'object' ? {} : item }))
+  // A batch of GraphQL requests is as strict as its strictest; any other list (records, JSON-RPC
+  // or other sub-requests) is judged as one body, every item walked.
+  if (Array.isArray(body) && body.length > 0 && body.length <= MAX_BATCH &&
+      body.every((x) => x && typeof x === 'object' && !Array.isArray(x) && typeof x.query === 'string')) {
+    return body.map((item) => classifyCall({ method: m, url, body: item }))
       .reduce((a, b) => (STRICTNESS.indexOf(b.kind) > STRICTNESS.indexOf(a.kind) ? b : a));
   }
   const j = judgedOf(url, body);

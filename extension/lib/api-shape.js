@@ -325,21 +325,28 @@ export function graphqlDocument(src) {
 // other is something else that happens to have a `query`, judged as any write.
 const GRAPHQL_MEMBERS = new Set(['query', 'variables', 'operationName', 'extensions']);
 const OPERATION_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,79}$/;
+const LOOKS_GRAPHQL = /^[\s,\ufeff]*(?:#|\{|(?:query|mutation|subscription|fragment)\b)/;
 
 /**
  * What a GraphQL body asks, as names: {type (mutation or subscription if any operation is one,
  * else query), name (operationName, or the first operation's), field (the first field it runs),
  * fields (every field its operations run at their top), judged (the names it is judged by: those,
  * and a mutation's inner fields), queries (true when it is a GraphQL request and every
- * operation in it is a query: a read)}; null when it is not GraphQL. A body with a `query` that
- * does not parse as one is {type: null, unread: true}: it says nothing, and reads nothing.
+ * operation in it is a query: a read)}; null when it is not GraphQL. A body whose `query` starts
+ * as a document but does not parse is {type: null, unread: true}: it says nothing, and reads
+ * nothing.
  */
 export function graphqlOf(body) {
   if (!body || typeof body !== 'object' || Array.isArray(body) || typeof body.query !== 'string') return null;
   const opName = typeof body.operationName === 'string' && OPERATION_NAME.test(body.operationName)
     ? body.operationName : null;
   const doc = graphqlDocument(body.query);
-  if (!doc) return { type: null, name: opName, field: null, fields: [], judged: [], queries: false, unread: true };
+  if (!doc) {
+    // Only what starts as a document can be one that did not parse: a search's `query: "harbour
+    // notes"` is no GraphQL at all.
+    return LOOKS_GRAPHQL.test(body.query)
+      ? { type: null, name: opName, field: null, fields: [], judged: [], queries: false, unread: true } : null;
+  }
   const ops = doc.operations;
   const other = ops.find((o) => o.type !== 'query');
   const fields = [...new Set(ops.flatMap((o) => o.fields))];

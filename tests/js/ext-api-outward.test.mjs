@@ -208,8 +208,15 @@ test('a body says what it does anywhere in it, by names as servers read them; Gr
   assert.equal(kind('POST', '/api/accounts/5/%64elete;x=%zz'), 'delete');
   // An array form is read and shown.
   assert.equal(kind('POST', '/api/x', { name: 'Ann', form: [{ to: 'mallory@evil.example' }] }), 'outward');
-  // Batches of batches are not read through.
-  assert.equal(kind('POST', '/graphql', [[{ query: '{ me }' }]]), 'outward');
+  // A list of lists is walked through: what a document deep in it runs counts.
+  assert.equal(kind('POST', '/graphql', [[{ query: 'mutation { deleteAccount }' }]]), 'delete');
+  assert.equal(kind('POST', '/graphql', [[{ query: '{ me }' }]]), 'write', 'no read but a GraphQL batch\'s');
+  // A list of records is data, however long: judged by what it says.
+  assert.equal(kind('POST', '/flows', Array.from({ length: 80 }, (_, i) => ({ id: `n${i}`, type: 'inject', wires: [] }))), 'write');
+  assert.equal(kind('POST', '/api/notes/import', [{ title: 'a' }, { title: 'b', to: 'eve@evil.example' }]), 'outward');
+  // A search's query is no GraphQL: a write, not a document that did not parse.
+  assert.equal(kind('POST', '/api/search', { query: 'harbour notes' }), 'write');
+  assert.equal(kind('POST', '/api/search', { filter: { query: 'harbour' } }), 'write');
   // A query reads, whatever it reads is called; with a query string, it is no read.
   assert.equal(kind('POST', '/graphql', { query: 'query Orders { orders { id } }' }), 'read');
   assert.equal(kind('POST', '/graphql', { query: 'query GetMessages { messages { id } }', operationName: 'GetMessages' }), 'read');
