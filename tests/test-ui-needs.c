@@ -288,60 +288,54 @@ test_hold_approve (Fixture       *f,
   browser_event (f, "hold.changed", HOLD ("K1", "done", "outward", ""));
   wait_for_cards (f, CHP_TYPE_HOLD_ROW, 0);
 
-  /* A key press that is itself the act (a chat box's Enter, with no Send button) is said as a
-   * key, not as a button, with the message it would send. */
-#define KEY_HOLD(state) \
-  "{\"holdId\":\"K5\",\"state\":\"" state "\",\"kind\":\"outward\",\"reason\":\"key\"," \
-  "\"word\":\"message\",\"control\":\"Enter\",\"source\":\"Write your message here\"," \
-  "\"site\":\"https://pad.example\",\"fields\":[{\"name\":\"Write your message here\"," \
-  "\"value\":\"Ferry delayed by fog\"}],\"signature\":\"9f2e\",\"tabId\":7,\"createdAt\":2}"
-  browser_event (f, "hold.changed", KEY_HOLD ("held"));
-  wait_for_cards (f, CHP_TYPE_HOLD_ROW, 1);
-  row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_HOLD_ROW);
-  g_assert_true (chp_ui_test_shows_text (row, "Key: Enter in “Write your message here” (sends it)"));
-  g_assert_true (chp_ui_test_shows_text (row, "Write your message here: Ferry delayed by fog"));
-  browser_event (f, "hold.changed", KEY_HOLD ("declined"));
-  wait_for_cards (f, CHP_TYPE_HOLD_ROW, 0);
-#undef KEY_HOLD
+  /* How a held key press or drop is said, in the app's words, from the parts the page named. */
+  {
+    static const struct {
+      const char *members;
+      const char *says[3];
+    } cards[] = {
+      /* A key press that is itself the act (a chat box's Enter, with no Send button): a key, not
+       * a button, with the message it would send. */
+      { "\"kind\":\"outward\",\"reason\":\"key\",\"word\":\"message\",\"control\":\"Enter\","
+        "\"source\":\"Write your message here\",\"fields\":[{\"name\":\"Write your message here\","
+        "\"value\":\"Ferry delayed by fog\"}]",
+        { "Key: Enter in “Write your message here” (sends it)",
+          "Write your message here: Ferry delayed by fog", NULL } },
+      /* A key that saves (Control+S in an editor): the save it is. */
+      { "\"kind\":\"write\",\"reason\":\"key\",\"word\":\"save\",\"control\":\"Control+s\","
+        "\"fields\":[]",
+        { "Key: Control+s (saves)", NULL } },
+      /* A drop of something the page gave no name: still something dropped. */
+      { "\"kind\":\"delete\",\"reason\":\"drop\",\"word\":\"trash\",\"control\":\"Trash\","
+        "\"source\":\"\",\"fields\":[]",
+        { "Drop: “(no name)” onto “Trash”", NULL } },
+      /* An extension from before `source` sent both ends as one control: said as it came. */
+      { "\"kind\":\"delete\",\"reason\":\"drop\",\"word\":\"trash\","
+        "\"control\":\"\\\"Order 4411\\\" onto \\\"Trash\\\"\",\"fields\":[]",
+        { "Drop: \"Order 4411\" onto \"Trash\"", NULL } },
+    };
 
-  /* A key that saves (Control+S in an editor) is said as the save it is, in the app's words. */
-#define SAVE_HOLD(state) \
-  "{\"holdId\":\"K7\",\"state\":\"" state "\",\"kind\":\"write\",\"reason\":\"key\"," \
-  "\"word\":\"save\",\"control\":\"Control+s\",\"site\":\"https://wiki.example\"," \
-  "\"fields\":[],\"signature\":\"9f30\",\"tabId\":7,\"createdAt\":2}"
-  browser_event (f, "hold.changed", SAVE_HOLD ("held"));
-  wait_for_cards (f, CHP_TYPE_HOLD_ROW, 1);
-  row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_HOLD_ROW);
-  g_assert_true (chp_ui_test_shows_text (row, "Key: Control+s (saves)"));
-  browser_event (f, "hold.changed", SAVE_HOLD ("declined"));
-  wait_for_cards (f, CHP_TYPE_HOLD_ROW, 0);
-#undef SAVE_HOLD
+    for (guint i = 0; i < G_N_ELEMENTS (cards); i++)
+      {
+        g_autofree char *held = g_strdup_printf ("{\"holdId\":\"K%u\",\"state\":\"held\",%s,"
+                                                 "\"site\":\"https://pad.example\",\"signature\":\"9f3%u\","
+                                                 "\"tabId\":7,\"createdAt\":2}",
+                                                 10 + i, cards[i].members, i);
+        g_autofree char *declined = g_strdup_printf ("{\"holdId\":\"K%u\",\"state\":\"declined\",%s,"
+                                                     "\"site\":\"https://pad.example\","
+                                                     "\"signature\":\"9f3%u\",\"tabId\":7,"
+                                                     "\"createdAt\":2}",
+                                                     10 + i, cards[i].members, i);
 
-  /* A drop of something the page gave no name still says that something is dropped. */
-#define UNNAMED_DROP(state) \
-  "{\"holdId\":\"K8\",\"state\":\"" state "\",\"kind\":\"delete\",\"reason\":\"drop\"," \
-  "\"word\":\"trash\",\"control\":\"Trash\",\"source\":\"\",\"site\":\"https://board.example\"," \
-  "\"fields\":[],\"signature\":\"9f31\",\"tabId\":7,\"createdAt\":2}"
-  browser_event (f, "hold.changed", UNNAMED_DROP ("held"));
-  wait_for_cards (f, CHP_TYPE_HOLD_ROW, 1);
-  row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_HOLD_ROW);
-  g_assert_true (chp_ui_test_shows_text (row, "Drop: “(no name)” onto “Trash”"));
-  browser_event (f, "hold.changed", UNNAMED_DROP ("declined"));
-  wait_for_cards (f, CHP_TYPE_HOLD_ROW, 0);
-#undef UNNAMED_DROP
-
-  /* An extension from before `source` sent both ends as one control: said as it came. */
-#define OLD_DROP(state) \
-  "{\"holdId\":\"K9\",\"state\":\"" state "\",\"kind\":\"delete\",\"reason\":\"drop\"," \
-  "\"word\":\"trash\",\"control\":\"\\\"Order 4411\\\" onto \\\"Trash\\\"\"," \
-  "\"site\":\"https://board.example\",\"fields\":[],\"signature\":\"9f32\",\"tabId\":7,\"createdAt\":2}"
-  browser_event (f, "hold.changed", OLD_DROP ("held"));
-  wait_for_cards (f, CHP_TYPE_HOLD_ROW, 1);
-  row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_HOLD_ROW);
-  g_assert_true (chp_ui_test_shows_text (row, "Drop: \"Order 4411\" onto \"Trash\""));
-  browser_event (f, "hold.changed", OLD_DROP ("declined"));
-  wait_for_cards (f, CHP_TYPE_HOLD_ROW, 0);
-#undef OLD_DROP
+        browser_event (f, "hold.changed", held);
+        wait_for_cards (f, CHP_TYPE_HOLD_ROW, 1);
+        row = chp_ui_test_find_type (needs_page (f), CHP_TYPE_HOLD_ROW);
+        for (guint k = 0; cards[i].says[k] != NULL; k++)
+          g_assert_true (chp_ui_test_shows_text (row, cards[i].says[k]));
+        browser_event (f, "hold.changed", declined);
+        wait_for_cards (f, CHP_TYPE_HOLD_ROW, 0);
+      }
+  }
 
   /* A drag judged by where it drops (a card onto Trash) is said as a drop, with what would be
    * dropped where, not as a button; once approved, the card goes. */
