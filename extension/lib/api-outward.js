@@ -60,7 +60,11 @@ export const DELETE_WORDS = Object.freeze(new Set([...singleWords(TABLE?.delete)
 // Body members that name where a message goes: a request with them sends.
 const RECIPIENT_KEYS = new Set(['to', 'recipient', 'recipients', 'cc', 'bcc', 'phone', 'email_to', 'send_to']);
 // Query and body members whose value names the operation (?action=send, ?method=photos.delete).
-const ACTION_KEYS = new Set(['action', 'op', 'operation', 'do', 'cmd', 'command', 'intent', 'verb', 'method']);
+// Joomla's task, Yii's r and route, and the like.
+const ACTION_KEYS = new Set(['action', 'op', 'operation', 'do', 'cmd', 'command', 'intent', 'verb', 'method', 'task',
+  'r', 'route', 'act', 'mode']);
+// A recipient member by its name's forms: to, recipient_id, recipientIds (as keyOf reads them).
+const RECIPIENT_NAME = /^(?:to|cc|bcc|recipients?|send_?to|email_?to)(?:_?(?:id|ids|email|emails|address|addresses|user|users|list))?$/;
 
 /** The words of a name: split at non-letters and camelCase ("sendMessage" → send, message). */
 export function wordsOf(name) {
@@ -151,7 +155,9 @@ function judgedOf(url, body) {
   const members = walkMembers(body);
   let recipients = false;
   for (const [k, v] of members) {
-    if (RECIPIENT_KEYS.has(k)) recipients = true;
+    if (RECIPIENT_KEYS.has(k) || RECIPIENT_NAME.test(k)) recipients = true;
+    // Rails' nested attributes delete what carries a true _destroy.
+    if (k === '_destroy' && (v === true || v === 1 || v === '1' || v === 'true')) methods.push('DELETE');
     if (typeof v !== 'string') continue;
     if (OVERRIDE_KEYS.has(k)) methods.push(v.trim().toUpperCase());
     if (ACTION_KEYS.has(k) || URL_KEYS.has(k)) memberNames.push(v);
@@ -183,12 +189,18 @@ function judgedOf(url, body) {
   return { opNames, urlNames, memberNames, methods, recipients, gql, unread, over: members.over === true, query };
 }
 
+// Words a route may run together with another ("deleteaccount", "sendmessage"; routes match
+// without case on many servers): found at either end of a word too.
+const JOINED_DELETE = ['delete', 'remove', 'destroy', 'purge', 'trash'];
+const JOINED_OUTWARD = ['send', 'message', 'payment', 'invoice', 'transfer', 'publish', 'checkout', 'broadcast', 'campaign'];
+const joined = (w, stems) => stems.find((s) => w.length > s.length + 2 && (w.startsWith(s) || w.endsWith(s)));
+
 /** The strictest verdict words give: delete, outward, or null. */
 function verdictOf(names) {
   const words = names.flatMap(wordsOf);
-  const del = words.find((w) => DELETE_WORDS.has(w));
+  const del = words.find((w) => DELETE_WORDS.has(w)) ?? words.map((w) => joined(w, JOINED_DELETE)).find(Boolean);
   if (del) return { kind: 'delete', word: del };
-  const out = words.find((w) => OUTWARD_WORDS.has(w));
+  const out = words.find((w) => OUTWARD_WORDS.has(w)) ?? words.map((w) => joined(w, JOINED_OUTWARD)).find(Boolean);
   return out ? { kind: 'outward', word: out } : null;
 }
 
@@ -232,19 +244,30 @@ export function classifyCall({ method, url, body }) {
   if (byUrl) return byUrl;
   if (verdict) return verdict;
   if (j.recipients) return { kind: 'outward', word: 'recipient' };
-  // A GraphQL document that cannot be read through says nothing of what it runs: every doubt holds.
-  if (j.unread) return { kind: 'outward', word: 'graphql' };
+  // A GraphQL document that cannot be read through says nothing of what it runs: every doubt holds —
+  // where it is GraphQL (a GraphQL path, or a body with variables or an operation name); elsewhere
+  // a `query: "#harbour"` is a search's words.
+  const graphqlish = graphqlPath(url) || (body && typeof body === 'object' && !Array.isArray(body) &&
+    ('variables' in body || 'operationName' in body));
+  if (j.unread && graphqlish) return { kind: 'outward', word: 'graphql' };
   return { kind: 'write', word: null };
 }
 
-function graphqlEndpoint(url) {
+function graphqlPath(url) {
   try {
-    const u = new URL(url);
-    return u.search === '' && u.pathname.split('/').some((seg) => wordsOf(seg).some((w) => GRAPHQL_PATH.has(w)));
+    return new URL(url).pathname.split('/').some((seg) => wordsOf(seg).some((w) => GRAPHQL_PATH.has(w)));
   } catch {
     return false;
   }
 }
+
+const graphqlEndpoint = (url) => {
+  try {
+    return new URL(url).search === '' && graphqlPath(url);
+  } catch {
+    return false;
+  }
+};
 
 /** The one string a person approves: method, URL and body, members in sorted order. */
 export function canonicalOf({ method, url, body }) {

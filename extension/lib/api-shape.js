@@ -265,6 +265,9 @@ export function graphqlDocument(src) {
         const inner = selection();
         out.nested.push(...inner.fields, ...inner.nested);
         out.spreads.push(...inner.spreads);
+        // Bounded as it grows, level by level: a deep document is not read (and not copied up
+        // thousands of times).
+        if (out.nested.length > GQL_MAX_FIELDS) throw new SyntaxError('too many fields');
       }
     }
     i += 1;

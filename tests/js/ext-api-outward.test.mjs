@@ -238,3 +238,30 @@ test('the card shows a GraphQL document with only what the redactor masks masked
   assert.deepEqual(heldCall({ method: 'POST', url: `${APP}/api/x`, body: { name: 'Ann', form: [{ to: 'm@evil.example' }] } }).fields,
     [{ name: 'name', value: 'Ann' }, { name: 'form.0.to', value: 'm@evil.example' }]);
 });
+
+// From the fourth review.
+test('words run together, routers\' and CMSs\' action members, _destroy and recipient ids; a search is a search', () => {
+  assert.equal(kind('POST', '/api/deleteaccount', {}), 'delete');
+  assert.equal(kind('POST', '/api/DELETEACCOUNT', {}), 'delete');
+  assert.equal(kind('POST', '/deletepost.php'), 'delete');
+  assert.equal(kind('POST', '/api/sendmessage', { to_user_id: 5, text: 'hi' }), 'outward');
+  assert.equal(kind('POST', '/administrator/index.php?option=com_content&task=articles.delete', { form: { 'cid[]': '5' } }), 'delete');
+  assert.equal(kind('POST', '/index.php?r=post/delete&id=5'), 'delete');
+  assert.equal(kind('PATCH', '/projects/1', { project: { tasks_attributes: [{ id: 5, _destroy: '1' }] } }), 'delete');
+  assert.equal(kind('POST', '/api/transfers/new', { recipientId: 5, amount: 100 }), 'outward');
+  assert.equal(kind('POST', '/api/gifts', { recipient_id: 5 }), 'outward');
+  // Words that only look like a document, in a search's body: the search they are.
+  for (const query of ['#harbour', 'query about harbour', 'subscription renewal']) {
+    assert.equal(kind('POST', '/api/search', { query }), 'write', query);
+  }
+  assert.equal(kind('POST', '/graphql', { query: 'query about harbour' }), 'outward', 'at a GraphQL endpoint, held');
+  // What must stay as it was.
+  assert.equal(kind('PUT', '/recipes/default/tiddlers/Hello', { title: 'Hello', text: 'x', tags: 'a b', fields: {} }), 'write');
+  assert.equal(kind('POST', '/api/contacts', { name: 'Ann' }), 'write');
+});
+
+test('a document too deep to read through is not read: held at a GraphQL endpoint', () => {
+  // Its inner fields pass the bound a few levels down, and reading stops there.
+  assert.equal(classifyCall({ method: 'POST', url: `${APP}/graphql`,
+    body: { query: `mutation{z{${'a{'.repeat(2690)}b${'}'.repeat(2692)}` } }).word, 'graphql');
+});

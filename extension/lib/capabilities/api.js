@@ -248,7 +248,10 @@ export async function runReads(ctx, calls) {
 // An HTML page's own tokens: a <meta> or <input> whose name says CSRF, XSRF, token, authenticity
 // or nonce (Rails' csrf-token, a form's hidden authenticity_token) keeps its tag, not its value.
 const TOKEN_TAG = /<(?:meta|input)\b[^<>]*>/gi;   // [^<>]: linear on "<meta<meta<meta…"
-const TOKEN_NAME = /\b(?:name|id|property)\s*=\s*["']?[^"'>\s]*(?:csrf|xsrf|token|authenticity|nonce)/i;
+// Each attribute read once (a pattern that tried each "id=" anew took seconds on a long tag).
+const TAG_NAME = /\b(?:name|id|property)\s*=\s*("[^"]*|'[^']*|[^\s"'>]*)/gi;
+const TOKEN_WORD = /csrf|xsrf|token|authenticity|nonce/i;
+const isTokenTag = (tag) => [...tag.matchAll(TAG_NAME)].some((m) => TOKEN_WORD.test(m[1]));
 const TAG_VALUE = /(\b(?:content|value)\s*=\s*)(?:"[^"]*"|'[^']*'|[^\s"'>]+)/gi;
 const MIN_SECRET = 8;
 
@@ -272,8 +275,8 @@ function formsOf(secrets) {
  * cut short, so a secret's first part at its end goes too (it may be one straddling the cut).
  */
 function scrub(text, forms, cut = false) {
-  let out = text.replace(TOKEN_TAG, (tag) => (TOKEN_NAME.test(tag) ? tag.replace(TAG_VALUE, '$1"[redacted]"') : tag));
-  for (const v of forms) out = out.split(v).join('[redacted]');
+  let out = text.includes('<') ? text.replace(TOKEN_TAG, (tag) => (isTokenTag(tag) ? tag.replace(TAG_VALUE, '$1"[redacted]"') : tag)) : text;
+  for (const v of forms) if (out.length >= v.length && out.includes(v)) out = out.split(v).join('[redacted]');
   if (cut) {
     for (const v of forms) {
       for (let n = v.length - 1; n >= MIN_SECRET / 2; n--) {
@@ -289,7 +292,7 @@ function scrub(text, forms, cut = false) {
 
 /** `value` with scrub() on every string in it, names included, as deep as the redactor goes. */
 function scrubValue(value, forms, depth = 0) {
-  if (typeof value === 'string') return scrub(value, forms);
+  if (typeof value === 'string') return value.includes('<') || forms.some((v) => value.includes(v)) ? scrub(value, forms) : value;
   if (!value || typeof value !== 'object') return value;
   if (depth > 256) return '[redacted: too deep]';
   if (Array.isArray(value)) return value.map((v) => scrubValue(v, forms, depth + 1));
