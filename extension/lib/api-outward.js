@@ -171,7 +171,7 @@ function judgedOf(url, body) {
   const query = queryOf(url);
   for (const [k, v] of query) {
     urlNames.push(k);
-    if (RECIPIENT_KEYS.has(k)) recipients = true;
+    if (RECIPIENT_KEYS.has(k) || RECIPIENT_NAME.test(k)) recipients = true;
     if (OVERRIDE_KEYS.has(k)) methods.push(v.trim().toUpperCase());
     if (ACTION_KEYS.has(k)) urlNames.push(v);
     // A GraphQL document in the URL, which a server may run over the body's.
@@ -204,21 +204,19 @@ function verdictOf(names) {
   return out ? { kind: 'outward', word: out } : null;
 }
 
-/**
- * {kind: 'read'|'write'|'outward'|'delete', word} of a call. `word`: what decided (a word of a
- * name, 'DELETE', 'recipient'), or null.
- */
 const STRICTNESS = ['read', 'write', 'outward', 'delete'];
 const MAX_BATCH = 50;
 // A GraphQL endpoint says so in its path (/graphql, /api/gql): a body elsewhere that looks like
 // a query is judged as the write its method is.
 const GRAPHQL_PATH = new Set(['graphql', 'gql']);
 
+/**
+ * {kind: 'read'|'write'|'outward'|'delete', word} of a call. `word`: what decided (a word of a
+ * name, 'DELETE', 'recipient'), or null.
+ */
 export function classifyCall({ method, url, body }) {
   const m = String(method ?? 'GET').toUpperCase();
   if (READ_METHODS.includes(m)) return { kind: 'read', word: null };
-  // A batch (GraphQL's, JSON-RPC's, or any list) is as strict as its strictest item; a batch of
-  // batches, or one too long, is not read through.
   // A batch of GraphQL requests is as strict as its strictest; any other list (records, JSON-RPC
   // or other sub-requests) is judged as one body, every item walked.
   if (Array.isArray(body) && body.length > 0 && body.length <= MAX_BATCH &&

@@ -250,6 +250,7 @@ test('words run together, routers\' and CMSs\' action members, _destroy and reci
   assert.equal(kind('PATCH', '/projects/1', { project: { tasks_attributes: [{ id: 5, _destroy: '1' }] } }), 'delete');
   assert.equal(kind('POST', '/api/transfers/new', { recipientId: 5, amount: 100 }), 'outward');
   assert.equal(kind('POST', '/api/gifts', { recipient_id: 5 }), 'outward');
+  assert.equal(kind('POST', '/api/gifts?recipientIds=5'), 'outward', 'in the query too');
   // Words that only look like a document, in a search's body: the search they are.
   for (const query of ['#harbour', 'query about harbour', 'subscription renewal']) {
     assert.equal(kind('POST', '/api/search', { query }), 'write', query);
