@@ -6,7 +6,7 @@
 // tests run it; the worker imports outward.js for its table (a classic script that publishes it).
 //
 // The judgement, and why:
-// - GET and HEAD read: never held. A GraphQL request over POST whose every operation is a `query`
+// - GET and HEAD read, unless the URL says it acts (actingRead: ?action=trash, …/5/delete). A GraphQL request over POST whose every operation is a `query`
 //   reads too (the GraphQL convention: queries have no effects) — a GraphQL request only: a body
 //   of nothing but query, variables, operationName and extensions; a mutation, a persisted query
 //   or anything else over POST is judged like any write, by every operation and field it runs.
@@ -216,7 +216,7 @@ const GRAPHQL_PATH = new Set(['graphql', 'gql']);
  */
 export function classifyCall({ method, url, body }) {
   const m = String(method ?? 'GET').toUpperCase();
-  if (READ_METHODS.includes(m)) return { kind: 'read', word: null };
+  if (READ_METHODS.includes(m)) return actingRead(url) ?? { kind: 'read', word: null };
   // A batch of GraphQL requests is as strict as its strictest; any other list (records, JSON-RPC
   // or other sub-requests) is judged as one body, every item walked.
   if (Array.isArray(body) && body.length > 0 && body.length <= MAX_BATCH &&
@@ -249,6 +249,63 @@ export function classifyCall({ method, url, body }) {
     ('variables' in body || 'operationName' in body));
   if (j.unread && graphqlish) return { kind: 'outward', word: 'graphql' };
   return { kind: 'write', word: null };
+}
+
+// A GET that acts: many server-rendered sites delete, send or change on a GET link that carries
+// a nonce (WordPress's post.php?action=trash, Joomla's task=articles.delete, a mailing list's
+// /unsubscribe?…). What a read may not say, and where:
+// - an action member of the query (ACTION_KEYS) whose value's words are a delete, an outward or
+//   a write verb of the click table, as a control labelled so would be judged — a link that
+//   acts says so there;
+// - the path's last step, when it is a name of one or two words (`delete`, `deleteAccount`,
+//   `send-message`; not a title or a slug, "Delete me" or how-to-delete-files, which a read
+//   fetches) that starts with a delete verb (trash aside: a folder is read by it) or a verb that
+//   sends: nouns never ("GET /api/messages" reads them), and no write verbs (Rails' GET …/edit
+//   and …/new show a form);
+// - a method override that names a write, or a GraphQL mutation in the query (a server that runs
+//   one over GET is judged as if it came over POST).
+const GET_OUTWARD_VERBS = new Set(['send', 'resend', 'publish', 'pay', 'transfer', 'broadcast', 'submit',
+  'tweet', 'retweet', 'repost', 'checkout']);
+const WRITE_VERBS = Object.freeze(singleWords(TABLE?.write));
+const PATH_DELETE_WORDS = new Set([...DELETE_WORDS].filter((w) => w !== 'trash'));
+
+// A step that may be an operation's name: one or two words, run together or joined by - or _.
+const NAME_STEP = /^[a-z]+(?:[-_]?[a-z]+)?$/i;
+
+/** The first word of the URL's last path step where that step may name an operation, or null. */
+function lastVerb(url) {
+  let step;
+  try {
+    step = new URL(url).pathname.split('/').filter(Boolean).pop() ?? '';
+  } catch {
+    return null;
+  }
+  // As a server reads it: escapes decoded one by one, a path parameter (";jsessionid=…") cut.
+  step = step.replace(/%[0-9a-f]{2}/gi, (e) => String.fromCharCode(parseInt(e.slice(1), 16))).split(';')[0];
+  const words = NAME_STEP.test(step) ? wordsOf(step) : [];
+  return words.length >= 1 && words.length <= 2 ? words[0] : null;
+}
+
+/** The verdict of a GET or HEAD that acts (see above), or null for a read. */
+function actingRead(url) {
+  const query = queryOf(url);
+  for (const [k, v] of query) {
+    const meant = OVERRIDE_KEYS.has(k) ? v.trim().toUpperCase() : null;
+    if (meant && WRITE_METHODS.includes(meant)) return classifyCall({ method: meant, url });
+    const gql = k === 'query' ? graphqlOf({ query: v }) : null;
+    if (gql && !gql.unread && !gql.queries) return classifyCall({ method: 'POST', url });
+  }
+  const actions = query.filter(([k]) => ACTION_KEYS.has(k)).flatMap(([, v]) => wordsOf(v));
+  const verb = lastVerb(url);
+  const del = actions.find((w) => DELETE_WORDS.has(w) || joined(w, JOINED_DELETE)) ??
+    (verb && (PATH_DELETE_WORDS.has(verb) || joined(verb, JOINED_DELETE)) ? verb : null);
+  if (del) return { kind: 'delete', word: del };
+  const sends = (w) => GET_OUTWARD_VERBS.has(w) || joined(w, ['send', 'publish']);
+  const out = actions.find((w) => sends(w) || (OUTWARD_WORDS.has(w) && !OUTWARD_NOUNS.includes(w))) ??
+    (verb && sends(verb) ? verb : null);
+  if (out) return { kind: 'outward', word: out };
+  const write = actions.find((w) => WRITE_VERBS.has(w));
+  return write ? { kind: 'write', word: write } : null;
 }
 
 function graphqlPath(url) {

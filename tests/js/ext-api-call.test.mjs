@@ -190,9 +190,19 @@ test('deletes and payments are held whatever the plan; a plain write goes throug
   assert.deepEqual(s.router.planOf(1), { planId: 'plan-1', step: 1, of: 2 }, 'the pill can say "plan step 1 of 2"');
   const read = await call(s, { method: 'POST', url: 'https://app.example/graphql', body: { query: 'query { contacts { id } }' } });
   assert.equal(read.held, undefined, 'a GraphQL query reads');
+  // A GET that deletes (a link with a nonce, as WordPress's) is held as the delete it is.
+  const trash = await call(s, { method: 'GET', url: 'https://app.example/wp-admin/post.php?post=5&action=trash', allow });
+  assert.equal(trash.held, true);
+  assert.equal(trash.hold.kind, 'delete');
+  assert.equal(trash.hold.control, 'GET /wp-admin/post.php');
+  assert.deepEqual(trash.hold.fields, [{ name: 'post', value: '5' }, { name: 'action', value: 'trash' }]);
+  assert.equal(s.calls.length, 2, 'nothing was sent');
 
   assert.equal((await resolve(s, del.hold.holdId, 'decline')).state, 'declined');
   assert.equal(s.calls.length, 2, 'a declined delete is never sent');
+  assert.equal((await resolve(s, trash.hold.holdId, 'approve')).state, 'done');
+  assert.equal(s.calls.length, 3, 'an approved one is sent once');
+  assert.equal(s.calls[2].req.method, 'GET');
 });
 
 test('an Approve after the page moved on sends nothing: changed', async () => {

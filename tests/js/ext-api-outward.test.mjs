@@ -61,7 +61,7 @@ test('GraphQL mutations and JSON-RPC methods are judged by their operation', () 
   assert.equal(kind('POST', '/rpc', { jsonrpc: '2.0', method: 'files.remove', params: {} }), 'delete');
 });
 
-test('DELETE and delete operations are deletes; a plain PUT note save is a write; GET is never held', () => {
+test('DELETE and delete operations are deletes; a plain PUT note save is a write; a plain GET reads', () => {
   assert.equal(kind('DELETE', '/api/contacts/3'), 'delete');
   assert.equal(kind('DELETE', '/api/messages/3'), 'delete', 'deleting a message sends nothing');
   assert.equal(kind('POST', '/api/contacts/3/remove'), 'delete');
@@ -69,7 +69,39 @@ test('DELETE and delete operations are deletes; a plain PUT note save is a write
   assert.equal(kind('PUT', '/recipes/default/tiddlers/HelloThere', { title: 'HelloThere' }), 'write');
   assert.equal(kind('POST', '/api/contacts', { name: 'Ann' }), 'write');
   for (const m of ['GET', 'HEAD']) {
-    assert.equal(kind(m, '/api/messages/send?action=delete'), 'read', `${m} never held`);
+    assert.equal(kind(m, '/api/messages?folder=sent'), 'read', `${m} of messages reads them`);
+    assert.equal(kind(m, '/api/messages/send?action=delete'), 'delete', `a ${m} that says it deletes`);
+  }
+});
+
+test('a GET that acts is judged by what it says it does: action members, a last step that is a verb, overrides', () => {
+  // WordPress's trash link, Joomla's task, Yii's route: a nonce in the link, and a GET deletes.
+  assert.equal(kind('GET', '/wp-admin/post.php?post=5&action=trash&_wpnonce=0a1b2c3d4e'), 'delete');
+  assert.equal(kind('GET', '/wp-admin/comment.php?c=7&action=trashcomment&_wpnonce=0a1b'), 'delete');
+  assert.equal(kind('GET', '/index.php?option=com_content&task=articles.delete&cid=4'), 'delete');
+  assert.equal(kind('GET', '/index.php?r=post/delete&id=4'), 'delete');
+  assert.equal(kind('GET', '/api/posts/5/delete'), 'delete');
+  assert.equal(kind('GET', '/api/deleteaccount'), 'delete', 'words run together');
+  assert.equal(kind('GET', '/api/users/5/deleteAccount'), 'delete');
+  assert.equal(kind('GET', '/api/users/5/remove-avatar/'), 'delete');
+  assert.equal(kind('GET', '/api/notes/5/%64elete'), 'delete', 'an escape decoded as a server decodes it');
+  assert.equal(kind('GET', '/api/notes/5/delete;jsessionid=A1B2'), 'delete', 'a path parameter cut as a server cuts it');
+  assert.equal(kind('GET', '/api/notes/5?_method=DELETE'), 'delete');
+  assert.equal(kind('GET', '/api/notes?X-HTTP-Method-Override=POST'), 'write');
+  assert.equal(kind('GET', '/api/messages/5/send'), 'outward');
+  assert.equal(kind('GET', '/mail.php?do=send&to=eve%40example.com'), 'outward');
+  assert.equal(kind('GET', '/shop?action=checkout'), 'outward');
+  assert.equal(kind('GET', '/wp-admin/comment.php?c=7&action=approvecomment'), 'read', 'run-together writes are not split');
+  assert.equal(kind('GET', '/wp-admin/post.php?post=5&action=edit'), 'write', 'as a control labelled Edit is');
+  assert.equal(kind('GET', '/graphql?query=mutation%20%7B%20deleteNote(id%3A%201)%20%7B%20id%20%7D%20%7D'), 'delete');
+  assert.equal(kind('GET', '/graphql?query=mutation%20%7B%20renameNote(id%3A%201)%20%7B%20id%20%7D%20%7D'), 'write');
+  // What a read is called, and where nouns stand: never held.
+  for (const path of ['/graphql?query=%7B%20notes%20%7B%20id%20%7D%20%7D', '/api/messages', '/api/messages/sent',
+    '/api/mail/trash', '/api/items/deleted', '/posts/5/edit', '/posts/new', '/index.php?r=post/view&id=4',
+    '/api/post/5', '/api/orders?mode=list', '/search?q=delete%20account', '/api/comments?action=list',
+    '/api/search?query=send%20money', '/recipes/default/tiddlers/Delete%20me', '/wiki/How_to_delete_files',
+    '/blog/2024/send-money-abroad-cheaply', '/api/notes/5/delete-old-drafts-first']) {
+    assert.equal(kind('GET', path), 'read', path);
   }
 });
 

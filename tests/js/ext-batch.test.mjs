@@ -241,6 +241,15 @@ test('a held API write halts the batch and sends nothing; a plan covers only the
   assert.equal(r.hold.control, 'POST /api/messages');
   assert.deepEqual(s.calls.map((c) => c.method), ['GET'], 'nothing of the message was sent');
 
+  // A GET that deletes is no read: it does not go with the reads around it, and it is held.
+  s.calls.length = 0;
+  const visits = s.visits;
+  const trash = { api: { method: 'GET', url: 'https://app.example/api/notes/4?action=trash' } };
+  const t = await batch(s, [read(1), trash, read(2)]);
+  assert.deepEqual([t.held, t.done, t.halted.step, t.hold.kind], [true, 1, 2, 'delete']);
+  assert.deepEqual(s.calls.map((c) => c.url), ['https://app.example/api/notes/1'], 'only the read before it');
+  assert.equal(s.visits, visits + 1);
+
   const note = (id) => ({ api: { method: 'PUT', url: `https://app.example/api/notes/${id}`, body: { text: 'x' } } });
   s.reply = { status: 204, ok: true, contentType: null, size: 0, truncated: false, ms: 1 };
   const allow = { planId: 'plan-1', sites: ['app.example'], step: 1, of: 3, left: { 'app.example': 1 } };

@@ -109,7 +109,9 @@ function floorRefusal(level, tabId, reason, message) {
  */
 async function prepareCall(ctx, p, { approved = false, docs } = {}) {
   const { router, tabId: tab, frameId: frame, documentId, grant } = ctx;
-  const write = p.method !== 'GET' && p.method !== 'HEAD';
+  // Judged by what it does, not its method alone: a GET may delete (lib/api-outward.js).
+  const verdict = classifyCall(p);
+  const write = verdict.kind !== 'read';
   const target = webOrigin(p.url);
   const floor = router.floorOf(p.url);
   const frameFloor = router.floorOf(ctx.frame?.url);
@@ -129,7 +131,6 @@ async function prepareCall(ctx, p, { approved = false, docs } = {}) {
 
   let plan = null;
   if (write && !approved) {
-    const verdict = classifyCall(p);
     const host = new URL(p.url).hostname;
     if (verdict.kind === 'write' && p.allow && p.allow.sites.includes(host)) {
       plan = { planId: p.allow.planId, site: host };

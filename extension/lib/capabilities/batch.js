@@ -20,6 +20,7 @@
 // still there, shown, and has that role and name; if not, the step looks again as the first did. (On the compose page of bench/recipe-bench.mjs, a
 // look cost 1–1.5 ms of a 3 ms fill step; on a large page it costs far more.)
 
+import { classifyCall } from '../api-outward.js';
 import { ChaperoneError, SCOPES } from '../scopes.js';
 import { bad, frameId, obj, tabId } from './common.js';
 import { WRITE_ACTIONS, actionParams, runAction } from './act.js';
@@ -230,8 +231,7 @@ function apiResult(value) {
 }
 
 async function apiStep(ctx, run, step) {
-  const write = step.call.method !== 'GET' && step.call.method !== 'HEAD';
-  const p = write ? { ...step.call, allow: allowNow(run) } : step.call;
+  const p = isRead(step) ? step.call : { ...step.call, allow: allowNow(run) };
   const value = await runCall(ctx, p);
   if (value.held) return value;
   ctx.router._planUsed(ctx.tabId, p, value);
@@ -239,7 +239,8 @@ async function apiStep(ctx, run, step) {
   return apiResult(value);
 }
 
-const isRead = (step) => step?.kind === 'api' && (step.call.method === 'GET' || step.call.method === 'HEAD');
+// A read by what it does: a GET that deletes is a step of its own, held as any write is.
+const isRead = (step) => step?.kind === 'api' && classifyCall(step.call).kind === 'read';
 
 /** Steps i… while they are reads (at most READS_PER_VISIT): sent in one visit to the page. */
 async function readSteps(ctx, steps, i, results) {
