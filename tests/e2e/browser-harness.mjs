@@ -176,9 +176,8 @@ export class Browser {
 
   /**
    * A Chromium that Playwright drives over the DevTools protocol only until detach(): then it
-   * runs as a person's does, with no debugger attached. A benchmark measures there what
-   * Playwright would add (it follows every request over the protocol, and a loopback fetch
-   * takes about 10 ms under it instead of about 4).
+   * runs as a person's does, with no debugger attached (Playwright follows every request over
+   * the protocol): a benchmark measures there without what Playwright adds.
    */
   static async launchDetachable(userDataDir, { headless, env, args }) {
     const child = spawn(CHROMIUM, [...args, ...(headless ? ['--headless'] : []),
