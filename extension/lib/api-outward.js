@@ -2,12 +2,13 @@
 // Whether a call of the site's own API (browser.api.call) sends, destroys or changes something
 // with the person's login — the same question content/outward.js answers for a click, asked of a
 // request instead of a control, with the same word table (src/core/policy/outward-words.json, as
-// written into outward.js) plus the nouns APIs name their outward collections with. Pure, so Node
-// tests run it; the worker imports outward.js for its table (a classic script that publishes it).
+// written into outward.js) plus the nouns APIs name their outward collections with
+// (lib/api-words.js). Pure, so Node tests run it.
 //
 // The judgement, and why:
-// - GET and HEAD read, unless the URL says it acts (actingRead: ?action=trash, …/5/delete). A GraphQL request over POST whose every operation is a `query`
-//   reads too (the GraphQL convention: queries have no effects) — a GraphQL request only: a body
+// - GET and HEAD read, unless the URL says it deletes or sends (lib/api-get.js: ?action=trash,
+//   …/5/delete, ?to=ann@example.com). A GraphQL request over POST whose every operation is a
+//   `query` reads too (the GraphQL convention: queries have no effects) — a GraphQL request only: a body
 //   of nothing but query, variables, operationName and extensions; a mutation, a persisted query
 //   or anything else over POST is judged like any write, by every operation and field it runs.
 //   A GraphQL body that does not parse is held as outward: it cannot be read for what it does.
@@ -22,68 +23,20 @@
 //   `PATCH /api/messages/5` is outward although it may only edit a draft.
 // - Anything else ('write') a plan the person approved may cover; outward and delete never.
 
-import '../content/outward.js';
 import { graphqlOf, jsonRpcMethod, redactPath, stableJson } from './api-shape.js';
+import { actingGet } from './api-get.js';
+import {
+  ACTION_KEYS, DELETE_WORDS, JOINED_DELETE, JOINED_OUTWARD, OUTWARD_WORDS, OVERRIDE_KEYS, RECIPIENT_KEYS,
+  RECIPIENT_NAME, URL_KEYS, graphqlPath, joined, keyOf, wordsOf,
+} from './api-words.js';
 import { isSecretName } from './redact-names.js';
 import { redactText } from './redact-text.js';
 
 export const WRITE_METHODS = Object.freeze(['POST', 'PUT', 'PATCH', 'DELETE']);
 export const READ_METHODS = Object.freeze(['GET', 'HEAD']);
+// What the tests and the worker read from here too.
+export { DELETE_WORDS, OUTWARD_WORDS, wordsOf };
 
-const TABLE = globalThis.ChaperoneOutward?.WORDS;
-
-/** Single words of a row of the click table, in every Latin language it has ('=word' as word). */
-function singleWords(row) {
-  const out = new Set();
-  for (const [lang, words] of Object.entries(row ?? {})) {
-    if (lang === 'zh') continue; // path and operation names are ASCII words
-    for (const w of words) {
-      const word = w.replace(/^=/, '').toLowerCase();
-      if (/^[a-z]+$/.test(word)) out.add(word);
-    }
-  }
-  return out;
-}
-
-// Nouns APIs give the collections an outward act creates in (POST /api/messages sends one).
-const OUTWARD_NOUNS = ['message', 'messages', 'mail', 'mails', 'email', 'emails', 'sendmail', 'sms', 'dm',
-  'dms', 'chat', 'chats', 'conversation', 'conversations', 'post', 'posts', 'comment', 'comments', 'tweet',
-  'tweets', 'statuses', 'reply', 'replies', 'payment', 'payments', 'payout', 'payouts', 'checkout',
-  'charge', 'charges', 'invoice', 'invoices', 'billing', 'order', 'orders', 'purchase', 'purchases',
-  'campaign', 'campaigns', 'broadcast', 'broadcasts', 'newsletter', 'newsletters', 'transfer', 'transfers',
-  'remittance', 'donation', 'donations', 'invitation', 'invitations', 'invite', 'invites', 'notify',
-  'refund', 'refunds', 'publish', 'publication', 'publications', 'share', 'shares'];
-export const OUTWARD_WORDS = Object.freeze(new Set([...singleWords(TABLE?.outward), ...OUTWARD_NOUNS]));
-export const DELETE_WORDS = Object.freeze(new Set([...singleWords(TABLE?.delete), 'del', 'destroy', 'remove',
-  'delete', 'trash', 'purge']));
-
-// Body members that name where a message goes: a request with them sends.
-const RECIPIENT_KEYS = new Set(['to', 'recipient', 'recipients', 'cc', 'bcc', 'phone', 'email_to', 'send_to']);
-// Query and body members whose value names the operation (?action=send, ?method=photos.delete).
-// Joomla's task, Yii's r and route, and the like.
-const ACTION_KEYS = new Set(['action', 'op', 'operation', 'do', 'cmd', 'command', 'intent', 'verb', 'method', 'task',
-  'r', 'route', 'act', 'mode']);
-// A recipient member by its name's forms: to, recipient_id, recipientIds (as keyOf reads them).
-const RECIPIENT_NAME = /^(?:to|cc|bcc|recipients?|send_?to|email_?to)(?:_?(?:id|ids|email|emails|address|addresses|user|users|list))?$/;
-
-/** The words of a name: split at non-letters and camelCase ("sendMessage" → send, message). */
-export function wordsOf(name) {
-  // Each escape on its own, as a server decodes what it can ("%64elete;x=%zz" is delete).
-  const s = String(name ?? '').replace(/%[0-9a-f]{2}/gi, (e) => String.fromCharCode(parseInt(e.slice(1), 16)));
-  return s.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .toLowerCase().split(/[^a-z]+/).filter(Boolean);
-}
-
-/**
- * A member's name as a server reads it: leading blanks gone, a bracketed name's innermost part
- * (Rails' and PHP's `note[to]`), and PHP's "_" for ".", "-" and blanks inside.
- */
-function keyOf(k) {
-  let n = String(k).replace(/^\s+/, '').toLowerCase();
-  const open = n.lastIndexOf('[');
-  if (open >= 0) n = n.slice(open + 1).replace(/\]+$/, '') || n.slice(0, open);
-  return n.replace(/[-. ]/g, '_');
-}
 
 const MAX_WALK = 4000;
 const MAX_WALK_DEPTH = 16;
@@ -116,12 +69,6 @@ function membersOf(body) {
   if (plainForm) out.push(...Object.entries(body.form));
   return out;
 }
-
-// Where a POST says which method it stands for (Rails', Laravel's and others' _method; the
-// X-HTTP-Method-Override convention as a member or a query key): the server acts as that one.
-const OVERRIDE_KEYS = new Set(['_method', 'x_http_method_override', 'x_http_method', 'x_method_override']);
-// Members whose value is where a sub-request goes (a $batch's), judged by its words.
-const URL_KEYS = new Set(['url', 'relative_url', 'uri', 'href', 'path', 'endpoint']);
 
 /** The URL's members as [name (keyOf), value] pairs, or [] for no URL. */
 function queryOf(url) {
@@ -189,11 +136,6 @@ function judgedOf(url, body) {
   return { opNames, urlNames, memberNames, methods, recipients, gql, unread, over: members.over === true, query };
 }
 
-// Words a route may run together with another ("deleteaccount", "sendmessage"; routes match
-// without case on many servers): found at either end of a word too.
-const JOINED_DELETE = ['delete', 'remove', 'destroy', 'purge', 'trash'];
-const JOINED_OUTWARD = ['send', 'message', 'payment', 'invoice', 'transfer', 'publish', 'checkout', 'broadcast', 'campaign'];
-const joined = (w, stems) => stems.find((s) => w.length > s.length + 2 && (w.startsWith(s) || w.endsWith(s)));
 
 /** The strictest verdict words give: delete, outward, or null. */
 function verdictOf(names) {
@@ -206,9 +148,6 @@ function verdictOf(names) {
 
 const STRICTNESS = ['read', 'write', 'outward', 'delete'];
 const MAX_BATCH = 50;
-// A GraphQL endpoint says so in its path (/graphql, /api/gql): a body elsewhere that looks like
-// a query is judged as the write its method is.
-const GRAPHQL_PATH = new Set(['graphql', 'gql']);
 
 /**
  * {kind: 'read'|'write'|'outward'|'delete', word} of a call. `word`: what decided (a word of a
@@ -216,7 +155,13 @@ const GRAPHQL_PATH = new Set(['graphql', 'gql']);
  */
 export function classifyCall({ method, url, body }) {
   const m = String(method ?? 'GET').toUpperCase();
-  if (READ_METHODS.includes(m)) return actingRead(url) ?? { kind: 'read', word: null };
+  if (READ_METHODS.includes(m)) {
+    // A GET reads unless its URL says it acts (lib/api-get.js); one that stands for another
+    // method is judged as that one.
+    const acts = actingGet(url);
+    if (acts?.method) return classifyCall({ method: acts.method, url });
+    return acts ?? { kind: 'read', word: null };
+  }
   // A batch of GraphQL requests is as strict as its strictest; any other list (records, JSON-RPC
   // or other sub-requests) is judged as one body, every item walked.
   if (Array.isArray(body) && body.length > 0 && body.length <= MAX_BATCH &&
@@ -251,70 +196,6 @@ export function classifyCall({ method, url, body }) {
   return { kind: 'write', word: null };
 }
 
-// A GET that acts: many server-rendered sites delete, send or change on a GET link that carries
-// a nonce (WordPress's post.php?action=trash, Joomla's task=articles.delete, a mailing list's
-// /unsubscribe?…). What a read may not say, and where:
-// - an action member of the query (ACTION_KEYS) whose value's words are a delete, an outward or
-//   a write verb of the click table, as a control labelled so would be judged — a link that
-//   acts says so there;
-// - the path's last step, when it is a name of one or two words (`delete`, `deleteAccount`,
-//   `send-message`; not a title or a slug, "Delete me" or how-to-delete-files, which a read
-//   fetches) that starts with a delete verb (trash aside: a folder is read by it) or a verb that
-//   sends: nouns never ("GET /api/messages" reads them), and no write verbs (Rails' GET …/edit
-//   and …/new show a form);
-// - a method override that names a write, or a GraphQL mutation in the query (a server that runs
-//   one over GET is judged as if it came over POST).
-const GET_OUTWARD_VERBS = new Set(['send', 'resend', 'publish', 'pay', 'transfer', 'broadcast', 'submit',
-  'tweet', 'retweet', 'repost', 'checkout']);
-const WRITE_VERBS = Object.freeze(singleWords(TABLE?.write));
-const PATH_DELETE_WORDS = new Set([...DELETE_WORDS].filter((w) => w !== 'trash'));
-
-// A step that may be an operation's name: one or two words, run together or joined by - or _.
-const NAME_STEP = /^[a-z]+(?:[-_]?[a-z]+)?$/i;
-
-/** The first word of the URL's last path step where that step may name an operation, or null. */
-function lastVerb(url) {
-  let step;
-  try {
-    step = new URL(url).pathname.split('/').filter(Boolean).pop() ?? '';
-  } catch {
-    return null;
-  }
-  // As a server reads it: escapes decoded one by one, a path parameter (";jsessionid=…") cut.
-  step = step.replace(/%[0-9a-f]{2}/gi, (e) => String.fromCharCode(parseInt(e.slice(1), 16))).split(';')[0];
-  const words = NAME_STEP.test(step) ? wordsOf(step) : [];
-  return words.length >= 1 && words.length <= 2 ? words[0] : null;
-}
-
-/** The verdict of a GET or HEAD that acts (see above), or null for a read. */
-function actingRead(url) {
-  const query = queryOf(url);
-  for (const [k, v] of query) {
-    const meant = OVERRIDE_KEYS.has(k) ? v.trim().toUpperCase() : null;
-    if (meant && WRITE_METHODS.includes(meant)) return classifyCall({ method: meant, url });
-    const gql = k === 'query' ? graphqlOf({ query: v }) : null;
-    if (gql && !gql.unread && !gql.queries) return classifyCall({ method: 'POST', url });
-  }
-  const actions = query.filter(([k]) => ACTION_KEYS.has(k)).flatMap(([, v]) => wordsOf(v));
-  const verb = lastVerb(url);
-  const del = actions.find((w) => DELETE_WORDS.has(w) || joined(w, JOINED_DELETE)) ??
-    (verb && (PATH_DELETE_WORDS.has(verb) || joined(verb, JOINED_DELETE)) ? verb : null);
-  if (del) return { kind: 'delete', word: del };
-  const sends = (w) => GET_OUTWARD_VERBS.has(w) || joined(w, ['send', 'publish']);
-  const out = actions.find((w) => sends(w) || (OUTWARD_WORDS.has(w) && !OUTWARD_NOUNS.includes(w))) ??
-    (verb && sends(verb) ? verb : null);
-  if (out) return { kind: 'outward', word: out };
-  const write = actions.find((w) => WRITE_VERBS.has(w));
-  return write ? { kind: 'write', word: write } : null;
-}
-
-function graphqlPath(url) {
-  try {
-    return new URL(url).pathname.split('/').some((seg) => wordsOf(seg).some((w) => GRAPHQL_PATH.has(w)));
-  } catch {
-    return false;
-  }
-}
 
 const graphqlEndpoint = (url) => {
   try {

@@ -212,9 +212,16 @@ export function graphqlDocument(src) {
   if (recentDocuments.has(src)) return recentDocuments.get(src);
   const doc = readDocument(src);
   if (doc) {
-    for (const op of doc.operations) Object.freeze(op);
+    for (const op of doc.operations) {
+      Object.freeze(op.fields);
+      Object.freeze(op.nested);
+      Object.freeze(op);
+    }
     Object.freeze(doc.operations);
+    Object.freeze(doc.fragments);
     Object.freeze(doc);
+  } else if (src.length > GQL_MAX_CHARS) {
+    return null;   // refused at its length: nothing to keep
   }
   recentDocuments.set(src, doc);
   if (recentDocuments.size > RECENT_DOCUMENTS) recentDocuments.delete(recentDocuments.keys().next().value);

@@ -74,35 +74,46 @@ test('DELETE and delete operations are deletes; a plain PUT note save is a write
   }
 });
 
-test('a GET that acts is judged by what it says it does: action members, a last step that is a verb, overrides', () => {
-  // WordPress's trash link, Joomla's task, Yii's route: a nonce in the link, and a GET deletes.
-  assert.equal(kind('GET', '/wp-admin/post.php?post=5&action=trash&_wpnonce=0a1b2c3d4e'), 'delete');
-  assert.equal(kind('GET', '/wp-admin/comment.php?c=7&action=trashcomment&_wpnonce=0a1b'), 'delete');
-  assert.equal(kind('GET', '/index.php?option=com_content&task=articles.delete&cid=4'), 'delete');
-  assert.equal(kind('GET', '/index.php?r=post/delete&id=4'), 'delete');
-  assert.equal(kind('GET', '/api/posts/5/delete'), 'delete');
-  assert.equal(kind('GET', '/api/deleteaccount'), 'delete', 'words run together');
-  assert.equal(kind('GET', '/api/users/5/deleteAccount'), 'delete');
-  assert.equal(kind('GET', '/api/users/5/remove-avatar/'), 'delete');
-  assert.equal(kind('GET', '/api/notes/5/%64elete'), 'delete', 'an escape decoded as a server decodes it');
-  assert.equal(kind('GET', '/api/notes/5/delete;jsessionid=A1B2'), 'delete', 'a path parameter cut as a server cuts it');
-  assert.equal(kind('GET', '/api/notes/5?_method=DELETE'), 'delete');
+test('a GET that acts is judged by what it says it does: its members, its operation step, overrides', () => {
+  const deletes = [
+    // WordPress's trash links (a bulk action's second select too), Joomla's task, Yii's route.
+    '/wp-admin/post.php?post=5&action=trash&_wpnonce=0a1b2c3d4e', '/wp-admin/comment.php?c=7&action=trashcomment',
+    '/wp-admin/edit.php?action=-1&action2=trash&post[]=5&_wpnonce=x', '/index.php?option=com_content&task=articles.delete&cid=4',
+    '/index.php?r=post/delete&id=4', '/x?_action=delete&id=5', '/x?action[0]=delete', '/x?action=dElete', '/x?do=dodelete',
+    // SMF splits its query at ";".
+    '/index.php?topic=5.0;action=removetopic2;sesc=x',
+    // The verb as the member's name: PHP's isset($_GET['delete']), OpenCart's cart, Solr's cores.
+    '/admin/users.php?delete=5', '/cart?remove=abc', '/x?del=1', '/x?deleteId=5', '/solr/admin/cores?action=UNLOAD&deleteIndex=true',
+    // The operation step, as routers read it.
+    '/api/posts/5/delete', '/api/deleteaccount', '/api/users/5/deleteAccount', '/api/users/5/remove-avatar/',
+    '/api/deleteAllMessages', '/posts/5/dElete', '/Posts/Delete/5', '/index.php/news/delete/5', '/post/delete/id/5',
+    '/admin/delete.php?id=5', '/posts/5/delete.json', '/DeleteUser.do?id=5', '/api/chat.delete?channel=C1&ts=1',
+    '/api/notes/5/%64elete', '/api/notes/5/delete;jsessionid=A1B2',
+    '/api/notes/5?_method=DELETE', '/graphql?query=mutation%20%7B%20deleteNote(id%3A%201)%20%7B%20id%20%7D%20%7D',
+  ];
+  for (const path of deletes) assert.equal(kind('GET', path), 'delete', path);
+  const sends = [
+    '/api/messages/5/send', '/mail.php?do=send&to=eve%40example.com', '/shop?action=checkout', '/admin?action=refund&id=5',
+    '/shop?action=purchase&item=5', '/t?action=invite&email=e@x', '/outbox?id=5&send=1', '/x?action=sendpm',
+    '/api/sms?to=%2B15551234&text=hi', '/api/sms?to=+15551234567&text=hi', '/bot1:AA/forwardMessage?chat_id=1',
+    '/api/transferFunds?amount=5', '/api/v1/sendMessage', '/graphql?query=%7B',
+  ];
+  for (const path of sends) assert.equal(kind('GET', path), 'outward', path);
   assert.equal(kind('GET', '/api/notes?X-HTTP-Method-Override=POST'), 'write');
-  assert.equal(kind('GET', '/api/messages/5/send'), 'outward');
-  assert.equal(kind('GET', '/mail.php?do=send&to=eve%40example.com'), 'outward');
-  assert.equal(kind('GET', '/shop?action=checkout'), 'outward');
-  assert.equal(kind('GET', '/wp-admin/comment.php?c=7&action=approvecomment'), 'read', 'run-together writes are not split');
-  assert.equal(kind('GET', '/wp-admin/post.php?post=5&action=edit'), 'write', 'as a control labelled Edit is');
-  assert.equal(kind('GET', '/graphql?query=mutation%20%7B%20deleteNote(id%3A%201)%20%7B%20id%20%7D%20%7D'), 'delete');
   assert.equal(kind('GET', '/graphql?query=mutation%20%7B%20renameNote(id%3A%201)%20%7B%20id%20%7D%20%7D'), 'write');
-  // What a read is called, and where nouns stand: never held.
-  for (const path of ['/graphql?query=%7B%20notes%20%7B%20id%20%7D%20%7D', '/api/messages', '/api/messages/sent',
-    '/api/mail/trash', '/api/items/deleted', '/posts/5/edit', '/posts/new', '/index.php?r=post/view&id=4',
+  // What reads are called, and where nouns, folders, titles and ranges stand: never held.
+  const reads = [
+    '/graphql?query=%7B%20notes%20%7B%20id%20%7D%20%7D', '/api/messages', '/api/messages/sent', '/api/messages/5',
+    '/api/mail/trash', '/api/mail/trashbin', '/api/items/deleted', '/v1.0/me/mailFolders/deleteditems', '/v3/senders',
+    '/api/publishers', '/api/transfer/5', '/checkout', '/posts/5/edit', '/posts/new', '/index.php?r=post/view&id=4',
+    '/index.php?route=checkout/cart', '/w/index.php?title=Foo&action=edit', '/wp-admin/comment.php?c=7&action=approvecomment',
     '/api/post/5', '/api/orders?mode=list', '/search?q=delete%20account', '/api/comments?action=list',
     '/api/search?query=send%20money', '/recipes/default/tiddlers/Delete%20me', '/wiki/How_to_delete_files',
-    '/blog/2024/send-money-abroad-cheaply', '/api/notes/5/delete-old-drafts-first']) {
-    assert.equal(kind('GET', path), 'read', path);
-  }
+    '/blog/2024/send-money-abroad-cheaply', '/api/notes/5/delete-old-drafts-first', '/api/items?deleted=false',
+    '/api/mail?sendDate=2024-01-01', '/api/events?from=2024-01-01&to=2024-02-01', '/api/stats?from=1700000000&to=1700086400',
+    '/api/search?query=%23harbour',
+  ];
+  for (const path of reads) assert.equal(kind('GET', path), 'read', path);
 });
 
 test('the card: the request named, short values shown, secrets as lengths, a canonical to approve', () => {

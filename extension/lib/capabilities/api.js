@@ -135,7 +135,7 @@ async function prepareCall(ctx, p, { approved = false, docs } = {}) {
     if (verdict.kind === 'write' && p.allow && p.allow.sites.includes(host)) {
       plan = { planId: p.allow.planId, site: host };
       if (p.allow.step !== undefined && p.allow.of !== undefined) Object.assign(plan, { step: p.allow.step, of: p.allow.of });
-    } else if (verdict.kind !== 'read') {
+    } else {
       const h = router.holds.create({
         held: heldCall(p, verdict), tabId: tab, frameId: frame, documentId, grantId: grant.grantId,
         captureId: null, ref: null, action: 'api', call: keptCall(p),
