@@ -109,6 +109,18 @@ test('a payment and a delete are held too; an entry the page never called does n
   assert.deepEqual(W.server.apiLog().slice(before).filter((e) => e.method !== 'GET'), [], 'nothing written');
 });
 
+test('a GET that deletes is never routed, and a call of it is held: nothing reaches the server', { skip, timeout: 60000 }, async () => {
+  const before = W.server.apiLog().length;
+  const deletes = (e) => e.method === 'GET' && /\/delete$/.test(e.path);
+  const routed = await api({ action: 'route', hint: 'delete note', params: { id: '7' } });
+  assert.equal(routed.structuredContent.route, 'ui', H.textOf(routed));
+  assert.match(routed.structuredContent.why, /deletes something/);
+  const held = await api({ action: 'call', entryId: entryOf(W.list, 'GET', '/api/notes/{id}/delete'), params: { id: '7' } });
+  assert.equal(held.structuredContent.held, true, H.textOf(held));
+  assert.equal(held.structuredContent.kind, 'delete');
+  assert.deepEqual(W.server.apiLog().slice(before).filter(deletes), [], 'nothing deleted');
+});
+
 test('the app changes: the entry misses twice, is quarantined, and route says ui', { skip, timeout: 60000 }, async () => {
   W.server.retireApi('/api/contacts');
   try {

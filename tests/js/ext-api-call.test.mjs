@@ -197,12 +197,21 @@ test('deletes and payments are held whatever the plan; a plain write goes throug
   assert.equal(trash.hold.control, 'GET /wp-admin/post.php');
   assert.deepEqual(trash.hold.fields, [{ name: 'post', value: '5' }, { name: 'action', value: 'trash' }]);
   assert.equal(s.calls.length, 2, 'nothing was sent');
+  // A route (readOnly) never holds: a call that is no read is refused, and nothing waits for the person.
+  const holds = s.router.holds.list().length;
+  await assert.rejects(call(s, { method: 'GET', url: 'https://app.example/api/notes/5/delete', readOnly: true }),
+    { code: 'target_denied', message: /deletes something/ });
+  await assert.rejects(call(s, { method: 'POST', url: 'https://app.example/api/messages', body: { text: 'x' }, readOnly: true }),
+    { code: 'target_denied', message: /sends something/ });
+  assert.equal(s.router.holds.list().length, holds);
+  assert.equal((await call(s, { method: 'GET', url: 'https://app.example/api/contacts/3', readOnly: true })).status, 200);
+  assert.equal(s.calls.length, 3, 'only the read was sent');
 
   assert.equal((await resolve(s, del.hold.holdId, 'decline')).state, 'declined');
-  assert.equal(s.calls.length, 2, 'a declined delete is never sent');
+  assert.equal(s.calls.length, 3, 'a declined delete is never sent');
   assert.equal((await resolve(s, trash.hold.holdId, 'approve')).state, 'done');
-  assert.equal(s.calls.length, 3, 'an approved one is sent once');
-  assert.equal(s.calls[2].req.method, 'GET');
+  assert.equal(s.calls.length, 4, 'an approved one is sent once');
+  assert.equal(s.calls[3].req.url, 'https://app.example/wp-admin/post.php?post=5&action=trash');
 });
 
 test('an Approve after the page moved on sends nothing: changed', async () => {

@@ -86,6 +86,9 @@ export function callParams(p) {
   // wire it is accepted but changes nothing: a canonical is easy to write, an approval is not.
   if (o.expect !== undefined && (typeof o.expect !== 'string' || o.expect.length > 90000)) throw bad('expect is a string');
   out.allow = allowOf(o.allow);
+  // A route's call (the app's browser_api route): a read or nothing, never a hold.
+  if (o.readOnly !== undefined && typeof o.readOnly !== 'boolean') throw bad('readOnly is a boolean');
+  if (o.readOnly === true) out.readOnly = true;
   return out;
 }
 
@@ -112,6 +115,11 @@ async function prepareCall(ctx, p, { approved = false, docs } = {}) {
   // Judged by what it does, not its method alone: a GET may delete (lib/api-outward.js).
   const verdict = classifyCall(p);
   const write = verdict.kind !== 'read';
+  if (write && p.readOnly) {
+    const does = { delete: 'deletes', outward: 'sends' }[verdict.kind] ?? 'changes';
+    throw new ChaperoneError('target_denied', `That endpoint ${does} something (${verdict.word ?? p.method}): only a read may be routed`,
+      { tabId: tab, kind: verdict.kind });
+  }
   const target = webOrigin(p.url);
   const floor = router.floorOf(p.url);
   const frameFloor = router.floorOf(ctx.frame?.url);

@@ -801,6 +801,10 @@ make_call (GTask      *task,
                                                                                  "credential")));
   if (body != NULL)
     json_object_set_member (o, "body", json_node_copy (body));
+  /* A route only reads: a GET whose URL deletes or sends (…/delete/5, ?action=trash), which only
+   * the extension can tell, is refused there rather than held, and the route says ui. */
+  if (is_route (call))
+    json_object_set_boolean_member (o, "readOnly", TRUE);
   if (!read)
     {
       JsonNode *allow = chp_tool_plan_allowance (call);
