@@ -1,60 +1,86 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A GET that acts. Many server-rendered sites delete or send on a link that carries a nonce:
 // WordPress's post.php?action=trash, OpenCart's cart?remove=…, ASP.NET MVC's /Posts/Delete/5,
-// Slack's GET chat.delete, Joomla's task=articles.delete. A GET or HEAD (the same handler on most
+// Magento's /checkout/cart/delete/id/5/…, SquirrelMail's empty_trash.php, Slack's GET
+// chat.postMessage, Joomla's task=articles.delete. A GET or HEAD (the same handler on most
 // servers) reads unless its URL says it deletes or sends, as a server reads the URL:
-// - a query member named by a delete verb (?delete=5, ?removeItem=3, deleteIndex=true), or
-//   named by a send verb alone (?send=1);
-// - an action member's value (ACTION_KEYS and the keys of bulk and sub-actions: action2,
-//   _action, sa…), the last part of it where it names a controller too (r=post/delete,
-//   task=articles.delete, route=checkout/cart is the cart): a delete or send verb, where nouns
-//   that are verbs as an action count (?action=refund, ?action=invite);
-// - the path's operation step: the last step, or the one before only numbers, ids and an `id`
-//   step (/Posts/Delete/5, /post/delete/id/5), a file extension and a path parameter cut
-//   (delete.php, delete.json, DeleteUser.do, chat.delete;jsessionid=…), a name of words run
-//   together in any case (deleteAllMessages, dElete, removetopic2) or at most two joined by a
-//   hyphen (a longer one is a slug: send-money-abroad-cheaply), starting with a delete or send
-//   verb — a verb that is a noun too (transfer, pay) only ahead of another word (transferFunds:
-//   GET /api/transfer/5 reads one): a step that is a title (escaped, with a space) is data, and
-//   nouns never count ("GET /api/messages" reads them), nor a verb's past or agent
-//   (deleteditems, senders);
-// - a recipient with an address (?to=ann@example.com, ?to=+15551234), not a range's `to`
-//   (?from=…&to=…, a date);
+// - a query member named by a delete verb or phrase (?delete=5, ?removeItem=3, ?deleteIndex=true)
+//   or by a send verb alone (?send=1), unless its value says no (?publish=false) — but not a
+//   form's submit button (?submit=Search);
+// - an action member's value: ACTION_KEYS, the keys of bulk actions, sub-actions and dispatchers
+//   (action2, _action, actionID, _eventId, handler, dispatch, cmd…, and any key ending in _cmd or
+//   _action), its last part where it names a controller too (r=post/delete, task=articles.delete;
+//   route=checkout/cart is the cart), any of its words (myplugin_delete_item): a delete verb or
+//   phrase, or a verb that sends or pays (?action=refund); nouns that show a form (?mode=reply,
+//   ?action=post, ?r=order) and write verbs (?action=edit) are left to the page, as a control
+//   that opens a form would be;
+// - a path step that is a delete or send verb alone (/Users/Delete/bob, …/cart/delete/id/5/…),
+//   and the path's operation step — the last, or the one before only ids and an `id` step
+//   (/post/delete/id/5) — cut of its extension and path parameter (delete.php, DeleteUser.do,
+//   chat.delete;jsessionid=…), as a name: words run together in any case (deleteAllMessages,
+//   dElete, removetopic2), by "_" (delete_all; a capitalized one is a wiki title: Delete_key), or
+//   at most two by "-" (a longer one is a slug), that starts with a delete verb or phrase
+//   (cancelSubscription, empty_trash) or a verb that sends — a verb that is also a noun
+//   (transfer, pay, post) only ahead of another word (transferFunds, postMessage: GET
+//   /api/transfer/5 reads one); never a title (escaped, with a space), a noun ("GET
+//   /api/messages" reads them), or a verb's past or agent (deleteditems, senders). A path in the
+//   query (index.php?/posts/delete/5) is read as one;
+// - a recipient with an address (?to=ann@example.com, ?to=+15551234) beside something to send
+//   (text, body, message, subject): a log filtered by recipient reads;
 // - a method override or a GraphQL mutation in the query (judged as over POST), and a GraphQL
 //   document at a GraphQL endpoint that cannot be read through.
-// Query members are split at ";" too (SMF, CGI.pm and Rack read it as "&"). Write verbs (save,
-// edit, approve) are left to the page: a GET …/edit shows a form, and only what deletes or sends
-// is never done without the person.
+// Query members are split at ";" too (SMF, CGI.pm and Rack read it as "&").
 
 import { graphqlOf, isIdSegment } from './api-shape.js';
 import {
-  ACTION_KEYS, DELETE_WORDS, OVERRIDE_KEYS, RECIPIENT_NAME, TABLE, graphqlPath, keyOf, singleWords, wordsOf,
+  ACTION_KEYS, DELETE_WORDS, OVERRIDE_KEYS, RECIPIENT_KEYS, RECIPIENT_NAME, deletePhraseIn, graphqlPath, keyOf,
+  outwardPhraseIn, wordsOf,
 } from './api-words.js';
 
 const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
-// Verbs that send. Alone, a name is one of them only if it can be nothing else ("GET /api/transfer/5"
-// reads a transfer, "GET /checkout" shows a page); as a name's first word of two or more, any
-// (transferFunds, payInvoice).
-const SEND_ALONE = new Set(['send', 'resend', 'publish', 'submit', 'tweet', 'retweet', 'repost', 'forward']);
-const SEND_VERBS = new Set([...SEND_ALONE, 'pay', 'transfer', 'broadcast']);
-// As an action's value, words that are nouns elsewhere are what is done (?action=refund).
-const ACTION_SEND_WORDS = new Set([...SEND_VERBS, ...[...singleWords(TABLE?.outward)].filter((w) => w !== 'message'),
-  'checkout', 'refund', 'charge', 'payout', 'purchase', 'order', 'invite', 'notify', 'email', 'mail', 'donate',
-  'post', 'reply', 'comment', 'share', 'buy']);
-// The bulk and sub-action keys of CMSs and forums, beside the action members every call has.
-const GET_ACTION_KEYS = new Set([...ACTION_KEYS, 'action2', '_action', 'sa', 'subaction', 'a', 'doaction', 'func',
-  'function']);
+// Verbs that send. Alone, a name is one only if it can be nothing else; as a name's first word,
+// these and the verbs that are nouns too, ahead of what they send (transferFunds, postMessage,
+// sendVerificationEmail; sendLog and publishQueue are lists).
+const SEND_ALONE = new Set(['send', 'resend', 'publish', 'submit', 'tweet', 'retweet', 'repost']);
+const SEND_VERBS = new Set([...SEND_ALONE, 'pay', 'transfer', 'broadcast', 'forward', 'post', 'copy', 'schedule',
+  'place', 'make']);
+const SENT = new Set(['message', 'messages', 'mail', 'email', 'emails', 'sms', 'dm', 'pm', 'chat', 'tweet', 'status',
+  'comment', 'reply', 'post', 'invite', 'invites', 'invitation', 'invoice', 'invoices', 'money', 'funds', 'payment',
+  'transfer', 'notification', 'notifications', 'newsletter', 'campaign', 'order', 'text', 'fax', 'tip', 'gift']);
+// As an action's value: what sends or pays (?action=refund); not what shows a form (post, reply).
+const ACTION_SEND_WORDS = new Set([...SEND_ALONE, 'pay', 'transfer', 'broadcast', 'forward', 'refund', 'charge',
+  'payout', 'purchase', 'buy', 'invite', 'notify', 'donate', 'sendmail']);
+// Money moves: a pay or transfer step with an amount beside it (GET /transfer.do?amount=…).
+const MONEY_WORDS = new Set(['pay', 'payment', 'transfer', 'withdraw', 'withdrawal', 'payout', 'charge', 'refund', 'donate']);
+const AMOUNT_KEYS = new Set(['amount', 'sum', 'total', 'value', 'amt']);
+// The operations verbs that destroy on admin panels, mail and file managers, beyond the click
+// table's.
+const OPS_DELETE_WORDS = ['rm', 'unlink', 'kill', 'undeploy', 'drop', 'cancel', 'del', 'expunge'];
 // Trash is a folder in a path or a key (GET /api/mail/trash lists it); as an action it trashes.
-const NAME_DELETE_WORDS = new Set([...DELETE_WORDS].filter((w) => w !== 'trash'));
-const DELETE_STEMS = ['delete', 'remove', 'destroy', 'purge', 'erase'];
+const NAME_DELETE_WORDS = new Set([...DELETE_WORDS, ...OPS_DELETE_WORDS].filter((w) => w !== 'trash'));
+const ACTION_DELETE_WORDS = new Set([...DELETE_WORDS, ...OPS_DELETE_WORDS]);
+// A step that is only this clears what it is under (/cart/clear, /trash/empty).
+const STEP_DELETE_WORDS = new Set([...NAME_DELETE_WORDS, 'clear', 'empty']);
+const DELETE_STEMS = ['delete', 'remove', 'destroy', 'purge', 'erase', 'kill', 'cancel', 'expunge'];
 const SEND_STEMS = ['send', 'publish'];
+// The bulk and sub-action keys of CMSs, forums and web frameworks, beside the action members
+// every call has.
+const GET_ACTION_KEYS = new Set([...ACTION_KEYS, 'action2', '_action', 'actionid', '_eventid', 'eventid', 'handler',
+  'dispatch', 'sa', 'subaction', 'a', 'm', 'doaction', 'func', 'function']);
+const actionKey = (k) => GET_ACTION_KEYS.has(k) || k.endsWith('_cmd') || k.endsWith('_action');
+// Where a message goes, beside what it says (text, body…): a log filtered by recipient reads.
+const RECIPIENT_GET_KEYS = new Set([...RECIPIENT_KEYS, 'number', 'numbers', 'mobile', 'msisdn', 'chat_id']);
+const CONTENT_KEYS = new Set(['text', 'body', 'message', 'msg', 'subject', 'content', 'html']);
+const NO = /^(?:false|0|no|off)$/i;
 // Names the path step may end in that are not an operation's: what it is served as.
-const EXTENSION = /\.(?:php\d?|json|xml|html?|do|action|aspx?|ashx|cgi|pl|jsp|py|rb)$/i;
+const EXTENSION = /\.(?:php\d?|json|xml|html?|js|do|action|aspx?|ashx|cgi|pl|jsp|py|rb)$/i;
 // A name as an operation's: letters and digits, words run together or joined by "_", or at most
 // two joined by "-". (Each "_" starts a new group: no two ways to match, no backtracking.)
 const NAME = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$|^[a-z]+-[a-z]+$/i;
-// The other end of a range: a `to` beside one is where the range ends, not a recipient.
-const RANGE_KEYS = new Set(['from', 'since', 'start', 'begin', 'min', 'gte', 'after']);
+// A wiki's title: capitalized words joined by "_" (Delete_key, Send_in_the_Clowns).
+const TITLE = /^[A-Z][a-z0-9]*(?:_[A-Za-z0-9]+)+$/;
+// A front controller's route in `q` (Drupal's ?q=node/5/delete), not a search's words.
+const ROUTE_VALUE = /^[a-z0-9_-]+(?:\/[^/\s]+)+\/?$/i;
 
 const unescape = (s) => s.replace(/%[0-9a-f]{2}/gi, (e) => String.fromCharCode(parseInt(e.slice(1), 16)));
 
@@ -68,52 +94,62 @@ function pairsOf(url) {
 }
 
 /**
- * Whether `w` (lower case, letters) starts with one of `stems` and goes on as another word does
- * ("deleteaccount", "removetopic"), not as the verb's past or agent ("deleteditems", "senders").
+ * The rest of `w` (lower case, letters) after the first of `stems` it starts with, where it goes
+ * on as another word does ("deleteaccount", "killdns", "sendmessage"), not as the verb's past,
+ * agent or noun ("deleteditems", "senders", "cancellation") or a longer word's first letters
+ * ("sendai"); else null.
  */
-function startsWithVerb(w, stems) {
-  return stems.some((s) => w.startsWith(s) && w.length > s.length && !/^(?:e?d|ers?|ing)/.test(w.slice(s.length)));
-}
-
-/** 'delete', 'outward' or null: what a name (a step, a key, an action's value) says it does. */
-function verdictOfName(name, { action = false } = {}) {
-  const words = wordsOf(name);
-  const whole = String(name).toLowerCase().replace(/[^a-z]/g, '');
-  const first = words[0] ?? '';
-  const deletes = action ? DELETE_WORDS : NAME_DELETE_WORDS;
-  if (deletes.has(first) || deletes.has(whole) || startsWithVerb(whole, DELETE_STEMS) ||
-      (action && (startsWithVerb(whole, ['trash']) || DELETE_STEMS.some((s) => whole.endsWith(s))))) {
-    return { kind: 'delete', word: deletes.has(first) ? first : whole };
-  }
-  const sends = action ? ACTION_SEND_WORDS.has(first) || ACTION_SEND_WORDS.has(whole) ||
-      SEND_STEMS.some((s) => whole.endsWith(s))
-    : SEND_ALONE.has(whole) || (words.length > 1 && SEND_VERBS.has(first));
-  if (sends || startsWithVerb(whole, SEND_STEMS)) {
-    return { kind: 'outward', word: SEND_VERBS.has(first) || ACTION_SEND_WORDS.has(first) ? first : whole };
+function afterVerb(w, stems) {
+  for (const s of stems) {
+    if (!w.startsWith(s) || w.length < s.length + 2) continue;
+    const rest = w.slice(s.length);
+    if (/^(?:ed|er|ing|ion|at)/.test(rest) || (s.endsWith('e') && rest.startsWith('d')) || (s.endsWith('l') && rest.startsWith('l'))) continue;
+    return rest;
   }
   return null;
 }
 
-/** Whether a recipient member's value is an address: an email address, or a phone number. */
-function isAddress(value, pairs) {
-  if (value.includes('@')) return true;
-  const t = value.trim();
-  if (/^\d{4}-\d{2}-\d{2}/.test(t) || pairs.some(([k]) => RANGE_KEYS.has(keyOf(k)))) return false;
-  return /^\+?\d[\d\s().-]{5,}\d$/.test(t);
+/**
+ * 'delete', 'outward' or null: what a name (a path step, a key, an action's value) says it does.
+ * `action`: an action's value, where any word counts and trash trashes.
+ */
+function verdictOfName(name, { action = false } = {}) {
+  const words = wordsOf(String(name).trim());
+  const whole = String(name).toLowerCase().replace(/[^a-z]/g, '');
+  const first = words[0] ?? '';
+  const deletes = action ? ACTION_DELETE_WORDS : NAME_DELETE_WORDS;
+  const del = (action ? words.find((w) => deletes.has(w)) : deletes.has(first) ? first : null) ??
+    (deletes.has(whole) || afterVerb(whole, DELETE_STEMS) !== null ? whole : null) ??
+    (action && (afterVerb(whole, ['trash', 'empty']) !== null || (first === 'empty' && words.length > 1)) ? whole : null) ??
+    // Inside a run-together action: dodeletethreads, myplugin_delete_item.
+    (action && DELETE_STEMS.some((s) => whole.includes(s)) ? whole : null) ??
+    deletePhraseIn(action ? words : words.slice(0, 3));
+  if (del) return { kind: 'delete', word: del };
+  const ahead = words.length > 1 && SEND_VERBS.has(first) && words.slice(1).some((w) => SENT.has(w));
+  const joined = SENT.has(afterVerb(whole, SEND_STEMS) ?? '');
+  const send = action
+    ? words.find((w) => ACTION_SEND_WORDS.has(w)) ?? (SEND_STEMS.some((s) => whole.endsWith(s)) || joined ? whole : null)
+    : (SEND_ALONE.has(whole) || ahead ? first : null) ?? (joined ? whole : null);
+  const phrase = send ? null : outwardPhraseIn(action ? words : words.slice(0, 3));
+  return send || phrase ? { kind: 'outward', word: send ?? phrase } : null;
 }
 
-/** The step of the path that may name the operation (see above), as a name, or null. */
-function operationStep(url) {
-  const steps = url.pathname.split('/').filter(Boolean)
-    .map((raw) => unescape(raw.split(';')[0]));
+/**
+ * The names a path says what it does by: each step that is a delete or send verb alone, and the
+ * operation step (see above).
+ */
+function pathNames(path) {
+  const steps = path.split('/').filter(Boolean).map((raw) => unescape(raw.split(';')[0]).trim());
+  const out = steps.filter((s) => STEP_DELETE_WORDS.has(s.toLowerCase()) || SEND_ALONE.has(s.toLowerCase()));
   let i = steps.length - 1;
   while (i > 0 && isIdSegment(steps[i])) i -= 1;
   if (i > 0 && i < steps.length - 1 && steps[i].toLowerCase() === 'id') i -= 1;
-  if (i < 0) return null;
+  if (i < 0) return out;
   const parts = steps[i].replace(EXTENSION, '').split('.');
   // A dotted method (Slack's chat.delete, Flickr's photos.delete) says its verb last.
   const name = parts[parts.length - 1];
-  return NAME.test(name) ? name : null;
+  if (NAME.test(name) && !TITLE.test(name)) out.push(name);
+  return out;
 }
 
 /**
@@ -129,6 +165,10 @@ export function actingGet(url) {
     return null;
   }
   const pairs = pairsOf(u);
+  const keys = new Set(pairs.map(([k]) => keyOf(k)));
+  const says = [...keys].some((k) => CONTENT_KEYS.has(k));
+  const names = pathNames(u.pathname);
+  const actions = [];
   let found = null;
   for (const [raw, value] of pairs) {
     const k = keyOf(raw);
@@ -139,18 +179,40 @@ export function actingGet(url) {
       if (gql && !gql.unread && !gql.queries) return { method: 'POST' };
       if (gql?.unread && graphqlPath(url)) return { kind: 'outward', word: 'graphql' };
     }
-    if (RECIPIENT_NAME.test(k) && isAddress(value, pairs)) found ??= { kind: 'outward', word: 'recipient' };
-    // A key is judged by its name: ?delete=5, ?removeItem=3; a send only as the whole name (?send=1,
-    // not ?sendDate=…).
-    const byKey = verdictOfName(raw.replace(/\[.*$/, ''));
+    // A path in the query, as a front controller routes it (index.php?/posts/delete/5, ?q=node/5/delete).
+    if (raw.startsWith('/') && value === '') names.push(...pathNames(raw));
+    if (k === 'q' && ROUTE_VALUE.test(value)) names.push(...pathNames(value));
+    // A recipient beside what is sent: `to` when it is an address (a range's `to` is a date or
+    // a number), any other recipient member with a value.
+    if (says && value.trim() !== '' && (k === 'to' ? isAddress(value) : RECIPIENT_GET_KEYS.has(k) || RECIPIENT_NAME.test(k))) {
+      found ??= { kind: 'outward', word: 'recipient' };
+    }
+    // A key is judged by its name (?delete=5, ?removeItem=3; a send as the whole name, ?send=1),
+    // unless its value says no.
+    const byKey = NO.test(value.trim()) || k === 'submit' ? null : verdictOfName(raw.replace(/\[.*$/, ''));
     if (byKey?.kind === 'delete' || (byKey && SEND_ALONE.has(k))) found = strictest(found, byKey);
-    if (GET_ACTION_KEYS.has(k)) {
+    if (actionKey(k)) {
       const last = value.split(/[/.:]/).filter(Boolean).pop() ?? '';
+      actions.push(last);
       found = strictest(found, verdictOfName(last, { action: true }));
     }
   }
-  const step = operationStep(u);
-  return strictest(found, step ? verdictOfName(step) : null);
+  for (const name of names) {
+    const alone = name.toLowerCase();
+    found = strictest(found, STEP_DELETE_WORDS.has(alone) ? { kind: 'delete', word: alone } : verdictOfName(name));
+  }
+  // Money that moves: a pay or transfer step or action with an amount (GET /transfer.do?amount=…).
+  if (!found && [...keys].some((k) => AMOUNT_KEYS.has(k)) &&
+      [...names, ...actions].some((n) => wordsOf(n).some((w) => MONEY_WORDS.has(w)))) {
+    found = { kind: 'outward', word: 'amount' };
+  }
+  return found;
+}
+
+/** Whether a recipient member's value is an address: an email address, or a phone number. */
+function isAddress(value) {
+  const t = value.trim();
+  return t.includes('@') || (!/^\d{4}-\d{2}-\d{2}/.test(t) && /^\+?\d[\d\s().-]{5,}\d$/.test(t));
 }
 
 function strictest(a, b) {

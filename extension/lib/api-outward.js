@@ -27,7 +27,7 @@ import { graphqlOf, jsonRpcMethod, redactPath, stableJson } from './api-shape.js
 import { actingGet } from './api-get.js';
 import {
   ACTION_KEYS, DELETE_WORDS, JOINED_DELETE, JOINED_OUTWARD, OUTWARD_WORDS, OVERRIDE_KEYS, RECIPIENT_KEYS,
-  RECIPIENT_NAME, URL_KEYS, graphqlPath, joined, keyOf, wordsOf,
+  RECIPIENT_NAME, URL_KEYS, deletePhraseIn, graphqlPath, joined, keyOf, wordsOf,
 } from './api-words.js';
 import { isSecretName } from './redact-names.js';
 import { redactText } from './redact-text.js';
@@ -48,11 +48,14 @@ const MAX_WALK_DEPTH = 16;
  */
 function walkMembers(body) {
   const out = [];
+  // The names of what holds more members ({recipients: [{address: {email}}]}: a recipient).
+  out.containers = new Set();
   const walk = (v, name, depth) => {
     if (out.length >= MAX_WALK || depth > MAX_WALK_DEPTH) {
       out.over = true;
       return;
     }
+    if (name !== null && v && typeof v === 'object') out.containers.add(name);
     if (Array.isArray(v)) for (const x of v) walk(x, name, depth + 1);
     else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, keyOf(k), depth + 1);
     else if (name !== null) out.push([name, v]);
@@ -100,7 +103,7 @@ function judgedOf(url, body) {
     if (typeof body.method === 'string' && ('jsonrpc' in body || 'params' in body || 'id' in body)) opNames.push(body.method);
   }
   const members = walkMembers(body);
-  let recipients = false;
+  let recipients = [...members.containers].some((k) => RECIPIENT_KEYS.has(k) || RECIPIENT_NAME.test(k));
   for (const [k, v] of members) {
     if (RECIPIENT_KEYS.has(k) || RECIPIENT_NAME.test(k)) recipients = true;
     // Rails' nested attributes delete what carries a true _destroy.
@@ -139,8 +142,11 @@ function judgedOf(url, body) {
 
 /** The strictest verdict words give: delete, outward, or null. */
 function verdictOf(names) {
-  const words = names.flatMap(wordsOf);
-  const del = words.find((w) => DELETE_WORDS.has(w)) ?? words.map((w) => joined(w, JOINED_DELETE)).find(Boolean);
+  const each = names.map(wordsOf);
+  const words = each.flat();
+  // A phrase of the delete table within one name: cancelSubscription, empty_trash.
+  const del = words.find((w) => DELETE_WORDS.has(w)) ?? words.map((w) => joined(w, JOINED_DELETE)).find(Boolean) ??
+    each.map(deletePhraseIn).find(Boolean);
   if (del) return { kind: 'delete', word: del };
   const out = words.find((w) => OUTWARD_WORDS.has(w)) ?? words.map((w) => joined(w, JOINED_OUTWARD)).find(Boolean);
   return out ? { kind: 'outward', word: out } : null;

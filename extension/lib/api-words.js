@@ -48,9 +48,31 @@ export const RECIPIENT_NAME = /^(?:to|cc|bcc|recipients?|send_?to|email_?to)(?:_
 export function wordsOf(name) {
   // Each escape on its own, as a server decodes what it can ("%64elete;x=%zz" is delete).
   const s = String(name ?? '').replace(/%[0-9a-f]{2}/gi, (e) => String.fromCharCode(parseInt(e.slice(1), 16)));
-  return s.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+  // "HTMLParser" is HTML, Parser: a capital before a capitalized word ends a word (a lookahead,
+  // linear on a long run of capitals).
+  return s.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
     .toLowerCase().split(/[^a-z]+/).filter(Boolean);
 }
+
+// The table's phrases, as words (cancelSubscription, empty_trash, clearHistory, placeOrder).
+const phrasesOf = (row) => Object.entries(row ?? {}).filter(([lang]) => lang !== 'zh')
+  .flatMap(([, words]) => words).filter((w) => /^[a-z]+(?: [a-z]+)+$/.test(w)).map((w) => w.split(' '));
+const DELETE_PHRASES = phrasesOf(TABLE?.delete);
+const OUTWARD_PHRASES = phrasesOf(TABLE?.outward);
+
+function phraseIn(words, phrases) {
+  for (const phrase of phrases) {
+    for (let i = 0; i + phrase.length <= words.length; i++) {
+      if (phrase.every((w, j) => words[i + j] === w)) return phrase.join(' ');
+    }
+  }
+  return null;
+}
+
+/** The delete phrase `words` (a name's, in order) has in them, joined by spaces, or null. */
+export const deletePhraseIn = (words) => phraseIn(words, DELETE_PHRASES);
+/** The outward phrase (place order, send money…) `words` have in them, or null. */
+export const outwardPhraseIn = (words) => phraseIn(words, OUTWARD_PHRASES);
 
 /**
  * A member's name as a server reads it: leading blanks gone, a bracketed name's innermost part
@@ -58,13 +80,18 @@ export function wordsOf(name) {
  */
 export function keyOf(k) {
   let n = String(k).replace(/^\s+/, '').toLowerCase();
-  const open = n.lastIndexOf('[');
-  if (open >= 0) {
-    const inner = n.slice(open + 1).replace(/\]+$/, '');
+  for (let open = n.lastIndexOf('['); open >= 0; open = n.lastIndexOf('[')) {
+    let end = n.length;
+    while (end > open + 1 && n[end - 1] === ']') end -= 1;
+    const inner = n.slice(open + 1, end);
     // An index (`action[0]`, `note[to][]`) is an item of the name before it: qs makes
     // action[0]=delete ['delete'], which is 'delete' to a loose comparison.
-    if (open > 0 && (inner === '' || /^\d+$/.test(inner))) return keyOf(n.slice(0, open));
+    if (open > 0 && (inner === '' || /^\d+$/.test(inner))) {
+      n = n.slice(0, open);
+      continue;
+    }
     n = inner || n.slice(0, open);
+    break;
   }
   return n.replace(/[-. ]/g, '_');
 }

@@ -88,15 +88,29 @@ test('a GET that acts is judged by what it says it does: its members, its operat
     '/api/posts/5/delete', '/api/deleteaccount', '/api/users/5/deleteAccount', '/api/users/5/remove-avatar/',
     '/api/deleteAllMessages', '/posts/5/dElete', '/Posts/Delete/5', '/index.php/news/delete/5', '/post/delete/id/5',
     '/admin/delete.php?id=5', '/posts/5/delete.json', '/DeleteUser.do?id=5', '/api/chat.delete?channel=C1&ts=1',
-    '/api/notes/5/%64elete', '/api/notes/5/delete;jsessionid=A1B2',
+    '/api/notes/5/%64elete', '/api/notes/5/delete;jsessionid=A1B2', '/posts/5/delete%20',
+    // Any step that is a delete verb alone; a front controller's path in the query; the delete
+    // table's phrases; admin panels' and mail's verbs.
+    '/Users/Delete/bob', '/files/delete/report.pdf', '/checkout/cart/delete/id/5/uenc/aHR0cA,,/', '/cart/clear',
+    '/index.php?/posts/delete/5', '/?q=node/5/delete', '/src/empty_trash.php?smtoken=abc', '/api/cancelSubscription',
+    '/Orders/Cancel/5', '/json-api/killdns?domain=example.com', '/manager/text/undeploy?path=/examples',
+    '/connector.php?cmd=rm&targets[]=l1_Zm9v', '/imp/message.php?actionID=delete_message&uid=5',
+    '/imp/mailbox.php?actionID=empty_mailbox', '/flow?_eventId=delete', '/Index?handler=Delete', '/user.do?dispatch=delete',
+    '/index.php?c=products&m=delete', '/web/guest?_portlet_WAR_x_cmd=delete', '/wp-admin/admin-ajax.php?action=myplugin_delete_item',
+    '/inlinemod.php?do=dodeletethreads', '/x?action=expunge',
     '/api/notes/5?_method=DELETE', '/graphql?query=mutation%20%7B%20deleteNote(id%3A%201)%20%7B%20id%20%7D%20%7D',
   ];
   for (const path of deletes) assert.equal(kind('GET', path), 'delete', path);
   const sends = [
-    '/api/messages/5/send', '/mail.php?do=send&to=eve%40example.com', '/shop?action=checkout', '/admin?action=refund&id=5',
+    '/api/messages/5/send', '/mail.php?do=send&to=eve%40example.com', '/shop?action=buy&item=5', '/admin?action=refund&id=5',
     '/shop?action=purchase&item=5', '/t?action=invite&email=e@x', '/outbox?id=5&send=1', '/x?action=sendpm',
     '/api/sms?to=%2B15551234&text=hi', '/api/sms?to=+15551234567&text=hi', '/bot1:AA/forwardMessage?chat_id=1',
     '/api/transferFunds?amount=5', '/api/v1/sendMessage', '/graphql?query=%7B',
+    // Slack's and Telegram's methods take GET; an SMS gateway's sender beside its text; an order
+    // placed, money moved by a link (the classic CSRF transfer).
+    '/api/chat.postMessage?channel=C1&text=hi', '/api/chat.scheduleMessage?channel=C1&text=hi', '/bot1:AA/copyMessage?chat_id=5',
+    '/sms/json?to=447700900000&from=AcmeInc&text=Hello', '/api/sms?phone=%2B15551234567&message=hi',
+    '/api/users/5/sendVerificationEmail', '/api/placeOrder?cart=5', '/transfer.do?acct=MARIA&amount=100000',
   ];
   for (const path of sends) assert.equal(kind('GET', path), 'outward', path);
   assert.equal(kind('GET', '/api/notes?X-HTTP-Method-Override=POST'), 'write');
@@ -112,8 +126,26 @@ test('a GET that acts is judged by what it says it does: its members, its operat
     '/blog/2024/send-money-abroad-cheaply', '/api/notes/5/delete-old-drafts-first', '/api/items?deleted=false',
     '/api/mail?sendDate=2024-01-01', '/api/events?from=2024-01-01&to=2024-02-01', '/api/stats?from=1700000000&to=1700086400',
     '/api/search?query=%23harbour',
+    // A form's submit button, flags that say no, a log filtered by recipient, router values that
+    // show a form, wiki titles, a verb's noun, lists named by a verb.
+    '/search.php?q=foo&submit=Search', '/api/search?purge=false', '/api/posts?publish=false', '/api/messages?to=me@example.com',
+    '/api/messages?recipient=bob%40x.com', '/mail/search?to=bob@x.com', '/index.php?r=post', '/index.php?r=order',
+    '/index.php?route=account/order', '/index.php?route=checkout/checkout', '/posting.php?mode=reply&t=5',
+    '/index.php?action=post;topic=5', '/wiki/Sendai', '/wiki/Delete_key', '/wiki/Send_in_the_Clowns', '/wiki/Transfer_pricing',
+    '/api/publish-queue', '/api/send-log', '/api/sendLog', '/settings/forward', '/api/subscriptions/cancellations',
+    '/api/convert?from=USD&to=EUR&amount=5', '/api/reports?to=20240201', '/?q=how%20to%20delete%20files',
   ];
   for (const path of reads) assert.equal(kind('GET', path), 'read', path);
+});
+
+test('recipients nested in a body, the delete table\'s phrases, and bracketed names, whatever the method', () => {
+  assert.equal(kind('POST', '/api/v1/transmissions', { recipients: [{ address: { email: 'a@example.com' } }] }), 'outward');
+  assert.equal(kind('POST', '/api/v1/jobs', { to: [{ email: 'a@example.com' }], text: 'hi' }), 'outward');
+  assert.equal(kind('POST', '/api/cancelSubscription', {}), 'delete');
+  assert.equal(kind('POST', '/api/jobs', { 'action[0]': 'delete' }), 'delete');
+  assert.equal(kind('POST', '/api/jobs', { 'note[to][]': 'a@example.com' }), 'outward');
+  // A key of 10,000 brackets is read without recursion.
+  assert.equal(kind('POST', '/api/jobs', { [`a${'[]'.repeat(10000)}`]: 'x' }), 'write');
 });
 
 test('the card: the request named, short values shown, secrets as lengths, a canonical to approve', () => {
