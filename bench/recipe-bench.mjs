@@ -67,13 +67,14 @@ async function timed(fn) {
   return performance.now() - t;
 }
 
-try {
-  const sites = await startFixtureServer();
-  stops.push(() => sites.close());
-  const world = await H.startEngineWithAgents();
-  stops.push(() => world.stop());
+/**
+ * A browser paired and granted as a person does it, the fixture app and the compose page open in
+ * it, the app's API learned by an agent: {browser, agent, app, compose, entry}.
+ * `detachable`: the browser Playwright lets go of once it is set up (see below).
+ */
+async function setUp(sites, world, { detachable }) {
   const { engine } = world;
-  const browser = await Browser.launch({ detachable: true });
+  const browser = await Browser.launch({ detachable });
   stops.push(() => browser.close());
   await browser.setPort(engine.port);
   const pages = {};
@@ -104,7 +105,12 @@ try {
   const learned = H.textOf(await ok(agent, 'browser_api', { tab: app, action: 'learn' }));
   const entry = /(e[0-9a-f]{12}) GET \/api\/contacts\/\{id\}/.exec(learned)?.[1];
   if (!app || !compose || !entry) throw new Error(`no tab or no learned entry: ${learned.slice(0, 400)}`);
+  if (detachable) await browser.detach();
+  return { browser, agent, app, compose, entry };
+}
 
+/** The two workloads on one set-up browser: {reads, fills} of the figures. */
+async function measure({ agent, app, compose, entry }, suffix) {
   // The workloads: the 20 separate calls an agent makes, and the same 20 as batch steps.
   const reads = {
     label: '20 API reads (GET /api/contacts/{id})',
@@ -132,16 +138,7 @@ try {
   };
 
   const results = {};
-  // Each workload twice: in the browser as a person has it (no debugger attached; how a replay
-  // is meant to be judged), and with Playwright's DevTools connection still following it, as the
-  // peers' figures and the project's tests run. The detached runs go second: Playwright cannot
-  // come back.
-  const workloads = [];
-  for (const attached of [true, false]) {
-    for (const [key, w] of Object.entries({ reads, fills })) workloads.push([key, w, attached]);
-  }
-  for (const [key, w, attached] of workloads) {
-    if (!attached && browser.detachable?.cdp.isConnected()) await browser.detach();
+  for (const [key, w] of Object.entries({ reads, fills })) {
     // The separate calls need a ref for the field: one snapshot, untimed, as an agent has it.
     let ref = null;
     if (key === 'fills') {
@@ -151,7 +148,7 @@ try {
     }
     const separate = [];
     const recipe = [];
-    const name = `bench-${key}${attached ? "-pw" : ""}`;
+    const name = `bench-${key}${suffix}`;
     await ok(agent, 'browser_batch', { tab: w.tab, steps: w.steps, params: w.params(0), saveAs: name });
     for (let i = 0; i <= opts.runs; i++) {
       const p = w.params(i);
@@ -170,9 +167,28 @@ try {
     }
     const a = median(separate);
     const b = median(recipe);
-    results[`${key}${attached ? '_under_playwright' : ''}`] = {
-      label: `${w.label}, ${attached ? 'Playwright attached' : 'no debugger attached'}`,
-      separate_ms: round(a, 1), recipe_ms: round(b, 1), ratio: round(a / b, 2), runs: opts.runs };
+    results[key] = { label: w.label, separate_ms: round(a, 1), recipe_ms: round(b, 1), ratio: round(a / b, 2),
+      runs: opts.runs };
+  }
+  return results;
+}
+
+try {
+  const sites = await startFixtureServer();
+  stops.push(() => sites.close());
+  const world = await H.startEngineWithAgents();
+  stops.push(() => world.stop());
+  // Each workload in two browsers: one Playwright drives throughout, as the tests and the peers'
+  // figures run; and one it sets up and lets go of, as a person's browser is, with no debugger
+  // attached (Playwright follows every request over the DevTools protocol).
+  const results = {};
+  for (const [detachable, suffix, under] of [[false, '-pw', 'Playwright attached'], [true, '', 'no debugger attached']]) {
+    const set = await setUp(sites, world, { detachable });
+    for (const [key, r] of Object.entries(await measure(set, suffix))) {
+      results[`${key}${suffix ? '_under_playwright' : ''}`] = { ...r, label: `${r.label}, ${under}` };
+    }
+    await set.agent.close();
+    await set.browser.close();
   }
 
   const out = { steps: STEPS, loadavg: loadavg().map((l) => round(l, 2)), results };

@@ -62,6 +62,28 @@ test_route_picks_the_one_read (void)
   g_assert_cmpstr (json_object_get_string_member (chosen, "entryId"), ==, "e000000000004");
 }
 
+/* An old-style app deletes a note on a GET: "note" still routes to the note, not to its delete
+ * link (which the extension would refuse as no read: the route would say ui). */
+static void
+test_route_prefers_the_parent_of_a_sub_path (void)
+{
+  g_autoptr(JsonArray) entries = entries_of (
+    "[{\"entryId\":\"e1\",\"method\":\"GET\",\"origin\":\"http://x\","
+    "  \"pathTemplate\":\"/api/notes/{id}/delete\",\"queryKeys\":[]},"
+    " {\"entryId\":\"e2\",\"method\":\"GET\",\"origin\":\"http://x\","
+    "  \"pathTemplate\":\"/api/notes/{id}\",\"queryKeys\":[]}]");
+  g_autoptr(JsonObject) id = object_of ("{\"id\":\"7\"}");
+  g_autofree char *why = NULL;
+  JsonObject *chosen;
+
+  chosen = chp_mcp_api_route (entries, "note", id, &why);
+  g_assert_nonnull (chosen);
+  g_assert_cmpstr (json_object_get_string_member (chosen, "entryId"), ==, "e2");
+  /* Asked for by its own word, the sub-path matches better (and is refused by the extension). */
+  chosen = chp_mcp_api_route (entries, "delete note", id, &why);
+  g_assert_cmpstr (json_object_get_string_member (chosen, "entryId"), ==, "e1");
+}
+
 static void
 test_route_says_ui_and_why (void)
 {
@@ -196,6 +218,8 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/mcp-api/route/picks-the-one-read", test_route_picks_the_one_read);
   g_test_add_func ("/mcp-api/route/says-ui-and-why", test_route_says_ui_and_why);
+  g_test_add_func ("/mcp-api/route/prefers-the-parent-of-a-sub-path",
+                   test_route_prefers_the_parent_of_a_sub_path);
   g_test_add_func ("/mcp-api/url/built-escaped-and-bounded", test_build_url);
   g_test_add_func ("/mcp-api/url/slots", test_slots);
   g_test_add_func ("/mcp-api/shapes/types-only", test_shapes);

@@ -5,8 +5,8 @@
 // chat.postMessage, Joomla's task=articles.delete. A GET or HEAD (the same handler on most
 // servers) reads unless its URL says it deletes or sends, as a server reads the URL:
 // - a query member named by a delete verb or phrase (?delete=5, ?removeItem=3, ?deleteIndex=true)
-//   or by a send verb alone (?send=1), unless its value says no (?publish=false) — but not a
-//   form's submit button (?submit=Search);
+//   or by a send verb alone (?send=1), unless its value says no (?publish=false) or it names a
+//   field of the act (cancel_url, deleted_at) — but not a form's submit button (?submit=Search);
 // - an action member's value: ACTION_KEYS, the keys of bulk actions, sub-actions and dispatchers
 //   (action2, _action, actionID, _eventId, handler, dispatch, cmd…, and any key ending in _cmd or
 //   _action), its last part where it names a controller too (r=post/delete, task=articles.delete;
@@ -19,14 +19,15 @@
 //   (/post/delete/id/5) — cut of its extension and path parameter (delete.php, DeleteUser.do,
 //   chat.delete;jsessionid=…), as a name: words run together in any case (deleteAllMessages,
 //   dElete, removetopic2), by "_" (delete_all; a capitalized one is a wiki title: Delete_key), or
-//   at most two by "-" (a longer one is a slug), that starts with a delete verb or phrase
+//   at most three by "-" (a longer one is a post's slug), that starts with a delete verb or phrase
 //   (cancelSubscription, empty_trash) or a verb that sends — a verb that is also a noun
 //   (transfer, pay, post) only ahead of another word (transferFunds, postMessage: GET
 //   /api/transfer/5 reads one); never a title (escaped, with a space), a noun ("GET
 //   /api/messages" reads them), or a verb's past or agent (deleteditems, senders). A path in the
 //   query (index.php?/posts/delete/5) is read as one;
-// - a recipient with an address (?to=ann@example.com, ?to=+15551234) beside something to send
-//   (text, body, message, subject): a log filtered by recipient reads;
+// - a recipient with an address (?to=ann@example.com, ?to=+15551234, ?to=447700900000) beside
+//   something to send (text, body, message, subject): a log filtered by recipient reads, and a
+//   range's `to` is a date or a time;
 // - a method override or a GraphQL mutation in the query (judged as over POST), and a GraphQL
 //   document at a GraphQL endpoint that cannot be read through.
 // Query members are split at ";" too (SMF, CGI.pm and Rack read it as "&").
@@ -51,7 +52,8 @@ const SENT = new Set(['message', 'messages', 'mail', 'email', 'emails', 'sms', '
 const ACTION_SEND_WORDS = new Set([...SEND_ALONE, 'pay', 'transfer', 'broadcast', 'forward', 'refund', 'charge',
   'payout', 'purchase', 'buy', 'invite', 'notify', 'donate', 'sendmail']);
 // Money moves: a pay or transfer step with an amount beside it (GET /transfer.do?amount=…).
-const MONEY_WORDS = new Set(['pay', 'payment', 'transfer', 'withdraw', 'withdrawal', 'payout', 'charge', 'refund', 'donate']);
+const MONEY_WORDS = new Set(['pay', 'payment', 'transfer', 'withdraw', 'withdrawal', 'payout', 'charge', 'refund',
+  'donate']);
 const AMOUNT_KEYS = new Set(['amount', 'sum', 'total', 'value', 'amt']);
 // The operations verbs that destroy on admin panels, mail and file managers, beyond the click
 // table's.
@@ -75,8 +77,13 @@ const NO = /^(?:false|0|no|off)$/i;
 // Names the path step may end in that are not an operation's: what it is served as.
 const EXTENSION = /\.(?:php\d?|json|xml|html?|js|do|action|aspx?|ashx|cgi|pl|jsp|py|rb)$/i;
 // A name as an operation's: letters and digits, words run together or joined by "_", or at most
-// two joined by "-". (Each "_" starts a new group: no two ways to match, no backtracking.)
-const NAME = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$|^[a-z]+-[a-z]+$/i;
+// three joined by "-" (more is a post's slug). (Each separator starts a new group: no two ways
+// to match, no backtracking.)
+const NAME = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$|^[a-z]+(?:-[a-z0-9]+){1,2}$/i;
+// A member named for where, when or why an act happens, not for the act (cancel_url,
+// drop_off_date, deleted_at).
+const FIELD_SUFFIX = new Set(['url', 'uri', 'link', 'return', 'redirect', 'date', 'at', 'on', 'time', 'by', 'after',
+  'before', 'reason', 'count', 'type']);
 // A wiki's title: capitalized words joined by "_" (Delete_key, Send_in_the_Clowns).
 const TITLE = /^[A-Z][a-z0-9]*(?:_[A-Za-z0-9]+)+$/;
 // A front controller's route in `q` (Drupal's ?q=node/5/delete), not a search's words.
@@ -93,20 +100,31 @@ function pairsOf(url) {
   });
 }
 
+// What a verb's past, agent or noun ends in (deleted, senders, cancellation, removal), and a
+// run-together past before what it qualifies (deleteditems: Microsoft Graph's folder).
+const NOT_VERB = /^(?:e?d|ers?|ing|ions?|als?|ations?|led|lations?)$/;
+const PAST_OF = /^e?d(?:items|messages|files|posts|mails|users|notes|documents|records|folders|objects|entries)$/;
+
 /**
- * The rest of `w` (lower case, letters) after the first of `stems` it starts with, where it goes
- * on as another word does ("deleteaccount", "killdns", "sendmessage"), not as the verb's past,
- * agent or noun ("deleteditems", "senders", "cancellation") or a longer word's first letters
- * ("sendai"); else null.
+ * The rest of a run-together name (one word, lower case) after a verb of `stems` it starts with
+ * ("deleteaccount" → account, "killdns" → dns), or null where it goes on as the verb's past,
+ * agent or noun, or is too short to be a word of its own ("sendai").
  */
 function afterVerb(w, stems) {
   for (const s of stems) {
     if (!w.startsWith(s) || w.length < s.length + 2) continue;
     const rest = w.slice(s.length);
-    if (/^(?:ed|er|ing|ion|at)/.test(rest) || (s.endsWith('e') && rest.startsWith('d')) || (s.endsWith('l') && rest.startsWith('l'))) continue;
-    return rest;
+    if (!NOT_VERB.test(rest) && !PAST_OF.test(rest)) return rest;
   }
   return null;
+}
+
+/** Whether a run-together action has a verb of `stems` inside (dodeletethreads), neither undone nor past. */
+function hasVerbInside(w, stems) {
+  return stems.some((s) => {
+    const at = w.indexOf(s);
+    return at >= 0 && w.slice(Math.max(0, at - 2), at) !== 'un' && !NOT_VERB.test(w.slice(at + s.length));
+  });
 }
 
 /**
@@ -117,18 +135,21 @@ function verdictOfName(name, { action = false } = {}) {
   const words = wordsOf(String(name).trim());
   const whole = String(name).toLowerCase().replace(/[^a-z]/g, '');
   const first = words[0] ?? '';
+  // One word run together ("deleteaccount"): read past its verb; words apart are read as words.
+  const single = words.length === 1;
   const deletes = action ? ACTION_DELETE_WORDS : NAME_DELETE_WORDS;
+  const runTogether = action && single &&
+    (afterVerb(whole, ['trash', 'empty']) !== null || hasVerbInside(whole, DELETE_STEMS));
   const del = (action ? words.find((w) => deletes.has(w)) : deletes.has(first) ? first : null) ??
-    (deletes.has(whole) || afterVerb(whole, DELETE_STEMS) !== null ? whole : null) ??
-    (action && (afterVerb(whole, ['trash', 'empty']) !== null || (first === 'empty' && words.length > 1)) ? whole : null) ??
-    // Inside a run-together action: dodeletethreads, myplugin_delete_item.
-    (action && DELETE_STEMS.some((s) => whole.includes(s)) ? whole : null) ??
+    (deletes.has(whole) || (single && afterVerb(whole, DELETE_STEMS) !== null) || runTogether ? whole : null) ??
+    (action && first === 'empty' && words.length > 1 ? whole : null) ??
     deletePhraseIn(action ? words : words.slice(0, 3));
   if (del) return { kind: 'delete', word: del };
   const ahead = words.length > 1 && SEND_VERBS.has(first) && words.slice(1).some((w) => SENT.has(w));
-  const joined = SENT.has(afterVerb(whole, SEND_STEMS) ?? '');
+  const joined = single && SENT.has(afterVerb(whole, SEND_STEMS) ?? '');
   const send = action
-    ? words.find((w) => ACTION_SEND_WORDS.has(w)) ?? (SEND_STEMS.some((s) => whole.endsWith(s)) || joined ? whole : null)
+    ? words.find((w) => ACTION_SEND_WORDS.has(w)) ??
+      (single && (hasVerbInside(whole, SEND_STEMS) || joined) ? whole : null)
     : (SEND_ALONE.has(whole) || ahead ? first : null) ?? (joined ? whole : null);
   const phrase = send ? null : outwardPhraseIn(action ? words : words.slice(0, 3));
   return send || phrase ? { kind: 'outward', word: send ?? phrase } : null;
@@ -142,7 +163,9 @@ function pathNames(path) {
   const steps = path.split('/').filter(Boolean).map((raw) => unescape(raw.split(';')[0]).trim());
   const out = steps.filter((s) => STEP_DELETE_WORDS.has(s.toLowerCase()) || SEND_ALONE.has(s.toLowerCase()));
   let i = steps.length - 1;
-  while (i > 0 && isIdSegment(steps[i])) i -= 1;
+  // Ids after the operation are passed over; one that is a name may be the operation itself
+  // (deleteAllSessionsV2 is long and has a digit, as an id does).
+  for (; i > 0 && isIdSegment(steps[i]); i -= 1) if (NAME.test(steps[i]) && !TITLE.test(steps[i])) out.push(steps[i]);
   if (i > 0 && i < steps.length - 1 && steps[i].toLowerCase() === 'id') i -= 1;
   if (i < 0) return out;
   const parts = steps[i].replace(EXTENSION, '').split('.');
@@ -184,12 +207,14 @@ export function actingGet(url) {
     if (k === 'q' && ROUTE_VALUE.test(value)) names.push(...pathNames(value));
     // A recipient beside what is sent: `to` when it is an address (a range's `to` is a date or
     // a number), any other recipient member with a value.
-    if (says && value.trim() !== '' && (k === 'to' ? isAddress(value) : RECIPIENT_GET_KEYS.has(k) || RECIPIENT_NAME.test(k))) {
+    if (says && (RECIPIENT_GET_KEYS.has(k) || RECIPIENT_NAME.test(k)) && isAddress(value)) {
       found ??= { kind: 'outward', word: 'recipient' };
     }
     // A key is judged by its name (?delete=5, ?removeItem=3; a send as the whole name, ?send=1),
-    // unless its value says no.
-    const byKey = NO.test(value.trim()) || k === 'submit' ? null : verdictOfName(raw.replace(/\[.*$/, ''));
+    // unless its value says no or the name is a field's (cancel_url).
+    const bare = raw.replace(/\[.*$/, '');
+    const byKey = NO.test(value.trim()) || k === 'submit' || FIELD_SUFFIX.has(wordsOf(bare).at(-1)) ? null
+      : verdictOfName(bare);
     if (byKey?.kind === 'delete' || (byKey && SEND_ALONE.has(k))) found = strictest(found, byKey);
     if (actionKey(k)) {
       const last = value.split(/[/.:]/).filter(Boolean).pop() ?? '';
@@ -209,10 +234,14 @@ export function actingGet(url) {
   return found;
 }
 
-/** Whether a recipient member's value is an address: an email address, or a phone number. */
+/**
+ * Whether a recipient member's value is an address: an email address, or a phone number written
+ * as one (+…, or 11 to 15 digits: international without the +; ten are a time in seconds, as in
+ * a range's ?to=1700086400).
+ */
 function isAddress(value) {
   const t = value.trim();
-  return t.includes('@') || (!/^\d{4}-\d{2}-\d{2}/.test(t) && /^\+?\d[\d\s().-]{5,}\d$/.test(t));
+  return t.includes('@') || /^\+\d[\d\s().-]{5,}\d$/.test(t) || /^\d{11,15}$/.test(t);
 }
 
 function strictest(a, b) {

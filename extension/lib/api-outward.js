@@ -37,7 +37,6 @@ export const READ_METHODS = Object.freeze(['GET', 'HEAD']);
 // What the tests and the worker read from here too.
 export { DELETE_WORDS, OUTWARD_WORDS, wordsOf };
 
-
 const MAX_WALK = 4000;
 const MAX_WALK_DEPTH = 16;
 
@@ -139,7 +138,6 @@ function judgedOf(url, body) {
   return { opNames, urlNames, memberNames, methods, recipients, gql, unread, over: members.over === true, query };
 }
 
-
 /** The strictest verdict words give: delete, outward, or null. */
 function verdictOf(names) {
   const each = names.map(wordsOf);
@@ -201,7 +199,6 @@ export function classifyCall({ method, url, body }) {
   if (j.unread && graphqlish) return { kind: 'outward', word: 'graphql' };
   return { kind: 'write', word: null };
 }
-
 
 const graphqlEndpoint = (url) => {
   try {

@@ -8,10 +8,10 @@
 
 import '../content/outward.js';
 
-export const TABLE = globalThis.ChaperoneOutward?.WORDS;
+const TABLE = globalThis.ChaperoneOutward?.WORDS;
 
 /** Single words of a row of the click table, in every Latin language it has ('=word' as word). */
-export function singleWords(row) {
+function singleWords(row) {
   const out = new Set();
   for (const [lang, words] of Object.entries(row ?? {})) {
     if (lang === 'zh') continue; // path and operation names are ASCII words
@@ -24,7 +24,7 @@ export function singleWords(row) {
 }
 
 // Nouns APIs give the collections an outward act creates in (POST /api/messages sends one).
-export const OUTWARD_NOUNS = ['message', 'messages', 'mail', 'mails', 'email', 'emails', 'sendmail', 'sms', 'dm',
+const OUTWARD_NOUNS = ['message', 'messages', 'mail', 'mails', 'email', 'emails', 'sendmail', 'sms', 'dm',
   'dms', 'chat', 'chats', 'conversation', 'conversations', 'post', 'posts', 'comment', 'comments', 'tweet',
   'tweets', 'statuses', 'reply', 'replies', 'payment', 'payments', 'payout', 'payouts', 'checkout',
   'charge', 'charges', 'invoice', 'invoices', 'billing', 'order', 'orders', 'purchase', 'purchases',
@@ -110,7 +110,7 @@ export const joined = (w, stems) => stems.find((s) => w.length > s.length + 2 &&
 
 // A GraphQL endpoint says so in its path (/graphql, /api/gql): a body elsewhere that looks like
 // a query is judged as the write its method is.
-export const GRAPHQL_PATH = new Set(['graphql', 'gql']);
+const GRAPHQL_PATH = new Set(['graphql', 'gql']);
 
 /** Whether a URL's path names a GraphQL endpoint (graphql or gql as a word of a step). */
 export function graphqlPath(url) {

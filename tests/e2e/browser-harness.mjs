@@ -146,6 +146,15 @@ export async function closePage(page, { attempts = 3, waitMs = 1000 } = {}) {
   return page.isClosed();
 }
 
+// The switches Playwright's own launch adds (playwright-core's chromiumSwitches) that change how
+// pages run — timers and renderers of background tabs left unthrottled, no back/forward cache —
+// so that in a detachable browser the debugger is the only difference.
+const PLAYWRIGHT_SWITCHES = ['--disable-field-trial-config', '--disable-background-timer-throttling',
+  '--disable-backgrounding-occluded-windows', '--disable-back-forward-cache', '--disable-hang-monitor',
+  '--disable-ipc-flooding-protection', '--disable-renderer-backgrounding', '--allow-pre-commit-input',
+  '--disable-popup-blocking', '--disable-prompt-on-repost', '--no-default-browser-check', '--disable-default-apps',
+  '--password-store=basic', '--use-mock-keychain', '--metrics-recording-only', '--force-color-profile=srgb'];
+
 export class Browser {
   /**
    * Launches Chromium with a fresh profile and the extension loaded; resolves with its worker up.
@@ -180,21 +189,31 @@ export class Browser {
    * the protocol): a benchmark measures there without what Playwright adds.
    */
   static async launchDetachable(userDataDir, { headless, env, args }) {
-    const child = spawn(CHROMIUM, [...args, ...(headless ? ['--headless'] : []),
+    const child = spawn(CHROMIUM, [...args, ...PLAYWRIGHT_SWITCHES, ...(headless ? ['--headless'] : []),
       '--remote-debugging-port=0', `--user-data-dir=${userDataDir}`, 'about:blank'],
     { env: env ?? process.env, stdio: 'ignore' });
-    const exited = new Promise((r) => child.once('exit', r));
-    // Chromium writes the port it listens on into the profile once it does.
-    const portFile = join(userDataDir, 'DevToolsActivePort');
-    const port = await until(async () => {
-      if (child.exitCode !== null) throw new Error(`Chromium exited (${child.exitCode}) before it listened`);
-      return Number((await readFile(portFile, 'utf8').catch(() => '')).split('\n')[0]) || null;
-    }, { timeout: 20000, what: 'Chromium to say its DevTools port' });
-    const cdp = await playwright.chromium.connectOverCDP(`http://127.0.0.1:${port}`);
-    const browser = new Browser(cdp.contexts()[0], userDataDir);
-    browser.detachable = { child, exited, cdp };
-    await browser.worker();
-    return browser;
+    const exited = new Promise((r) => { child.once('exit', r); child.once('error', r); });
+    let cdp = null;
+    try {
+      // Chromium writes the port it listens on into the profile once it does.
+      const portFile = join(userDataDir, 'DevToolsActivePort');
+      const port = await until(async () => {
+        if (child.exitCode !== null) throw new Error(`Chromium exited (${child.exitCode}) before it listened`);
+        return Number((await readFile(portFile, 'utf8').catch(() => '')).split('\n')[0]) || null;
+      }, { timeout: 20000, what: 'Chromium to say its DevTools port' });
+      cdp = await playwright.chromium.connectOverCDP(`http://127.0.0.1:${port}`);
+      const browser = new Browser(cdp.contexts()[0], userDataDir);
+      browser.detachable = { child, exited, cdp };
+      await browser.worker();
+      return browser;
+    } catch (e) {
+      // Nothing is left running or on disk when the launch fails.
+      await cdp?.close().catch(() => {});
+      child.kill('SIGTERM');
+      await exited;
+      await rm(userDataDir, { recursive: true, force: true });
+      throw e;
+    }
   }
 
   /** Lets go of a detachable browser (launch({detachable: true})): it runs on, undriven. */
@@ -457,6 +476,8 @@ export class Browser {
   }
 
   async close() {
+    if (this.closed) return;
+    this.closed = true;
     if (this.detachable) {
       await this.detachable.cdp.close().catch(() => {});
       this.detachable.child.kill('SIGTERM');

@@ -124,6 +124,12 @@ test('only what the page already talks to; the floor; a credential the page neve
     { method: 'GET', url: 'https://app.example\\api\\..\\admin' }]) {
     await assert.rejects(call(s, bad), { code: 'invalid_params' }, JSON.stringify(bad).slice(0, 80));
   }
+  // The person made the app hands-only: it is read, but a GET that deletes is an act like any.
+  s.router.setFloorRules({ blind: [], handsOnly: ['app.example'] });
+  await call(s, { method: 'GET', url: 'https://app.example/api/contacts' });
+  await assert.rejects(call(s, { method: 'GET', url: 'https://app.example/api/notes/5/delete' }),
+    (e) => e.code === 'refused_floor' && e.data.level === 'hands-only');
+  s.router.setFloorRules({ blind: [], handsOnly: [] });
   s.reply = { error: 'redirected', message: 'x' };
   await assert.rejects(call(s, { method: 'GET', url: 'https://app.example/api/go' }), { code: 'target_denied' });
   assert.equal(s.calls.filter((c) => c.req.url.includes('evil') || c.req.url.includes('bank')).length, 0);

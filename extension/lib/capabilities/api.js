@@ -115,11 +115,6 @@ async function prepareCall(ctx, p, { approved = false, docs } = {}) {
   // Judged by what it does, not its method alone: a GET may delete (lib/api-outward.js).
   const verdict = classifyCall(p);
   const write = verdict.kind !== 'read';
-  if (write && p.readOnly) {
-    const does = { delete: 'deletes', outward: 'sends' }[verdict.kind] ?? 'changes';
-    throw new ChaperoneError('target_denied', `That endpoint ${does} something (${verdict.word ?? p.method}): only a read may be routed`,
-      { tabId: tab, kind: verdict.kind });
-  }
   const target = webOrigin(p.url);
   const floor = router.floorOf(p.url);
   const frameFloor = router.floorOf(ctx.frame?.url);
@@ -137,6 +132,12 @@ async function prepareCall(ctx, p, { approved = false, docs } = {}) {
       { tabId: tab, origin: target });
   }
 
+  if (write && p.readOnly) {
+    const does = { delete: 'deletes', outward: 'sends' }[verdict.kind] ?? 'changes';
+    throw new ChaperoneError('target_denied',
+      `That endpoint ${does} something (${verdict.word ?? p.method}): only a read may be routed`,
+      { tabId: tab, kind: verdict.kind });
+  }
   let plan = null;
   if (write && !approved) {
     const host = new URL(p.url).hostname;
@@ -216,10 +217,10 @@ export async function runCall(ctx, p, { approved = false } = {}) {
 }
 
 /**
- * Reads (GET, HEAD) in one visit to the page: browser.batch's consecutive API reads, each checked
- * as runCall checks it, then made together (pageFetch's list); their answers count up to the
- * first that is not 2xx. One executeScript for all, and no read waiting for the one before, is
- * what a batch of reads saves over one call each.
+ * Reads (GETs and HEADs that do not act, GraphQL queries) in one visit to the page:
+ * browser.batch's consecutive API reads, each checked as runCall checks it, then made together
+ * (pageFetch's list); their answers count up to the first that is not 2xx. One executeScript for
+ * all, and no read waiting for the one before, is what a batch of reads saves over one call each.
  * → [{value} | {error}] in order, up to the first failure (a read refused before it was sent
  * comes last as its error, once those before it succeeded; none after it is sent).
  */

@@ -225,6 +225,19 @@ chp_mcp_api_build_url (JsonObject  *entry,
   return g_string_free (g_steal_pointer (&url), FALSE);
 }
 
+/* Whether @entry's path template goes on from @parent's (/notes/{id}/delete from /notes/{id}). */
+static gboolean
+extends (JsonObject *entry,
+         JsonObject *parent)
+{
+  const char *path = entry_string (entry, "pathTemplate");
+  const char *base = entry_string (parent, "pathTemplate");
+  gsize n = base != NULL ? strlen (base) : 0;
+
+  return path != NULL && n > 0 && strncmp (path, base, n) == 0 && path[n] == '/' &&
+         g_strcmp0 (entry_string (entry, "origin"), entry_string (parent, "origin")) == 0;
+}
+
 /*
  * chp_mcp_api_route:
  * @entries: the site's entries
@@ -232,8 +245,9 @@ chp_mcp_api_build_url (JsonObject  *entry,
  * @params: (nullable): values for the entries' slots
  * @why: (out): when no entry is chosen, why not, in words for the agent
  *
- * Returns: (transfer none) (nullable): the one read that matches @hint best, with a value for
- * every slot; %NULL when none does, two do alike, or the best one lacks a value.
+ * Returns: (transfer none) (nullable): the one read that matches @hint best (of two alike where
+ * one's path goes on from the other's, the other), with a value for every slot; %NULL when none
+ * does, two do alike, or the best one lacks a value.
  */
 JsonObject *
 chp_mcp_api_route (JsonArray  *entries,
@@ -313,6 +327,15 @@ chp_mcp_api_route (JsonArray  *entries,
         tied = entry;
     }
 
+  /* Of two alike where one's path goes on from the other's, the hint named the parent: "note"
+   * means /notes/{id}, not /notes/{id}/delete (a GET that deletes, which a route never sends). */
+  if (best != NULL && tied != NULL && extends (tied, best))
+    tied = NULL;
+  else if (best != NULL && tied != NULL && extends (best, tied))
+    {
+      best = tied;
+      tied = NULL;
+    }
   if (best != NULL && tied != NULL)
     {
       *why = g_strdup_printf ("two learned reads match the hint alike (GET %s and GET %s): name "

@@ -760,6 +760,7 @@ make_call (GTask      *task,
   JsonNode *body = json_object_get_member (call->args, "body");
   JsonNode *wire;
   JsonObject *o;
+  JsonNode *allow = NULL;
   g_autofree char *url = NULL;
   gboolean read;
 
@@ -801,17 +802,12 @@ make_call (GTask      *task,
                                                                                  "credential")));
   if (body != NULL)
     json_object_set_member (o, "body", json_node_copy (body));
-  /* A route only reads: a GET whose URL deletes or sends (…/delete/5, ?action=trash), which only
-   * the extension can tell, is refused there rather than held, and the route says ui. */
+  /* A route only reads: a GET that deletes or sends (…/delete/5), which only the extension can
+   * tell, is refused there rather than held, and the route says ui. */
   if (is_route (call))
     json_object_set_boolean_member (o, "readOnly", TRUE);
-  if (!read)
-    {
-      JsonNode *allow = chp_tool_plan_allowance (call);
-
-      if (allow != NULL)
-        json_object_set_member (o, "allow", allow);
-    }
+  else if (!read && (allow = chp_tool_plan_allowance (call)) != NULL)
+    json_object_set_member (o, "allow", allow);
   chp_tool_browser_call (task, "browser.api.call", wire, API_CALL_TIMEOUT_MS, called_cb);
 }
 
