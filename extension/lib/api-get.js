@@ -205,8 +205,7 @@ export function actingGet(url) {
     // A path in the query, as a front controller routes it (index.php?/posts/delete/5, ?q=node/5/delete).
     if (raw.startsWith('/') && value === '') names.push(...pathNames(raw));
     if (k === 'q' && ROUTE_VALUE.test(value)) names.push(...pathNames(value));
-    // A recipient beside what is sent: `to` when it is an address (a range's `to` is a date or
-    // a number), any other recipient member with a value.
+    // A recipient beside what is sent, when it is an address (a range's `to` is a date or a time).
     if (says && (RECIPIENT_GET_KEYS.has(k) || RECIPIENT_NAME.test(k)) && isAddress(value)) {
       found ??= { kind: 'outward', word: 'recipient' };
     }
