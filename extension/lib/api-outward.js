@@ -8,9 +8,10 @@
 // The judgement, and why:
 // - GET and HEAD read, unless the URL says it deletes or sends (lib/api-get.js: ?action=trash,
 //   …/5/delete, ?to=ann@example.com). A GraphQL request over POST whose every operation is a
-//   `query` reads too (the GraphQL convention: queries have no effects) — a GraphQL request only: a body
-//   of nothing but query, variables, operationName and extensions; a mutation, a persisted query
-//   or anything else over POST is judged like any write, by every operation and field it runs.
+//   `query` reads too (the GraphQL convention: queries have no effects) — a GraphQL request
+//   only: a body of nothing but query, variables, operationName and extensions; a mutation, a
+//   persisted query or anything else over POST is judged like any write, by every operation and
+//   field it runs.
 //   A GraphQL body that does not parse is held as outward: it cannot be read for what it does.
 // - A POST that stands for another method (_method, X-HTTP-Method-Override in the body or the
 //   query) is judged as that one: DELETE deletes.
