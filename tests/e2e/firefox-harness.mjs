@@ -208,11 +208,13 @@ export class Firefox {
   /** Presses "Pair with Chaperone"; resolves with the six digits the popup shows. */
   async startPairing(popup) {
     await popup.click('#pair-button');
+    // The code comes once the worker is connected to the bridge and the app has answered: on a
+    // loaded machine (CI, two cores, a browser per suite) that is seconds, as for the port.
     const shown = await domWait(popup, () => {
       const el = document.querySelector('#pair-code');
       const text = el && el.checkVisibility() ? el.textContent.trim() : '';
       return /^\d{3} \d{3}$/.test(text) ? text : null;
-    }, null, { timeout: 15000, what: 'the popup to show a pairing code' });
+    }, null, { timeout: 30000, what: 'the popup to show a pairing code' });
     return shown.replace(' ', '');
   }
 
