@@ -7,9 +7,9 @@
 // - a query member named by a delete verb or phrase (?delete=5, ?removeItem=3, ?deleteIndex=true)
 //   or by a send verb alone (?send=1), unless its value says no (?publish=false) or it names a
 //   field of the act (cancel_url, deleted_at) — but not a form's submit button (?submit=Search);
-// - an action member's value: ACTION_KEYS, the keys of bulk actions, sub-actions and dispatchers
-//   (action2, _action, actionID, _eventId, handler, dispatch, cmd…, and any key ending in _cmd or
-//   _action), its last part where it names a controller too (r=post/delete, task=articles.delete;
+// - an action member's value (actionKey: the keys of actions, bulk actions, sub-actions and
+//   dispatchers, as a body's are judged too — action2, _action, actionID, _eventId, handler,
+//   dispatch, cmd…, any key ending in _cmd or _action — and the query's a and m), its last part where it names a controller too (r=post/delete, task=articles.delete;
 //   route=checkout/cart is the cart), any of its words (myplugin_delete_item): a delete verb or
 //   phrase, or a verb that sends or pays (?action=refund); nouns that show a form (?mode=reply,
 //   ?action=post, ?r=order) and write verbs (?action=edit) are left to the page, as a control
@@ -34,7 +34,7 @@
 
 import { graphqlOf, isIdSegment } from './api-shape.js';
 import {
-  ACTION_KEYS, DELETE_WORDS, OVERRIDE_KEYS, RECIPIENT_KEYS, RECIPIENT_NAME, deletePhraseIn, graphqlPath, keyOf,
+  DELETE_WORDS, actionKey, OVERRIDE_KEYS, RECIPIENT_KEYS, RECIPIENT_NAME, deletePhraseIn, graphqlPath, keyOf,
   outwardPhraseIn, wordsOf,
 } from './api-words.js';
 
@@ -65,11 +65,9 @@ const ACTION_DELETE_WORDS = new Set([...DELETE_WORDS, ...OPS_DELETE_WORDS]);
 const STEP_DELETE_WORDS = new Set([...NAME_DELETE_WORDS, 'clear', 'empty']);
 const DELETE_STEMS = ['delete', 'remove', 'destroy', 'purge', 'erase', 'kill', 'cancel', 'expunge'];
 const SEND_STEMS = ['send', 'publish'];
-// The bulk and sub-action keys of CMSs, forums and web frameworks, beside the action members
-// every call has.
-const GET_ACTION_KEYS = new Set([...ACTION_KEYS, 'action2', '_action', 'actionid', '_eventid', 'eventid', 'handler',
-  'dispatch', 'sa', 'subaction', 'a', 'm', 'doaction', 'func', 'function']);
-const actionKey = (k) => GET_ACTION_KEYS.has(k) || k.endsWith('_cmd') || k.endsWith('_action');
+// A query's one-letter action members (?a=delete, ?m=remove); in a JSON body `a` and `m` are as
+// often free text, so only the query reads them so.
+const getActionKey = (k) => actionKey(k) || k === 'a' || k === 'm';
 // Where a message goes, beside what it says (text, body…): a log filtered by recipient reads.
 const RECIPIENT_GET_KEYS = new Set([...RECIPIENT_KEYS, 'number', 'numbers', 'mobile', 'msisdn', 'chat_id']);
 const CONTENT_KEYS = new Set(['text', 'body', 'message', 'msg', 'subject', 'content', 'html']);
@@ -175,6 +173,17 @@ function pathNames(path) {
   return out;
 }
 
+// An action's operation: its last part where it names a controller too (r=post/delete,
+// task=articles.delete).
+const actionStep = (value) => String(value).split(/[/.:]/).filter(Boolean).pop() ?? '';
+
+/**
+ * What an action member's value (?action=…, {dispatch: …}) says it does, whatever the method:
+ * {kind: 'delete' | 'outward', word} or null. Any of its words counts, run-together verbs are
+ * read (dodeletethreads), and emptying and trashing delete (empty_mailbox).
+ */
+export const actionVerdict = (value) => verdictOfName(actionStep(value), { action: true });
+
 /**
  * What a GET or HEAD to `url` does when its URL says it acts: {kind: 'delete' | 'outward', word},
  * {method} when it stands for another method (an override, a GraphQL mutation: judge it as that
@@ -215,10 +224,9 @@ export function actingGet(url) {
     const byKey = NO.test(value.trim()) || k === 'submit' || FIELD_SUFFIX.has(wordsOf(bare).at(-1)) ? null
       : verdictOfName(bare);
     if (byKey?.kind === 'delete' || (byKey && SEND_ALONE.has(k))) found = strictest(found, byKey);
-    if (actionKey(k)) {
-      const last = value.split(/[/.:]/).filter(Boolean).pop() ?? '';
-      actions.push(last);
-      found = strictest(found, verdictOfName(last, { action: true }));
+    if (getActionKey(k)) {
+      actions.push(actionStep(value));
+      found = strictest(found, actionVerdict(value));
     }
   }
   for (const name of names) {

@@ -25,10 +25,10 @@
 // - Anything else ('write') a plan the person approved may cover; outward and delete never.
 
 import { graphqlOf, jsonRpcMethod, redactPath, stableJson } from './api-shape.js';
-import { actingGet } from './api-get.js';
+import { actingGet, actionVerdict } from './api-get.js';
 import {
-  ACTION_KEYS, DELETE_WORDS, JOINED_DELETE, JOINED_OUTWARD, OUTWARD_WORDS, OVERRIDE_KEYS, RECIPIENT_KEYS,
-  RECIPIENT_NAME, URL_KEYS, deletePhraseIn, graphqlPath, joined, keyOf, wordsOf,
+  DELETE_WORDS, JOINED_DELETE, JOINED_OUTWARD, OUTWARD_WORDS, OVERRIDE_KEYS, RECIPIENT_KEYS,
+  RECIPIENT_NAME, URL_KEYS, actionKey, deletePhraseIn, graphqlPath, joined, keyOf, wordsOf,
 } from './api-words.js';
 import { isSecretName } from './redact-names.js';
 import { redactText } from './redact-text.js';
@@ -93,6 +93,8 @@ function judgedOf(url, body) {
   const opNames = [];
   const urlNames = [];
   const memberNames = [];
+  // What the action members (body and query) say, read as a GET's are.
+  const acts = [];
   const methods = [];
   const gql = graphqlOf(body);
   let unread = gql?.unread === true;
@@ -110,7 +112,8 @@ function judgedOf(url, body) {
     if (k === '_destroy' && (v === true || v === 1 || v === '1' || v === 'true')) methods.push('DELETE');
     if (typeof v !== 'string') continue;
     if (OVERRIDE_KEYS.has(k)) methods.push(v.trim().toUpperCase());
-    if (ACTION_KEYS.has(k) || URL_KEYS.has(k)) memberNames.push(v);
+    if (actionKey(k) || URL_KEYS.has(k)) memberNames.push(v);
+    if (actionKey(k)) acts.push(actionVerdict(v));
     // A GraphQL document deeper in (a batch's item): what it runs counts too.
     if (k === 'query' && body?.query !== v) {
       const inner = graphqlOf({ query: v });
@@ -123,7 +126,10 @@ function judgedOf(url, body) {
     urlNames.push(k);
     if (RECIPIENT_KEYS.has(k) || RECIPIENT_NAME.test(k)) recipients = true;
     if (OVERRIDE_KEYS.has(k)) methods.push(v.trim().toUpperCase());
-    if (ACTION_KEYS.has(k)) urlNames.push(v);
+    if (actionKey(k)) {
+      urlNames.push(v);
+      acts.push(actionVerdict(v));
+    }
     // A GraphQL document in the URL, which a server may run over the body's.
     if (k === 'query') {
       const inUrl = graphqlOf({ query: v });
@@ -136,7 +142,8 @@ function judgedOf(url, body) {
   } catch {
     // no URL: no path
   }
-  return { opNames, urlNames, memberNames, methods, recipients, gql, unread, over: members.over === true, query };
+  const acted = acts.find((a) => a?.kind === 'delete') ?? acts.find(Boolean) ?? null;
+  return { opNames, urlNames, memberNames, acted, methods, recipients, gql, unread, over: members.over === true, query };
 }
 
 /** The strictest verdict words give: delete, outward, or null. */
@@ -180,14 +187,15 @@ export function classifyCall({ method, url, body }) {
   // The URL's words first: a query-shaped body makes no POST to /api/drafts/42/send a read.
   const byUrl = verdictOf(j.urlNames);
   if (byUrl?.kind === 'delete') return byUrl;
+  if (j.acted?.kind === 'delete') return j.acted;
   // A GraphQL request over POST to a GraphQL endpoint, with no query string a server could run
   // instead, whose every operation is a query: a read, whatever the fields it reads are called
   // (`query Orders { orders }` reads orders).
   if (!byUrl && !j.unread && !j.recipients && m === 'POST' && j.gql?.queries && j.query.length === 0 &&
-      graphqlEndpoint(url) && !verdictOf(j.memberNames)) {
+      graphqlEndpoint(url) && !verdictOf(j.memberNames) && !j.acted) {
     return { kind: 'read', word: null };
   }
-  const verdict = verdictOf([...j.opNames, ...j.memberNames]);
+  const verdict = verdictOf([...j.opNames, ...j.memberNames]) ?? j.acted;
   if (verdict?.kind === 'delete') return verdict;
   if (byUrl) return byUrl;
   if (verdict) return verdict;

@@ -39,8 +39,13 @@ export const DELETE_WORDS = Object.freeze(new Set([...singleWords(TABLE?.delete)
 export const RECIPIENT_KEYS = new Set(['to', 'recipient', 'recipients', 'cc', 'bcc', 'phone', 'email_to', 'send_to']);
 // Query and body members whose value names the operation (?action=send, ?method=photos.delete).
 // Joomla's task, Yii's r and route, and the like.
+// The bulk and sub-action keys of CMSs, forums and web frameworks count in a body as in a query
+// (POST /user.do {dispatch: "delete"} deletes as the GET does).
 export const ACTION_KEYS = new Set(['action', 'op', 'operation', 'do', 'cmd', 'command', 'intent', 'verb', 'method', 'task',
-  'r', 'route', 'act', 'mode']);
+  'r', 'route', 'act', 'mode', 'action2', '_action', 'actionid', '_eventid', 'eventid', 'handler', 'dispatch', 'sa',
+  'subaction', 'doaction', 'func', 'function']);
+/** Whether a member (as keyOf reads it) names the operation: ACTION_KEYS, or a name ending _cmd or _action. */
+export const actionKey = (k) => ACTION_KEYS.has(k) || k.endsWith('_cmd') || k.endsWith('_action');
 // A recipient member by its name's forms: to, recipient_id, recipientIds (as keyOf reads them).
 export const RECIPIENT_NAME = /^(?:to|cc|bcc|recipients?|send_?to|email_?to)(?:_?(?:id|ids|email|emails|address|addresses|user|users|list))?$/;
 

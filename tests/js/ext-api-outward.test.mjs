@@ -335,6 +335,17 @@ test('words run together, routers\' and CMSs\' action members, _destroy and reci
   assert.equal(kind('POST', '/api/transfers/new', { recipientId: 5, amount: 100 }), 'outward');
   assert.equal(kind('POST', '/api/gifts', { recipient_id: 5 }), 'outward');
   assert.equal(kind('POST', '/api/gifts?recipientIds=5'), 'outward', 'in the query too');
+  // Dispatchers and sub-action members name the act in a body as in a query; `a` and `m` are
+  // free text in a body (a field's letter), read only in a query.
+  for (const [key, value] of [['dispatch', 'delete'], ['_eventId', 'delete'], ['handler', 'Delete'], ['action2', 'trash'],
+    ['subaction', 'remove'], ['doaction', 'delete'], ['func', 'delete'], ['sa', 'remove'], ['_portlet_WAR_x_cmd', 'delete'],
+    ['bulk_action', 'delete'], ['actionID', 'empty_mailbox']]) {
+    assert.equal(kind('POST', '/user.do', { [key]: value }), 'delete', `${key}=${value} in a body`);
+    assert.equal(kind('POST', `/user.do?${key}=${value}`), 'delete', `${key}=${value} in a POST's query`);
+  }
+  assert.equal(kind('POST', '/user.do', { dispatch: 'send' }), 'outward');
+  assert.equal(kind('POST', '/api/notes', { a: 'delete', m: 'remove' }), 'write', 'a note\'s one-letter fields');
+  assert.equal(kind('POST', '/api/notes', { handler: 'save' }), 'write');
   // Words that only look like a document, in a search's body: the search they are.
   for (const query of ['#harbour', 'query about harbour', 'subscription renewal']) {
     assert.equal(kind('POST', '/api/search', { query }), 'write', query);
