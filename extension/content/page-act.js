@@ -613,7 +613,7 @@
     for (const n of navs) n.addEventListener('navigate', onNavigate);    // before watchNavigation's
     // Watch before acting: the action's own mutations and requests count.
     const network = watchNetwork(args.net === true, via, args.inflight);
-    const mutations = watchMutations();
+    const mutations = watchMutations(args.timers);
     const away = watchNavigation();
     let dialogs = null;
     // A write that goes through (a plan's or an approved one): did the page show it was saved?

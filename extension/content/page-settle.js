@@ -26,6 +26,10 @@
   //   CAUSAL_MS after it, after the last change it made, or after one of its requests ended (a
   //   chain) — are waited for; those already running, the tab's polling and event streams are
   //   not (the worker, lib/network.js, leaves those out and dates the rest).
+  // - timers: those the act's handlers queued, and their chain (lib/page-timers-main.js, where
+  //   the worker put it), are waited for (TIMERS_MAX_MS at most; in a hidden tab no longer than
+  //   the quiet window); once they have all run, a click waits the reaction window after the last
+  //   of them, not its quiet window.
   // - busy indicators it showed (a spinner, aria-busy, an indeterminate progress bar) are waited
   //   for until they go away; what appears then (a toast) is a change like any other.
   // SETTLE_CAP_MS bounds it: settled:false with a reason (network, busy, dom, cap). A navigation
@@ -204,13 +208,49 @@
     }
   }
 
+  // How long the act's own timers (lib/page-timers-main.js) are waited for at most: beyond it
+  // the quiet window decides alone. In a hidden tab the browser runs timers up to a second late,
+  // so they are waited for no longer than the quiet window would wait anyway.
+  const TIMERS_MAX_MS = 1000;
+
+  /**
+   * The act's own timers, as the main world's tracker (lib/page-timers-main.js) counts them under
+   * the name the worker made for this document: {pending, seen, idleAt, onChange, end(), stop()}.
+   * `seen`: the act queued at least one; `idleAt`: when the last of them ran. Without a name (no
+   * tracker in this document) it never sees any, and the quiet window decides as before.
+   */
+  function watchTimers(name) {
+    const t = { pending: 0, seen: false, idleAt: -Infinity, onChange: null, end: () => {}, stop: () => {} };
+    if (typeof name !== 'string' || !/^[\w-]{8,64}$/.test(name)) return t;
+    let open = true;
+    const hear = (e) => {
+      const n = Number(e && e.detail);
+      if (!open || !Number.isSafeInteger(n) || n < 0) return;
+      if (n > 0) t.seen = true;
+      if (t.pending > 0 && n === 0) t.idleAt = now();
+      t.pending = n;
+      if (t.onChange) t.onChange();
+    };
+    const say = (what) => window.dispatchEvent(new CustomEvent(`${name}:act`, { detail: what }));
+    window.addEventListener(name, hear);
+    say('begin');
+    t.end = () => say('end');
+    t.stop = () => {
+      if (!open) return;
+      open = false;
+      window.removeEventListener(name, hear);
+      say('end');
+    };
+    return t;
+  }
+
   /**
    * Watches the document and its open shadow roots (those added later as well) from the action
    * on: what the action changed (added, removed, text), when it last changed something (`last`,
    * and `lastEpoch` on the browser's clock) and the busy indicators it showed. Changes to nodes
    * the page was churning on its own are left out of all of it.
    */
-  function watchMutations() {
+  function watchMutations(timersName) {
     noteChurn(churnMo.takeRecords());          // what the page did up to now is the page's
     churn.until = now() + CHURN_KEEP_MS;
     if (!churn.on) {
@@ -270,12 +310,18 @@
     // The changes the page's handlers made while the action ran (synchronously, inside it) are
     // over when it returns: they count, dated at the action's end, and do not open the reaction
     // window that changes made later (a re-render a microtask or a timer queued) do.
-    w.drain = (at, epoch) => take(mo.takeRecords(), { at, epoch });
+    // The act's own timers: those queued from here until the act has run (drain) and their chain.
+    w.timers = watchTimers(timersName);
+    w.drain = (at, epoch) => {
+      w.timers.end();
+      take(mo.takeRecords(), { at, epoch });
+    };
     observeKnownRoots(observe);
     let stopped = false;
     w.stop = () => {
       if (stopped) return;
       stopped = true;
+      w.timers.stop();
       take(mo.takeRecords());
       mo.disconnect();
       churnMo.takeRecords();                   // the action's changes are not the page's churn
@@ -437,6 +483,7 @@
         away.onAway = null;
         network.onChange = null;
         network.onTick = null;
+        mutations.timers.onChange = null;
         const out = { settled, navigating };
         if (reason) out.reason = reason;
         resolve(out);
@@ -485,14 +532,20 @@
           finish(false, false, inflight > 0 || !network.known ? 'network' : busy ? 'busy' : 'dom');
           return;
         }
-        if (!network.known || inflight > 0 || busy) {
+        // The act's own timers still to run (page-timers-main.js), for a while at most.
+        const timers = mutations.timers;
+        const timing = timers.pending > 0 && t - started < (document.hidden ? quietMs : TIMERS_MAX_MS);
+        if (!network.known || inflight > 0 || busy || timing) {
           // The worker's next word or tick checks again; a page timer too (in front, or no worker).
           clearTimeout(timer);
           timer = setTimeout(check, SETTLE_REACT_MS);
           return;
         }
-        const last = Math.max(mutations.last, lastEnd);
-        let windowMs = quietMs;
+        const last = Math.max(mutations.last, lastEnd, timers.idleAt);
+        // The act queued timers and every one of them has run: its chain is seen to its end, and
+        // what is left to catch is a change those callbacks queued in a microtask or a task, not
+        // a frame or two later: the reaction window, not the click's quiet one.
+        let windowMs = timers.seen && timers.pending === 0 ? Math.min(quietMs, SETTLE_REACT_MS) : quietMs;
         if (light) {
           if (last <= started) {
             if (taskDone) finish(true, false);     // nothing happened: a task later is enough
@@ -527,6 +580,7 @@
       };
       network.onChange = check;
       network.onTick = check;
+      mutations.timers.onChange = check;
       away.onAway = () => finish(false, true);
       cap = setTimeout(check, SETTLE_CAP_MS);
       // "A task later": a re-render the handlers queued runs first. In a hidden tab the worker's

@@ -15,6 +15,7 @@
 import { ChaperoneError } from './scopes.js';
 import { isErrorCode } from './protocol-errors.js';
 import { guardDialogs } from './page-dialogs-main.js';
+import { trackTimers } from './page-timers-main.js';
 
 // The documents whose dialogs are guarded already (at most this many remembered: one forgotten
 // is guarded again, which the guard itself makes harmless).
@@ -108,24 +109,34 @@ export class PageBridge {
     this.chrome = chrome;
     this._ports = new Map(); // documentId → {port, tabId, documentId, open, pending: Map(id → op)}
     this._nextId = 1;
-    this._guarded = new Set(); // documentIds whose main world has the dialog guard
+    this._guarded = new Map(); // documentId → the timer tracker's name, where the main world is prepared
   }
 
   /**
    * Before an act that may make the page open its own alert, confirm or prompt (a click, a key
-   * press): the guard in the document's main world (page-dialogs-main.js), once per document.
+   * press): the dialog guard (page-dialogs-main.js) and the timer tracker (page-timers-main.js) in
+   * the document's main world, once per document. Resolves to the name the tracker and the page
+   * agent talk under (args.timers of the document's acts), or null where it could not go in.
    * Best effort: a page that cannot be scripted fails its act anyway, and says why there.
    */
-  async guardDialogs(where, signal) {
-    if (!where.documentId || this._guarded.has(where.documentId)) return;
+  async prepareMainWorld(where, signal) {
+    if (!where.documentId) return null;
+    const known = this._guarded.get(where.documentId);
+    if (known) return known;
+    // Random, so the page can neither hear the tracker nor speak for it.
+    const name = `chaperone-${crypto.randomUUID()}`;
+    const target = PageBridge.target(where);
     try {
-      await raceAbort(this.chrome.scripting.executeScript({ target: PageBridge.target(where), world: 'MAIN',
-        func: guardDialogs }), signal);
+      await raceAbort(Promise.all([
+        this.chrome.scripting.executeScript({ target, world: 'MAIN', func: guardDialogs }),
+        this.chrome.scripting.executeScript({ target, world: 'MAIN', func: trackTimers, args: [name] }),
+      ]), signal);
     } catch {
-      return;
+      return null;
     }
-    if (this._guarded.size >= GUARDED_MAX) this._guarded.delete(this._guarded.values().next().value);
-    this._guarded.add(where.documentId);
+    if (this._guarded.size >= GUARDED_MAX) this._guarded.delete(this._guarded.keys().next().value);
+    this._guarded.set(where.documentId, name);
+    return name;
   }
 
   /**

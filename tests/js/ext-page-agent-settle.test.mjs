@@ -8,6 +8,7 @@ import { domWait } from '../e2e/browser-harness.mjs';
 import { opts, skip, open, ok, byName } from './page-agent-harness.mjs';
 import { SettleRig } from './settle-harness.mjs';
 import { until } from '../lib/until.mjs';
+import { trackTimers } from '../../extension/lib/page-timers-main.js';
 
 // ---- settling: an action answers once the page is quiet (DOM and, with the worker, network) ----
 
@@ -97,6 +98,51 @@ test('settle: a 30 ms timer (mcp-compose.html Save draft) is waited for', opts, 
   assert.equal(v.changes.textChanged, true);
   assert.equal(v.changes.settled, true);
   assert.match(await page.textContent('#draft-status'), /Draft saved \(1\)/);
+  await page.close();
+});
+
+test('settle: a chain of timers a click queued is waited for to its end, with the tracker; the page\'s timers work as before', opts, async () => {
+  const page = await open('/settle-timers.html');
+  const name = 'chaperone-test-timers-1';
+  await page.evaluate(trackTimers, name);
+  const c = await ok(page, 'context', { captureId: 't1' });
+  // Three steps 60 ms apart: each gap is longer than a click's quiet window, so without the
+  // tracker the answer would come after the first; with it, after the last.
+  const save = { captureId: 't1', ref: byName(c, 'Save').ref, action: 'click', timers: name, untilText: 'Saved (1).' };
+  const held = await ok(page, 'action', save);      // a save: held for the person, approved once
+  const saved = await ok(page, 'action', { ...save, expect: held.held.canonical });
+  assert.equal(saved.changes.settled, true, JSON.stringify(saved.changes));
+  assert.equal(saved.untilFound, true, 'the last step of the chain was done when the click answered');
+  // A click that starts a poll that never stops, and one whose change comes 400 ms later: neither
+  // holds the act up, and both go on as the page meant.
+  for (const name2 of ['Poll', 'Debounce']) {
+    const v = await ok(page, 'action', { captureId: 't1', ref: byName(c, name2).ref, action: 'click', timers: name });
+    assert.equal(v.changes.settled, true, `${name2}: ${JSON.stringify(v.changes)}`);
+  }
+  await domWait(page, () => document.querySelector('#later').textContent === 'Debounced.', null, { what: 'the debounced change' });
+  const polls = () => page.evaluate(() => Number.parseInt(document.querySelector('#polls').textContent, 10));
+  const seen = await polls();
+  await until(async () => (await polls()) > seen + 2, { what: 'the poll to go on' });
+  // The page's timers as the page uses them: ids, clearing (an act's timer and any other),
+  // arguments, `this`, string handlers, frames; the wrappers keep the native names.
+  const api = await page.evaluate((n) => new Promise((done) => {
+    const out = { names: [setTimeout.name, clearTimeout.name, requestAnimationFrame.name, cancelAnimationFrame.name] };
+    window.dispatchEvent(new CustomEvent(`${n}:act`, { detail: 'begin' }));
+    const cleared = setTimeout(() => { out.clearedRan = true; }, 0);
+    const kept = setTimeout(function (a, b) { out.args = [a, b]; out.self = this === window; }, 0, 'x', 2);
+    const frame = requestAnimationFrame(() => { out.cancelledFrameRan = true; });
+    window.dispatchEvent(new CustomEvent(`${n}:act`, { detail: 'end' }));
+    clearTimeout(cleared);
+    cancelAnimationFrame(frame);
+    const other = setTimeout(() => { out.otherRan = true; }, 0);
+    clearTimeout(other);
+    out.ids = [typeof cleared, typeof kept, cleared !== kept];
+    setTimeout('window.__fromString = 1', 0);
+    requestAnimationFrame((ts) => { out.frame = typeof ts; });
+    setTimeout(() => { out.fromString = window.__fromString; done(out); }, 120);
+  }), name);
+  assert.deepEqual(api, { names: ['setTimeout', 'clearTimeout', 'requestAnimationFrame', 'cancelAnimationFrame'],
+    args: ['x', 2], self: true, ids: ['number', 'number', true], frame: 'number', fromString: 1 });
   await page.close();
 });
 
@@ -319,6 +365,22 @@ for (const where of ['front', 'background']) {
     assert.equal(more.value.changes.settled, true, JSON.stringify(more.value.changes));
     assert.equal(await tab.page.evaluate(() => window.__loads), 1, 'the fetch and its change were done when it answered');
     assert.equal(more.value.changes.added, 1, JSON.stringify(more.value.changes));
+    await tab.page.close();
+  });
+
+  test(`settle (${where}): a chain of timers the click queued is waited for where the browser runs it; polling it starts is not`, opts, async () => {
+    const tab = await rig.open('/settle-timers.html');
+    await put(tab);
+    const ctx = await rig.capture(tab);
+    const saved = await rig.act(tab, ctx, 'Save', 'click', { untilText: 'Saved (1).' });
+    assert.equal(saved.value.changes.settled, true, JSON.stringify(saved.value.changes));
+    // In a hidden tab Chromium runs timers up to a second late: there the chain is waited for no
+    // longer than the quiet window, as before the tracker.
+    if (where === 'front') assert.equal(saved.value.untilFound, true, 'the chain\'s last step was in the answer');
+    const poll = await rig.act(tab, ctx, 'Poll', 'click');
+    assert.equal(poll.value.changes.settled, true, JSON.stringify(poll.value.changes));
+    await rig.front(tab);
+    await until(async () => /Saved \(1\)/.test(await text(tab, '#status')), { what: 'the save to be done' });
     await tab.page.close();
   });
 

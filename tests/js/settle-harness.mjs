@@ -128,7 +128,8 @@ export class SettleRig {
   }
 
   /**
-   * An action as browser.node.action runs it: {value, ms} with ms the worker's time for page.run.
+   * An action as browser.node.action runs it: {value, ms} with ms the worker's time for page.run
+   * (and, before a document's first click, for preparing its main world).
    * A click the page holds (a write, e.g. Save) is approved as the person would, once.
    */
   async act(tab, ctx, name, action, extra = {}) {
@@ -140,6 +141,12 @@ export class SettleRig {
       const release = network.watch(where.tabId);
       if (network.available) args.net = true;
       const start = performance.now();
+      // As act.js does: before a click or key press the main world is prepared (the dialog guard
+      // and the timer tracker), and the act names the tracker.
+      if (['click', 'dblclick', 'press', 'drag'].includes(args.action)) {
+        const timers = await router.page.prepareMainWorld(where);
+        if (timers) args.timers = timers;
+      }
       try {
         const value = await router.page.run(where, 'action', args, { network: network.available ? network : null });
         return { value, ms: performance.now() - start };

@@ -111,8 +111,12 @@ export async function runAction({ router, chrome, params, signal, tabId: tab, fr
   let value;
   try {
     // A click, a key press or a drop may make the page ask something of its own (confirm, alert).
+    // The same preparation lets the page agent see the act's own timers (page-timers-main.js): a
+    // click waits for their chain instead of a fixed quiet window. A fill does not: it answers
+    // once the page's reaction is over, and a debounce it sets off is the page's own schedule.
     if (WRITE_ACTIONS.has(params.action)) {
-      await router.page.guardDialogs({ tabId: tab, frameId: frame, documentId }, signal);
+      const timers = await router.page.prepareMainWorld({ tabId: tab, frameId: frame, documentId }, signal);
+      if (timers) args.timers = timers;
     }
     value = await router.page.run({ tabId: tab, frameId: frame, documentId }, 'action', args,
       { signal, network: network?.available ? network : null });

@@ -46,9 +46,11 @@ export const HANDLERS = Object.freeze({
       if (!now || now.documentId !== h.documentId) return publicHold(router.holds.end(h.holdId, 'changed'));
       let value;
       try {
-        await router.page.guardDialogs({ tabId: h.tabId, frameId: h.frameId, documentId: h.documentId }, signal);
-        value = await router.page.run({ tabId: h.tabId, frameId: h.frameId, documentId: h.documentId }, 'action',
-          { captureId: h.captureId, ref: h.ref, action: h.action, expect: h.canonical }, { signal });
+        const where = { tabId: h.tabId, frameId: h.frameId, documentId: h.documentId };
+        const timers = await router.page.prepareMainWorld(where, signal);
+        value = await router.page.run(where, 'action',
+          { captureId: h.captureId, ref: h.ref, action: h.action, expect: h.canonical, ...(timers ? { timers } : {}) },
+          { signal });
       } catch (e) {
         if (CHANGED_CODES.has(e?.code)) {
           return publicHold(router.holds.end(h.holdId, 'changed'));
