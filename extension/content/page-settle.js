@@ -28,8 +28,9 @@
   //   not (the worker, lib/network.js, leaves those out and dates the rest).
   // - timers: those the act's handlers queued, and their chain (lib/page-timers-main.js, where
   //   the worker put it), are waited for (TIMERS_MAX_MS at most; in a hidden tab no longer than
-  //   the quiet window); once they have all run, a click waits the reaction window after the last
-  //   of them, not its quiet window.
+  //   the quiet window); once they have all run and nothing else of the act goes on (no request,
+  //   no chain the tracker cannot follow), a click answers the reaction window after the last
+  //   change, and no sooner than its quiet window after the act.
   // - busy indicators it showed (a spinner, aria-busy, an indeterminate progress bar) are waited
   //   for until they go away; what appears then (a toast) is a change like any other.
   // SETTLE_CAP_MS bounds it: settled:false with a reason (network, busy, dom, cap). A navigation
@@ -215,31 +216,36 @@
 
   /**
    * The act's own timers, as the main world's tracker (lib/page-timers-main.js) counts them under
-   * the name the worker made for this document: {pending, seen, idleAt, onChange, end(), stop()}.
-   * `seen`: the act queued at least one; `idleAt`: when the last of them ran. Without a name (no
-   * tracker in this document) it never sees any, and the quiet window decides as before.
+   * the name the worker made for this document: {pending, seen, open, idleAt, onChange, end(),
+   * stop()}. `seen`: the act queued at least one; `open`: its chain went where the tracker does
+   * not follow (too deep, too long a delay); `idleAt`: when the last of them ran. Without a name
+   * (no tracker in this document) it never sees any, and the quiet window decides as before.
    */
   function watchTimers(name) {
-    const t = { pending: 0, seen: false, idleAt: -Infinity, onChange: null, end: () => {}, stop: () => {} };
+    const t = { pending: 0, seen: false, open: false, idleAt: -Infinity, onChange: null, end: () => {}, stop: () => {} };
     if (typeof name !== 'string' || !/^[\w-]{8,64}$/.test(name)) return t;
-    let open = true;
+    const id = Math.random().toString(36).slice(2, 12);
+    let live = true;
     const hear = (e) => {
-      const n = Number(e && e.detail);
-      if (!open || !Number.isSafeInteger(n) || n < 0) return;
+      const [who, count, open] = String(e && e.detail).split(' ');
+      const n = Number(count);
+      if (!live || who !== id || !Number.isSafeInteger(n) || n < 0) return;
       if (n > 0) t.seen = true;
+      if (open === '1') t.open = true;
       if (t.pending > 0 && n === 0) t.idleAt = now();
       t.pending = n;
-      if (t.onChange) t.onChange();
+      // Not inside the page's own callback, whose end this news may be: a check reads layout.
+      queueMicrotask(() => { if (live && t.onChange) t.onChange(); });
     };
-    const say = (what) => window.dispatchEvent(new CustomEvent(`${name}:act`, { detail: what }));
+    const say = (what) => window.dispatchEvent(new CustomEvent(`${name}:act`, { detail: `${what} ${id}` }));
     window.addEventListener(name, hear);
     say('begin');
     t.end = () => say('end');
     t.stop = () => {
-      if (!open) return;
-      open = false;
+      if (!live) return;
+      live = false;
       window.removeEventListener(name, hear);
-      say('end');
+      say('done');
     };
     return t;
   }
@@ -542,10 +548,15 @@
           return;
         }
         const last = Math.max(mutations.last, lastEnd, timers.idleAt);
-        // The act queued timers and every one of them has run: its chain is seen to its end, and
-        // what is left to catch is a change those callbacks queued in a microtask or a task, not
-        // a frame or two later: the reaction window, not the click's quiet one.
-        let windowMs = timers.seen && timers.pending === 0 ? Math.min(quietMs, SETTLE_REACT_MS) : quietMs;
+        // The act queued timers, every one of them has run, and nothing else of it is known to go
+        // on (a chain the tracker does not follow, a request and what answers it): what is left
+        // to catch is a change those callbacks queued in a microtask or a task, not a frame or
+        // two later — the reaction window after the last change, though never sooner than the
+        // quiet window after the act (what the tracker cannot see: a timer a page queued with its
+        // own reference to setTimeout, a transition's end).
+        const chained = !light && timers.seen && timers.pending === 0 && !timers.open && lastEnd === -Infinity;
+        let windowMs = chained ? SETTLE_REACT_MS : quietMs;
+        const early = chained ? started + quietMs - t : 0;
         if (light) {
           if (last <= started) {
             if (taskDone) finish(true, false);     // nothing happened: a task later is enough
@@ -557,7 +568,7 @@
           windowMs = SETTLE_REACT_MS;
         }
         const quiet = t - last;
-        if (quiet >= windowMs) {
+        if (quiet >= windowMs && early <= 0) {
           // Quiet by the clock; confirm a task later, behind whatever the page has queued: after a
           // stall of this process (a loaded machine) our timer may run before the page's task.
           if (confirmed === last) {
@@ -576,7 +587,7 @@
         // In front, a page timer wakes us at the end of the window; in a hidden tab the worker's
         // ticks do (the page timer would fire up to a second late).
         clearTimeout(timer);
-        timer = setTimeout(check, Math.ceil(windowMs - quiet));
+        timer = setTimeout(check, Math.ceil(Math.max(windowMs - quiet, early)));
       };
       network.onChange = check;
       network.onTick = check;

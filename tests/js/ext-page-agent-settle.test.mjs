@@ -113,6 +113,14 @@ test('settle: a chain of timers a click queued is waited for to its end, with th
   const saved = await ok(page, 'action', { ...save, expect: held.held.canonical });
   assert.equal(saved.changes.settled, true, JSON.stringify(saved.changes));
   assert.equal(saved.untilFound, true, 'the last step of the chain was done when the click answered');
+  // A chain deeper than the tracker follows (five steps, 20 ms apart) is seen to its end by the
+  // quiet window, and a timer a promise's callback queued is the click's as well.
+  for (const [button, done] of [['Fade', 'Faded.'], ['Later', 'Rendered.']]) {
+    const v = await ok(page, 'action', { captureId: 't1', ref: byName(c, button).ref, action: 'click', timers: name,
+      untilText: done });
+    assert.equal(v.changes.settled, true, `${button}: ${JSON.stringify(v.changes)}`);
+    assert.equal(v.untilFound, true, `${button}: "${done}" was shown when the click answered`);
+  }
   // A click that starts a poll that never stops, and one whose change comes 400 ms later: neither
   // holds the act up, and both go on as the page meant.
   for (const name2 of ['Poll', 'Debounce']) {
@@ -127,11 +135,16 @@ test('settle: a chain of timers a click queued is waited for to its end, with th
   // arguments, `this`, string handlers, frames; the wrappers keep the native names.
   const api = await page.evaluate((n) => new Promise((done) => {
     const out = { names: [setTimeout.name, clearTimeout.name, requestAnimationFrame.name, cancelAnimationFrame.name] };
-    window.dispatchEvent(new CustomEvent(`${n}:act`, { detail: 'begin' }));
+    const counts = [];
+    window.addEventListener(n, (e) => counts.push(e.detail));
+    window.dispatchEvent(new CustomEvent(`${n}:act`, { detail: 'begin a1' }));
     const cleared = setTimeout(() => { out.clearedRan = true; }, 0);
     const kept = setTimeout(function (a, b) { out.args = [a, b]; out.self = this === window; }, 0, 'x', 2);
     const frame = requestAnimationFrame(() => { out.cancelledFrameRan = true; });
-    window.dispatchEvent(new CustomEvent(`${n}:act`, { detail: 'end' }));
+    // setTimeout's ids are setInterval's: clearInterval cancels a timeout, and the count says so.
+    const byInterval = setTimeout(() => { out.byIntervalRan = true; }, 0);
+    clearInterval(byInterval);
+    window.dispatchEvent(new CustomEvent(`${n}:act`, { detail: 'end a1' }));
     clearTimeout(cleared);
     cancelAnimationFrame(frame);
     const other = setTimeout(() => { out.otherRan = true; }, 0);
@@ -139,10 +152,16 @@ test('settle: a chain of timers a click queued is waited for to its end, with th
     out.ids = [typeof cleared, typeof kept, cleared !== kept];
     setTimeout('window.__fromString = 1', 0);
     requestAnimationFrame((ts) => { out.frame = typeof ts; });
-    setTimeout(() => { out.fromString = window.__fromString; done(out); }, 120);
+    setTimeout(() => {
+      out.fromString = window.__fromString;
+      out.lastCount = counts.at(-1);
+      window.dispatchEvent(new CustomEvent(`${n}:act`, { detail: 'done a1' }));
+      done(out);
+    }, 120);
   }), name);
   assert.deepEqual(api, { names: ['setTimeout', 'clearTimeout', 'requestAnimationFrame', 'cancelAnimationFrame'],
-    args: ['x', 2], self: true, ids: ['number', 'number', true], frame: 'number', fromString: 1 });
+    args: ['x', 2], self: true, ids: ['number', 'number', true], frame: 'number', fromString: 1,
+    lastCount: 'a1 0 1' });   // none left; open: a string handler and a 120 ms timer are not followed
   await page.close();
 });
 
