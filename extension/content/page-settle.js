@@ -12,6 +12,11 @@
   if (!P) return;                           // page-common.js did not run: nothing installs
 
   const { owns, pagePort } = P;
+  // This world's timers as they were when it loaded. In the extension the page's wrappers
+  // (lib/page-timers-main.js) are in another world anyway; where the agent shares the page's
+  // world (the tests' harness), its own timers must not count as the act's.
+  const setTimeout = globalThis.setTimeout.bind(globalThis);
+  const clearTimeout = globalThis.clearTimeout.bind(globalThis);
 
   // ---- settling ------------------------------------------------------------------------------
   //
@@ -350,10 +355,11 @@
    * waits for the worker's first word on it. Either way the worker's ticks come with them.
    */
   function watchNetwork(enabled, via) {
-    const f = { known: true, requests: new Map(), ended: [], ticking: false, onChange: null,
+    const f = { known: true, requests: new Map(), ended: [], ticking: false, heardAt: -Infinity, onChange: null,
       onTick: null, sync: () => {}, close: () => {} };
     const changed = () => { if (f.onChange) f.onChange(); };
     const hear = (net) => {
+      f.heardAt = now();
       const list = net && net.watching !== false && Array.isArray(net.requests) ? net.requests : null;
       const count = net && net.watching !== false && Number.isSafeInteger(net.inflight) ? net.inflight : 0;
       let next = null;
@@ -549,12 +555,16 @@
         }
         const last = Math.max(mutations.last, lastEnd, timers.idleAt);
         // The act queued timers, every one of them has run, and nothing else of it is known to go
-        // on (a chain the tracker does not follow, a request and what answers it): what is left
-        // to catch is a change those callbacks queued in a microtask or a task, not a frame or
-        // two later — the reaction window after the last change, though never sooner than the
-        // quiet window after the act (what the tracker cannot see: a timer a page queued with its
-        // own reference to setTimeout, a transition's end).
-        const chained = !light && timers.seen && timers.pending === 0 && !timers.open && lastEnd === -Infinity;
+        // on — no chain the tracker does not follow, no request, no change well after the chain's
+        // end (that is something else's: a timer queued through the page's own reference, a
+        // message), and the worker's word is from after the last change (a request the last
+        // callback started may be on its way): what is left to catch is a change those callbacks
+        // queued in a microtask or a task, not a frame or two later. The reaction window after
+        // the last change, then, though never sooner than the quiet window after the act (what
+        // the tracker cannot see, such as a transition's end, has that long as before).
+        const chained = !light && timers.seen && timers.pending === 0 && !timers.open && lastEnd === -Infinity &&
+          mutations.last <= timers.idleAt + SETTLE_REACT_MS &&
+          (!network.ticking || network.heardAt >= last + SETTLE_REACT_MS);
         let windowMs = chained ? SETTLE_REACT_MS : quietMs;
         const early = chained ? started + quietMs - t : 0;
         if (light) {

@@ -7,20 +7,23 @@
 // wait 40 ms of quiet after that render in case more came, and now answers a few ms after it.
 //
 // What counts as an act's: a setTimeout of at most MAX_DELAY_MS queued by the page's handlers
-// while the act runs (from the agent's begin event until the microtasks its end event finds
-// queued have run), and one queued by such a timer's callback in turn, at most MAX_GENERATION
-// deep; and, in a visible document, an animation frame asked for by the same. A longer timer (a
-// debounce, a toast's dismissal), an interval (a ticker) and a frame in a hidden tab (it never
-// comes) are not waited for; when one of the act's callbacks queues such a thing, or goes deeper
-// than MAX_GENERATION (an animation's frames), the act is "open": its chain goes on where this
-// does not follow it, and the page agent waits its full quiet window as it did before.
+// while the act runs (from the agent's begin event until MICROTASK_HOPS turns of the microtask
+// queue after its end event: an async handler's first awaits), and one queued by such a timer's
+// callback in turn (or by the microtasks it queued), at most MAX_GENERATION deep; and, in a
+// visible document, an animation frame asked for by the same. A longer timer (a debounce, a
+// toast's dismissal), an interval (a ticker, an animation), a string handler and a frame in a
+// hidden tab (it never comes) are not waited for; when the act queues such a thing, or goes
+// deeper than MAX_GENERATION (an animation's frames), the act is "open": its chain goes on where
+// this does not follow it, and the page agent waits its full quiet window as it did before.
 //
 // Each act has its own id (the page agent runs ops side by side): a timer belongs to the act
 // whose handlers or callbacks queued it, and each act hears only its own count.
 //
 // The two worlds share the DOM, not their objects: they talk by events on the window under a name
 // the worker made for this document (`name`, random): `${name}:act` (isolated → main, detail
-// 'begin <id>' or 'end <id>') and `${name}` (main → isolated, detail '<id> <pending> <open>').
+// 'begin <id>', 'end <id>' or 'done <id>') and `${name}` (main → isolated, detail
+// '<id> <pending> <open>'). A worker that started again names the document anew: the tracker
+// installed before takes the new name too (the function under its mark).
 // The functions it uses are taken when it is installed. What a page that patched the DOM's own
 // functions before can learn or forge is when an agent acts and when its act answers: see
 // docs/security.md. A page that kept its own reference to setTimeout from before this ran
@@ -30,55 +33,73 @@
 export function trackTimers(name) {
   const w = window;
   const mark = Symbol.for('chaperone.timers');
-  if (w[mark] || typeof name !== 'string' || name === '') return;
-  Object.defineProperty(w, mark, { value: true });
+  if (typeof name !== 'string' || name === '') return;
+  if (typeof w[mark] === 'function') {
+    w[mark](name);
+    return;
+  }
   const MAX_DELAY_MS = 100;
   const MAX_GENERATION = 3;
   const MAX_ACTS = 16;
+  const MICROTASK_HOPS = 4;
   const apply = Reflect.apply;
   const dispatch = EventTarget.prototype.dispatchEvent;
   const listen = EventTarget.prototype.addEventListener;
   const Custom = w.CustomEvent;
-  const later = w.queueMicrotask;
+  const microtask = w.queueMicrotask;
   const native = {
-    setTimeout: w.setTimeout, clearTimeout: w.clearTimeout, clearInterval: w.clearInterval,
-    requestAnimationFrame: w.requestAnimationFrame, cancelAnimationFrame: w.cancelAnimationFrame,
+    setTimeout: w.setTimeout, setInterval: w.setInterval, clearTimeout: w.clearTimeout,
+    clearInterval: w.clearInterval, requestAnimationFrame: w.requestAnimationFrame,
+    cancelAnimationFrame: w.cancelAnimationFrame,
   };
-  // act id → {pending: Set of 't<id>' / 'f<id>', open}
+  /** fn after `hops` turns of the microtask queue: behind what the page queued meanwhile. */
+  const after = (hops, fn) => apply(microtask, w, [hops > 1 ? () => after(hops - 1, fn) : fn]);
+  // act id → {name, pending: Set of 't<id>' / 'f<id>', open}
   const acts = new Map();
   const owner = new Map();         // 't<id>' / 'f<id>' → act id
-  let acting = null;               // the act whose handlers run now
+  let acting = null;               // the act whose handlers (and their first microtasks) run now
   let context = null;              // {act, generation} while one of an act's callbacks runs
+  let tail = null;                 // the same, for the microtasks that callback queued
   const tell = (id) => {
     const a = acts.get(id);
-    if (a) apply(dispatch, w, [new Custom(name, { detail: `${id} ${a.pending.size} ${a.open ? 1 : 0}` })]);
+    if (a) apply(dispatch, w, [new Custom(a.name, { detail: `${id} ${a.pending.size} ${a.open ? 1 : 0}` })]);
   };
-  apply(listen, w, [`${name}:act`, (e) => {
+  const hear = (named) => (e) => {
     const [what, id] = String(e.detail).split(' ');
     if (!id) return;
     if (what === 'begin') {
       // Acts that never said done (a page agent that went away) are dropped, oldest first.
       if (acts.size >= MAX_ACTS) acts.delete(acts.keys().next().value);
-      acts.set(id, { pending: new Set(), open: false });
+      acts.set(id, { name: named, pending: new Set(), open: false });
       acting = id;
-      return;
-    }
-    if (what === 'end') {
-      // The microtasks the act's handlers queued run before this one: theirs are the act's too.
-      apply(later, w, [() => {
+    } else if (what === 'end') {
+      after(MICROTASK_HOPS, () => {
         if (acting === id) acting = null;
         tell(id);
-      }]);
-    } else if (what === 'done') acts.delete(id);
-  }]);
-  // Whose a callback queued now is, and at which depth: {act, generation} or null.
-  const queuedBy = () => {
-    if (acting) return { act: acting, generation: 1 };
-    if (!context) return null;
-    if (context.generation < MAX_GENERATION) return { act: context.act, generation: context.generation + 1 };
-    return { act: context.act, generation: 0 };       // too deep: the act's chain goes on unseen
+      });
+    } else if (what === 'done') {
+      acts.delete(id);
+      if (acting === id) acting = null;
+    }
   };
-  const untracked = (by) => {
+  const names = new Set();
+  const take = (n) => {
+    if (typeof n !== 'string' || n === '' || names.has(n)) return;
+    names.add(n);
+    apply(listen, w, [`${n}:act`, hear(n)]);
+  };
+  Object.defineProperty(w, mark, { value: take });
+  take(name);
+  // Whose a callback queued now is, and at which depth: {act, generation}, generation 0 when too
+  // deep to follow, or null when no act's.
+  const queuedBy = () => {
+    const by = context ?? tail;
+    if (by && acts.has(by.act)) {
+      return { act: by.act, generation: by.generation < MAX_GENERATION ? by.generation + 1 : 0 };
+    }
+    return acting && acts.has(acting) ? { act: acting, generation: 1 } : null;
+  };
+  const opened = (by) => {
     const a = by && acts.get(by.act);
     if (a && !a.open) {
       a.open = true;
@@ -88,21 +109,21 @@ export function trackTimers(name) {
   const wrap = (key, fn, by) => function (...args) {
     const k = key();
     owner.delete(k);
-    const a = acts.get(by.act);
-    a?.pending.delete(k);
+    acts.get(by.act)?.pending.delete(k);
     const outer = context;
     context = by;
     try {
       return apply(fn, this, args);
     } finally {
       context = outer;
+      // What the callback's promises queue is the chain's too, for a few turns.
+      tail = by;
+      after(2, () => { if (tail === by) tail = null; });
       tell(by.act);
     }
   };
   const track = (by, key) => {
-    const a = acts.get(by.act);
-    if (!a) return;
-    a.pending.add(key);
+    acts.get(by.act).pending.add(key);
     owner.set(key, by.act);
     tell(by.act);
   };
@@ -113,48 +134,66 @@ export function trackTimers(name) {
     acts.get(act)?.pending.delete(key);
     tell(act);
   };
+  // The arguments go on as they came (their number too: setTimeout() throws as it did); a delay
+  // or an id is converted once, as the browser converts it (a long), and handed on converted.
   w.setTimeout = {
-    setTimeout(handler, delay, ...args) {
+    setTimeout(...all) {
       const by = queuedBy();
-      if (!by || !acts.has(by.act)) return apply(native.setTimeout, w, [handler, delay, ...args]);
-      if (by.generation === 0 || typeof handler !== 'function' || !(Number(delay || 0) <= MAX_DELAY_MS)) {
-        untracked(by);
-        return apply(native.setTimeout, w, [handler, delay, ...args]);
+      if (!by) return apply(native.setTimeout, w, all);
+      if (all.length > 1) all[1] = +all[1];
+      const delay = all.length > 1 && all[1] === all[1] ? all[1] : 0;
+      if (by.generation === 0 || typeof all[0] !== 'function' || !(delay <= MAX_DELAY_MS)) {
+        opened(by);
+        return apply(native.setTimeout, w, all);
       }
       let id = 0;
-      id = apply(native.setTimeout, w, [wrap(() => `t${id}`, handler, by), delay, ...args]);
+      all[0] = wrap(() => `t${id}`, all[0], by);
+      id = apply(native.setTimeout, w, all);
       track(by, `t${id}`);
       return id;
     },
   }.setTimeout;
+  w.setInterval = {
+    setInterval(...all) {
+      opened(queuedBy());            // an interval goes on: the act's chain is not followed there
+      return apply(native.setInterval, w, all);
+    },
+  }.setInterval;
   // setTimeout's and setInterval's ids are one list: either clear cancels either.
   for (const fn of ['clearTimeout', 'clearInterval']) {
     w[fn] = {
-      [fn](id) {
-        forget(`t${id}`);
-        return apply(native[fn], w, [id]);
+      [fn](...all) {
+        if (all.length > 0) {
+          all[0] = (+all[0]) | 0;
+          forget(`t${all[0]}`);
+        }
+        return apply(native[fn], w, all);
       },
     }[fn];
   }
   if (typeof native.requestAnimationFrame !== 'function') return;
   w.requestAnimationFrame = {
-    requestAnimationFrame(callback) {
+    requestAnimationFrame(...all) {
       const by = queuedBy();
-      if (!by || !acts.has(by.act)) return apply(native.requestAnimationFrame, w, [callback]);
-      if (by.generation === 0 || typeof callback !== 'function' || document.visibilityState !== 'visible') {
-        untracked(by);
-        return apply(native.requestAnimationFrame, w, [callback]);
+      if (!by) return apply(native.requestAnimationFrame, w, all);
+      if (by.generation === 0 || typeof all[0] !== 'function' || document.visibilityState !== 'visible') {
+        opened(by);
+        return apply(native.requestAnimationFrame, w, all);
       }
       let id = 0;
-      id = apply(native.requestAnimationFrame, w, [wrap(() => `f${id}`, callback, by)]);
+      all[0] = wrap(() => `f${id}`, all[0], by);
+      id = apply(native.requestAnimationFrame, w, all);
       track(by, `f${id}`);
       return id;
     },
   }.requestAnimationFrame;
   w.cancelAnimationFrame = {
-    cancelAnimationFrame(id) {
-      forget(`f${id}`);
-      return apply(native.cancelAnimationFrame, w, [id]);
+    cancelAnimationFrame(...all) {
+      if (all.length > 0) {
+        all[0] = (+all[0]) | 0;
+        forget(`f${all[0]}`);
+      }
+      return apply(native.cancelAnimationFrame, w, all);
     },
   }.cancelAnimationFrame;
 }
