@@ -221,14 +221,17 @@
 
   /**
    * The act's own timers, as the main world's tracker (lib/page-timers-main.js) counts them under
-   * the name the worker made for this document: {pending, seen, open, idleAt, onChange, end(),
+   * the name the worker made for this document (`spec`: {name, longestMs}, the longest delay that
+   * is the act's): {pending, seen, open, idleAt, onChange, end(),
    * stop()}. `seen`: the act queued at least one; `open`: its chain went where the tracker does
    * not follow (too deep, too long a delay); `idleAt`: when the last of them ran. Without a name
    * (no tracker in this document) it never sees any, and the quiet window decides as before.
    */
-  function watchTimers(name) {
+  function watchTimers(spec) {
     const t = { pending: 0, seen: false, open: false, idleAt: -Infinity, onChange: null, end: () => {}, stop: () => {} };
+    const name = spec && typeof spec === 'object' ? spec.name : null;
     if (typeof name !== 'string' || !/^[\w-]{8,64}$/.test(name)) return t;
+    const longest = Number.isSafeInteger(spec.longestMs) ? spec.longestMs : 0;
     const id = Math.random().toString(36).slice(2, 12);
     let live = true;
     const hear = (e) => {
@@ -244,7 +247,7 @@
     };
     const say = (what) => window.dispatchEvent(new CustomEvent(`${name}:act`, { detail: `${what} ${id}` }));
     window.addEventListener(name, hear);
-    say('begin');
+    window.dispatchEvent(new CustomEvent(`${name}:act`, { detail: `begin ${id} ${longest}` }));
     t.end = () => say('end');
     t.stop = () => {
       if (!live) return;

@@ -6,7 +6,8 @@
 // changed in a setTimeout(0) the click's handler queues, and then is done: the page agent used to
 // wait 40 ms of quiet after that render in case more came, and now answers a few ms after it.
 //
-// What counts as an act's: a setTimeout of at most MAX_DELAY_MS queued by the page's handlers
+// What counts as an act's: a setTimeout of at most its longest delay (the begin event's, at most
+// MAX_DELAY_MS; a click's is 100 ms) queued by the page's handlers
 // while the act runs (from the agent's begin event until MICROTASK_HOPS turns of the microtask
 // queue after its end event: an async handler's first awaits), and one queued by such a timer's
 // callback in turn (or by the microtasks it queued), at most MAX_GENERATION deep; and, in a
@@ -21,7 +22,7 @@
 //
 // The two worlds share the DOM, not their objects: they talk by events on the window under a name
 // the worker made for this document (`name`, random): `${name}:act` (isolated → main, detail
-// 'begin <id>', 'end <id>' or 'done <id>') and `${name}` (main → isolated, detail
+// 'begin <id> <longest delay>', 'end <id>' or 'done <id>') and `${name}` (main → isolated, detail
 // '<id> <pending> <open>'). A worker that started again names the document anew: the tracker
 // installed before takes the new name too (the function under its mark).
 // The functions it uses are taken when it is installed. What a page that patched the DOM's own
@@ -70,7 +71,8 @@ export function trackTimers(name) {
     if (what === 'begin') {
       // Acts that never said done (a page agent that went away) are dropped, oldest first.
       if (acts.size >= MAX_ACTS) acts.delete(acts.keys().next().value);
-      acts.set(id, { name: named, pending: new Set(), open: false });
+      const longest = Math.min(MAX_DELAY_MS, Math.max(0, Number(e.detail.split(' ')[2]) || 0));
+      acts.set(id, { name: named, pending: new Set(), open: false, longest });
       acting = id;
     } else if (what === 'end') {
       after(MICROTASK_HOPS, () => {
@@ -142,7 +144,7 @@ export function trackTimers(name) {
       if (!by) return apply(native.setTimeout, w, all);
       if (all.length > 1) all[1] = +all[1];
       const delay = all.length > 1 && all[1] === all[1] ? all[1] : 0;
-      if (by.generation === 0 || typeof all[0] !== 'function' || !(delay <= MAX_DELAY_MS)) {
+      if (by.generation === 0 || typeof all[0] !== 'function' || !(delay <= acts.get(by.act).longest)) {
         opened(by);
         return apply(native.setTimeout, w, all);
       }

@@ -108,7 +108,7 @@ test('settle: a chain of timers a click queued is waited for to its end, with th
   const c = await ok(page, 'context', { captureId: 't1' });
   // Three steps 60 ms apart: each gap is longer than a click's quiet window, so without the
   // tracker the answer would come after the first; with it, after the last.
-  const save = { captureId: 't1', ref: byName(c, 'Save').ref, action: 'click', timers: name, untilText: 'Saved (1).' };
+  const save = { captureId: 't1', ref: byName(c, 'Save').ref, action: 'click', timers: { name, longestMs: 100 }, untilText: 'Saved (1).' };
   const held = await ok(page, 'action', save);      // a save: held for the person, approved once
   const saved = await ok(page, 'action', { ...save, expect: held.held.canonical });
   assert.equal(saved.changes.settled, true, JSON.stringify(saved.changes));
@@ -116,15 +116,22 @@ test('settle: a chain of timers a click queued is waited for to its end, with th
   // A chain deeper than the tracker follows (five steps, 20 ms apart) is seen to its end by the
   // quiet window, and a timer a promise's callback queued is the click's as well.
   for (const [button, done] of [['Fade', 'Faded.'], ['Later', 'Rendered.']]) {
-    const v = await ok(page, 'action', { captureId: 't1', ref: byName(c, button).ref, action: 'click', timers: name,
+    const v = await ok(page, 'action', { captureId: 't1', ref: byName(c, button).ref, action: 'click', timers: { name, longestMs: 100 },
       untilText: done });
     assert.equal(v.changes.settled, true, `${button}: ${JSON.stringify(v.changes)}`);
     assert.equal(v.untilFound, true, `${button}: "${done}" was shown when the click answered`);
   }
+  // A fill (no tracker: its reaction is waited for as it comes) waits for the re-render its
+  // field queued a timer later, not for the search the field debounces, which comes later and stands.
+  const find = await ok(page, 'action', { captureId: 't1', ref: byName(c, 'Find').ref, action: 'setValue', value: 'gulls',
+    untilText: 'Looking for gulls' });
+  assert.equal(find.changes.settled, true, JSON.stringify(find.changes));
+  assert.equal(find.untilFound, true, 'the re-render was in the answer');
+  await domWait(page, () => document.querySelector('#echo').textContent === 'Found gulls', null, { what: 'the search' });
   // A click that starts a poll that never stops, and one whose change comes 400 ms later: neither
   // holds the act up, and both go on as the page meant.
   for (const name2 of ['Poll', 'Debounce']) {
-    const v = await ok(page, 'action', { captureId: 't1', ref: byName(c, name2).ref, action: 'click', timers: name });
+    const v = await ok(page, 'action', { captureId: 't1', ref: byName(c, name2).ref, action: 'click', timers: { name, longestMs: 100 } });
     assert.equal(v.changes.settled, true, `${name2}: ${JSON.stringify(v.changes)}`);
   }
   await domWait(page, () => document.querySelector('#debounced').textContent === 'Debounced.', null, { what: 'the debounced change' });
@@ -137,7 +144,7 @@ test('settle: a chain of timers a click queued is waited for to its end, with th
     const out = { names: [setTimeout.name, clearTimeout.name, requestAnimationFrame.name, cancelAnimationFrame.name] };
     const counts = [];
     window.addEventListener(n, (e) => counts.push(e.detail));
-    window.dispatchEvent(new CustomEvent(`${n}:act`, { detail: 'begin a1' }));
+    window.dispatchEvent(new CustomEvent(`${n}:act`, { detail: 'begin a1 100' }));
     const cleared = setTimeout(() => { out.clearedRan = true; }, 0);
     const kept = setTimeout(function (a, b) { out.args = [a, b]; out.self = this === window; }, 0, 'x', 2);
     const frame = requestAnimationFrame(() => { out.cancelledFrameRan = true; });

@@ -142,10 +142,10 @@ export class SettleRig {
       if (network.available) args.net = true;
       const start = performance.now();
       // As act.js does: before a click or key press the main world is prepared (the dialog guard
-      // and the timer tracker), and the act names the tracker.
+      // and the timer tracker), and the act names the tracker and its longest delay.
       if (['click', 'dblclick', 'press', 'drag'].includes(args.action)) {
         const timers = await router.page.prepareMainWorld(where);
-        if (timers) args.timers = timers;
+        if (timers) args.timers = { name: timers, longestMs: 100 };
       }
       try {
         const value = await router.page.run(where, 'action', args, { network: network.available ? network : null });

@@ -110,13 +110,14 @@ export async function runAction({ router, chrome, params, signal, tabId: tab, fr
   if (network?.available) args.net = true;
   let value;
   try {
-    // A click, a key press or a drop may make the page ask something of its own (confirm, alert).
-    // The same preparation lets the page agent see the act's own timers (page-timers-main.js): a
-    // click waits for their chain instead of a fixed quiet window. A fill does not: it answers
-    // once the page's reaction is over, and a debounce it sets off is the page's own schedule.
+    // Before a click, a key press or a drop the document's main world is prepared once: the
+    // dialog guard (the act may make the page ask something of its own: confirm, alert) and the
+    // tracker of the act's own timers (page-timers-main.js), up to 100 ms long. A fill goes
+    // without: its reaction is waited for as it comes (page-settle.js), and tracking its timers
+    // measured no faster (AngularJS queues timers that change nothing, then waited for).
     if (WRITE_ACTIONS.has(params.action)) {
       const timers = await router.page.prepareMainWorld({ tabId: tab, frameId: frame, documentId }, signal);
-      if (timers) args.timers = timers;
+      if (timers) args.timers = { name: timers, longestMs: 100 };
     }
     value = await router.page.run({ tabId: tab, frameId: frame, documentId }, 'action', args,
       { signal, network: network?.available ? network : null });

@@ -49,7 +49,8 @@ export const HANDLERS = Object.freeze({
         const where = { tabId: h.tabId, frameId: h.frameId, documentId: h.documentId };
         const timers = await router.page.prepareMainWorld(where, signal);
         value = await router.page.run(where, 'action',
-          { captureId: h.captureId, ref: h.ref, action: h.action, expect: h.canonical, ...(timers ? { timers } : {}) },
+          { captureId: h.captureId, ref: h.ref, action: h.action, expect: h.canonical,
+            ...(timers ? { timers: { name: timers, longestMs: 100 } } : {}) },
           { signal });
       } catch (e) {
         if (CHANGED_CODES.has(e?.code)) {
