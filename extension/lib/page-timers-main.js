@@ -55,7 +55,7 @@ export function trackTimers(name) {
   };
   /** fn after `hops` turns of the microtask queue: behind what the page queued meanwhile. */
   const after = (hops, fn) => apply(microtask, w, [hops > 1 ? () => after(hops - 1, fn) : fn]);
-  // act id → {name, pending: Set of 't<id>' / 'f<id>', open}
+  // act id → {name, pending: Set of 't<id>' / 'f<id>', open, longest: its timers' longest delay}
   const acts = new Map();
   const owner = new Map();         // 't<id>' / 'f<id>' → act id
   let acting = null;               // the act whose handlers (and their first microtasks) run now
@@ -66,12 +66,12 @@ export function trackTimers(name) {
     if (a) apply(dispatch, w, [new Custom(a.name, { detail: `${id} ${a.pending.size} ${a.open ? 1 : 0}` })]);
   };
   const hear = (named) => (e) => {
-    const [what, id] = String(e.detail).split(' ');
+    const [what, id, longestMs] = String(e.detail).split(' ');
     if (!id) return;
     if (what === 'begin') {
       // Acts that never said done (a page agent that went away) are dropped, oldest first.
       if (acts.size >= MAX_ACTS) acts.delete(acts.keys().next().value);
-      const longest = Math.min(MAX_DELAY_MS, Math.max(0, Number(e.detail.split(' ')[2]) || 0));
+      const longest = Math.min(MAX_DELAY_MS, Math.max(0, Number(longestMs) || 0));
       acts.set(id, { name: named, pending: new Set(), open: false, longest });
       acting = id;
     } else if (what === 'end') {
