@@ -136,23 +136,41 @@ export function trackTimers(name) {
     acts.get(act)?.pending.delete(key);
     tell(act);
   };
-  // The arguments go on as they came (their number too: setTimeout() throws as it did); a delay
-  // or an id is converted once, as the browser converts it (a long), and handed on converted.
+  /**
+   * Queues through `fn` (a native) what the page asked for (`all`: its arguments, as they came,
+   * their number too: setTimeout() throws as it did). A callback that is an act's and that
+   * `follows(by)` is wrapped and counted under `prefix`; anything else the act queues opens it.
+   */
+  const queue = (fn, prefix, all, follows) => {
+    const by = queuedBy();
+    if (!by) return apply(fn, w, all);
+    if (by.generation === 0 || typeof all[0] !== 'function' || !follows(by)) {
+      opened(by);
+      return apply(fn, w, all);
+    }
+    let id = 0;
+    all[0] = wrap(() => `${prefix}${id}`, all[0], by);
+    id = apply(fn, w, all);
+    track(by, `${prefix}${id}`);
+    return id;
+  };
+  // A delay or an id is converted once, as the browser converts it (a long), and handed on so.
+  const withCancel = (fn, prefix) => ({
+    [fn](...all) {
+      if (all.length > 0) {
+        all[0] = (+all[0]) | 0;
+        forget(`${prefix}${all[0]}`);
+      }
+      return apply(native[fn], w, all);
+    },
+  }[fn]);
   w.setTimeout = {
     setTimeout(...all) {
-      const by = queuedBy();
-      if (!by) return apply(native.setTimeout, w, all);
-      if (all.length > 1) all[1] = +all[1];
-      const delay = all.length > 1 && all[1] === all[1] ? all[1] : 0;
-      if (by.generation === 0 || typeof all[0] !== 'function' || !(delay <= acts.get(by.act).longest)) {
-        opened(by);
-        return apply(native.setTimeout, w, all);
-      }
-      let id = 0;
-      all[0] = wrap(() => `t${id}`, all[0], by);
-      id = apply(native.setTimeout, w, all);
-      track(by, `t${id}`);
-      return id;
+      return queue(native.setTimeout, 't', all, (by) => {
+        if (all.length > 1) all[1] = +all[1];
+        const delay = all.length > 1 && all[1] === all[1] ? all[1] : 0;
+        return delay <= acts.get(by.act).longest;
+      });
     },
   }.setTimeout;
   w.setInterval = {
@@ -162,40 +180,14 @@ export function trackTimers(name) {
     },
   }.setInterval;
   // setTimeout's and setInterval's ids are one list: either clear cancels either.
-  for (const fn of ['clearTimeout', 'clearInterval']) {
-    w[fn] = {
-      [fn](...all) {
-        if (all.length > 0) {
-          all[0] = (+all[0]) | 0;
-          forget(`t${all[0]}`);
-        }
-        return apply(native[fn], w, all);
-      },
-    }[fn];
-  }
+  w.clearTimeout = withCancel('clearTimeout', 't');
+  w.clearInterval = withCancel('clearInterval', 't');
   if (typeof native.requestAnimationFrame !== 'function') return;
   w.requestAnimationFrame = {
     requestAnimationFrame(...all) {
-      const by = queuedBy();
-      if (!by) return apply(native.requestAnimationFrame, w, all);
-      if (by.generation === 0 || typeof all[0] !== 'function' || document.visibilityState !== 'visible') {
-        opened(by);
-        return apply(native.requestAnimationFrame, w, all);
-      }
-      let id = 0;
-      all[0] = wrap(() => `f${id}`, all[0], by);
-      id = apply(native.requestAnimationFrame, w, all);
-      track(by, `f${id}`);
-      return id;
+      // A hidden tab's frames never come: not waited for.
+      return queue(native.requestAnimationFrame, 'f', all, () => document.visibilityState === 'visible');
     },
   }.requestAnimationFrame;
-  w.cancelAnimationFrame = {
-    cancelAnimationFrame(...all) {
-      if (all.length > 0) {
-        all[0] = (+all[0]) | 0;
-        forget(`f${all[0]}`);
-      }
-      return apply(native.cancelAnimationFrame, w, all);
-    },
-  }.cancelAnimationFrame;
+  w.cancelAnimationFrame = withCancel('cancelAnimationFrame', 'f');
 }
