@@ -222,10 +222,10 @@
   /**
    * The act's own timers, as the main world's tracker (lib/page-timers-main.js) counts them under
    * the name the worker made for this document (`spec`: {name, longestMs}, the longest delay that
-   * is the act's): {pending, seen, open, idleAt, onChange, end(),
-   * stop()}. `seen`: the act queued at least one; `open`: its chain went where the tracker does
-   * not follow (too deep, too long a delay); `idleAt`: when the last of them ran. Without a name
-   * (no tracker in this document) it never sees any, and the quiet window decides as before.
+   * is the act's): {pending, seen, open, idleAt, onChange, end(), stop()}. `seen`: the act queued
+   * at least one; `open`: its chain went where the tracker does not follow (too deep, too long a
+   * delay); `idleAt`: when the last of them ran. Without a spec (no tracker in this document) it
+   * never sees any, and the quiet window decides as before.
    */
   function watchTimers(spec) {
     const t = { pending: 0, seen: false, open: false, idleAt: -Infinity, onChange: null, end: () => {}, stop: () => {} };
@@ -264,7 +264,7 @@
    * and `lastEpoch` on the browser's clock) and the busy indicators it showed. Changes to nodes
    * the page was churning on its own are left out of all of it.
    */
-  function watchMutations(timersName) {
+  function watchMutations(timersSpec) {
     noteChurn(churnMo.takeRecords());          // what the page did up to now is the page's
     churn.until = now() + CHURN_KEEP_MS;
     if (!churn.on) {
@@ -325,7 +325,7 @@
     // over when it returns: they count, dated at the action's end, and do not open the reaction
     // window that changes made later (a re-render a microtask or a timer queued) do.
     // The act's own timers: those queued from here until the act has run (drain) and their chain.
-    w.timers = watchTimers(timersName);
+    w.timers = watchTimers(timersSpec);
     w.drain = (at, epoch) => {
       w.timers.end();
       take(mo.takeRecords(), { at, epoch });

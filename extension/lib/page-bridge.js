@@ -17,8 +17,9 @@ import { isErrorCode } from './protocol-errors.js';
 import { guardDialogs } from './page-dialogs-main.js';
 import { trackTimers } from './page-timers-main.js';
 
-// The documents whose dialogs are guarded already (at most this many remembered: one forgotten
-// is guarded again, which the guard itself makes harmless).
+// The documents whose main world is prepared already (at most this many remembered: one
+// forgotten is prepared again, which the guard and the tracker themselves make harmless; the
+// tracker takes the new name).
 const GUARDED_MAX = 512;
 
 // The one list of the page agent's files, in the order they must run: the snapshot core and the
@@ -116,14 +117,15 @@ export class PageBridge {
    * Before an act that may make the page open its own alert, confirm or prompt (a click, a key
    * press): the dialog guard (page-dialogs-main.js) and the timer tracker (page-timers-main.js) in
    * the document's main world, once per document. Resolves to the name the tracker and the page
-   * agent talk under (args.timers of the document's acts), or null where it could not go in.
+   * agent talk under (args.timers.name of the document's clicks), or null where it could not go in.
    * Best effort: a page that cannot be scripted fails its act anyway, and says why there.
    */
   async prepareMainWorld(where, signal) {
     if (!where.documentId) return null;
     const known = this._guarded.get(where.documentId);
     if (known) return known;
-    // Random, so the page can neither hear the tracker nor speak for it.
+    // Random, so that a page which has not patched the DOM's own functions can neither hear the
+    // tracker nor speak for it (docs/security.md says what one that has can do).
     const name = `chaperone-${crypto.randomUUID()}`;
     const target = PageBridge.target(where);
     try {
