@@ -245,15 +245,15 @@
       // Not inside the page's own callback, whose end this news may be: a check reads layout.
       queueMicrotask(() => { if (live && t.onChange) t.onChange(); });
     };
-    const say = (what) => window.dispatchEvent(new CustomEvent(`${name}:act`, { detail: `${what} ${id}` }));
+    const say = (...what) => window.dispatchEvent(new CustomEvent(`${name}:act`, { detail: what.join(' ') }));
     window.addEventListener(name, hear);
-    window.dispatchEvent(new CustomEvent(`${name}:act`, { detail: `begin ${id} ${longest}` }));
-    t.end = () => say('end');
+    say('begin', id, longest);
+    t.end = () => say('end', id);
     t.stop = () => {
       if (!live) return;
       live = false;
       window.removeEventListener(name, hear);
-      say('done');
+      say('done', id);
     };
     return t;
   }

@@ -9,7 +9,8 @@
 //   field of the act (cancel_url, deleted_at) — but not a form's submit button (?submit=Search);
 // - an action member's value (actionKey: the keys of actions, bulk actions, sub-actions and
 //   dispatchers, as a body's are judged too — action2, _action, actionID, _eventId, handler,
-//   dispatch, cmd…, any key ending in _cmd or _action — and the query's a and m), its last part where it names a controller too (r=post/delete, task=articles.delete;
+//   dispatch, cmd…, any key ending in _cmd or _action — and the query's a and m), its last part
+//   where it names a controller too (r=post/delete, task=articles.delete;
 //   route=checkout/cart is the cart), any of its words (myplugin_delete_item): a delete verb or
 //   phrase, or a verb that sends or pays (?action=refund); nouns that show a form (?mode=reply,
 //   ?action=post, ?r=order) and write verbs (?action=edit) are left to the page, as a control
@@ -34,7 +35,7 @@
 
 import { graphqlOf, isIdSegment } from './api-shape.js';
 import {
-  DELETE_WORDS, actionKey, OVERRIDE_KEYS, RECIPIENT_KEYS, RECIPIENT_NAME, deletePhraseIn, graphqlPath, keyOf,
+  DELETE_WORDS, OVERRIDE_KEYS, RECIPIENT_KEYS, RECIPIENT_NAME, actionKey, deletePhraseIn, graphqlPath, keyOf,
   outwardPhraseIn, wordsOf,
 } from './api-words.js';
 

@@ -112,8 +112,10 @@ function judgedOf(url, body) {
     if (k === '_destroy' && (v === true || v === 1 || v === '1' || v === 'true')) methods.push('DELETE');
     if (typeof v !== 'string') continue;
     if (OVERRIDE_KEYS.has(k)) methods.push(v.trim().toUpperCase());
-    if (actionKey(k) || URL_KEYS.has(k)) memberNames.push(v);
-    if (actionKey(k)) acts.push(actionVerdict(v));
+    if (actionKey(k)) {
+      memberNames.push(v);
+      acts.push(actionVerdict(v));
+    } else if (URL_KEYS.has(k)) memberNames.push(v);
     // A GraphQL document deeper in (a batch's item): what it runs counts too.
     if (k === 'query' && body?.query !== v) {
       const inner = graphqlOf({ query: v });

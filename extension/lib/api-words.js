@@ -37,10 +37,9 @@ export const DELETE_WORDS = Object.freeze(new Set([...singleWords(TABLE?.delete)
 
 // Body members that name where a message goes: a request with them sends.
 export const RECIPIENT_KEYS = new Set(['to', 'recipient', 'recipients', 'cc', 'bcc', 'phone', 'email_to', 'send_to']);
-// Query and body members whose value names the operation (?action=send, ?method=photos.delete).
-// Joomla's task, Yii's r and route, and the like.
-// The bulk and sub-action keys of CMSs, forums and web frameworks count in a body as in a query
-// (POST /user.do {dispatch: "delete"} deletes as the GET does).
+// Query and body members whose value names the operation (?action=send, ?method=photos.delete):
+// Joomla's task, Yii's r and route, and the bulk and sub-action keys of CMSs, forums and web
+// frameworks, in a body as in a query (POST /user.do {dispatch: "delete"} deletes as the GET does).
 export const ACTION_KEYS = new Set(['action', 'op', 'operation', 'do', 'cmd', 'command', 'intent', 'verb', 'method', 'task',
   'r', 'route', 'act', 'mode', 'action2', '_action', 'actionid', '_eventid', 'eventid', 'handler', 'dispatch', 'sa',
   'subaction', 'doaction', 'func', 'function']);

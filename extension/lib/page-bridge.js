@@ -21,6 +21,9 @@ import { trackTimers } from './page-timers-main.js';
 // forgotten is prepared again, which the guard and the tracker themselves make harmless; the
 // tracker takes the new name).
 const GUARDED_MAX = 512;
+// The longest timer a click's handlers queue that is the click's own (page-timers-main.js): a
+// longer one is a debounce or a toast's dismissal, the page's schedule.
+const CLICK_TIMERS_MS = 100;
 
 // The one list of the page agent's files, in the order they must run: the snapshot core and the
 // outward classifier, then page-ui.js (the pill and the banner), all three used by the agent;
@@ -116,14 +119,15 @@ export class PageBridge {
   /**
    * Before an act that may make the page open its own alert, confirm or prompt (a click, a key
    * press): the dialog guard (page-dialogs-main.js) and the timer tracker (page-timers-main.js) in
-   * the document's main world, once per document. Resolves to the name the tracker and the page
-   * agent talk under (args.timers.name of the document's clicks), or null where it could not go in.
+   * the document's main world, once per document. Resolves to the tracker's spec for the act's
+   * args.timers ({name: what the tracker and the page agent talk under, longestMs: the longest
+   * delay that is a click's}), or null where it could not go in.
    * Best effort: a page that cannot be scripted fails its act anyway, and says why there.
    */
   async prepareMainWorld(where, signal) {
     if (!where.documentId) return null;
     const known = this._guarded.get(where.documentId);
-    if (known) return known;
+    if (known) return { name: known, longestMs: CLICK_TIMERS_MS };
     // Random, so that a page which has not patched the DOM's own functions can neither hear the
     // tracker nor speak for it (docs/security.md says what one that has can do).
     const name = `chaperone-${crypto.randomUUID()}`;
@@ -138,7 +142,7 @@ export class PageBridge {
     }
     if (this._guarded.size >= GUARDED_MAX) this._guarded.delete(this._guarded.keys().next().value);
     this._guarded.set(where.documentId, name);
-    return name;
+    return { name, longestMs: CLICK_TIMERS_MS };
   }
 
   /**

@@ -145,7 +145,7 @@ export class SettleRig {
       // and the timer tracker), and the act names the tracker and its longest delay.
       if (['click', 'dblclick', 'press', 'drag'].includes(args.action)) {
         const timers = await router.page.prepareMainWorld(where);
-        if (timers) args.timers = { name: timers, longestMs: 100 };
+        if (timers) args.timers = timers;
       }
       try {
         const value = await router.page.run(where, 'action', args, { network: network.available ? network : null });

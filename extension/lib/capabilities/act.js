@@ -117,7 +117,7 @@ export async function runAction({ router, chrome, params, signal, tabId: tab, fr
     // measured no faster (AngularJS queues timers that change nothing, then waited for).
     if (WRITE_ACTIONS.has(params.action)) {
       const timers = await router.page.prepareMainWorld({ tabId: tab, frameId: frame, documentId }, signal);
-      if (timers) args.timers = { name: timers, longestMs: 100 };
+      if (timers) args.timers = timers;
     }
     value = await router.page.run({ tabId: tab, frameId: frame, documentId }, 'action', args,
       { signal, network: network?.available ? network : null });

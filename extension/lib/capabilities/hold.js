@@ -50,7 +50,7 @@ export const HANDLERS = Object.freeze({
         const timers = await router.page.prepareMainWorld(where, signal);
         value = await router.page.run(where, 'action',
           { captureId: h.captureId, ref: h.ref, action: h.action, expect: h.canonical,
-            ...(timers ? { timers: { name: timers, longestMs: 100 } } : {}) },
+            ...(timers ? { timers } : {}) },
           { signal });
       } catch (e) {
         if (CHANGED_CODES.has(e?.code)) {
