@@ -13,8 +13,8 @@
  *
  * In the tray the app keeps its bridge and engine, but nothing draws: the pages of the libraries
  * only a window uses (GTK, librsvg for icons, fonts, ~25 MB) stay mapped until the kernel needs
- * them. chp_memory_page_out_soon() asks for them back (madvise MADV_PAGEOUT on every read-only
- * file mapping) once the app has been in the tray for a moment; what the main loop, the bridge
+ * them. chp_memory_page_out_soon() asks for them back (madvise MADV_PAGEOUT on every private or
+ * read-only file mapping) once the app has been in the tray for a moment; what the main loop, the bridge
  * and the engine go on using faults back in at once, from the page cache or the disk, and a
  * window opened later reads the rest again (a few milliseconds). */
 
@@ -110,10 +110,10 @@ chp_memory_get_trims (void)
 /**
  * chp_memory_page_out_now:
  *
- * Asks the kernel to reclaim the resident pages of every read-only file mapping of the process
- * (libraries' code and constants, fonts, caches); they come back on their next use. Writable
- * mappings, anonymous memory and shared memory are left alone. A no-op where the kernel or the
- * C library has no MADV_PAGEOUT.
+ * Asks the kernel to reclaim the resident pages of every private or read-only file mapping of
+ * the process (libraries' code, constants and data, fonts, caches); they come back on their next
+ * use. Anonymous memory and shared writable mappings are left alone. A no-op where the kernel or
+ * the C library has no MADV_PAGEOUT.
  *
  * Returns: how many mappings the kernel took the advice for
  */
@@ -140,9 +140,13 @@ chp_memory_page_out_now (void)
       if (sscanf (line, "%lx-%lx %4s %llx %15s %lu", &start, &end, perms, &offset, dev,
                   &inode) != 6)
         continue;
-      /* A file (an inode), readable and never written here: [heap], [stack], [vdso] and
-       * anonymous memory have no inode; shared memory and data segments are writable. */
-      if (inode == 0 || perms[0] != 'r' || perms[1] == 'w' || end <= start)
+      /* A file (an inode), readable: [heap], [stack], [vdso] and anonymous memory have no
+       * inode. A private mapping may be writable (a library's data segment): the pages of it
+       * that were only read are the file's and go as the code's do (GTK's tables, 1.2 MB in the
+       * tray); one written is the process's own, and the kernel keeps it unless there is swap.
+       * A shared writable one (shared memory, a file written through) would be written back, or
+       * is another process's too: left alone. */
+      if (inode == 0 || perms[0] != 'r' || (perms[1] == 'w' && perms[3] != 'p') || end <= start)
         continue;
       if (madvise ((void *) start, end - start, MADV_PAGEOUT) == 0)
         advised++;
