@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-site-store.c: the site memory on a real SQLite file: merge and load, stable entry ids,
  * confidence and quarantine, the two-visit rule for labels, what is never stored, Forget and
- * Restore within a day, the export, refusals that leave nothing behind, a scan of the files'
- * raw bytes for planted secrets, the migration from the previous schema, and the list model. */
+ * Restore within a day and the purge on time, the export, refusals that leave nothing behind, a
+ * scan of the files' raw bytes for planted secrets, the migration, and the list model. */
 #include "config.h"
 
 #include <glib/gstdio.h>
@@ -551,13 +551,40 @@ test_forget_restore (Fixture *fx, gconstpointer data)
   g_assert_cmpint (record->info->visits, ==, 1);
   g_assert_cmpfloat_with_epsilon (record->info->confidence, 0.5, 1e-9);
 
-  /* Forgotten over a day ago by the clock: gone as the store opens, before anything reads. */
-  g_assert_true (site_write (fx, chp_store_forget_site_async, ORIGIN, now - 25 * HOUR_MS, &error));
+  /* Forgotten over a day ago by the clock as the app quits, before its timer could run: gone
+   * as the store opens, before anything reads. */
+  chp_store_forget_site_async (fx->store, ORIGIN, now - 25 * HOUR_MS, NULL, NULL, NULL);
   chp_store_close (fx->store);
   g_assert_cmpint (db_int (fx->path, "SELECT count(*) FROM sites"), ==, 2);
   reopen (fx);
   g_assert_cmpint (db_int (fx->path, "SELECT count(*) FROM sites"), ==, 1);
   g_assert_cmpint (db_int (fx->path, "SELECT count(*) FROM site_endpoints"), ==, 2);
+}
+
+/* A site forgotten a day ago is deleted for good on time in an app that keeps running: nothing
+ * lists the sites, restores one or restarts, and its bytes leave the write-ahead log too. */
+static void
+test_forget_on_time (Fixture *fx, gconstpointer data)
+{
+  g_autoptr(JsonObject) update = make_update (ORIGIN, "/api/forgettable", NULL, NULL);
+  g_autoptr(JsonObject) other = make_update ("https://other.example", "/feed", NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  gint64 now = g_get_real_time () / 1000;
+
+  chp_site_record_free (merge_ok (fx, update, "doc-1", now - 26 * HOUR_MS));
+  chp_site_record_free (merge_ok (fx, other, "doc-1", now - 26 * HOUR_MS));
+  g_assert_true (files_contain (fx, "/api/forgettable"));
+
+  /* Forgotten 25 hours ago: its day is up. The purge's turn comes with the main loop's; a read
+   * queued after it sees what it did. */
+  g_assert_true (site_write (fx, chp_store_forget_site_async, ORIGIN, now - 25 * HOUR_MS, &error));
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  chp_site_record_free (load (fx, "https://other.example", &error));
+  g_assert_no_error (error);
+  g_assert_false (files_contain (fx, "/api/forgettable"));
+  g_assert_cmpint (db_int (fx->path, "SELECT (SELECT count(*) FROM sites) * 100"
+                                     " + (SELECT count(*) FROM site_endpoints)"), ==, 102);
 }
 
 /* What @path (JSONPath) finds in @root as JSON text with ' for " (the value when it is one,
@@ -860,6 +887,7 @@ main (int   argc,
   ADD ("two-visit-labels", test_two_visits, NULL);
   ADD ("never-stored", test_never_stored, NULL);
   ADD ("forget-restore", test_forget_restore, NULL);
+  ADD ("forget-on-time", test_forget_on_time, NULL);
   ADD ("export", test_export, NULL);
   ADD ("refused-unchanged", test_refused_unchanged, NULL);
   ADD ("secret-scan", test_secret_scan, NULL);
