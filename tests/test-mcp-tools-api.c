@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-mcp-tools-api.c: browser_api and browser_network as an agent meets them, on a real engine
  * (its real store) with a C client playing the extension: learning keeps the page's own site's
- * entries (a GET added for what the page writes by path, never another site's), route calls the
- * one matching read and says ui with a reason otherwise, answers are redacted and wrapped, a miss
- * lowers confidence and two quarantine, a write comes back held, the person's "learning off" keeps
- * nothing, and nothing an agent passes can name a URL the page did not call. */
+ * entries (a GET added for what the page writes by path, never another site's; a bearer-signed
+ * page's too), route calls the one matching read and says ui with a reason otherwise, answers are
+ * redacted and wrapped, a list's or a 204's success counts, a miss lowers confidence and two
+ * quarantine while a sign-out's 401 or a 429 is no miss, a write comes back held, the person's
+ * "learning off" keeps nothing, and nothing an agent passes can name a URL the page did not call. */
 #include "config.h"
 
 #include "test-mcp-tools-harness.h"
@@ -31,6 +32,14 @@
   "{\"method\":\"POST\",\"origin\":\"https://stats.example\",\"pathTemplate\":\"/collect\"," \
   " \"queryKeys\":[],\"body\":null,\"credential\":{\"kind\":\"none\"},\"frameId\":0," \
   " \"frameUrl\":\"" WIKI "/\",\"sampleStatus\":204,\"count\":9}]}"
+
+/* A page that signs its calls with a bearer token, as learn reports it: the header named too. */
+#define LEARNED_BEARER \
+  "{\"origin\":\"" WIKI "\",\"documentId\":\"D2\",\"entries\":[" \
+  "{\"method\":\"GET\",\"origin\":\"" WIKI "\",\"pathTemplate\":\"/api/notes\"," \
+  " \"queryKeys\":[],\"body\":null,\"credential\":{\"kind\":\"bearer\"," \
+  " \"header\":\"authorization\"},\"frameId\":0,\"frameUrl\":\"" WIKI "/\",\"sampleStatus\":200," \
+  " \"count\":2}]}"
 
 #define WIKI_TABS \
   "{\"tabs\":[{\"tabId\":7,\"windowId\":1,\"title\":\"Wiki\",\"url\":\"" WIKI "/\"," \
@@ -69,22 +78,33 @@ world_stop (World *w)
   env_teardown (&w->env, NULL);
 }
 
-static void
-learn (World *w)
+/* Returns: what learn told the agent */
+static char *
+learn_from (World      *w,
+            const char *answer)
 {
   g_autoptr(JsonObject) request = NULL;
   Call call = { 0, };
+  char *text;
 
   call_start (w->env.tools, w->env.context, "browser_api",
               "{\"tab\":\"b1:7\",\"action\":\"learn\"}", NULL, &call);
   request = browser_request (w->client, "browser.api.learn");
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (request, "params"),
                                                "tabId"), ==, 7);
-  browser_answer (w->client, request, LEARNED);
+  browser_answer (w->client, request, answer);
   call_wait (&call);
   if (result_is_error (call.result))
     g_error ("learn: %s", result_text (call.result));
+  text = g_strdup (result_text (call.result));
   call_clear (&call);
+  return text;
+}
+
+static void
+learn (World *w)
+{
+  g_free (learn_from (w, LEARNED));
 }
 
 static const ChpSiteEndpoint *
@@ -216,6 +236,135 @@ test_route_misses_quarantine (void)
   g_assert_true (strstr (json_object_get_string_member (result_structured (call.result), "why"),
                          "quarantined") != NULL);
   call_clear (&call);
+  world_stop (&w);
+}
+
+/* The session's route to the wiki's list read, answered by the page with @answer. */
+static void
+route_answered (World      *w,
+                const char *answer)
+{
+  g_autoptr(JsonObject) request = NULL;
+  Call call = { 0, };
+
+  call_start (w->env.tools, w->env.context, "browser_api",
+              "{\"tab\":\"b1:7\",\"action\":\"route\",\"hint\":\"tiddlers\"}", NULL, &call);
+  request = browser_request (w->client, "browser.api.call");
+  browser_answer (w->client, request, answer);
+  call_wait (&call);
+  g_assert_false (result_is_error (call.result));
+  call_clear (&call);
+}
+
+/* A page that signs its calls with a bearer token: what learn found is kept for later visits. */
+static void
+test_learn_keeps_bearer_calls (void)
+{
+  World w = { 0, };
+  g_autoptr(ChpSiteRecord) record = NULL;
+  g_autofree char *text = NULL;
+
+  world_start (&w);
+  text = learn_from (&w, LEARNED_BEARER);
+  g_assert_null (strstr (text, "did not keep"));
+  record = site_stored (w.env.engine, WIKI);
+  g_assert_nonnull (record);
+  g_assert_nonnull (endpoint_of (record, "GET", "/api/notes"));
+  g_assert_cmpstr (endpoint_of (record, "GET", "/api/notes")->credential, ==, "bearer");
+  world_stop (&w);
+}
+
+/* A list read (a JSON array) and a write's empty 204 work as learned: both gain confidence, and
+ * the list's shape is kept. */
+static void
+test_lists_and_204s_count (void)
+{
+  World w = { 0, };
+  g_autofree char *put_id = chp_site_entry_id (WIKI, "PUT", "/recipes/default/tiddlers/{tiddler}");
+  g_autofree char *args = g_strdup_printf ("{\"tab\":\"b1:7\",\"action\":\"call\",\"entryId\":\"%s\","
+                                           "\"params\":{\"tiddler\":\"New\"},"
+                                           "\"body\":{\"title\":\"New\",\"text\":\"Hello\"}}",
+                                           put_id);
+  g_autoptr(ChpSiteRecord) record = NULL;
+  g_autoptr(JsonObject) request = NULL;
+  const ChpSiteEndpoint *list;
+  Call call = { 0, };
+
+  world_start (&w);
+  learn (&w);
+  route_answered (&w, "{\"status\":200,\"ok\":true,\"contentType\":\"application/json\","
+                      "\"size\":40,\"ms\":3,\"json\":[{\"title\":\"A\",\"text\":\"x\"}],"
+                      "\"shape\":{\"array\":1,\"item\":{\"title\":\"string\",\"text\":\"string\"}}}");
+  call_start (w.env.tools, w.env.context, "browser_api", args, NULL, &call);
+  request = browser_request (w.client, "browser.api.call");
+  browser_answer (w.client, request, "{\"status\":204,\"ok\":true,\"contentType\":null,"
+                                     "\"size\":0,\"ms\":5,\"shape\":{\"type\":\"empty\"}}");
+  call_wait (&call);
+  g_assert_false (result_is_error (call.result));
+  call_clear (&call);
+
+  record = site_stored (w.env.engine, WIKI);
+  list = endpoint_of (record, "GET", "/recipes/default/tiddlers.json");
+  g_assert_cmpfloat_with_epsilon (list->confidence, 0.6, 1e-9);
+  g_assert_cmpstr (list->response_shape, ==, "{\"contentType\":\"application/json\","
+                   "\"shape\":{\"[]\":{\"title\":\"string\",\"text\":\"string\"}}}");
+  g_assert_cmpfloat_with_epsilon (endpoint_of (record, "PUT", "/recipes/default/tiddlers/{tiddler}")
+                                  ->confidence, 0.6, 1e-9);
+  world_stop (&w);
+}
+
+/* Replies about the call, not the entry (signed out, not allowed, too many requests) cost it
+ * nothing; a server's error still counts as a miss. */
+static void
+test_sign_out_is_no_miss (void)
+{
+  World w = { 0, };
+  const char * const neutral[] = { "401", "401", "403", "429", "401" };
+
+  world_start (&w);
+  learn (&w);
+  for (guint i = 0; i < G_N_ELEMENTS (neutral); i++)
+    {
+      g_autofree char *answer = g_strdup_printf ("{\"status\":%s,\"ok\":false,"
+                                                 "\"contentType\":\"text/plain\",\"size\":6,"
+                                                 "\"ms\":2,\"text\":\"denied\"}", neutral[i]);
+      g_autoptr(ChpSiteRecord) record = NULL;
+      const ChpSiteEndpoint *list;
+
+      route_answered (&w, answer);
+      record = site_stored (w.env.engine, WIKI);
+      list = endpoint_of (record, "GET", "/recipes/default/tiddlers.json");
+      g_assert_false (list->quarantined);
+      g_assert_cmpint (list->misses, ==, 0);
+      g_assert_cmpfloat_with_epsilon (list->confidence, 0.5, 1e-9);
+    }
+  /* Nor in a batch: two API steps, both 401. */
+  {
+    g_autofree char *id = chp_site_entry_id (WIKI, "GET", "/recipes/default/tiddlers.json");
+    g_autofree char *args = g_strdup_printf ("{\"tab\":\"b1:7\",\"steps\":[{\"api\":{\"entryId\":"
+                                             "\"%s\"}},{\"api\":{\"entryId\":\"%s\"}}]}", id, id);
+    g_autoptr(JsonObject) request = NULL;
+    g_autoptr(ChpSiteRecord) record = NULL;
+    Call call = { 0, };
+
+    call_start (w.env.tools, w.env.context, "browser_batch", args, NULL, &call);
+    request = browser_request (w.client, "browser.batch");
+    browser_answer (w.client, request, "{\"done\":2,\"of\":2,\"ms\":6,\"steps\":["
+                                       "{\"ok\":false,\"ms\":3,\"status\":401,\"size\":6},"
+                                       "{\"ok\":false,\"ms\":3,\"status\":401,\"size\":6}]}");
+    call_wait (&call);
+    g_assert_false (result_is_error (call.result));
+    call_clear (&call);
+    record = site_stored (w.env.engine, WIKI);
+    g_assert_cmpint (endpoint_of (record, "GET", "/recipes/default/tiddlers.json")->misses, ==, 0);
+  }
+  route_answered (&w, "{\"status\":503,\"ok\":false,\"contentType\":\"text/plain\","
+                      "\"size\":4,\"ms\":2,\"text\":\"down\"}");
+  {
+    g_autoptr(ChpSiteRecord) record = site_stored (w.env.engine, WIKI);
+
+    g_assert_cmpint (endpoint_of (record, "GET", "/recipes/default/tiddlers.json")->misses, ==, 1);
+  }
   world_stop (&w);
 }
 
@@ -487,6 +636,9 @@ test_mcp_tools_add_api (void)
   g_test_add_func ("/mcp-tools/api/learn-keeps-the-sites-own", test_learn_keeps_the_sites_own);
   g_test_add_func ("/mcp-tools/api/route-calls-the-read", test_route_calls_the_read);
   g_test_add_func ("/mcp-tools/api/route-misses-quarantine", test_route_misses_quarantine);
+  g_test_add_func ("/mcp-tools/api/learn-keeps-bearer-calls", test_learn_keeps_bearer_calls);
+  g_test_add_func ("/mcp-tools/api/lists-and-204s-count", test_lists_and_204s_count);
+  g_test_add_func ("/mcp-tools/api/sign-out-is-no-miss", test_sign_out_is_no_miss);
   g_test_add_func ("/mcp-tools/api/route-ui-without-a-call", test_route_ui_without_a_call);
   g_test_add_func ("/mcp-tools/api/call-write-is-held", test_call_write_is_held);
   g_test_add_func ("/mcp-tools/api/learning-off-keeps-nothing", test_learning_off_keeps_nothing);

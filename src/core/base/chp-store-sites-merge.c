@@ -623,6 +623,8 @@ apply_result (ChpStore   *self,
   g_autoptr(GPtrArray) site = NULL;
   g_autoptr(sqlite3_stmt) stmt = NULL;
   g_autoptr(sqlite3_stmt) touch = NULL;
+  g_autoptr(GError) refused = NULL;
+  const char *response = job->response;
 
   if (endpoint == NULL)
     return FALSE;
@@ -638,8 +640,14 @@ apply_result (ChpStore   *self,
       return FALSE;
     }
 
-  if (job->success && job->response != NULL && !check_response (job, endpoint, error))
-    return FALSE;
+  /* A shape the allowlist refuses is not kept, but the call still worked: its success counts
+   * (a list's or an empty reply's shape must not cost the endpoint its confidence). The
+   * allowlist's message names the field, never its text. */
+  if (job->success && response != NULL && !check_response (job, endpoint, &refused))
+    {
+      g_debug ("site memory: a response's shape was not kept: %s", refused->message);
+      response = NULL;
+    }
 
   /* A miss's response is an error's shape: only a success's is kept. round() keeps the steps
    * exact (0.5 + 0.1 is 0.6, not 0.6000000000000001). */
@@ -664,7 +672,7 @@ apply_result (ChpStore   *self,
   if (job->success)
     {
       sqlite3_bind_int (stmt, 2, job->status);
-      chp_store_bind_text (stmt, 3, job->response);
+      chp_store_bind_text (stmt, 3, response);
     }
   sqlite3_bind_int64 (stmt, 4, job->now);
   if (!chp_store_sites_step_done (self, stmt, error))
@@ -700,7 +708,8 @@ endpoint_result_job (ChpStore  *self,
  * @success: whether using it worked as remembered
  * @status: the response's HTTP status (a success's becomes the sample status; 0..999)
  * @response_shape: (nullable): a success's response as an update's endpoint carries it,
- *   {"contentType", "shape"}; checked by the allowlist, a refusal changes nothing; copied
+ *   {"contentType", "shape"}; checked by the allowlist: a refused one is not kept, and the
+ *   success still counts; copied
  * @now: ms since the epoch
  *
  * A success adds 0.1 to the endpoint's confidence (at most 1), clears its misses and lifts a

@@ -37,9 +37,6 @@ sqlite3_stmt    *chp_store_sites_prepare         (ChpStore             *self,
 gboolean         chp_store_sites_step_done       (ChpStore             *self,
                                                   sqlite3_stmt         *stmt,
                                                   GError              **error);
-gboolean         chp_store_sites_purge           (ChpStore             *self,
-                                                  gint64                now,
-                                                  GError              **error);
 void             chp_store_sites_purge_at_open   (ChpStore             *self);
 
 ChpSiteRecord   *chp_store_sites_read_record     (ChpStore             *self,

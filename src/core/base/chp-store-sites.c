@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* chp-store-sites.c: the site memory's reading side and the person's hand on it — load one
  * site, list them, count a visit, Forget (hidden at once) and Restore (within a day), and the
- * purge that deletes for good what was forgotten longer ago. Merging is chp-store-sites-merge.c.
+ * purge that deletes for good what was forgotten longer ago, on time (a timer in the main
+ * context) and at open, list and restore. Merging is chp-store-sites-merge.c.
  *
  * The store's statement cache is an enum shared by every record family; site memory is written
  * once per visit, so its statements are prepared per job (microseconds) and finalized with it. */
@@ -28,6 +29,9 @@
   " credential, frame, sample_status, confidence, successes, misses, quarantined, learned_at," \
   " last_used FROM site_endpoints"
 
+static void arm_purge (ChpStore *self,
+                       gint64    due);
+
 static GQuark
 policy_quark (void)
 {
@@ -44,8 +48,9 @@ policy_quark (void)
  * @label_is_personal: (nullable): which control labels are the person's data, never kept:
  *   chp_site_allowlist_label_is_personal()
  *
- * Call once, on the thread that uses the store, before the first merge. Without both functions
- * every merge, and every endpoint result carrying a response shape, is refused.
+ * Call once, on the thread that uses the store, before the first merge: the purge of what the
+ * person forgot is timed in that thread's main context. Without both functions every merge is
+ * refused, and an endpoint result keeps no response shape.
  */
 void
 chp_store_set_site_policy (ChpStore         *self,
@@ -60,6 +65,10 @@ chp_store_set_site_policy (ChpStore         *self,
   policy->check = check;
   policy->label_is_personal = label_is_personal;
   g_object_set_qdata_full (G_OBJECT (self), policy_quark (), policy, g_free);
+
+  /* Sites forgotten before this start whose day is not up yet: the first look within the hour
+   * (the open purges those whose day is). */
+  arm_purge (self, G_MAXINT64);
 }
 
 void
@@ -135,14 +144,15 @@ chp_store_sites_json_text (JsonNode *node)
 }
 
 /* Deletes for good the sites forgotten a day or more before @now, with their endpoints and
- * controls (ON DELETE CASCADE). secure_delete overwrites the freed pages, so what the person
- * forgot does not linger in the file's free space; it is set on the main database only around
- * this statement, which is rare, rather than for every trim of the audit, and put back as it
- * was (some builds of SQLite have it on by default). */
-gboolean
-chp_store_sites_purge (ChpStore  *self,
-                       gint64     now,
-                       GError   **error)
+ * controls (ON DELETE CASCADE); @deleted: how many sites went. secure_delete overwrites the
+ * freed pages, so what the person forgot does not linger in the file's free space; it is set
+ * on the main database only around this statement, which is rare, rather than for every trim
+ * of the audit, and put back as it was (some builds of SQLite have it on by default). */
+static gboolean
+purge (ChpStore  *self,
+       gint64     now,
+       gint      *deleted,
+       GError   **error)
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
   g_autofree char *restore = NULL;
@@ -161,25 +171,195 @@ chp_store_sites_purge (ChpStore  *self,
   sqlite3_bind_int64 (stmt, 1, now - CHP_SITE_RESTORE_MS);
   sqlite3_exec (self->db, "PRAGMA main.secure_delete = ON", NULL, NULL, NULL);
   ok = chp_store_sites_step_done (self, stmt, error);
+  *deleted = ok ? sqlite3_changes (self->db) : 0;
   sqlite3_exec (self->db, restore, NULL, NULL, NULL);
 
   return ok;
 }
 
-/* At open, in a transaction of its own: a failure is logged and the store still opens, since
- * the next list purges again. */
+/* The purge in a transaction of its own, then, if it deleted anything, the write-ahead log cut
+ * to nothing: the forgotten rows' old pages are still in it until a checkpoint passes them, and
+ * a plain checkpoint would leave their bytes in the file. Called outside any job's transaction
+ * (a checkpoint cannot run inside one). */
+static gboolean
+purge_now (ChpStore  *self,
+           gint64     now,
+           GError   **error)
+{
+  gint deleted = 0;
+  int rc;
+
+  if (!chp_store_exec_sql (self->db, "BEGIN IMMEDIATE", error))
+    return FALSE;
+  if (!purge (self, now, &deleted, error) || !chp_store_exec_sql (self->db, "COMMIT", error))
+    {
+      sqlite3_exec (self->db, "ROLLBACK", NULL, NULL, NULL);
+      return FALSE;
+    }
+  if (deleted == 0)
+    return TRUE;
+
+  rc = sqlite3_wal_checkpoint_v2 (self->db, "main", SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+  if (rc != SQLITE_OK)
+    g_message ("The forgotten sites are deleted; their old pages stay in the write-ahead log "
+               "until its next checkpoint: %s", sqlite3_errstr (rc));
+  return TRUE;
+}
+
+/* At open: a failure is logged and the store still opens, since the next list purges again. */
 void
 chp_store_sites_purge_at_open (ChpStore *self)
 {
   g_autoptr(GError) error = NULL;
 
-  if (chp_store_exec_sql (self->db, "BEGIN IMMEDIATE", &error) &&
-      chp_store_sites_purge (self, g_get_real_time () / 1000, &error) &&
-      chp_store_exec_sql (self->db, "COMMIT", &error))
-    return;
+  if (!purge_now (self, g_get_real_time () / 1000, &error))
+    g_warning ("Could not delete the forgotten sites: %s", error->message);
+}
 
-  sqlite3_exec (self->db, "ROLLBACK", NULL, NULL, NULL);
-  g_warning ("Could not delete the forgotten sites: %s", error->message);
+/* ---- the purge on time --------------------------------------------------------------------
+ * The database thread runs only what is queued, so a forgotten site's day is kept by a timer in
+ * the main context that uses the store (chp_store_set_site_policy()'s): when the earliest
+ * forgotten site's day is up, it queues the purge, which says when the next one's is. A timer
+ * counts on the monotonic clock, which stops while the computer sleeps: none waits more than an
+ * hour, and the purge goes by the real clock. Nothing forgotten, no timer. */
+
+#define PURGE_WAIT_MAX_MS ((gint64) 3600 * 1000)
+
+typedef struct
+{
+  GWeakRef      store;
+  GMainContext *context;
+  GSource      *source;   /* while armed */
+  gint64        due;      /* what it is armed for: ms since the epoch */
+} PurgeTimer;
+
+/* One purge, queued by the timer; its outcome comes back to the timer's context. Shared by the
+ * job and that callback (atomic reference counts): either may let go of it last. */
+typedef struct
+{
+  GWeakRef      store;
+  GMainContext *context;
+  gint64        next;     /* when the next day is up; G_MAXINT64 for none */
+} PurgeTick;
+
+static void
+purge_timer_free (PurgeTimer *timer)
+{
+  if (timer->source != NULL)
+    g_source_destroy (timer->source);
+  g_clear_pointer (&timer->source, g_source_unref);
+  g_weak_ref_clear (&timer->store);
+  g_main_context_unref (timer->context);
+  g_free (timer);
+}
+
+static void
+purge_tick_clear (PurgeTick *tick)
+{
+  g_weak_ref_clear (&tick->store);
+  g_main_context_unref (tick->context);
+}
+
+static void
+purge_tick_release (PurgeTick *tick)
+{
+  g_atomic_rc_box_release_full (tick, (GDestroyNotify) purge_tick_clear);
+}
+
+/* Back in the timer's context: armed again for the next day that will be up. */
+static gboolean
+purge_ticked_cb (gpointer data)
+{
+  PurgeTick *tick = data;
+  g_autoptr(ChpStore) self = g_weak_ref_get (&tick->store);
+
+  if (self != NULL && tick->next != G_MAXINT64)
+    arm_purge (self, tick->next);
+  return G_SOURCE_REMOVE;
+}
+
+static gpointer
+purge_tick_job (ChpStore  *self,
+                gpointer   data,
+                GError   **error)
+{
+  PurgeTick *tick = data;
+  g_autoptr(GSource) source = g_idle_source_new ();
+  gint64 now = g_get_real_time () / 1000;
+  gboolean ok = purge_now (self, now, error);
+  gint64 first;
+  int rc;
+
+  first = chp_store_pragma_int (self->db, "SELECT coalesce (min (forgotten_at), 0) FROM sites"
+                                          " WHERE forgotten_at > 0", &rc);
+  /* A purge or a read that failed is tried again in an hour. */
+  if (!ok || rc != SQLITE_OK)
+    tick->next = now + PURGE_WAIT_MAX_MS;
+  else
+    tick->next = first > 0 ? first + CHP_SITE_RESTORE_MS : G_MAXINT64;
+  g_source_set_callback (source, purge_ticked_cb, g_atomic_rc_box_acquire (tick),
+                         (GDestroyNotify) purge_tick_release);
+  g_source_attach (source, tick->context);
+
+  return ok ? GINT_TO_POINTER (TRUE) : NULL;
+}
+
+static gboolean
+purge_timer_cb (gpointer data)
+{
+  PurgeTimer *timer = data;
+  g_autoptr(ChpStore) self = g_weak_ref_get (&timer->store);
+  PurgeTick *tick;
+
+  g_clear_pointer (&timer->source, g_source_unref);
+  if (self == NULL)
+    return G_SOURCE_REMOVE;
+
+  tick = g_atomic_rc_box_new0 (PurgeTick);
+  g_weak_ref_init (&tick->store, self);
+  tick->context = g_main_context_ref (timer->context);
+  chp_store_push_job (self, JOB_READ, purge_tick_job, tick, (GDestroyNotify) purge_tick_release,
+                      NULL, NULL, NULL, NULL, NULL);
+  return G_SOURCE_REMOVE;
+}
+
+static GQuark
+purge_timer_quark (void)
+{
+  static GQuark quark;
+
+  if (quark == 0)
+    quark = g_quark_from_static_string ("chp-store-site-purge-timer");
+  return quark;
+}
+
+/* The timer, to fire when @due (ms since the epoch) is past, unless it fires sooner already. */
+static void
+arm_purge (ChpStore *self,
+           gint64    due)
+{
+  PurgeTimer *timer = g_object_get_qdata (G_OBJECT (self), purge_timer_quark ());
+  gint64 wait;
+
+  if (timer == NULL)
+    {
+      timer = g_new0 (PurgeTimer, 1);
+      g_weak_ref_init (&timer->store, self);
+      timer->context = g_main_context_ref_thread_default ();
+      g_object_set_qdata_full (G_OBJECT (self), purge_timer_quark (), timer,
+                               (GDestroyNotify) purge_timer_free);
+    }
+  if (timer->source != NULL && timer->due <= due)
+    return;
+  if (timer->source != NULL)
+    g_source_destroy (timer->source);
+  g_clear_pointer (&timer->source, g_source_unref);
+
+  wait = CLAMP (due - g_get_real_time () / 1000, 0, PURGE_WAIT_MAX_MS);
+  timer->due = due;
+  timer->source = g_timeout_source_new ((guint) wait);
+  g_source_set_callback (timer->source, purge_timer_cb, timer, NULL);
+  g_source_attach (timer->source, timer->context);
 }
 
 static ChpSiteInfo *
@@ -471,7 +651,7 @@ list_sites_job (ChpStore  *self,
                 gpointer   data,
                 GError   **error)
 {
-  if (!chp_store_sites_purge (self, g_get_real_time () / 1000, error))
+  if (!purge_now (self, g_get_real_time () / 1000, error))
     return NULL;
 
   return chp_store_sites_read_infos (self, NULL, GPOINTER_TO_INT (data), error);
@@ -493,8 +673,8 @@ chp_store_list_sites_async (ChpStore            *self,
 {
   g_return_if_fail (CHP_IS_STORE (self));
 
-  /* The purge is a write: the job runs as one. */
-  chp_store_push_job (self, JOB_WRITE, list_sites_job, GINT_TO_POINTER (!!include_forgotten),
+  /* A read: the purge is a write, but one that takes its own transaction (purge_now()). */
+  chp_store_push_job (self, JOB_READ, list_sites_job, GINT_TO_POINTER (!!include_forgotten),
                       NULL, (GDestroyNotify) g_ptr_array_unref, chp_store_list_sites_async,
                       cancellable, callback, user_data);
 }
@@ -607,8 +787,10 @@ chp_store_site_visit_async (ChpStore            *self,
  * chp_store_forget_site_async:
  *
  * The person forgot @origin: hidden at once from loads, lists and exports, nothing more is
- * learned of it, and it can be restored until a day after @now, when it is deleted for good.
- * Finish with chp_store_write_finish() (NOT_FOUND when nothing was remembered).
+ * learned of it, and it can be restored until a day after @now, when it is deleted for good
+ * (a timer in the main context of chp_store_set_site_policy() queues the purge, which empties
+ * the write-ahead log too). Finish with chp_store_write_finish() (NOT_FOUND when nothing was
+ * remembered).
  */
 void
 chp_store_forget_site_async (ChpStore            *self,
@@ -623,6 +805,7 @@ chp_store_forget_site_async (ChpStore            *self,
 
   push_site_update (self, SITE_FORGET, origin, NULL, now, chp_store_forget_site_async,
                     cancellable, callback, user_data);
+  arm_purge (self, now + CHP_SITE_RESTORE_MS);
 }
 
 static gpointer
@@ -630,7 +813,7 @@ purge_job (ChpStore  *self,
            gpointer   data,
            GError   **error)
 {
-  return chp_store_sites_purge (self, *(gint64 *) data, error) ? GINT_TO_POINTER (TRUE) : NULL;
+  return purge_now (self, *(gint64 *) data, error) ? GINT_TO_POINTER (TRUE) : NULL;
 }
 
 /**
@@ -652,7 +835,7 @@ chp_store_restore_site_async (ChpStore            *self,
 
   /* Restoring after the day is up finds nothing: the purge goes first, in a job of its own
    * so that the refused restore does not roll it back. */
-  chp_store_push_job (self, JOB_WRITE, purge_job, g_memdup2 (&now, sizeof now), g_free, NULL,
+  chp_store_push_job (self, JOB_READ, purge_job, g_memdup2 (&now, sizeof now), g_free, NULL,
                       NULL, NULL, NULL, NULL);
   push_site_update (self, SITE_RESTORE, origin, NULL, now, chp_store_restore_site_async,
                     cancellable, callback, user_data);

@@ -73,6 +73,23 @@ credential_object (const char *stored)
   return o;
 }
 
+/* A learned call's credential as the memory keeps it: a header's name only with kind header.
+ * Learn names Authorization for a bearer token too, where such a token always goes; the
+ * allowlist refuses that name, and with it the whole update. */
+static JsonObject *
+learned_credential (JsonObject *learned)
+{
+  JsonNode *node = json_object_get_member (learned, "credential");
+  JsonObject *c = node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node)
+                                                                : NULL;
+  const char *kind = chp_mcp_json_string (c, "kind", "none");
+  g_autofree char *stored = g_str_equal (kind, "header")
+                            ? g_strconcat ("header:", chp_mcp_json_string (c, "header", ""), NULL)
+                            : g_strdup (kind);
+
+  return credential_object (stored);
+}
+
 static JsonObject *
 entry_from_endpoint (const ChpSiteEndpoint *e)
 {
@@ -84,17 +101,11 @@ entry_from_endpoint (const ChpSiteEndpoint *e)
   json_object_set_string_member (o, "method", e->method);
   json_object_set_string_member (o, "origin", e->origin);
   json_object_set_string_member (o, "pathTemplate", e->path_template);
-  if (keys != NULL && JSON_NODE_HOLDS_ARRAY (keys))
-    json_object_set_member (o, "queryKeys", keys);
-  else
-    {
-      g_clear_pointer (&keys, json_node_unref);
-      json_object_set_array_member (o, "queryKeys", json_array_new ());
-    }
-  if (body != NULL)
-    json_object_set_member (o, "body", body);
-  else
-    json_object_set_null_member (o, "body");
+  if (keys != NULL && !JSON_NODE_HOLDS_ARRAY (keys))
+    g_clear_pointer (&keys, json_node_unref);
+  json_object_set_member (o, "queryKeys",
+                          keys != NULL ? keys : chp_json_node_take_array (json_array_new ()));
+  json_object_set_member (o, "body", body != NULL ? body : json_node_init_null (json_node_alloc ()));
   json_object_set_object_member (o, "credential", credential_object (e->credential));
   json_object_set_int_member (o, "sampleStatus", e->sample_status);
   json_object_set_double_member (o, "confidence", e->confidence);
@@ -111,7 +122,6 @@ entry_from_learned (JsonObject *learned,
   const char *method = chp_mcp_json_string (learned, "method", "GET");
   const char *template = chp_mcp_json_string (learned, "pathTemplate", "/");
   g_autofree char *id = chp_site_entry_id (site, method, template);
-  JsonObject *credential = NULL;
   JsonNode *node;
 
   json_object_set_string_member (o, "entryId", id);
@@ -123,16 +133,7 @@ entry_from_learned (JsonObject *learned,
                                           ? json_node_copy (node)
                                           : chp_json_node_take_array (json_array_new ()));
   json_object_set_member (o, "body", chp_mcp_api_body_copy (json_object_get_member (learned, "body")));
-  node = json_object_get_member (learned, "credential");
-  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
-    credential = json_node_get_object (node);
-  json_object_set_object_member (o, "credential",
-                                 credential_object (credential == NULL ? "none"
-                                                    : chp_mcp_json_string (credential, "kind",
-                                                                           "none")));
-  if (credential != NULL && chp_mcp_json_string (credential, "header", NULL) != NULL)
-    json_object_set_string_member (json_object_get_object_member (o, "credential"), "header",
-                                   chp_mcp_json_string (credential, "header", NULL));
+  json_object_set_object_member (o, "credential", learned_credential (learned));
   json_object_set_string_member (o, "frame", chp_mcp_json_string (learned, "frameUrl", site));
   json_object_set_int_member (o, "sampleStatus", chp_mcp_json_int (learned, "sampleStatus", 0));
   json_object_set_double_member (o, "confidence", 0.5);
@@ -275,7 +276,6 @@ has_entry (JsonArray  *entries,
  * the site does not answer it, two misses quarantine it. */
 static void
 infer_reads (JsonArray  *mine,
-             JsonArray  *same,
              const char *site)
 {
   guint n = json_array_get_length (mine);
@@ -287,75 +287,59 @@ infer_reads (JsonArray  *mine,
       const char *template = chp_mcp_json_string (e, "pathTemplate", "/");
       g_auto(GStrv) slots = chp_mcp_api_template_slots (template);
       g_autoptr(JsonObject) learned = NULL;
-      JsonObject *credential;
 
       if ((g_strcmp0 (method, "PUT") != 0 && g_strcmp0 (method, "PATCH") != 0 &&
            g_strcmp0 (method, "DELETE") != 0) || slots[0] == NULL ||
           has_entry (mine, "GET", template))
         continue;
+      /* No query keys, no body, sample status 0: entry_from_learned()'s defaults. */
       learned = json_object_new ();
       json_object_set_string_member (learned, "method", "GET");
-      json_object_set_string_member (learned, "origin", site);
       json_object_set_string_member (learned, "pathTemplate", template);
-      json_object_set_array_member (learned, "queryKeys", json_array_new ());
-      json_object_set_null_member (learned, "body");
-      credential = json_object_get_object_member (e, "credential");
-      if (credential != NULL)
-        json_object_set_object_member (learned, "credential", json_object_ref (credential));
+      json_object_set_object_member (learned, "credential", learned_credential (e));
       json_object_set_string_member (learned, "frameUrl", chp_mcp_json_string (e, "frame", site));
-      json_object_set_int_member (learned, "sampleStatus", 0);
       json_array_add_object_element (mine, entry_from_learned (learned, site));
-      json_array_add_object_element (same, json_object_ref (learned));
     }
 }
 
+/* A call waiting for the store: what was learned being merged, or the entries being read
+ * (@then runs on them). */
 typedef struct
 {
-  GTask     *task;       /* owned */
-  char      *site;
-  JsonArray *entries;
-} Learning;
+  GTask       *task;     /* owned */
+  char        *site;
+  ChpApiThen   then;
+} Loading;
 
 static void
-learning_free (Learning *l)
+loading_free (Loading *l)
 {
   g_object_unref (l->task);
   g_free (l->site);
-  json_array_unref (l->entries);
   g_free (l);
 }
 
-/* The update the store takes (through the allowlist): shapes, never values. */
+/* The update the store takes (through the allowlist): the entries' shapes, never values. */
 static JsonObject *
 update_of (const char *site,
-           JsonArray  *learned)
+           JsonArray  *entries)
 {
+  static const char * const members[] = {
+    "method", "pathTemplate", "queryKeys", "body", "credential", "frame", "sampleStatus", NULL,
+  };
   JsonObject *update = json_object_new ();
   JsonArray *endpoints = json_array_new ();
 
   json_object_set_string_member (update, "origin", site);
-  for (guint i = 0; i < json_array_get_length (learned); i++)
+  for (guint i = 0; i < json_array_get_length (entries); i++)
     {
-      JsonObject *l = json_array_get_object_element (learned, i);
+      JsonObject *entry = json_array_get_object_element (entries, i);
       JsonObject *e = json_object_new ();
-      JsonNode *node;
 
-      json_object_set_string_member (e, "method", chp_mcp_json_string (l, "method", "GET"));
-      json_object_set_string_member (e, "pathTemplate", chp_mcp_json_string (l, "pathTemplate",
-                                                                             "/"));
-      node = json_object_get_member (l, "queryKeys");
-      json_object_set_member (e, "queryKeys", node != NULL && JSON_NODE_HOLDS_ARRAY (node)
-                                              ? json_node_copy (node)
-                                              : chp_json_node_take_array (json_array_new ()));
-      json_object_set_member (e, "body", chp_mcp_api_body_copy (json_object_get_member (l, "body")));
+      for (guint m = 0; members[m] != NULL; m++)
+        json_object_set_member (e, members[m],
+                                json_node_copy (json_object_get_member (entry, members[m])));
       json_object_set_null_member (e, "response");
-      node = json_object_get_member (l, "credential");
-      json_object_set_member (e, "credential",
-                              node != NULL && JSON_NODE_HOLDS_OBJECT (node)
-                              ? json_node_copy (node)
-                              : chp_json_node_take_object (credential_object ("none")));
-      json_object_set_string_member (e, "frame", chp_mcp_json_string (l, "frameUrl", site));
-      json_object_set_int_member (e, "sampleStatus", chp_mcp_json_int (l, "sampleStatus", 0));
       json_array_add_object_element (endpoints, e);
     }
   json_object_set_array_member (update, "endpoints", endpoints);
@@ -367,7 +351,7 @@ merged_cb (GObject      *source,
            GAsyncResult *result,
            gpointer      user_data)
 {
-  Learning *l = user_data;
+  Loading *l = user_data;
   ToolCall *call = call_of (l->task);
   g_autoptr(GError) error = NULL;
   g_autoptr(ChpSiteRecord) record = chp_store_merge_site_finish (CHP_STORE (source), result,
@@ -384,7 +368,7 @@ merged_cb (GObject      *source,
     }
   entries = all_entries (call, l->site, record);
   return_entries (l->task, l->site, entries, note);
-  learning_free (l);
+  loading_free (l);
 }
 
 static void
@@ -397,10 +381,9 @@ learned_cb (GObject      *source,
   g_autoptr(JsonObject) answer = chp_tool_browser_answer (task, source, result, "Learning");
   g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
   g_autoptr(JsonArray) mine = NULL;
-  g_autoptr(JsonArray) same = NULL;
   g_autofree char *site = NULL;
   JsonArray *learned;
-  Learning *l;
+  Loading *l;
 
   if (answer == NULL)
     return;
@@ -416,7 +399,6 @@ learned_cb (GObject      *source,
   /* The page's own site's calls; another site's API (a CDN, an analytics host) is not this
    * site's to remember, and its credentials are not the page's to lend. */
   mine = json_array_new ();
-  same = json_array_new ();
   for (guint i = 0; learned != NULL && i < json_array_get_length (learned); i++)
     {
       JsonNode *node = json_array_get_element (learned, i);
@@ -426,13 +408,9 @@ learned_cb (GObject      *source,
           g_strcmp0 (chp_mcp_json_string (json_node_get_object (node), "origin", site), site) == 0 &&
           g_strv_contains (API_METHODS, chp_mcp_json_string (json_node_get_object (node), "method",
                                                              "")))
-        {
-          json_array_add_object_element (mine, entry_from_learned (json_node_get_object (node),
-                                                                   site));
-          json_array_add_element (same, json_node_copy (node));
-        }
+        json_array_add_object_element (mine, entry_from_learned (json_node_get_object (node), site));
     }
-  infer_reads (mine, same, site);
+  infer_reads (mine, site);
   session_remember (call, site, mine);
 
   if (json_array_get_length (mine) == 0 || !chp_engine_get_site_learning (engine))
@@ -446,12 +424,11 @@ learned_cb (GObject      *source,
       return;
     }
 
-  l = g_new0 (Learning, 1);
+  l = g_new0 (Loading, 1);
   l->task = g_steal_pointer (&task);
   l->site = g_steal_pointer (&site);
-  l->entries = json_array_ref (mine);
   {
-    g_autoptr(JsonObject) update = update_of (l->site, same);
+    g_autoptr(JsonObject) update = update_of (l->site, mine);
     const char *document = chp_mcp_json_string (answer, "documentId", NULL);
 
     chp_store_merge_site_async (chp_engine_get_store (engine), update, document,
@@ -460,13 +437,6 @@ learned_cb (GObject      *source,
 }
 
 /* ---- the entries a call works with ------------------------------------------------------ */
-
-typedef struct
-{
-  GTask       *task;     /* owned */
-  char        *site;
-  ChpApiThen   then;
-} Loading;
 
 static void
 loaded_cb (GObject      *source,
@@ -488,9 +458,7 @@ loaded_cb (GObject      *source,
     g_object_set_data_full (G_OBJECT (l->task), "chp-site-record", g_steal_pointer (&record),
                             (GDestroyNotify) chp_site_record_free);
   l->then (l->task, l->site, entries);
-  g_object_unref (l->task);
-  g_free (l->site);
-  g_free (l);
+  loading_free (l);
 }
 
 /* The site's entries, from its memory (when learning is on) and this session, then @then
@@ -594,7 +562,43 @@ result_recorded_cb (GObject      *source,
     g_message ("site memory: a call's outcome was not kept: %s", error->message);
 }
 
-/* Confidence up on a 2xx, down on anything else (quarantined after two misses in a row). */
+/* Whether a reply says nothing of the entry as learned. A 2xx says it works; no reply, a 404,
+ * 405 or 410 (the path or its method is gone) or a 5xx is a miss. The rest are about the call:
+ * a 401, 403 or 407 the person signed out or not allowed, a 429 the site asking to slow down,
+ * a 400, 409 or 422 the agent's params. As misses, two of them quarantined a healthy entry. */
+static gboolean
+says_nothing (gint64 status)
+{
+  return status >= 300 && status < 500 && status != 404 && status != 405 && status != 410;
+}
+
+/* A success's reply as the allowlist takes it: a list ({array, item}, a top-level JSON array) as
+ * its item's shape under "[]" (a shape's top holds members); no content type (a 204): none. */
+static JsonObject *
+response_of (JsonObject *answer)
+{
+  JsonNode *shape = json_object_get_member (answer, "shape");
+  const char *type = chp_mcp_json_string (answer, "contentType", "");
+  JsonObject *response;
+  JsonObject *list;
+
+  if (shape == NULL || !JSON_NODE_HOLDS_OBJECT (shape) || *type == '\0')
+    return NULL;
+  response = json_object_new ();
+  json_object_set_string_member (response, "contentType", type);
+  if (chp_mcp_json_int (json_node_get_object (shape), "array", -1) < 0)
+    {
+      json_object_set_member (response, "shape", chp_mcp_api_shape_copy (shape, 0));
+      return response;
+    }
+  list = json_object_new ();
+  json_object_set_member (list, "[]", chp_mcp_api_shape_copy (
+                            json_object_get_member (json_node_get_object (shape), "item"), 1));
+  json_object_set_object_member (response, "shape", list);
+  return response;
+}
+
+/* Confidence up on a 2xx, down on a miss (quarantined after two in a row): says_nothing(). */
 void
 chp_tool_api_record (ToolCall   *call,
                      const char *entry_id,
@@ -603,18 +607,13 @@ chp_tool_api_record (ToolCall   *call,
                      JsonObject *answer)
 {
   g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
-  JsonNode *shape = answer != NULL ? json_object_get_member (answer, "shape") : NULL;
   g_autoptr(JsonObject) response = NULL;
 
-  if (engine == NULL || !chp_engine_get_site_learning (engine) || entry_id == NULL)
+  if (engine == NULL || !chp_engine_get_site_learning (engine) || entry_id == NULL ||
+      says_nothing (status))
     return;
-  if (success && shape != NULL && JSON_NODE_HOLDS_OBJECT (shape))
-    {
-      response = json_object_new ();
-      json_object_set_string_member (response, "contentType",
-                                     chp_mcp_json_string (answer, "contentType", ""));
-      json_object_set_member (response, "shape", chp_mcp_api_shape_copy (shape, 0));
-    }
+  if (success && answer != NULL)
+    response = response_of (answer);
   chp_store_site_endpoint_result_async (chp_engine_get_store (engine),
                                         entry_id, success, status, response,
                                         g_get_real_time () / 1000,
@@ -633,13 +632,16 @@ results_recorded_cb (GObject      *source,
 }
 
 /* browser_batch's API steps, each moving its entry's confidence as a single call's does, in
- * one write (@uses: ChpSiteUse, in step order). */
+ * one write (@uses: ChpSiteUse, in step order; those that say nothing are dropped from it). */
 void
 chp_tool_api_record_uses (ToolCall *call,
                           GArray   *uses)
 {
   g_autoptr(ChpEngine) engine = g_weak_ref_get (&call->self->engine);
 
+  for (guint i = uses->len; i > 0; i--)
+    if (says_nothing (g_array_index (uses, ChpSiteUse, i - 1).status))
+      g_array_remove_index (uses, i - 1);
   if (engine == NULL || !chp_engine_get_site_learning (engine) || uses->len == 0)
     return;
   chp_store_site_endpoint_results_async (chp_engine_get_store (engine),
