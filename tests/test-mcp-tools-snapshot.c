@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-mcp-tools-snapshot.c: a page's snapshot as the agent reads it, as pure functions: its
  * lines, the structured copy with the page's words marked, pages through a large page, queries and
- * diffs. */
+ * diffs; then, on a real engine, what snapshots teach the site memory. */
 #include "config.h"
 
 #include "test-mcp-tools-harness.h"
 
 #include "chp-mcp-format.h"
+#include "chp-store-sites.h"
 
 #include <string.h>
 
@@ -638,6 +639,112 @@ test_snapshot_drag_only (void)
   g_assert_null (strstr (diff->text, "new text:\nOrder 4415\nOrder 4416"));
 }
 
+/* ---- what snapshots teach the site memory, and its card ------------------------------------ */
+
+#define SHOP "https://shop.example"
+
+typedef struct
+{
+  Env            env;
+  ChpTestClient *client;
+} Browser;
+
+/* The shop's tab 7, granted, as the grant last recorded it: at /cart. */
+static void
+browser_start (Browser *b)
+{
+  gint64 expires = g_get_real_time () / 1000 + 600000;
+  g_autofree char *tabs = g_strdup_printf (TABS_ANSWER, expires);
+  g_autofree char *grants = g_strdup_printf (
+    "{\"grants\":[{\"grantId\":\"g1\",\"label\":\"Buy a mug\",\"createdAt\":1,"
+    "\"expiresAt\":%" G_GINT64_FORMAT ",\"scopes\":[\"browser.dom.read\"],"
+    "\"targets\":[{\"tabId\":7,\"frameId\":0,\"origin\":\"" SHOP "\","
+    "\"url\":\"" SHOP "/cart\"}]}]}", expires);
+
+  env_setup (&b->env, NULL);
+  b->client = browser_connect (&b->env);
+  show_tabs_and_grant (&b->env, b->client, tabs, grants);
+}
+
+static void
+browser_stop (Browser *b)
+{
+  g_clear_pointer (&b->client, chp_test_client_free);
+  env_teardown (&b->env, NULL);
+}
+
+/* An agent's browser_snapshot of tab 7 in @context, the browser reading @page: the result's
+ * text, or NULL when the snapshot was refused. */
+static char *
+snapshot_reads (Browser       *b,
+                ChpMcpContext *context,
+                const char    *page)
+{
+  g_autoptr(JsonObject) request = NULL;
+  Call call = { 0, };
+  char *text;
+
+  call_start (b->env.tools, context, "browser_snapshot", "{\"tab\":\"b1:7\"}", NULL, &call);
+  request = browser_request (b->client, "browser.context");
+  browser_answer (b->client, request, page);
+  call_wait (&call);
+  text = result_is_error (call.result) ? NULL : g_strdup (result_text (call.result));
+  call_clear (&call);
+  return text;
+}
+
+static gboolean
+keeps_control (ChpSiteRecord *record,
+               const char    *role,
+               const char    *label)
+{
+  for (guint i = 0; record != NULL && i < record->controls->len; i++)
+    {
+      const ChpSiteControl *c = g_ptr_array_index (record->controls, i);
+
+      if (g_str_equal (c->role, role) && g_strcmp0 (c->label, label) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A record list's row — "Call Alice Smith", a feed's "Alice Smith" — is on the page at every
+ * reload, so two visits see it; the memory keeps the page's own controls, never the row's. */
+static void
+test_snapshot_teaches_no_record (void)
+{
+  Browser b = { 0, };
+  g_autofree char *base = shop_snapshot ();
+  g_autoptr(ChpSiteRecord) record = NULL;
+
+  browser_start (&b);
+  for (guint visit = 1; visit <= 2; visit++)
+    {
+      g_autoptr(GString) page = g_string_new (base);
+      g_autofree char *document = g_strdup_printf ("\"documentId\":\"VISIT%u\"", visit);
+      g_autoptr(ChpMcpContext) context = chp_mcp_context_new (visit == 1 ? "s-a" : "s-b");
+      g_autofree char *text = NULL;
+
+      g_string_replace (page, "\"documentId\":\"DOC1\"", document, 1);
+      g_string_replace (page, "\"nodes\":[",
+                        "\"nodes\":[{\"ref\":\"cap1abcd:e20\",\"role\":\"button\","
+                        "\"name\":\"Call Alice Smith\",\"tag\":\"button\",\"state\":{},"
+                        "\"inList\":true},", 1);
+      g_string_replace (page, "\"headings\":[",
+                        "\"headings\":[{\"level\":2,\"text\":\"Alice Smith\",\"inList\":true},", 1);
+      text = snapshot_reads (&b, context, page->str);
+      g_assert_nonnull (text);
+      /* The agent reads the row as any other control. */
+      g_assert_true (inside_wrapper (text, "button \"Call Alice Smith\"\n"));
+    }
+  record = site_stored (b.env.engine, SHOP);
+  g_assert_nonnull (record);
+  g_assert_true (keeps_control (record, "button", "Send"));
+  g_assert_false (keeps_control (record, "button", "Call Alice Smith"));
+  g_assert_false (keeps_control (record, "heading", "Alice Smith"));
+  browser_stop (&b);
+}
+
 void
 test_mcp_tools_add_snapshot (void)
 {
@@ -652,4 +759,6 @@ test_mcp_tools_add_snapshot (void)
   g_test_add_func ("/chaperone/mcp-tools/snapshot/diff", test_snapshot_diff);
   g_test_add_func ("/chaperone/mcp-tools/snapshot/found-lines", test_snapshot_found_lines);
   g_test_add_func ("/chaperone/mcp-tools/snapshot/drag-only", test_snapshot_drag_only);
+  g_test_add_func ("/chaperone/mcp-tools/snapshot/teaches-no-record",
+                   test_snapshot_teaches_no_record);
 }

@@ -5,8 +5,10 @@
  * named controls (buttons, tabs, menu items, fields) — the store keeps a label only once it was
  * seen on two visits and never one that carries the person's data (chp-store-sites-merge.c, the
  * allowlist); its page headings, the same way, and from them how to tell the page is ready; and
- * the path where sign-in shows. Links are not taught: lists of records (mails,
- * contacts, rows) are links, and their names are the person's data.
+ * the path where sign-in shows, templated. Links are not taught: lists of records (mails,
+ * contacts, rows) are links, and their names are the person's data; nor is a control or a
+ * heading the browser saw inside a record list (inList: a list item, a data row, a feed's
+ * article), whose "Call Alice Smith" comes back on every reload.
  * Gives back: the arrival card (chp-mcp-site-card.c) at an agent's first snapshot of a
  * remembered site in its session. All of it is the store's, on its thread; nothing here waits on
  * the network. */
@@ -179,6 +181,7 @@ add_headings (JsonObject *answer,
       JsonObject *c;
 
       if (text == NULL || chp_mcp_json_int (h, "level", 9) > 2 || *text == '\0' ||
+          chp_mcp_json_bool (h, "inList") ||
           g_utf8_strlen (text, -1) > LEARN_MAX_LABEL || chp_site_allowlist_label_is_personal (text) ||
           g_ptr_array_find_with_equal_func (headings, text, g_str_equal, NULL))
         continue;
@@ -216,7 +219,10 @@ controls_update (const char *origin,
       n = json_node_get_object (node);
       role = chp_mcp_json_string (n, "role", NULL);
       name = chp_mcp_json_string (n, "name", NULL);
+      /* A record's control is never sent: the store would not keep it, and a list's rows would
+       * crowd the page's own controls out of LEARN_MAX_CONTROLS. */
       if (role == NULL || name == NULL || !g_strv_contains (LEARNED_ROLES, role) ||
+          chp_mcp_json_bool (n, "inList") ||
           *name == '\0' || g_utf8_strlen (name, -1) > LEARN_MAX_LABEL ||
           chp_site_allowlist_label_is_personal (name) || strchr (name, '[') != NULL)
         continue;
