@@ -745,6 +745,40 @@ test_snapshot_teaches_no_record (void)
   browser_stop (&b);
 }
 
+/* A sign-in page's path says where sign-in is, never whose page or which code it was. */
+static void
+test_snapshot_signin_templated (void)
+{
+  static const char * const paths[][2] = {
+    { "/in/jane-doe-4a5b", "/in/{id}" },
+    { "/invite/aB3dE5g", "/invite/{id}" },
+    { "/u/alice%40example.com/login", "/u/{id}/login" },
+    { "/wp-login.php", "/wp-login.php" },
+    { "/account/12345/v2/sign_in", "/account/{id}/v2/sign_in" },
+  };
+  Browser b = { 0, };
+
+  browser_start (&b);
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_autoptr(GString) page = g_string_new (small_snapshot);
+      g_autofree char *url = g_strdup_printf ("\"url\":\"" SHOP "%s?next=%%2F\"", paths[i][0]);
+      g_autofree char *want = g_strdup_printf ("{\"path\":\"%s\",\"signals\":[\"password\"]}",
+                                               paths[i][1]);
+      g_autofree char *text = NULL;
+      g_autoptr(ChpSiteRecord) record = NULL;
+
+      /* The page shows a password field: the floor refuses it, and its path is learned. */
+      g_string_replace (page, "\"url\":\"https://shop.example/cart?x=1\"", url, 1);
+      text = snapshot_reads (&b, b.env.context, page->str);
+      g_assert_null (text);
+      record = site_stored (b.env.engine, SHOP);
+      g_assert_nonnull (record);
+      g_assert_cmpstr (record->info->signin, ==, want);
+    }
+  browser_stop (&b);
+}
+
 void
 test_mcp_tools_add_snapshot (void)
 {
@@ -761,4 +795,6 @@ test_mcp_tools_add_snapshot (void)
   g_test_add_func ("/chaperone/mcp-tools/snapshot/drag-only", test_snapshot_drag_only);
   g_test_add_func ("/chaperone/mcp-tools/snapshot/teaches-no-record",
                    test_snapshot_teaches_no_record);
+  g_test_add_func ("/chaperone/mcp-tools/snapshot/signin-templated",
+                   test_snapshot_signin_templated);
 }

@@ -298,8 +298,32 @@ chp_tool_site_learn_page (ToolCall   *call,
                                 (gpointer) "a visit was not counted");
 }
 
+/* Where sign-in shows, templated as learned API paths are (extension/lib/api-learn.js): each
+ * segment that is not a word — a number, an id, a slug with digits, anything escaped — is
+ * {id}. A page's path names the person (/in/jane-doe-4a5b) or holds a one-time code
+ * (/invite/aB3dE5g) as often as the page; words and a version (/ap/signin, /wp-login.php,
+ * /v2/login) say where sign-in is. */
+static char *
+signin_path (GUri *uri)
+{
+  g_auto(GStrv) segments = g_strsplit (g_uri_get_path (uri), "/", -1);
+  g_autofree char *path = NULL;
+
+  for (guint i = 1; segments[i] != NULL; i++)
+    if (*segments[i] != '\0' &&
+        !g_regex_match_simple ("^(?:[A-Za-z]+(?:[-_][A-Za-z]+)*(?:\\.[a-z]{1,5})?|v[0-9]{1,3})$",
+                               segments[i], 0, 0))
+      {
+        g_free (segments[i]);
+        segments[i] = g_strdup ("{id}");
+      }
+  path = g_strjoinv ("/", segments);
+  return *path == '/' ? g_steal_pointer (&path) : g_strdup ("/");
+}
+
 /* The page the floor just refused because it asks for a password: its site learns where sign-in
- * shows (the path, never the page), unless the site is one the floor keeps blind anyway. */
+ * shows (the path, templated; never the page), unless the site is one the floor keeps blind
+ * anyway. */
 void
 chp_tool_site_learn_signin (ToolCall   *call,
                             JsonObject *answer,
@@ -309,6 +333,7 @@ chp_tool_site_learn_signin (ToolCall   *call,
   const char *url = chp_mcp_json_string (answer, "url", NULL);
   g_autoptr(GUri) uri = url != NULL ? g_uri_parse (url, G_URI_FLAGS_NONE, NULL) : NULL;
   g_autofree char *origin = NULL;
+  g_autofree char *path = NULL;
   g_autoptr(JsonObject) update = NULL;
   JsonObject *signin;
   JsonArray *signals;
@@ -323,8 +348,8 @@ chp_tool_site_learn_signin (ToolCall   *call,
   update = json_object_new ();
   json_object_set_string_member (update, "origin", origin);
   signin = json_object_new ();
-  json_object_set_string_member (signin, "path", g_uri_get_path (uri)[0] != '\0'
-                                                 ? g_uri_get_path (uri) : "/");
+  path = signin_path (uri);
+  json_object_set_string_member (signin, "path", path);
   signals = json_array_new ();
   json_array_add_string_element (signals, "password");
   json_object_set_array_member (signin, "signals", signals);
