@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-mcp-tools-snapshot.c: a page's snapshot as the agent reads it, as pure functions: its
  * lines, the structured copy with the page's words marked, pages through a large page, queries and
- * diffs; then, on a real engine, what snapshots teach the site memory. */
+ * diffs; then, on a real engine, what snapshots teach the site memory and the arrival card they
+ * start with. */
 #include "config.h"
 
 #include "test-mcp-tools-harness.h"
@@ -779,6 +780,44 @@ test_snapshot_signin_templated (void)
   browser_stop (&b);
 }
 
+/* The tab went to another site after its grant recorded the shop: the shop's card is not put in
+ * front of that site's page, and the shop's next snapshot still starts with it. */
+static void
+test_snapshot_card_of_its_site (void)
+{
+  Browser b = { 0, };
+  g_autoptr(JsonObject) learned = parse_object (
+    "{\"origin\":\"" SHOP "\",\"endpoints\":[{\"method\":\"GET\",\"pathTemplate\":\"/api/cart\","
+    "\"credential\":{\"kind\":\"cookie\"},\"frame\":\"" SHOP "\",\"sampleStatus\":200}]}");
+  g_autoptr(ChpMcpContext) later = chp_mcp_context_new ("session-2");
+  g_autoptr(GString) elsewhere = g_string_new (NULL);
+  g_autofree char *shop = shop_snapshot ();
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *third = NULL;
+
+  browser_start (&b);
+  chp_store_merge_site_async (chp_engine_get_store (b.env.engine), learned, NULL,
+                              g_get_real_time () / 1000, NULL, NULL, NULL);
+  chp_site_record_free (site_stored (b.env.engine, SHOP));
+
+  g_string_assign (elsewhere, shop);
+  g_string_replace (elsewhere, "https://shop.example/", "https://mail.example/", 0);
+  g_string_replace (elsewhere, "\"documentId\":\"DOC1\"", "\"documentId\":\"MAIL1\"", 1);
+  first = snapshot_reads (&b, later, elsewhere->str);
+  g_assert_nonnull (first);
+  g_assert_null (strstr (first, "Chaperone remembers"));
+  g_assert_null (strstr (first, "/api/cart"));
+
+  second = snapshot_reads (&b, later, shop);
+  g_assert_nonnull (second);
+  g_assert_true (g_str_has_prefix (second, "Chaperone remembers this site"));
+  g_assert_true (inside_wrapper (second, "GET /api/cart"));
+  third = snapshot_reads (&b, later, shop);
+  g_assert_null (strstr (third, "Chaperone remembers"));
+  browser_stop (&b);
+}
+
 void
 test_mcp_tools_add_snapshot (void)
 {
@@ -797,4 +836,6 @@ test_mcp_tools_add_snapshot (void)
                    test_snapshot_teaches_no_record);
   g_test_add_func ("/chaperone/mcp-tools/snapshot/signin-templated",
                    test_snapshot_signin_templated);
+  g_test_add_func ("/chaperone/mcp-tools/snapshot/card-of-its-site",
+                   test_snapshot_card_of_its_site);
 }

@@ -247,13 +247,36 @@ controls_update (const char *origin,
   return update;
 }
 
+/* The origin whose card the call holds, on its task: the page the grant last recorded, which the
+ * browser's answer may no longer show. */
+#define CARD_ORIGIN "chp-site-card-origin"
+
+/* The card goes in front of the page only when the page is its site's: the tab may have gone
+ * to another site between the grant's record and the browser's read. Then it is dropped, and
+ * its site's card counts as not shown yet: its own site's next snapshot shows it. */
+static void
+drop_foreign_card (ToolCall   *call,
+                   JsonObject *answer)
+{
+  const char *carded = g_object_get_data (G_OBJECT (call->task), CARD_ORIGIN);
+  g_autofree char *origin = chp_mcp_format_origin (chp_mcp_json_string (answer, "url", NULL));
+  g_autofree char *key = NULL;
+
+  if (carded == NULL || g_strcmp0 (origin, carded) == 0)
+    return;
+  g_clear_pointer (&call->site_card, g_free);
+  key = g_strconcat ("card:", carded, NULL);
+  chp_mcp_context_forget (call->context, key);
+}
+
 /*
  * chp_tool_site_learn_page:
  * @answer: the browser's (redacted) snapshot of the tab's page
  *
  * A visit to the page's site, once per document, and its controls for the memory. A site the
  * memory does not know yet starts being remembered only through what it teaches (its controls or
- * its API), never by a visit alone.
+ * its API), never by a visit alone. The arrival card the call holds stays only when it is the
+ * page's own site's (drop_foreign_card()), whether learning is on or not.
  */
 void
 chp_tool_site_learn_page (ToolCall   *call,
@@ -268,6 +291,7 @@ chp_tool_site_learn_page (ToolCall   *call,
   const char *document = chp_mcp_json_string (answer, "documentId", NULL);
   JsonObject *seen;
 
+  drop_foreign_card (call, answer);
   if (engine == NULL || frame != 0 || document == NULL)
     return;
   /* Once per document and session: a page read ten times is one visit. */
@@ -450,6 +474,7 @@ typedef struct
 {
   GTask         *task;   /* owned */
   ChpSiteThen    then;
+  char          *origin;
 } CardLoad;
 
 static void
@@ -463,6 +488,8 @@ card_loaded_cb (GObject      *source,
 
   if (record != NULL)
     call->site_card = chp_mcp_site_card (record, call->marker);
+  g_object_set_data_full (G_OBJECT (load->task), CARD_ORIGIN, g_steal_pointer (&load->origin),
+                          g_free);
   load->then (load->task);
   g_object_unref (load->task);
   g_free (load);
@@ -499,6 +526,7 @@ chp_tool_site_load_card (GTask       *task,
   load = g_new0 (CardLoad, 1);
   load->task = g_object_ref (task);
   load->then = then;
+  load->origin = g_strdup (origin);
   chp_store_load_site_async (chp_engine_get_store (engine), origin, NULL, card_loaded_cb, load);
   return TRUE;
 }
