@@ -232,8 +232,8 @@ assert_refused (const char *field,
 {
   g_autofree char *json = g_strdup_printf (
     "{\"origin\":\"https://shop.example.com\","
-    "\"endpoints\":[{\"method\":\"GET\",\"pathTemplate\":\"%s\",\"credential\":{\"kind\":\"cookie\"},"
-    "\"frame\":\"%s\",\"sampleStatus\":200}],"
+    "\"endpoints\":[{\"method\":\"GET\",\"pathTemplate\":\"%s\","
+    "\"credential\":{\"kind\":\"cookie\"},\"frame\":\"%s\",\"sampleStatus\":200}],"
     "\"ready\":{\"heading\":\"%s\"},\"signin\":{\"path\":\"%s\",\"signals\":[\"password\"]}}",
     g_str_equal (field, "pathTemplate") ? value : "/api/orders/{id}",
     g_str_equal (field, "frame") ? value : "https://shop.example.com",
