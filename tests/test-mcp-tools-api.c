@@ -517,9 +517,12 @@ test_arrival_card (void)
 {
   World w = { 0, };
   g_autoptr(ChpMcpContext) later = chp_mcp_context_new ("session-2");
-  g_autofree char *page = shop_snapshot ();
+  g_autofree char *shop = shop_snapshot ();
+  g_autoptr(GString) page = g_string_new (shop);
   Call call = { 0, };
 
+  /* The wiki's page: a card is shown in front of its own site's page only. */
+  g_string_replace (page, "https://shop.example/cart?x=1", WIKI "/", 0);
   world_start (&w);
   learn (&w);
   for (guint i = 0; i < 2; i++)
@@ -529,7 +532,7 @@ test_arrival_card (void)
 
       call_start (w.env.tools, later, "browser_snapshot", "{\"tab\":\"b1:7\"}", NULL, &call);
       request = browser_request (w.client, "browser.context");
-      browser_answer (w.client, request, page);
+      browser_answer (w.client, request, page->str);
       call_wait (&call);
       g_assert_false (result_is_error (call.result));
       text = result_text (call.result);

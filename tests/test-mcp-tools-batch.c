@@ -435,7 +435,8 @@ test_remembered (void)
   g_autofree char *steps = NULL;
   g_autofree char *args = NULL;
   g_autofree char *hello = NULL;
-  g_autofree char *page = shop_snapshot ();
+  g_autofree char *shop = shop_snapshot ();
+  g_autoptr(GString) page = g_string_new (shop);
   const ChpSiteRecipe *kept;
   const char *text;
   Call call = { 0, };
@@ -498,7 +499,9 @@ test_remembered (void)
   /* A third session's arrival card names it. */
   call_start (w.env.tools, third, "browser_snapshot", "{\"tab\":\"b1:7\"}", NULL, &call);
   snapshot = browser_request (w.client, "browser.context");
-  browser_answer (w.client, snapshot, page);
+  /* The wiki's page: a card is shown in front of its own site's page only. */
+  g_string_replace (page, "https://shop.example/cart?x=1", WIKI "/", 0);
+  browser_answer (w.client, snapshot, page->str);
   call_wait (&call);
   text = result_text (call.result);
   g_assert_true (g_str_has_prefix (text, "Chaperone remembers this site"));

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-mcp-tools-snapshot.c: a page's snapshot as the agent reads it, as pure functions: its
  * lines, the structured copy with the page's words marked, pages through a large page, queries and
- * diffs. */
+ * diffs; then, on a real engine, what snapshots teach the site memory and the arrival card they
+ * start with. */
 #include "config.h"
 
 #include "test-mcp-tools-harness.h"
 
 #include "chp-mcp-format.h"
+#include "chp-store-sites.h"
 
 #include <string.h>
 
@@ -638,6 +640,184 @@ test_snapshot_drag_only (void)
   g_assert_null (strstr (diff->text, "new text:\nOrder 4415\nOrder 4416"));
 }
 
+/* ---- what snapshots teach the site memory, and its card ------------------------------------ */
+
+#define SHOP "https://shop.example"
+
+typedef struct
+{
+  Env            env;
+  ChpTestClient *client;
+} Browser;
+
+/* The shop's tab 7, granted, as the grant last recorded it: at /cart. */
+static void
+browser_start (Browser *b)
+{
+  gint64 expires = g_get_real_time () / 1000 + 600000;
+  g_autofree char *tabs = g_strdup_printf (TABS_ANSWER, expires);
+  g_autofree char *grants = g_strdup_printf (
+    "{\"grants\":[{\"grantId\":\"g1\",\"label\":\"Buy a mug\",\"createdAt\":1,"
+    "\"expiresAt\":%" G_GINT64_FORMAT ",\"scopes\":[\"browser.dom.read\"],"
+    "\"targets\":[{\"tabId\":7,\"frameId\":0,\"origin\":\"" SHOP "\","
+    "\"url\":\"" SHOP "/cart\"}]}]}", expires);
+
+  env_setup (&b->env, NULL);
+  b->client = browser_connect (&b->env);
+  show_tabs_and_grant (&b->env, b->client, tabs, grants);
+}
+
+static void
+browser_stop (Browser *b)
+{
+  g_clear_pointer (&b->client, chp_test_client_free);
+  env_teardown (&b->env, NULL);
+}
+
+/* An agent's browser_snapshot of tab 7 in @context, the browser reading @page: the result's
+ * text, or NULL when the snapshot was refused. */
+static char *
+snapshot_reads (Browser       *b,
+                ChpMcpContext *context,
+                const char    *page)
+{
+  g_autoptr(JsonObject) request = NULL;
+  Call call = { 0, };
+  char *text;
+
+  call_start (b->env.tools, context, "browser_snapshot", "{\"tab\":\"b1:7\"}", NULL, &call);
+  request = browser_request (b->client, "browser.context");
+  browser_answer (b->client, request, page);
+  call_wait (&call);
+  text = result_is_error (call.result) ? NULL : g_strdup (result_text (call.result));
+  call_clear (&call);
+  return text;
+}
+
+static gboolean
+keeps_control (ChpSiteRecord *record,
+               const char    *role,
+               const char    *label)
+{
+  for (guint i = 0; record != NULL && i < record->controls->len; i++)
+    {
+      const ChpSiteControl *c = g_ptr_array_index (record->controls, i);
+
+      if (g_str_equal (c->role, role) && g_strcmp0 (c->label, label) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A record list's row — "Call Alice Smith", a feed's "Alice Smith" — is on the page at every
+ * reload, so two visits see it; the memory keeps the page's own controls, never the row's. */
+static void
+test_snapshot_teaches_no_record (void)
+{
+  Browser b = { 0, };
+  g_autofree char *base = shop_snapshot ();
+  g_autoptr(ChpSiteRecord) record = NULL;
+
+  browser_start (&b);
+  for (guint visit = 1; visit <= 2; visit++)
+    {
+      g_autoptr(GString) page = g_string_new (base);
+      g_autofree char *document = g_strdup_printf ("\"documentId\":\"VISIT%u\"", visit);
+      g_autoptr(ChpMcpContext) context = chp_mcp_context_new (visit == 1 ? "s-a" : "s-b");
+      g_autofree char *text = NULL;
+
+      g_string_replace (page, "\"documentId\":\"DOC1\"", document, 1);
+      g_string_replace (page, "\"nodes\":[",
+                        "\"nodes\":[{\"ref\":\"cap1abcd:e20\",\"role\":\"button\","
+                        "\"name\":\"Call Alice Smith\",\"tag\":\"button\",\"state\":{},"
+                        "\"inList\":true},", 1);
+      g_string_replace (page, "\"headings\":[",
+                        "\"headings\":[{\"level\":2,\"text\":\"Alice Smith\",\"inList\":true},", 1);
+      text = snapshot_reads (&b, context, page->str);
+      g_assert_nonnull (text);
+      /* The agent reads the row as any other control. */
+      g_assert_true (inside_wrapper (text, "button \"Call Alice Smith\"\n"));
+    }
+  record = site_stored (b.env.engine, SHOP);
+  g_assert_nonnull (record);
+  g_assert_true (keeps_control (record, "button", "Send"));
+  g_assert_false (keeps_control (record, "button", "Call Alice Smith"));
+  g_assert_false (keeps_control (record, "heading", "Alice Smith"));
+  browser_stop (&b);
+}
+
+/* A sign-in page's path says where sign-in is, never whose page or which code it was. */
+static void
+test_snapshot_signin_templated (void)
+{
+  static const char * const paths[][2] = {
+    { "/in/jane-doe-4a5b", "/in/{id}" },
+    { "/invite/aB3dE5g", "/invite/{id}" },
+    { "/u/alice%40example.com/login", "/u/{id}/login" },
+    { "/wp-login.php", "/wp-login.php" },
+    { "/account/12345/v2/sign_in", "/account/{id}/v2/sign_in" },
+  };
+  Browser b = { 0, };
+
+  browser_start (&b);
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_autoptr(GString) page = g_string_new (small_snapshot);
+      g_autofree char *url = g_strdup_printf ("\"url\":\"" SHOP "%s?next=%%2F\"", paths[i][0]);
+      g_autofree char *want = g_strdup_printf ("{\"path\":\"%s\",\"signals\":[\"password\"]}",
+                                               paths[i][1]);
+      g_autofree char *text = NULL;
+      g_autoptr(ChpSiteRecord) record = NULL;
+
+      /* The page shows a password field: the floor refuses it, and its path is learned. */
+      g_string_replace (page, "\"url\":\"https://shop.example/cart?x=1\"", url, 1);
+      text = snapshot_reads (&b, b.env.context, page->str);
+      g_assert_null (text);
+      record = site_stored (b.env.engine, SHOP);
+      g_assert_nonnull (record);
+      g_assert_cmpstr (record->info->signin, ==, want);
+    }
+  browser_stop (&b);
+}
+
+/* The tab went to another site after its grant recorded the shop: the shop's card is not put in
+ * front of that site's page, and the shop's next snapshot still starts with it. */
+static void
+test_snapshot_card_of_its_site (void)
+{
+  Browser b = { 0, };
+  g_autoptr(JsonObject) learned = parse_object (
+    "{\"origin\":\"" SHOP "\",\"endpoints\":[{\"method\":\"GET\",\"pathTemplate\":\"/api/cart\","
+    "\"credential\":{\"kind\":\"cookie\"},\"frame\":\"" SHOP "\",\"sampleStatus\":200}]}");
+  g_autoptr(ChpMcpContext) later = chp_mcp_context_new ("session-2");
+  g_autoptr(GString) elsewhere = g_string_new (NULL);
+  g_autofree char *shop = shop_snapshot ();
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *third = NULL;
+
+  browser_start (&b);
+  chp_store_merge_site_async (chp_engine_get_store (b.env.engine), learned, NULL,
+                              g_get_real_time () / 1000, NULL, NULL, NULL);
+  chp_site_record_free (site_stored (b.env.engine, SHOP));
+
+  g_string_assign (elsewhere, shop);
+  g_string_replace (elsewhere, "https://shop.example/", "https://mail.example/", 0);
+  g_string_replace (elsewhere, "\"documentId\":\"DOC1\"", "\"documentId\":\"MAIL1\"", 1);
+  first = snapshot_reads (&b, later, elsewhere->str);
+  g_assert_nonnull (first);
+  g_assert_null (strstr (first, "Chaperone remembers"));
+  g_assert_null (strstr (first, "/api/cart"));
+
+  second = snapshot_reads (&b, later, shop);
+  g_assert_nonnull (second);
+  g_assert_true (g_str_has_prefix (second, "Chaperone remembers this site"));
+  g_assert_true (inside_wrapper (second, "GET /api/cart"));
+  third = snapshot_reads (&b, later, shop);
+  g_assert_null (strstr (third, "Chaperone remembers"));
+  browser_stop (&b);
+}
+
 void
 test_mcp_tools_add_snapshot (void)
 {
@@ -652,4 +832,10 @@ test_mcp_tools_add_snapshot (void)
   g_test_add_func ("/chaperone/mcp-tools/snapshot/diff", test_snapshot_diff);
   g_test_add_func ("/chaperone/mcp-tools/snapshot/found-lines", test_snapshot_found_lines);
   g_test_add_func ("/chaperone/mcp-tools/snapshot/drag-only", test_snapshot_drag_only);
+  g_test_add_func ("/chaperone/mcp-tools/snapshot/teaches-no-record",
+                   test_snapshot_teaches_no_record);
+  g_test_add_func ("/chaperone/mcp-tools/snapshot/signin-templated",
+                   test_snapshot_signin_templated);
+  g_test_add_func ("/chaperone/mcp-tools/snapshot/card-of-its-site",
+                   test_snapshot_card_of_its_site);
 }

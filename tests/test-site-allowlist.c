@@ -183,6 +183,101 @@ test_hostile_shapes (void)
   g_assert_cmpstr (bad_field, ==, "endpoints[0]");
 }
 
+/* The person's data written the ways pages write it: a sentence's period after an address,
+ * dots, slashes, Unicode dashes and no-break spaces between a number's groups, fullwidth and
+ * Arabic-Indic digits. The rows after them look alike and are not the person's. */
+static void
+test_disguised_labels (void)
+{
+  static const char * const personal[] = {
+    "Write to alice@example.com.",
+    "alice@example.com-",
+    "ａｌｉｃｅ＠ｅｘａｍｐｌｅ．ｃｏｍ",
+    "Call 555.123.4567",
+    "06.12.34.56.78",
+    "030/1234567",
+    "555\u2010123\u20104567",
+    "555\u2013123\u20134567",
+    "06\u00a012\u00a034\u00a056\u00a078",
+    "０９０-１２３４-５６７８",
+    "\u0660\u0669\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668",
+    "Order #\uff11\uff12\uff13\uff14\uff15",
+  };
+  static const char * const not_personal[] = {
+    "Version 1.2.3",
+    "Chrome 120.0.6099.109",
+    "Released 15.01.2024",
+    "Archive 2024/01/15",
+    "Total 42.50 EUR",
+    "Step 1/3",
+    "Page 1 of 20",
+    "Write to us@",
+    "Top 1000 songs",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (personal); i++)
+    if (!chp_site_allowlist_label_is_personal (personal[i]))
+      g_error ("“%s” is not personal", personal[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (not_personal); i++)
+    if (chp_site_allowlist_label_is_personal (not_personal[i]))
+      g_error ("“%s” is personal", not_personal[i]);
+}
+
+/* @field of a valid update set to @value: refused, naming @bad_field and saying @why. */
+static void
+assert_refused (const char *field,
+                const char *value,
+                const char *bad_field,
+                const char *why)
+{
+  g_autofree char *json = g_strdup_printf (
+    "{\"origin\":\"https://shop.example.com\","
+    "\"endpoints\":[{\"method\":\"GET\",\"pathTemplate\":\"%s\","
+    "\"credential\":{\"kind\":\"cookie\"},\"frame\":\"%s\",\"sampleStatus\":200}],"
+    "\"ready\":{\"heading\":\"%s\"},\"signin\":{\"path\":\"%s\",\"signals\":[\"password\"]}}",
+    g_str_equal (field, "pathTemplate") ? value : "/api/orders/{id}",
+    g_str_equal (field, "frame") ? value : "https://shop.example.com",
+    g_str_equal (field, "heading") ? value : "Your orders",
+    g_str_equal (field, "signin") ? value : "/login");
+  g_autoptr(JsonNode) update = json_from_string (json, NULL);
+  g_autofree char *refused = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_nonnull (update);
+  if (chp_site_allowlist_check (json_node_get_object (update), &refused, &error))
+    g_error ("%s “%s” was accepted", field, value);
+  g_assert_cmpstr (refused, ==, bad_field);
+  g_assert_nonnull (strstr (error->message, why));
+  g_assert_null (strstr (error->message, value));
+}
+
+/* What a path or a frame keeps behind its escapes is read as the person reads it. */
+static void
+test_escaped_paths (void)
+{
+  g_autoptr(JsonNode) update = json_from_string (
+    "{\"origin\":\"https://shop.example.com\","
+    "\"endpoints\":[{\"method\":\"GET\",\"pathTemplate\":\"/wiki/caf%C3%A9s\","
+    "\"credential\":{\"kind\":\"cookie\"},\"frame\":\"https://shop.example.com/a%20b\","
+    "\"sampleStatus\":200}],\"signin\":{\"path\":\"/login\",\"signals\":[\"password\"]}}", NULL);
+
+  assert_refused ("pathTemplate", "/u/alice%40example.com", "endpoints[0].pathTemplate",
+                  "carries an email address");
+  assert_refused ("pathTemplate", "/u/alice%2540example.com", "endpoints[0].pathTemplate",
+                  "carries an email address");
+  assert_refused ("signin", "/u/alice%40example.com", "signin.path", "carries an email address");
+  assert_refused ("signin", "/call/555%2E123%2E4567", "signin.path", "carries a phone number");
+  assert_refused ("frame", "https://shop.example.com/u/alice%40example.com",
+                  "endpoints[0].frame", "carries an email address");
+  assert_refused ("pathTemplate", "/sale/100%", "endpoints[0].pathTemplate",
+                  "holds an escape that does not decode");
+  assert_refused ("heading", "Call 555.123.4567", "ready.heading", "carries a phone number");
+  assert_refused ("heading", "Mail alice@example.com.", "ready.heading",
+                  "carries an email address");
+  /* An escape that hides nothing of the person's is kept. */
+  g_assert_true (chp_site_allowlist_check (json_node_get_object (update), NULL, NULL));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -192,6 +287,8 @@ main (int   argc,
   g_test_add_func ("/chaperone/site-allowlist/vectors", test_vectors);
   g_test_add_func ("/chaperone/site-allowlist/labels", test_labels);
   g_test_add_func ("/chaperone/site-allowlist/hostile-shapes", test_hostile_shapes);
+  g_test_add_func ("/chaperone/site-allowlist/disguised-labels", test_disguised_labels);
+  g_test_add_func ("/chaperone/site-allowlist/escaped-paths", test_escaped_paths);
 
   return g_test_run ();
 }

@@ -352,6 +352,7 @@
   const NOTICE = '[role=status], [role=alert], [aria-live=polite], [aria-live=assertive], '
     + '[class*=toast], [class*=snackbar], [class*=notification], [class*=notice], [class*=flash]';
   // What a page adds when something was created: an item of a list, a row of a table or grid.
+  // Its items are records, whose controls the site memory never learns (page-read.js).
   const LIST_ITEM = 'li, [role=listitem], [role=row], [role=option], [role=article], tr, article';
   const WRITE_ADDED_MAX = 500;    // added elements looked at; a page that adds more is saying something
 
@@ -405,5 +406,5 @@
   }
 
   Object.assign(P, { classifyTarget, holdOf, submitHold, navigateHold, mustHoldSubmit, sameOrigin,
-    submission, controlFor, resolveHeld, untilStill, watchWrite, opensEditor, messageField });
+    submission, controlFor, resolveHeld, untilStill, watchWrite, opensEditor, messageField, LIST_ITEM });
 })();

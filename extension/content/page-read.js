@@ -117,6 +117,21 @@
     }
   }
 
+  // A record list's item — a list item, a grid's or data table's row, a feed's article: what
+  // page-holds.js LIST_ITEM says a page adds — is one record, and its controls and headings name
+  // it ("Call Alice Smith"): the site memory never learns them (inList). A header row, or a row
+  // of a table laid out for looks, holds no record; a navigation's list may (a chat's contacts).
+  function inRecordList(el) {
+    for (let n = el; n;) {
+      const item = n.closest(P.LIST_ITEM);
+      const row = item && (item.localName === 'tr' || item.getAttribute('role') === 'row');
+      if (item && (!row || (item.querySelector('td, [role=cell], [role=gridcell]')
+        && !item.closest('thead, table[role=presentation], table[role=none]')))) return true;
+      n = (item ? item.parentElement : null) || (item || n).getRootNode().host;
+    }
+    return false;
+  }
+
   /** Role, name, state … of one element: the facts a node line is made of. */
   function infoOf(el, ctx) {
     const { role, name } = roleAndName(el);
@@ -125,6 +140,7 @@
       state: stateOf(el, role, ctx.active),
       href: hrefOf(el),
       inModal: ctx.modals.length > 0 && ctx.modals.some((m) => composedContains(m, el)),
+      inList: inRecordList(el),
     };
   }
 
@@ -530,7 +546,7 @@
       const level = HEADING_LEVEL[h.localName]
         || clampInt(parseInt(h.getAttribute('aria-level') || '2', 10), 2, 1, 9);
       const text = C.clip(C.collapse(new Desc(h).text), HEADING_TEXT_MAX);
-      if (text) headings.push({ level, text });
+      if (text) headings.push(inRecordList(h) ? { level, text, inList: true } : { level, text });
     }
 
     const listed = found.iframes.slice(0, MAX_IFRAMES);

@@ -394,8 +394,9 @@
   }
 
   /**
-   * A node line as the agent sees it: {ref, role, name, tag, state, href?, inModal?}.
-   * `state` keeps only what is set, so lines stay short.
+   * A node line as the agent sees it: {ref, role, name, tag, state, href?, inModal?, inList?}.
+   * `state` keeps only what is set, so lines stay short. inList (one record's control, which
+   * the site memory never learns) is for the app, not the agent: no text form shows it.
    */
   function nodeLine(ref, info) {
     const line = { ref, role: info.role, name: info.name || '', tag: info.tag, state: {} };
@@ -407,6 +408,7 @@
     }
     if (info.href) line.href = clip(info.href, ATTR_MAX);
     if (info.inModal) line.inModal = true;
+    if (info.inList) line.inList = true;
     return line;
   }
 

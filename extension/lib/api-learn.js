@@ -144,11 +144,16 @@ function mergeBody(into, body) {
   return out;
 }
 
-/** origin + path of a URL (no query, no fragment), path redacted; or null. */
-function frameUrlOf(url) {
+/**
+ * The frame a route was called from, as the site memory keeps it: its origin, never its path. A
+ * page's path names the person as often as the page (/in/jane-doe-4a5b, /u/alice%40example.com,
+ * /invite/aB3dE5g), no template tells a name from a word, and a call needs only the frame's id
+ * and document. → {origin, url} (url: the origin too), or nulls.
+ */
+function frameOf(url) {
   try {
-    const u = new URL(url);
-    return { origin: u.origin, url: u.origin + redactPath(u.pathname).path };
+    const { origin } = new URL(url);
+    return origin === 'null' ? { origin: null, url: null } : { origin, url: origin };
   } catch {
     return { origin: null, url: null };
   }
@@ -189,7 +194,7 @@ export function learnRoutes(entries, docs) {
     if (e.startedAt >= r.lastAt) {
       r.lastAt = e.startedAt;
       r.frameId = e.frameId;
-      const frame = frameUrlOf(docs.get(e.documentId)?.url);
+      const frame = frameOf(docs.get(e.documentId)?.url);
       r.frameOrigin = frame.origin;
       r.frameUrl = frame.url;
       if (e.status !== null) r.sampleStatus = e.status;

@@ -129,7 +129,7 @@ describe('the site\'s own API through the engine', { skip }, () => {
     assert.equal(routes['GET /api/contacts/{id}'].count, 3, 'fetch and XHR calls of one route');
     assert.deepEqual(routes['GET /api/contacts/{id}'].queryKeys, ['expand']);
     assert.deepEqual(routes['PUT /api/notes/{id}'].credential, { kind: 'header', header: 'x-csrf-token' });
-    assert.equal(routes['PUT /api/notes/{id}'].frameUrl, `${app()}/api-app.html`);
+    assert.equal(routes['PUT /api/notes/{id}'].frameUrl, app(), 'the frame\'s origin, never its page');
     assert.equal(routes['GET /api/contacts'].origin, app());
   });
 

@@ -146,7 +146,7 @@ step('learn gives the routes with templates and how each is signed', async () =>
   assert.deepEqual(routes['GET /api/contacts/{id}'].queryKeys, ['expand']);
   assert.deepEqual(routes['PUT /api/notes/{id}'].credential, CSRF);
   assert.deepEqual(routes['GET /api/contacts'].credential, CSRF);
-  assert.equal(routes['PUT /api/notes/{id}'].frameUrl, `${app()}/api-app.html`);
+  assert.equal(routes['PUT /api/notes/{id}'].frameUrl, app(), 'the frame\'s origin, never its page');
   assert.equal(routes['GET /api/contacts'].origin, app());
 });
 

@@ -97,7 +97,7 @@ test('learn: one route per (method, origin, template), counts, merged query keys
   assert.deepEqual(contacts.queryKeys, ['expand', 'fields']);
   assert.equal(contacts.sampleStatus, 404, 'the newest status');
   assert.deepEqual(contacts.credential, { kind: 'cookie' });
-  assert.equal(contacts.frameUrl, 'https://app.example/inbox', 'the frame\'s URL without its query');
+  assert.equal(contacts.frameUrl, 'https://app.example', 'the frame\'s origin, not its page');
   assert.equal(contacts.frameOrigin, 'https://app.example');
   const notes = by['PUT https://app.example/api/notes/{id}'];
   assert.deepEqual(notes.body, { kind: 'json', keys: { text: 'string', pinned: 'boolean' } });
@@ -107,7 +107,7 @@ test('learn: one route per (method, origin, template), counts, merged query keys
   const track = by['GET https://api.widget.example/v1/track'];
   assert.deepEqual(track.credential, { kind: 'bearer', header: 'authorization' });
   assert.equal(track.frameId, 7);
-  assert.equal(track.frameUrl, 'https://widget.example/embed/abc');
+  assert.equal(track.frameUrl, 'https://widget.example');
   assert.ok(routes.every((r) => r.lastAt > 0 && r.contentType === 'application/json'));
 });
 
@@ -116,6 +116,21 @@ test('learn never shows a token that was in a path', () => {
   const routes = learnRoutes([entry({ method: 'POST', path: `/reset/${token}` })], DOCS);
   assert.equal(routes[0].pathTemplate, '/reset/{id}');
   assert.ok(!JSON.stringify(routes).includes(token));
+});
+
+test('learn keeps the frame\'s origin only: a page\'s path names the person', () => {
+  const pages = ['/in/jane-doe-4a5b', '/invite/aB3dE5g', '/u/alice%40example.com', '/in/jane-doe'];
+  const docs = new Map(pages.map((p, i) => [`P${i}`, { frameId: 0, url: `https://people.example${p}?tab=1` }]));
+  const routes = learnRoutes(pages.map((_, i) => entry({ origin: 'https://people.example', path: `/api/r${'a'.repeat(i + 1)}`,
+    documentId: `P${i}` })), docs);
+  assert.equal(routes.length, pages.length);
+  for (const r of routes) {
+    assert.equal(r.frameUrl, 'https://people.example');
+    assert.equal(r.frameOrigin, 'https://people.example');
+  }
+  for (const p of pages) assert.ok(!JSON.stringify(routes).includes(p.split('/')[2]), p);
+  const blank = learnRoutes([entry({ documentId: 'B' })], new Map([['B', { frameId: 0, url: 'about:blank' }]]));
+  assert.equal(blank[0].frameUrl, null, 'a frame without an origin names none');
 });
 
 test('paths shown in lists pass the redactor; long tokens and what follows /reset/ are masked', () => {

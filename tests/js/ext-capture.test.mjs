@@ -168,7 +168,7 @@ test('browser.network.list: the current documents\' requests, masked, filtered, 
     'GET https://widget.example/api/track', 'PUT https://app.example/api/notes/{id}']);
   assert.deepEqual(routes['PUT https://app.example/api/notes/{id}'].credential, { kind: 'bearer', header: 'authorization' });
   assert.deepEqual(routes['GET https://app.example/api/contacts'].queryKeys, ['q']);
-  assert.equal(routes['GET https://widget.example/api/track'].frameUrl, 'https://widget.example/embed');
+  assert.equal(routes['GET https://widget.example/api/track'].frameUrl, 'https://widget.example', 'the frame\'s origin, never its page');
 
   // The worker keeps the header values the page sent (to sign a call), and nothing shows them.
   assert.equal(router.capture.secret(1, 'https://app.example', 'x-csrf-token'), CSRF);

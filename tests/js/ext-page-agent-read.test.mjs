@@ -581,3 +581,29 @@ test('sign-in floor: a hidden password field does not refuse; open shadow roots 
   assert.deepEqual((await refused(same, 'context', {}, 'refused_floor')).data, { level: 'blind', reason: 'sign_in' });
   await framed.close();
 });
+
+test('record lists: the controls and headings of a list item, a data row, a grid row, a feed article are inList; the page\'s own are not', opts, async () => {
+  const page = await open('/index.html');
+  await page.evaluate(() => {
+    document.body.innerHTML = `
+      <header><button>Compose</button><input type="search" aria-label="Search mail"></header>
+      <nav><ul><li><button>Alice Smith</button></li></ul></nav>
+      <ul><li>Alice Smith <button>Call Alice Smith</button></li><li><span id="host"></span></li></ul>
+      <table><thead><tr><th><button>Sort by name</button></th></tr></thead>
+        <tbody><tr><td>Bob Jones</td><td><button>Email Bob Jones</button></td></tr></tbody></table>
+      <table role="presentation"><tr><td><button>Laid out</button></td></tr></table>
+      <div role="grid"><div role="row"><div role="gridcell"><button>Open Carol</button></div></div></div>
+      <div role="feed"><article><h2>Dan on holiday</h2><button>Like Dan's post</button></article></div>
+      <h2>Inbox</h2>`;
+    document.getElementById('host').attachShadow({ mode: 'open' }).innerHTML = '<button>Message Erin</button>';
+  });
+  const ctx = await ok(page, 'context', { captureId: 'c1' });
+  for (const name of ['Alice Smith', 'Call Alice Smith', 'Message Erin', 'Email Bob Jones', 'Open Carol', 'Like Dan\'s post']) {
+    assert.equal(byName(ctx, name).inList, true, name);
+  }
+  for (const name of ['Compose', 'Search mail', 'Sort by name', 'Laid out']) {
+    assert.equal(byName(ctx, name).inList, undefined, name);
+  }
+  assert.deepEqual(ctx.headings, [{ level: 2, text: 'Dan on holiday', inList: true }, { level: 2, text: 'Inbox' }]);
+  await page.close();
+});

@@ -313,6 +313,13 @@ test('node line shape and its one-line form', () => {
     'e5 checkbox "x" [checked=mixed, disabled]');
 });
 
+test('a record list\'s control is marked for the app, and its line reads as any other', () => {
+  const row = C.nodeLine('e6', { role: 'button', name: 'Call Alice Smith', tag: 'button', state: {}, inList: true });
+  assert.equal(row.inList, true, 'the site memory is told not to learn it');
+  assert.equal(C.nodeLine('e7', { role: 'button', name: 'Compose', tag: 'button', state: {}, inList: false }).inList, undefined);
+  assert.equal(C.formatNodeLine(row), 'e6 button "Call Alice Smith"', 'the agent\'s text is unchanged');
+});
+
 test('stable keys: tag+role+name+path, repeats numbered in document order', () => {
   const k = C.stableKey({ tag: 'button', role: 'button', name: 'Delete', path: 'body>ul#list>li' });
   assert.equal(k, 'button|button|Delete|body>ul#list>li');

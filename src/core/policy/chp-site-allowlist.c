@@ -14,7 +14,8 @@
  *   - control characters.
  * Refused in every string but a control's label (origin, paths, frame, keys, names, ready…):
  *   - an email address; a phone number; a run of 6 or more digits (a code or an account), or
- *     6 to 8 digits in groups of 3+ ("482 913"); in ready's texts, 5 digits or more.
+ *     6 to 8 digits in groups of 3+ ("482 913"); in ready's texts, 5 digits or more. Paths and
+ *     frames are read percent-decoded too (/u/alice%40example.com).
  * A control's label is what a page shows, often the person's own data ("alice@example.com",
  * "Order 1234567"): a label carrying an email, a phone number or 5+ digits does not refuse the
  * update but is never kept (chp_site_allowlist_label_is_personal(), which the store applies).
@@ -187,13 +188,35 @@ check_status_field (Check *ck, JsonNode *node, const Field *field)
   return TRUE;
 }
 
+/* A path as the browser shows it hides its data behind escapes (/u/alice%40example.com): it is
+ * read decoded too, until no escape is left; one that does not decode is refused. */
+static gboolean
+check_decoded (Check *ck, const char *s)
+{
+  g_autofree char *decoded = g_strdup (s);
+
+  for (guint round = 0; strchr (decoded, '%') != NULL && round < 4; round++)
+    {
+      char *next = g_uri_unescape_string (decoded, NULL);
+
+      if (next == NULL)
+        return fail (ck, "holds an escape that does not decode");
+      g_free (decoded);
+      decoded = next;
+      if ((ck->reason = chp_site_allowlist_text_problem (decoded, TEXT_PLAIN)) != NULL)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* "/" and then no query, no fragment, no blank: a query's values never get in. */
 static gboolean
 check_path_field (Check *ck, JsonNode *node, const Field *field)
 {
   const char *s;
 
-  if (!check_text (ck, node, field->max, TEXT_PLAIN))
+  if (!check_text (ck, node, field->max, TEXT_PLAIN) ||
+      !check_decoded (ck, json_node_get_string (node)))
     return FALSE;
   s = json_node_get_string (node);
   if (s[0] != '/')
@@ -289,7 +312,8 @@ check_frame_field (Check *ck, JsonNode *node, const Field *field)
 {
   const char *s, *path;
 
-  if (!check_text (ck, node, field->max, TEXT_PLAIN))
+  if (!check_text (ck, node, field->max, TEXT_PLAIN) ||
+      !check_decoded (ck, json_node_get_string (node)))
     return FALSE;
   s = json_node_get_string (node);
   if (strpbrk (s, "?# \t@") != NULL)

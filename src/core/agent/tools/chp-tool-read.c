@@ -277,6 +277,8 @@ snapshot_answered_cb (GObject      *source,
       return;
     }
 
+  /* What the page teaches the site memory; and the arrival card stays only when this page is
+   * its site's (the tab may have left the site its grant last recorded). */
   chp_tool_site_learn_page (call, answer, frame);
   tab = chp_tool_tab_name (call);
   structured = json_object_ref (json_node_get_object (snapshot->structured));

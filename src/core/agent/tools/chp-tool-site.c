@@ -5,8 +5,10 @@
  * named controls (buttons, tabs, menu items, fields) — the store keeps a label only once it was
  * seen on two visits and never one that carries the person's data (chp-store-sites-merge.c, the
  * allowlist); its page headings, the same way, and from them how to tell the page is ready; and
- * the path where sign-in shows. Links are not taught: lists of records (mails,
- * contacts, rows) are links, and their names are the person's data.
+ * the path where sign-in shows, templated. Links are not taught: lists of records (mails,
+ * contacts, rows) are links, and their names are the person's data; nor is a control or a
+ * heading the browser saw inside a record list (inList: a list item, a data row, a feed's
+ * article), whose "Call Alice Smith" comes back on every reload.
  * Gives back: the arrival card (chp-mcp-site-card.c) at an agent's first snapshot of a
  * remembered site in its session. All of it is the store's, on its thread; nothing here waits on
  * the network. */
@@ -179,6 +181,7 @@ add_headings (JsonObject *answer,
       JsonObject *c;
 
       if (text == NULL || chp_mcp_json_int (h, "level", 9) > 2 || *text == '\0' ||
+          chp_mcp_json_bool (h, "inList") ||
           g_utf8_strlen (text, -1) > LEARN_MAX_LABEL || chp_site_allowlist_label_is_personal (text) ||
           g_ptr_array_find_with_equal_func (headings, text, g_str_equal, NULL))
         continue;
@@ -216,7 +219,10 @@ controls_update (const char *origin,
       n = json_node_get_object (node);
       role = chp_mcp_json_string (n, "role", NULL);
       name = chp_mcp_json_string (n, "name", NULL);
+      /* A record's control is never sent: the store would not keep it, and a list's rows would
+       * crowd the page's own controls out of LEARN_MAX_CONTROLS. */
       if (role == NULL || name == NULL || !g_strv_contains (LEARNED_ROLES, role) ||
+          chp_mcp_json_bool (n, "inList") ||
           *name == '\0' || g_utf8_strlen (name, -1) > LEARN_MAX_LABEL ||
           chp_site_allowlist_label_is_personal (name) || strchr (name, '[') != NULL)
         continue;
@@ -241,13 +247,36 @@ controls_update (const char *origin,
   return update;
 }
 
+/* The origin whose card the call holds, on its task: the page the grant last recorded, which the
+ * browser's answer may no longer show. */
+#define CARD_ORIGIN "chp-site-card-origin"
+
+/* The card goes in front of the page only when the page is its site's: the tab may have gone
+ * to another site between the grant's record and the browser's read. Then it is dropped, and
+ * its site's card counts as not shown yet: its own site's next snapshot shows it. */
+static void
+drop_foreign_card (ToolCall   *call,
+                   JsonObject *answer)
+{
+  const char *carded = g_object_get_data (G_OBJECT (call->task), CARD_ORIGIN);
+  g_autofree char *origin = chp_mcp_format_origin (chp_mcp_json_string (answer, "url", NULL));
+  g_autofree char *key = NULL;
+
+  if (carded == NULL || g_strcmp0 (origin, carded) == 0)
+    return;
+  g_clear_pointer (&call->site_card, g_free);
+  key = g_strconcat ("card:", carded, NULL);
+  chp_mcp_context_forget (call->context, key);
+}
+
 /*
  * chp_tool_site_learn_page:
  * @answer: the browser's (redacted) snapshot of the tab's page
  *
  * A visit to the page's site, once per document, and its controls for the memory. A site the
  * memory does not know yet starts being remembered only through what it teaches (its controls or
- * its API), never by a visit alone.
+ * its API), never by a visit alone. The arrival card the call holds stays only when it is the
+ * page's own site's (drop_foreign_card()), whether learning is on or not.
  */
 void
 chp_tool_site_learn_page (ToolCall   *call,
@@ -262,6 +291,7 @@ chp_tool_site_learn_page (ToolCall   *call,
   const char *document = chp_mcp_json_string (answer, "documentId", NULL);
   JsonObject *seen;
 
+  drop_foreign_card (call, answer);
   if (engine == NULL || frame != 0 || document == NULL)
     return;
   /* Once per document and session: a page read ten times is one visit. */
@@ -292,8 +322,32 @@ chp_tool_site_learn_page (ToolCall   *call,
                                 (gpointer) "a visit was not counted");
 }
 
+/* Where sign-in shows, templated as learned API paths are (extension/lib/api-learn.js): each
+ * segment that is not a word — a number, an id, a slug with digits, anything escaped — is
+ * {id}. A page's path names the person (/in/jane-doe-4a5b) or holds a one-time code
+ * (/invite/aB3dE5g) as often as the page; words and a version (/ap/signin, /wp-login.php,
+ * /v2/login) say where sign-in is. */
+static char *
+signin_path (GUri *uri)
+{
+  g_auto(GStrv) segments = g_strsplit (g_uri_get_path (uri), "/", -1);
+  g_autofree char *path = NULL;
+
+  for (guint i = 1; segments[i] != NULL; i++)
+    if (*segments[i] != '\0' &&
+        !g_regex_match_simple ("^(?:[A-Za-z]+(?:[-_][A-Za-z]+)*(?:\\.[a-z]{1,5})?|v[0-9]{1,3})$",
+                               segments[i], 0, 0))
+      {
+        g_free (segments[i]);
+        segments[i] = g_strdup ("{id}");
+      }
+  path = g_strjoinv ("/", segments);
+  return *path == '/' ? g_steal_pointer (&path) : g_strdup ("/");
+}
+
 /* The page the floor just refused because it asks for a password: its site learns where sign-in
- * shows (the path, never the page), unless the site is one the floor keeps blind anyway. */
+ * shows (the path, templated; never the page), unless the site is one the floor keeps blind
+ * anyway. */
 void
 chp_tool_site_learn_signin (ToolCall   *call,
                             JsonObject *answer,
@@ -303,6 +357,7 @@ chp_tool_site_learn_signin (ToolCall   *call,
   const char *url = chp_mcp_json_string (answer, "url", NULL);
   g_autoptr(GUri) uri = url != NULL ? g_uri_parse (url, G_URI_FLAGS_NONE, NULL) : NULL;
   g_autofree char *origin = NULL;
+  g_autofree char *path = NULL;
   g_autoptr(JsonObject) update = NULL;
   JsonObject *signin;
   JsonArray *signals;
@@ -317,8 +372,8 @@ chp_tool_site_learn_signin (ToolCall   *call,
   update = json_object_new ();
   json_object_set_string_member (update, "origin", origin);
   signin = json_object_new ();
-  json_object_set_string_member (signin, "path", g_uri_get_path (uri)[0] != '\0'
-                                                 ? g_uri_get_path (uri) : "/");
+  path = signin_path (uri);
+  json_object_set_string_member (signin, "path", path);
   signals = json_array_new ();
   json_array_add_string_element (signals, "password");
   json_object_set_array_member (signin, "signals", signals);
@@ -419,6 +474,7 @@ typedef struct
 {
   GTask         *task;   /* owned */
   ChpSiteThen    then;
+  char          *origin;
 } CardLoad;
 
 static void
@@ -432,6 +488,8 @@ card_loaded_cb (GObject      *source,
 
   if (record != NULL)
     call->site_card = chp_mcp_site_card (record, call->marker);
+  g_object_set_data_full (G_OBJECT (load->task), CARD_ORIGIN, g_steal_pointer (&load->origin),
+                          g_free);
   load->then (load->task);
   g_object_unref (load->task);
   g_free (load);
@@ -468,6 +526,7 @@ chp_tool_site_load_card (GTask       *task,
   load = g_new0 (CardLoad, 1);
   load->task = g_object_ref (task);
   load->then = then;
+  load->origin = g_strdup (origin);
   chp_store_load_site_async (chp_engine_get_store (engine), origin, NULL, card_loaded_cb, load);
   return TRUE;
 }
