@@ -121,12 +121,21 @@
   // page-holds.js LIST_ITEM says a page adds — is one record, and its controls and headings name
   // it ("Call Alice Smith"): the site memory never learns them (inList). A header row, or a row
   // of a table laid out for looks, holds no record; a navigation's list may (a chat's contacts).
-  function inRecordList(el) {
+  // `seen`: item → whether it is a record, for one capture (a list's 500 controls share a few
+  // hundred items, and a row's test reads its cells).
+  function inRecordList(el, seen) {
     for (let n = el; n;) {
       const item = n.closest(P.LIST_ITEM);
-      const row = item && (item.localName === 'tr' || item.getAttribute('role') === 'row');
-      if (item && (!row || (item.querySelector('td, [role=cell], [role=gridcell]')
-        && !item.closest('thead, table[role=presentation], table[role=none]')))) return true;
+      if (item) {
+        let record = seen ? seen.get(item) : undefined;
+        if (record === undefined) {
+          const row = item.localName === 'tr' || item.getAttribute('role') === 'row';
+          record = !row || (item.querySelector('td, [role=cell], [role=gridcell]') !== null
+            && !item.closest('thead, table[role=presentation], table[role=none]'));
+          if (seen) seen.set(item, record);
+        }
+        if (record) return true;
+      }
       n = (item ? item.parentElement : null) || (item || n).getRootNode().host;
     }
     return false;
@@ -140,7 +149,7 @@
       state: stateOf(el, role, ctx.active),
       href: hrefOf(el),
       inModal: ctx.modals.length > 0 && ctx.modals.some((m) => composedContains(m, el)),
-      inList: inRecordList(el),
+      inList: inRecordList(el, ctx.records),
     };
   }
 
@@ -433,7 +442,7 @@
     // The walk went through open shadow roots too: a password field there is as good as any.
     // Checked before anything is computed from the page, so a refusal carries nothing of it.
     if (found.fields.some(shownPassword)) refuseSignIn();
-    const ctx = { active: deepActiveElement(), modals: openModals() };
+    const ctx = { active: deepActiveElement(), modals: openModals(), records: new Map() };
     let truncated = found.truncated;
 
     // Visible nodes first: in the viewport, then rendered elsewhere, then not rendered. Layout
@@ -546,7 +555,7 @@
       const level = HEADING_LEVEL[h.localName]
         || clampInt(parseInt(h.getAttribute('aria-level') || '2', 10), 2, 1, 9);
       const text = C.clip(C.collapse(new Desc(h).text), HEADING_TEXT_MAX);
-      if (text) headings.push(inRecordList(h) ? { level, text, inList: true } : { level, text });
+      if (text) headings.push(inRecordList(h, ctx.records) ? { level, text, inList: true } : { level, text });
     }
 
     const listed = found.iframes.slice(0, MAX_IFRAMES);
