@@ -4,7 +4,8 @@
  * card makes a rule and runs; the agent's next matching write is approved by the engine through
  * the person's Approve path with no card, counted, stored and audited; another agent, another
  * site, a send, an expired or revoked rule get a card as before; and nothing a browser says or an
- * agent calls makes a rule. */
+ * agent calls makes a rule. An API call or a batch a rule ran answers as the browser held it; an
+ * approval not done is a card, not a use. */
 #include "config.h"
 
 #include "test-mcp-tools-harness.h"
@@ -502,10 +503,216 @@ test_nothing_else_makes_one (void)
   world_stop (&w);
 }
 
+/* The person's "Always allow, for 1 hour" on the card of @id, a held write of the first agent's on
+ * @site. Returns: (transfer none): the rule, as the list keeps it */
+static ChpApprovalRule *
+make_rule (World      *w,
+           const char *id,
+           const char *site)
+{
+  g_autoptr(JsonObject) request = NULL;
+  g_autofree char *done = hold_json (id, "done", "write", site, "");
+  ChpApprovalRuleList *rules = chp_engine_get_rules (w->env.engine);
+  ChpHold *hold = act_makes_card (w, w->env.context, id, "write", site);
+  gboolean finished = FALSE;
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (rules));
+  g_autoptr(ChpApprovalRule) rule = NULL;
+
+  g_assert_true (chp_engine_can_allow_always (w->env.engine, hold));
+  chp_engine_allow_always_async (w->env.engine, hold, 3600, done_cb, &finished);
+  request = browser_request (w->client, "extension.hold.resolve");
+  browser_answer (w->client, request, done);
+  chp_test_until (finished);
+  rule = g_list_model_get_item (G_LIST_MODEL (rules), n);
+  g_assert_cmpstr (chp_approval_rule_get_site (rule), ==, site);
+  return rule;
+}
+
+typedef struct
+{
+  gboolean  done;
+  JsonNode *node;
+  GError   *error;
+} Answer;
+
+static void
+answered_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Answer *answer = user_data;
+
+  answer->node = chp_engine_agent_call_finish (CHP_ENGINE (source), result, &answer->error);
+  answer->done = TRUE;
+}
+
+/* A call to the site's API or a batch that a rule approved answers as the browser held it, as
+ * when the person approves its card: its tool reads a status or steps only that answer has, and
+ * browser_wait tells how the hold ended. Never "done" in a click's shape: the agent would read a
+ * failed write (and make it again) or a batch that ran no step (and keep it as a recipe). */
+static void
+test_call_and_batch (void)
+{
+  World w = { 0, };
+  g_autoptr(ChpAgentSession) agent = NULL;
+  g_autoptr(JsonObject) request = NULL;
+  ChpApprovalRule *rule;
+  JsonObject *structured;
+  const char *text;
+  Call call = { 0, };
+
+  world_start (&w);
+  agent = add_agent (&w, "session-1", "test-agent");
+  rule = make_rule (&w, "K1", SHOP);
+
+  /* browser.api.call, held as a write and approved by the rule. */
+  {
+    g_autofree char *held = hold_json ("K2", "held", "write", SHOP, "");
+    g_autofree char *answer = g_strdup_printf ("{\"held\":true,\"hold\":%s}", held);
+    g_autofree char *ran = hold_json ("K2", "done", "write", SHOP, ",\"changes\":{\"status\":204}");
+    Answer a = { 0, };
+    JsonObject *o;
+
+    chp_engine_agent_call_as_async (w.env.engine, "session-1", w.client->device_id,
+                                    "browser.api.call", NULL, 5000, NULL, answered_cb, &a);
+    request = browser_request (w.client, "browser.api.call");
+    browser_event (w.client, "hold.changed", held);
+    browser_answer (w.client, request, answer);
+    g_clear_pointer (&request, json_object_unref);
+    request = browser_request (w.client, "extension.hold.resolve");
+    browser_answer (w.client, request, ran);
+    g_clear_pointer (&request, json_object_unref);
+    chp_test_until (a.done);
+    g_assert_no_error (a.error);
+    o = json_node_get_object (a.node);
+    g_assert_true (json_object_get_boolean_member_with_default (o, "held", FALSE));
+    g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (o, "hold"),
+                                                    "holdId"), ==, "K2");
+    g_assert_false (json_object_has_member (o, "done"));
+    g_assert_cmpint (chp_approval_rule_get_use_count (rule), ==, 1);
+    json_node_unref (a.node);
+  }
+
+  /* browser_batch with saveAs, held at its first step: the agent learns which step was held,
+   * and no recipe is kept from a batch whose second step never ran. */
+  {
+    g_autofree char *held = hold_json ("K3", "held", "write", SHOP, "");
+    g_autofree char *answer = g_strdup_printf ("{\"done\":0,\"of\":2,\"ms\":8,\"steps\":["
+                                               "{\"ok\":false,\"held\":true,\"ms\":8}],"
+                                               "\"halted\":{\"step\":1,\"code\":\"held\","
+                                               "\"message\":\"Held for the person\"},"
+                                               "\"held\":true,\"hold\":%s}", held);
+    g_autofree char *ran = hold_json ("K3", "done", "write", SHOP, ",\"changes\":{}");
+    g_autofree char *grants = NULL;
+
+    /* A batch reads the tab's page from the grant, as the browser mirrors it. */
+    grants = g_strdup_printf ("{\"grants\":[{\"grantId\":\"g1\",\"label\":\"Buy a mug\","
+                              "\"createdAt\":1,\"expiresAt\":%" G_GINT64_FORMAT ",\"scopes\":"
+                              "[\"browser.dom.read\",\"browser.dom.write\"],\"targets\":["
+                              "{\"tabId\":7,\"frameId\":0,\"origin\":\"" SHOP "\","
+                              "\"url\":\"" SHOP "/cart\"}]}]}",
+                              g_get_real_time () / 1000 + 600000);
+    browser_event (w.client, "grant.changed", grants);
+    g_assert_true (chp_test_spin_until (has_items, chp_engine_get_grants (w.env.engine), 5000));
+    call_start (w.env.tools, w.env.context, "browser_batch",
+                "{\"tab\":\"b1:7\",\"saveAs\":\"save-draft\",\"steps\":[{\"act\":{\"target\":"
+                "{\"role\":\"button\",\"name\":\"Save draft\"},\"action\":\"click\"}},"
+                "{\"wait\":{\"text\":\"Saved\",\"timeoutMs\":2000}}]}", NULL, &call);
+    request = browser_request (w.client, "browser.batch");
+    browser_event (w.client, "hold.changed", held);
+    browser_answer (w.client, request, answer);
+    g_clear_pointer (&request, json_object_unref);
+    request = browser_request (w.client, "extension.hold.resolve");
+    browser_answer (w.client, request, ran);
+    g_clear_pointer (&request, json_object_unref);
+    call_wait (&call);
+    text = result_text (call.result);
+    g_test_message ("%s", text);
+    g_assert_false (result_is_error (call.result));
+    g_assert_nonnull (strstr (text, "Step 1 (click \"Save draft\") was held for the person"));
+    g_assert_null (strstr (text, "Saved as recipe"));
+    structured = result_structured (call.result);
+    g_assert_true (json_object_get_boolean_member (structured, "held"));
+    g_assert_cmpstr (json_object_get_string_member (structured, "id"), ==, "b1:k-K3");
+    g_assert_null (chp_mcp_context_recall (w.env.context, "recipe:" SHOP ":save-draft"));
+    g_assert_cmpint (chp_approval_rule_get_use_count (rule), ==, 2);
+    call_clear (&call);
+  }
+
+  /* browser_wait says how it ended, as after the person's own Approve. */
+  call_start (w.env.tools, w.env.context, "browser_wait", "{\"id\":\"b1:k-K3\",\"timeoutMs\":1000}",
+              NULL, &call);
+  {
+    g_autofree char *ran = hold_json ("K3", "done", "write", SHOP, ",\"changes\":{}");
+
+    request = browser_request (w.client, "browser.hold.status");
+    browser_answer (w.client, request, ran);
+    g_clear_pointer (&request, json_object_unref);
+  }
+  call_wait (&call);
+  g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "state"), ==,
+                   "done");
+  call_clear (&call);
+  world_stop (&w);
+}
+
+/* A rule's approval that the browser did not carry out (no answer in time, gone, a Stop) is not
+ * a use of the rule, and the hold, still held in the browser, becomes a card the person decides
+ * on: before, it was counted and audited, and nobody saw the hold. */
+static void
+test_not_done_is_a_card (void)
+{
+  World w = { 0, };
+  g_autoptr(ChpAgentSession) agent = NULL;
+  g_autoptr(JsonObject) request = NULL;
+  g_autoptr(GPtrArray) stored = NULL;
+  g_autofree char *audit = NULL;
+  g_autofree char *done = hold_json ("K2", "done", "write", SHOP, "");
+  ChpApprovalRule *rule;
+  ChpHold *hold;
+  gboolean finished = FALSE;
+  guint arrived;
+  Call call = { 0, };
+
+  world_start (&w);
+  agent = add_agent (&w, "session-1", "test-agent");
+  rule = make_rule (&w, "K1", SHOP);
+  arrived = w.arrived;
+
+  act_held (&w, w.env.context, "K2", "write", SHOP, &call);
+  request = browser_request (w.client, "extension.hold.resolve");
+  browser_refuse (w.client, request, "timeout", "The browser did not answer in time");
+  g_clear_pointer (&request, json_object_unref);
+  call_wait (&call);
+  g_assert_true (json_object_get_boolean_member (result_structured (call.result), "held"));
+  call_clear (&call);
+
+  g_assert_cmpuint (w.arrived, ==, arrived + 1);
+  hold = chp_hold_list_lookup (chp_engine_get_holds (w.env.engine), w.client->device_id, "K2");
+  g_assert_nonnull (hold);
+  g_assert_cmpint (chp_approval_rule_get_use_count (rule), ==, 0);
+  stored = stored_rules (&w);
+  g_assert_cmpint (((ChpRuleInfo *) g_ptr_array_index (stored, 0))->use_count, ==, 0);
+  audit = rule_audit (&w);
+  g_assert_cmpstr (audit, ==, "create created\n");
+
+  /* The person approves the card; that is their approval, not the rule's. */
+  chp_engine_resolve_hold_async (w.env.engine, w.client->device_id, "K2", "approve", done_cb,
+                                 &finished);
+  request = browser_request (w.client, "extension.hold.resolve");
+  browser_answer (w.client, request, done);
+  chp_test_until (finished);
+  g_assert_cmpuint (n_holds (&w), ==, 0);
+  g_assert_cmpint (chp_approval_rule_get_use_count (rule), ==, 0);
+  world_stop (&w);
+}
+
 void
 test_mcp_tools_add_rules (void)
 {
   g_test_add_func ("/chaperone/mcp-tools/rules/always-allow", test_always_allow);
   g_test_add_func ("/chaperone/mcp-tools/rules/expired", test_expired);
   g_test_add_func ("/chaperone/mcp-tools/rules/nothing-else-makes-one", test_nothing_else_makes_one);
+  g_test_add_func ("/chaperone/mcp-tools/rules/call-and-batch", test_call_and_batch);
+  g_test_add_func ("/chaperone/mcp-tools/rules/not-done-is-a-card", test_not_done_is_a_card);
 }
