@@ -5,13 +5,14 @@
  * the person's Approve path with no card, counted, stored and audited; another agent, another
  * site, a send, an expired or revoked rule get a card as before; and nothing a browser says or an
  * agent calls makes a rule. An API call or a batch a rule ran answers as the browser held it; an
- * approval not done is a card, not a use. */
+ * approval not done is a card, not a use; a revoke not saved is not audited as one. */
 #include "config.h"
 
 #include "test-mcp-tools-harness.h"
 
 #include "chp-protocol-error.h"
 
+#include <sqlite3.h>
 #include <string.h>
 
 #define HOLD_JSON \
@@ -211,7 +212,9 @@ rule_audit (World *w)
       ChpAuditEntry *entry = g_ptr_array_index (read.rows, i - 1);
 
       if (g_strcmp0 (entry->category, "rule") == 0)
-        g_string_append_printf (out, "%s %s\n", entry->method, entry->outcome);
+        g_string_append_printf (out, "%s %s%s%s\n", entry->method, entry->outcome,
+                                entry->error_code != NULL ? " " : "",
+                                entry->error_code != NULL ? entry->error_code : "");
     }
   g_ptr_array_unref (read.rows);
   return g_string_free (g_steal_pointer (&out), FALSE);
@@ -344,13 +347,14 @@ test_always_allow (void)
   g_assert_nonnull (act_makes_card (&w, w.env.context, "K6", "delete", SHOP));
   g_assert_cmpint (chp_approval_rule_get_use_count (rule), ==, 1);
 
-  /* Revoked in the list: the very next matching write is a card again. */
+  /* Revoked in the list: the very next matching write is a card again, and once the store has
+   * it the rule leaves the list. */
   finished = FALSE;
   chp_engine_revoke_rule_async (w.env.engine, chp_approval_rule_get_id (rule), revoked_cb,
                                 &finished);
-  g_assert_cmpuint (n_rules (&w), ==, 0);
   g_assert_nonnull (act_makes_card (&w, w.env.context, "K7", "write", SHOP));
   chp_test_until (finished);
+  g_assert_cmpuint (n_rules (&w), ==, 0);
   g_clear_pointer (&stored, g_ptr_array_unref);
   stored = stored_rules (&w);
   g_assert_cmpuint (stored->len, ==, 0);
@@ -707,6 +711,83 @@ test_not_done_is_a_card (void)
   world_stop (&w);
 }
 
+/* Another connection to the engine's database makes a rule's revoke fail as a full disk would
+ * (@refuse), or lets it through again; the engine's statement sees the change at its next step. */
+static void
+refuse_revokes (World    *w,
+                gboolean  refuse)
+{
+  g_autofree char *path = g_build_filename (w->env.dir, "chaperone.db", NULL);
+  sqlite3 *db = NULL;
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  sqlite3_busy_timeout (db, CHP_TEST_WAIT_MS);
+  g_assert_cmpint (sqlite3_exec (db, refuse ? "CREATE TRIGGER disk_full BEFORE UPDATE OF "
+                                 "revoked_at ON rules BEGIN SELECT RAISE (ABORT, 'database or "
+                                 "disk is full'); END"
+                                            : "DROP TRIGGER disk_full",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+}
+
+static void
+revoke_result_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  Answer *answer = user_data;
+
+  if (!chp_engine_revoke_rule_finish (CHP_ENGINE (source), result, &answer->error))
+    g_assert_nonnull (answer->error);
+  answer->done = TRUE;
+}
+
+/* A revoke the store did not save: the rule matches nothing from then on, stays listed (a
+ * restart would bring it back, and the person is told so), Activity does not say "revoked";
+ * Revoke again, saved this time, takes it away. */
+static void
+test_revoke_not_saved (void)
+{
+  World w = { 0, };
+  g_autoptr(ChpAgentSession) agent = NULL;
+  g_autoptr(GPtrArray) stored = NULL;
+  g_autofree char *audit = NULL;
+  g_autofree char *id = NULL;
+  ChpApprovalRule *rule;
+  Answer a = { 0, };
+
+  world_start (&w);
+  agent = add_agent (&w, "session-1", "test-agent");
+  rule = make_rule (&w, "K1", SHOP);
+  id = g_strdup (chp_approval_rule_get_id (rule));
+
+  refuse_revokes (&w, TRUE);
+  chp_engine_revoke_rule_async (w.env.engine, id, revoke_result_cb, &a);
+  chp_test_until (a.done);
+  g_assert_error (a.error, CHP_STORE_ERROR, CHP_STORE_ERROR_FAILED);
+  g_clear_error (&a.error);
+  g_assert_cmpuint (n_rules (&w), ==, 1);
+  g_assert_nonnull (act_makes_card (&w, w.env.context, "K2", "write", SHOP));
+  stored = stored_rules (&w);
+  g_assert_cmpuint (stored->len, ==, 1);
+  audit = rule_audit (&w);
+  g_assert_cmpstr (audit, ==, "create created\n");
+
+  refuse_revokes (&w, FALSE);
+  a = (Answer) { 0, };
+  chp_engine_revoke_rule_async (w.env.engine, id, revoke_result_cb, &a);
+  chp_test_until (a.done);
+  g_assert_no_error (a.error);
+  g_assert_cmpuint (n_rules (&w), ==, 0);
+  g_clear_pointer (&stored, g_ptr_array_unref);
+  stored = stored_rules (&w);
+  g_assert_cmpuint (stored->len, ==, 0);
+  g_clear_pointer (&audit, g_free);
+  audit = rule_audit (&w);
+  g_assert_cmpstr (audit, ==, "create created\nrevoke revoked\n");
+  world_stop (&w);
+}
+
 void
 test_mcp_tools_add_rules (void)
 {
@@ -715,4 +796,5 @@ test_mcp_tools_add_rules (void)
   g_test_add_func ("/chaperone/mcp-tools/rules/nothing-else-makes-one", test_nothing_else_makes_one);
   g_test_add_func ("/chaperone/mcp-tools/rules/call-and-batch", test_call_and_batch);
   g_test_add_func ("/chaperone/mcp-tools/rules/not-done-is-a-card", test_not_done_is_a_card);
+  g_test_add_func ("/chaperone/mcp-tools/rules/revoke-not-saved", test_revoke_not_saved);
 }

@@ -252,6 +252,14 @@ test_model (void)
   g_assert_false (chp_approval_rule_list_remove (list, "a"));
   g_assert_null (chp_approval_rule_list_find_match (list, "Claude Code", SHOP, "write", now));
 
+  /* A revoked rule matches nothing, even while still listed (its revoke not saved yet). */
+  {
+    g_autoptr(ChpApprovalRule) revoked_rule = rule_new ("Claude Code", SHOP, now + HOUR_MS);
+
+    chp_approval_rule_set_revoked (revoked_rule);
+    g_assert_false (chp_approval_rule_matches (revoked_rule, "Claude Code", SHOP, "write", now));
+  }
+
   /* A rule that runs out leaves the list by itself. */
   {
     g_autoptr(ChpApprovalRule) soon = rule_new ("Claude Code", SHOP, now + 50);

@@ -479,6 +479,60 @@ allow_resolved_cb (GObject      *source,
 }
 
 static void
+rule_revoked_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ChpEngine *self = g_task_get_source_object (task);
+  ChpApprovalRule *rule = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+
+  /* No standing rule of that id in the store is as good: nothing would bring it back. */
+  if (!chp_store_write_finish (CHP_STORE (source), result, &error) &&
+      !g_error_matches (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND))
+    {
+      g_message ("rule not revoked in the store: %s", error->message);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  if (self->rules != NULL)
+    chp_approval_rule_list_remove (self->rules, chp_approval_rule_get_id (rule));
+  if (self->bridge != NULL)
+    chp_bridge_audit (self->bridge, "rule", "revoke", "revoked", NULL, 0,
+                      g_object_get_data (G_OBJECT (task), "why"));
+  g_task_return_boolean (task, TRUE);
+}
+
+/* @rule stops matching now; once the store has it revoked it leaves the list and Activity says
+ * so, and not before: a revoke the disk refused would come back at the next start, and the
+ * person is told instead (chp_engine_revoke_rule_finish()'s error). @why is the audit's code. */
+static void
+revoke_rule (ChpEngine           *self,
+             ChpApprovalRule     *rule,
+             const char          *why,
+             GAsyncReadyCallback  callback,
+             gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, NULL, callback, user_data);
+
+  g_task_set_source_tag (task, chp_engine_revoke_rule_async);
+  g_task_set_task_data (task, g_object_ref (rule), g_object_unref);
+  g_object_set_data (G_OBJECT (task), "why", (gpointer) why);
+  chp_approval_rule_set_revoked (rule);
+
+  if (self->store == NULL)
+    {
+      g_task_return_new_error (task, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_DEVICE_OFFLINE,
+                               "Chaperone is not running");
+      return;
+    }
+  chp_store_revoke_rule_async (self->store, chp_approval_rule_get_id (rule), now_ms (), NULL,
+                               rule_revoked_cb, g_steal_pointer (&task));
+}
+
+static void
 rule_saved_cb (GObject      *source,
                GAsyncResult *result,
                gpointer      user_data)
@@ -561,26 +615,13 @@ chp_engine_allow_always_async (ChpEngine           *self,
   chp_store_save_rule_async (self->store, info, NULL, rule_saved_cb, g_steal_pointer (&task));
 }
 
-static void
-rule_revoked_cb (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (!chp_store_write_finish (CHP_STORE (source), result, &error))
-    g_task_return_error (task, g_steal_pointer (&error));
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
 /**
  * chp_engine_revoke_rule_async:
  *
  * The person pressed Revoke in the Rules list (a widget action): the rule stops matching at once,
- * leaves the list, and is marked revoked in the store. Audited. Finish with
- * chp_engine_revoke_rule_finish().
+ * is marked revoked in the store, then leaves the list and is audited. When the store fails the
+ * rule stays listed, matching nothing, and the error says so: pressing Revoke again retries.
+ * Finish with chp_engine_revoke_rule_finish().
  */
 void
 chp_engine_revoke_rule_async (ChpEngine           *self,
@@ -588,30 +629,21 @@ chp_engine_revoke_rule_async (ChpEngine           *self,
                               GAsyncReadyCallback  callback,
                               gpointer             user_data)
 {
-  g_autoptr(GTask) task = NULL;
-  g_autofree char *id = NULL;
+  ChpApprovalRule *rule;
 
   g_return_if_fail (CHP_IS_ENGINE (self));
   g_return_if_fail (rule_id != NULL);
 
-  task = g_task_new (self, NULL, callback, user_data);
-  g_task_set_source_tag (task, chp_engine_revoke_rule_async);
-  /* @rule_id may be the rule's own string, which goes with it when it leaves the list. */
-  id = g_strdup (rule_id);
-  rule_id = id;
-
-  /* Out of the list before anything is awaited: the very next hold is not covered. */
-  if (!chp_approval_rule_list_remove (self->rules, rule_id) || self->store == NULL)
+  rule = chp_approval_rule_list_lookup (self->rules, rule_id);
+  if (rule == NULL)
     {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+      g_task_report_new_error (self, callback, user_data, chp_engine_revoke_rule_async,
+                               G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                                "No standing rule has the id %s", rule_id);
       return;
     }
 
-  if (self->bridge != NULL)
-    chp_bridge_audit (self->bridge, "rule", "revoke", "revoked", NULL, 0, NULL);
-  chp_store_revoke_rule_async (self->store, rule_id, now_ms (), NULL, rule_revoked_cb,
-                               g_steal_pointer (&task));
+  revoke_rule (self, rule, NULL, callback, user_data);
 }
 
 gboolean
