@@ -5,7 +5,8 @@
  * the person's Approve path with no card, counted, stored and audited; another agent, another
  * site, a send, an expired or revoked rule get a card as before; and nothing a browser says or an
  * agent calls makes a rule. An API call or a batch a rule ran answers as the browser held it; an
- * approval not done is a card, not a use; a revoke not saved is not audited as one. */
+ * approval not done is a card, not a use; a revoke not saved is not audited as one; at the cap
+ * the oldest rule is revoked in the store too. */
 #include "config.h"
 
 #include "test-mcp-tools-harness.h"
@@ -527,7 +528,7 @@ make_rule (World      *w,
   request = browser_request (w->client, "extension.hold.resolve");
   browser_answer (w->client, request, done);
   chp_test_until (finished);
-  rule = g_list_model_get_item (G_LIST_MODEL (rules), n);
+  rule = g_list_model_get_item (G_LIST_MODEL (rules), MIN (n, CHP_APPROVAL_RULE_LIST_MAX - 1));
   g_assert_cmpstr (chp_approval_rule_get_site (rule), ==, site);
   return rule;
 }
@@ -788,6 +789,52 @@ test_revoke_not_saved (void)
   world_stop (&w);
 }
 
+/* At the cap of 200 rules a new one makes room by revoking the oldest in the store too (audited):
+ * before, the oldest only left the list, came back at the next start and left the newest out. */
+static void
+test_cap (void)
+{
+  World w = { 0, };
+  g_autoptr(ChpAgentSession) agent = NULL;
+  g_autoptr(GPtrArray) stored = NULL;
+  g_autofree char *audit = NULL;
+  ChpApprovalRuleList *rules;
+  ChpApprovalRule *newest;
+  gint64 now = g_get_real_time () / 1000;
+
+  world_start (&w);
+  agent = add_agent (&w, "session-1", "test-agent");
+  rules = chp_engine_get_rules (w.env.engine);
+  make_rule (&w, "K1", SHOP);
+  /* Made on earlier days (here only in memory), up to the cap. */
+  for (guint i = 1; i < CHP_APPROVAL_RULE_LIST_MAX; i++)
+    {
+      g_autofree char *rule_id = g_strdup_printf ("r-%u", i);
+      g_autofree char *site = g_strdup_printf ("https://s%u.example", i);
+      ChpRuleInfo info = {
+        .rule_id = rule_id, .agent = "test-agent", .site = site, .kind = "write",
+        .created_at = now, .expires_at = now + 3600 * 1000,
+      };
+      g_autoptr(ChpApprovalRule) rule = chp_approval_rule_new (&info);
+
+      g_assert_true (chp_approval_rule_list_add (rules, rule));
+    }
+
+  newest = make_rule (&w, "K2", "https://wiki.example");
+  g_assert_cmpuint (n_rules (&w), ==, CHP_APPROVAL_RULE_LIST_MAX);
+  g_assert_true (chp_approval_rule_list_find_match (rules, "test-agent", "https://wiki.example",
+                                                    "write", now) == newest);
+  /* The oldest (SHOP) is gone from the list and the store: a restart loads the newest. */
+  g_assert_null (chp_approval_rule_list_find_match (rules, "test-agent", SHOP, "write", now));
+  stored = stored_rules (&w);
+  g_assert_cmpuint (stored->len, ==, 1);
+  g_assert_cmpstr (((ChpRuleInfo *) g_ptr_array_index (stored, 0))->site, ==,
+                   "https://wiki.example");
+  audit = rule_audit (&w);
+  g_assert_cmpstr (audit, ==, "create created\ncreate created\nrevoke revoked too_many_rules\n");
+  world_stop (&w);
+}
+
 void
 test_mcp_tools_add_rules (void)
 {
@@ -797,4 +844,5 @@ test_mcp_tools_add_rules (void)
   g_test_add_func ("/chaperone/mcp-tools/rules/call-and-batch", test_call_and_batch);
   g_test_add_func ("/chaperone/mcp-tools/rules/not-done-is-a-card", test_not_done_is_a_card);
   g_test_add_func ("/chaperone/mcp-tools/rules/revoke-not-saved", test_revoke_not_saved);
+  g_test_add_func ("/chaperone/mcp-tools/rules/cap", test_cap);
 }

@@ -551,8 +551,16 @@ rule_saved_cb (GObject      *source,
       return;
     }
 
+  /* At the cap the oldest rule makes room, revoked in the store too: else the next start would
+   * bring it back and leave this newest one out. */
   rule = chp_approval_rule_new (info);
-  chp_approval_rule_list_add (self->rules, rule);
+  while (!chp_approval_rule_list_add (self->rules, rule))
+    {
+      g_autoptr(ChpApprovalRule) oldest = g_list_model_get_item (G_LIST_MODEL (self->rules), 0);
+
+      chp_approval_rule_list_remove (self->rules, chp_approval_rule_get_id (oldest));
+      revoke_rule (self, oldest, "too_many_rules", NULL, NULL);
+    }
   if (self->bridge != NULL)
     chp_bridge_audit (self->bridge, "rule", "create", "created", chp_hold_get_device_id (hold),
                       0, NULL);
