@@ -4,13 +4,16 @@
  * card makes a rule and runs; the agent's next matching write is approved by the engine through
  * the person's Approve path with no card, counted, stored and audited; another agent, another
  * site, a send, an expired or revoked rule get a card as before; and nothing a browser says or an
- * agent calls makes a rule. */
+ * agent calls makes a rule. An API call or a batch a rule ran answers as the browser held it; an
+ * approval not done is a card, not a use; a revoke not saved is not audited as one; at the cap
+ * the oldest rule is revoked in the store too. */
 #include "config.h"
 
 #include "test-mcp-tools-harness.h"
 
 #include "chp-protocol-error.h"
 
+#include <sqlite3.h>
 #include <string.h>
 
 #define HOLD_JSON \
@@ -210,7 +213,9 @@ rule_audit (World *w)
       ChpAuditEntry *entry = g_ptr_array_index (read.rows, i - 1);
 
       if (g_strcmp0 (entry->category, "rule") == 0)
-        g_string_append_printf (out, "%s %s\n", entry->method, entry->outcome);
+        g_string_append_printf (out, "%s %s%s%s\n", entry->method, entry->outcome,
+                                entry->error_code != NULL ? " " : "",
+                                entry->error_code != NULL ? entry->error_code : "");
     }
   g_ptr_array_unref (read.rows);
   return g_string_free (g_steal_pointer (&out), FALSE);
@@ -343,13 +348,14 @@ test_always_allow (void)
   g_assert_nonnull (act_makes_card (&w, w.env.context, "K6", "delete", SHOP));
   g_assert_cmpint (chp_approval_rule_get_use_count (rule), ==, 1);
 
-  /* Revoked in the list: the very next matching write is a card again. */
+  /* Revoked in the list: the very next matching write is a card again, and once the store has
+   * it the rule leaves the list. */
   finished = FALSE;
   chp_engine_revoke_rule_async (w.env.engine, chp_approval_rule_get_id (rule), revoked_cb,
                                 &finished);
-  g_assert_cmpuint (n_rules (&w), ==, 0);
   g_assert_nonnull (act_makes_card (&w, w.env.context, "K7", "write", SHOP));
   chp_test_until (finished);
+  g_assert_cmpuint (n_rules (&w), ==, 0);
   g_clear_pointer (&stored, g_ptr_array_unref);
   stored = stored_rules (&w);
   g_assert_cmpuint (stored->len, ==, 0);
@@ -502,10 +508,341 @@ test_nothing_else_makes_one (void)
   world_stop (&w);
 }
 
+/* The person's "Always allow, for 1 hour" on the card of @id, a held write of the first agent's on
+ * @site. Returns: (transfer none): the rule, as the list keeps it */
+static ChpApprovalRule *
+make_rule (World      *w,
+           const char *id,
+           const char *site)
+{
+  g_autoptr(JsonObject) request = NULL;
+  g_autofree char *done = hold_json (id, "done", "write", site, "");
+  ChpApprovalRuleList *rules = chp_engine_get_rules (w->env.engine);
+  ChpHold *hold = act_makes_card (w, w->env.context, id, "write", site);
+  gboolean finished = FALSE;
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (rules));
+  g_autoptr(ChpApprovalRule) rule = NULL;
+
+  g_assert_true (chp_engine_can_allow_always (w->env.engine, hold));
+  chp_engine_allow_always_async (w->env.engine, hold, 3600, done_cb, &finished);
+  request = browser_request (w->client, "extension.hold.resolve");
+  browser_answer (w->client, request, done);
+  chp_test_until (finished);
+  rule = g_list_model_get_item (G_LIST_MODEL (rules), MIN (n, CHP_APPROVAL_RULE_LIST_MAX - 1));
+  g_assert_cmpstr (chp_approval_rule_get_site (rule), ==, site);
+  return rule;
+}
+
+typedef struct
+{
+  gboolean  done;
+  JsonNode *node;
+  GError   *error;
+} Answer;
+
+static void
+answered_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Answer *answer = user_data;
+
+  answer->node = chp_engine_agent_call_finish (CHP_ENGINE (source), result, &answer->error);
+  answer->done = TRUE;
+}
+
+/* A call to the site's API or a batch that a rule approved answers as the browser held it, as
+ * when the person approves its card: its tool reads a status or steps only that answer has, and
+ * browser_wait tells how the hold ended. Never "done" in a click's shape: the agent would read a
+ * failed write (and make it again) or a batch that ran no step (and keep it as a recipe). */
+static void
+test_call_and_batch (void)
+{
+  World w = { 0, };
+  g_autoptr(ChpAgentSession) agent = NULL;
+  g_autoptr(JsonObject) request = NULL;
+  ChpApprovalRule *rule;
+  JsonObject *structured;
+  const char *text;
+  Call call = { 0, };
+
+  world_start (&w);
+  agent = add_agent (&w, "session-1", "test-agent");
+  rule = make_rule (&w, "K1", SHOP);
+
+  /* browser.api.call, held as a write and approved by the rule. */
+  {
+    g_autofree char *held = hold_json ("K2", "held", "write", SHOP, "");
+    g_autofree char *answer = g_strdup_printf ("{\"held\":true,\"hold\":%s}", held);
+    g_autofree char *ran = hold_json ("K2", "done", "write", SHOP, ",\"changes\":{\"status\":204}");
+    Answer a = { 0, };
+    JsonObject *o;
+
+    chp_engine_agent_call_as_async (w.env.engine, "session-1", w.client->device_id,
+                                    "browser.api.call", NULL, 5000, NULL, answered_cb, &a);
+    request = browser_request (w.client, "browser.api.call");
+    browser_event (w.client, "hold.changed", held);
+    browser_answer (w.client, request, answer);
+    g_clear_pointer (&request, json_object_unref);
+    request = browser_request (w.client, "extension.hold.resolve");
+    browser_answer (w.client, request, ran);
+    g_clear_pointer (&request, json_object_unref);
+    chp_test_until (a.done);
+    g_assert_no_error (a.error);
+    o = json_node_get_object (a.node);
+    g_assert_true (json_object_get_boolean_member_with_default (o, "held", FALSE));
+    g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (o, "hold"),
+                                                    "holdId"), ==, "K2");
+    g_assert_false (json_object_has_member (o, "done"));
+    g_assert_cmpint (chp_approval_rule_get_use_count (rule), ==, 1);
+    json_node_unref (a.node);
+  }
+
+  /* browser_batch with saveAs, held at its first step: the agent learns which step was held,
+   * and no recipe is kept from a batch whose second step never ran. */
+  {
+    g_autofree char *held = hold_json ("K3", "held", "write", SHOP, "");
+    g_autofree char *answer = g_strdup_printf ("{\"done\":0,\"of\":2,\"ms\":8,\"steps\":["
+                                               "{\"ok\":false,\"held\":true,\"ms\":8}],"
+                                               "\"halted\":{\"step\":1,\"code\":\"held\","
+                                               "\"message\":\"Held for the person\"},"
+                                               "\"held\":true,\"hold\":%s}", held);
+    g_autofree char *ran = hold_json ("K3", "done", "write", SHOP, ",\"changes\":{}");
+    g_autofree char *grants = NULL;
+
+    /* A batch reads the tab's page from the grant, as the browser mirrors it. */
+    grants = g_strdup_printf ("{\"grants\":[{\"grantId\":\"g1\",\"label\":\"Buy a mug\","
+                              "\"createdAt\":1,\"expiresAt\":%" G_GINT64_FORMAT ",\"scopes\":"
+                              "[\"browser.dom.read\",\"browser.dom.write\"],\"targets\":["
+                              "{\"tabId\":7,\"frameId\":0,\"origin\":\"" SHOP "\","
+                              "\"url\":\"" SHOP "/cart\"}]}]}",
+                              g_get_real_time () / 1000 + 600000);
+    browser_event (w.client, "grant.changed", grants);
+    g_assert_true (chp_test_spin_until (has_items, chp_engine_get_grants (w.env.engine), 5000));
+    call_start (w.env.tools, w.env.context, "browser_batch",
+                "{\"tab\":\"b1:7\",\"saveAs\":\"save-draft\",\"steps\":[{\"act\":{\"target\":"
+                "{\"role\":\"button\",\"name\":\"Save draft\"},\"action\":\"click\"}},"
+                "{\"wait\":{\"text\":\"Saved\",\"timeoutMs\":2000}}]}", NULL, &call);
+    request = browser_request (w.client, "browser.batch");
+    browser_event (w.client, "hold.changed", held);
+    browser_answer (w.client, request, answer);
+    g_clear_pointer (&request, json_object_unref);
+    request = browser_request (w.client, "extension.hold.resolve");
+    browser_answer (w.client, request, ran);
+    g_clear_pointer (&request, json_object_unref);
+    call_wait (&call);
+    text = result_text (call.result);
+    g_test_message ("%s", text);
+    g_assert_false (result_is_error (call.result));
+    g_assert_nonnull (strstr (text, "Step 1 (click \"Save draft\") was held for the person"));
+    g_assert_null (strstr (text, "Saved as recipe"));
+    structured = result_structured (call.result);
+    g_assert_true (json_object_get_boolean_member (structured, "held"));
+    g_assert_cmpstr (json_object_get_string_member (structured, "id"), ==, "b1:k-K3");
+    g_assert_null (chp_mcp_context_recall (w.env.context, "recipe:" SHOP ":save-draft"));
+    g_assert_cmpint (chp_approval_rule_get_use_count (rule), ==, 2);
+    call_clear (&call);
+  }
+
+  /* browser_wait says how it ended, as after the person's own Approve. */
+  call_start (w.env.tools, w.env.context, "browser_wait", "{\"id\":\"b1:k-K3\",\"timeoutMs\":1000}",
+              NULL, &call);
+  {
+    g_autofree char *ran = hold_json ("K3", "done", "write", SHOP, ",\"changes\":{}");
+
+    request = browser_request (w.client, "browser.hold.status");
+    browser_answer (w.client, request, ran);
+    g_clear_pointer (&request, json_object_unref);
+  }
+  call_wait (&call);
+  g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "state"), ==,
+                   "done");
+  call_clear (&call);
+  world_stop (&w);
+}
+
+/* A rule's approval that the browser did not carry out (no answer in time, gone, a Stop) is not
+ * a use of the rule, and the hold, still held in the browser, becomes a card the person decides
+ * on: before, it was counted and audited, and nobody saw the hold. */
+static void
+test_not_done_is_a_card (void)
+{
+  World w = { 0, };
+  g_autoptr(ChpAgentSession) agent = NULL;
+  g_autoptr(JsonObject) request = NULL;
+  g_autoptr(GPtrArray) stored = NULL;
+  g_autofree char *audit = NULL;
+  g_autofree char *done = hold_json ("K2", "done", "write", SHOP, "");
+  ChpApprovalRule *rule;
+  ChpHold *hold;
+  gboolean finished = FALSE;
+  guint arrived;
+  Call call = { 0, };
+
+  world_start (&w);
+  agent = add_agent (&w, "session-1", "test-agent");
+  rule = make_rule (&w, "K1", SHOP);
+  arrived = w.arrived;
+
+  act_held (&w, w.env.context, "K2", "write", SHOP, &call);
+  request = browser_request (w.client, "extension.hold.resolve");
+  browser_refuse (w.client, request, "timeout", "The browser did not answer in time");
+  g_clear_pointer (&request, json_object_unref);
+  call_wait (&call);
+  g_assert_true (json_object_get_boolean_member (result_structured (call.result), "held"));
+  call_clear (&call);
+
+  g_assert_cmpuint (w.arrived, ==, arrived + 1);
+  hold = chp_hold_list_lookup (chp_engine_get_holds (w.env.engine), w.client->device_id, "K2");
+  g_assert_nonnull (hold);
+  g_assert_cmpint (chp_approval_rule_get_use_count (rule), ==, 0);
+  stored = stored_rules (&w);
+  g_assert_cmpint (((ChpRuleInfo *) g_ptr_array_index (stored, 0))->use_count, ==, 0);
+  audit = rule_audit (&w);
+  g_assert_cmpstr (audit, ==, "create created\n");
+
+  /* The person approves the card; that is their approval, not the rule's. */
+  chp_engine_resolve_hold_async (w.env.engine, w.client->device_id, "K2", "approve", done_cb,
+                                 &finished);
+  request = browser_request (w.client, "extension.hold.resolve");
+  browser_answer (w.client, request, done);
+  chp_test_until (finished);
+  g_assert_cmpuint (n_holds (&w), ==, 0);
+  g_assert_cmpint (chp_approval_rule_get_use_count (rule), ==, 0);
+  world_stop (&w);
+}
+
+/* Another connection to the engine's database makes a rule's revoke fail as a full disk would
+ * (@refuse), or lets it through again; the engine's statement sees the change at its next step. */
+static void
+refuse_revokes (World    *w,
+                gboolean  refuse)
+{
+  g_autofree char *path = g_build_filename (w->env.dir, "chaperone.db", NULL);
+  sqlite3 *db = NULL;
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  sqlite3_busy_timeout (db, CHP_TEST_WAIT_MS);
+  g_assert_cmpint (sqlite3_exec (db, refuse ? "CREATE TRIGGER disk_full BEFORE UPDATE OF "
+                                 "revoked_at ON rules BEGIN SELECT RAISE (ABORT, 'database or "
+                                 "disk is full'); END"
+                                            : "DROP TRIGGER disk_full",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+}
+
+static void
+revoke_result_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  Answer *answer = user_data;
+
+  if (!chp_engine_revoke_rule_finish (CHP_ENGINE (source), result, &answer->error))
+    g_assert_nonnull (answer->error);
+  answer->done = TRUE;
+}
+
+/* A revoke the store did not save: the rule matches nothing from then on, stays listed (a
+ * restart would bring it back, and the person is told so), Activity does not say "revoked";
+ * Revoke again, saved this time, takes it away. */
+static void
+test_revoke_not_saved (void)
+{
+  World w = { 0, };
+  g_autoptr(ChpAgentSession) agent = NULL;
+  g_autoptr(GPtrArray) stored = NULL;
+  g_autofree char *audit = NULL;
+  g_autofree char *id = NULL;
+  ChpApprovalRule *rule;
+  Answer a = { 0, };
+
+  world_start (&w);
+  agent = add_agent (&w, "session-1", "test-agent");
+  rule = make_rule (&w, "K1", SHOP);
+  id = g_strdup (chp_approval_rule_get_id (rule));
+
+  refuse_revokes (&w, TRUE);
+  chp_engine_revoke_rule_async (w.env.engine, id, revoke_result_cb, &a);
+  chp_test_until (a.done);
+  g_assert_error (a.error, CHP_STORE_ERROR, CHP_STORE_ERROR_FAILED);
+  g_clear_error (&a.error);
+  g_assert_cmpuint (n_rules (&w), ==, 1);
+  g_assert_nonnull (act_makes_card (&w, w.env.context, "K2", "write", SHOP));
+  stored = stored_rules (&w);
+  g_assert_cmpuint (stored->len, ==, 1);
+  audit = rule_audit (&w);
+  g_assert_cmpstr (audit, ==, "create created\n");
+
+  refuse_revokes (&w, FALSE);
+  a = (Answer) { 0, };
+  chp_engine_revoke_rule_async (w.env.engine, id, revoke_result_cb, &a);
+  chp_test_until (a.done);
+  g_assert_no_error (a.error);
+  g_assert_cmpuint (n_rules (&w), ==, 0);
+  g_clear_pointer (&stored, g_ptr_array_unref);
+  stored = stored_rules (&w);
+  g_assert_cmpuint (stored->len, ==, 0);
+  g_clear_pointer (&audit, g_free);
+  audit = rule_audit (&w);
+  g_assert_cmpstr (audit, ==, "create created\nrevoke revoked\n");
+  world_stop (&w);
+}
+
+/* At the cap of 200 rules a new one makes room by revoking the oldest in the store too (audited):
+ * before, the oldest only left the list, came back at the next start and left the newest out. */
+static void
+test_cap (void)
+{
+  World w = { 0, };
+  g_autoptr(ChpAgentSession) agent = NULL;
+  g_autoptr(GPtrArray) stored = NULL;
+  g_autofree char *audit = NULL;
+  ChpApprovalRuleList *rules;
+  ChpApprovalRule *newest;
+  gint64 now = g_get_real_time () / 1000;
+
+  world_start (&w);
+  agent = add_agent (&w, "session-1", "test-agent");
+  rules = chp_engine_get_rules (w.env.engine);
+  make_rule (&w, "K1", SHOP);
+  /* Made on earlier days (here only in memory), up to the cap. */
+  for (guint i = 1; i < CHP_APPROVAL_RULE_LIST_MAX; i++)
+    {
+      g_autofree char *rule_id = g_strdup_printf ("r-%u", i);
+      g_autofree char *site = g_strdup_printf ("https://s%u.example", i);
+      ChpRuleInfo info = {
+        .rule_id = rule_id, .agent = "test-agent", .site = site, .kind = "write",
+        .created_at = now, .expires_at = now + 3600 * 1000,
+      };
+      g_autoptr(ChpApprovalRule) rule = chp_approval_rule_new (&info);
+
+      g_assert_true (chp_approval_rule_list_add (rules, rule));
+    }
+
+  newest = make_rule (&w, "K2", "https://wiki.example");
+  g_assert_cmpuint (n_rules (&w), ==, CHP_APPROVAL_RULE_LIST_MAX);
+  g_assert_true (chp_approval_rule_list_find_match (rules, "test-agent", "https://wiki.example",
+                                                    "write", now) == newest);
+  /* The oldest (SHOP) is gone from the list and the store: a restart loads the newest. */
+  g_assert_null (chp_approval_rule_list_find_match (rules, "test-agent", SHOP, "write", now));
+  stored = stored_rules (&w);
+  g_assert_cmpuint (stored->len, ==, 1);
+  g_assert_cmpstr (((ChpRuleInfo *) g_ptr_array_index (stored, 0))->site, ==,
+                   "https://wiki.example");
+  audit = rule_audit (&w);
+  g_assert_cmpstr (audit, ==, "create created\ncreate created\nrevoke revoked too_many_rules\n");
+  world_stop (&w);
+}
+
 void
 test_mcp_tools_add_rules (void)
 {
   g_test_add_func ("/chaperone/mcp-tools/rules/always-allow", test_always_allow);
   g_test_add_func ("/chaperone/mcp-tools/rules/expired", test_expired);
   g_test_add_func ("/chaperone/mcp-tools/rules/nothing-else-makes-one", test_nothing_else_makes_one);
+  g_test_add_func ("/chaperone/mcp-tools/rules/call-and-batch", test_call_and_batch);
+  g_test_add_func ("/chaperone/mcp-tools/rules/not-done-is-a-card", test_not_done_is_a_card);
+  g_test_add_func ("/chaperone/mcp-tools/rules/revoke-not-saved", test_revoke_not_saved);
+  g_test_add_func ("/chaperone/mcp-tools/rules/cap", test_cap);
 }

@@ -252,6 +252,48 @@ test_model (void)
   g_assert_false (chp_approval_rule_list_remove (list, "a"));
   g_assert_null (chp_approval_rule_list_find_match (list, "Claude Code", SHOP, "write", now));
 
+  /* A revoked rule matches nothing, even while still listed (its revoke not saved yet). */
+  {
+    g_autoptr(ChpApprovalRule) revoked_rule = rule_new ("Claude Code", SHOP, now + HOUR_MS);
+
+    chp_approval_rule_set_revoked (revoked_rule);
+    g_assert_false (chp_approval_rule_matches (revoked_rule, "Claude Code", SHOP, "write", now));
+  }
+
+  /* A list never holds more than its cap: one more is refused, not made room for silently
+   * (the engine revokes the oldest, in the store too). Loaded past the cap, as after a revoke
+   * the disk did not save, the newest are kept, as they were while running. */
+  {
+    g_autoptr(GPtrArray) many = NULL;
+    g_autoptr(ChpApprovalRule) extra = rule_new ("Claude Code", SHOP, now + HOUR_MS);
+    g_autoptr(ChpApprovalRule) first = NULL;
+    g_autoptr(ChpApprovalRule) last = NULL;
+
+    many = g_ptr_array_new_with_free_func ((GDestroyNotify) chp_rule_info_free);
+    for (guint i = 0; i <= CHP_APPROVAL_RULE_LIST_MAX; i++)
+      {
+        ChpRuleInfo *info = chp_rule_info_copy (&live);
+
+        g_free (info->rule_id);
+        info->rule_id = g_strdup_printf ("n%u", i);
+        info->created_at = now + i;
+        g_ptr_array_add (many, info);
+      }
+    chp_approval_rule_list_set_all (list, many);
+    g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (list)), ==,
+                      CHP_APPROVAL_RULE_LIST_MAX);
+    first = g_list_model_get_item (G_LIST_MODEL (list), 0);
+    last = g_list_model_get_item (G_LIST_MODEL (list), CHP_APPROVAL_RULE_LIST_MAX - 1);
+    g_assert_cmpstr (chp_approval_rule_get_id (first), ==, "n1");
+    g_assert_cmpstr (chp_approval_rule_get_id (last), ==, "n200");
+    g_assert_false (chp_approval_rule_list_add (list, extra));
+    g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (list)), ==,
+                      CHP_APPROVAL_RULE_LIST_MAX);
+    g_assert_nonnull (chp_approval_rule_list_lookup (list, "n1"));
+    g_ptr_array_set_size (many, 0);
+    chp_approval_rule_list_set_all (list, many);
+  }
+
   /* A rule that runs out leaves the list by itself. */
   {
     g_autoptr(ChpApprovalRule) soon = rule_new ("Claude Code", SHOP, now + 50);

@@ -2,11 +2,13 @@
 /* test-ui-rules.c: "Always allow" as the person meets it, under a display, with a real engine, a
  * browser played by the C test client and an agent's act: the held write's card offers it (a send's
  * never does), pressing it approves the hold and lists the rule in Grants, the agent's next such
- * write never makes a card and the list says it was used once, and Revoke takes the rule away. */
+ * write never makes a card and the list says it was used once, and Revoke takes the rule away;
+ * a Revoke the disk did not save is said on the row, and Revoke again retries. */
 #include "config.h"
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#include <sqlite3.h>
 
 #include "chp-frame.h"
 #include "chp-hold-row.h"
@@ -256,6 +258,8 @@ test_always_allow (Fixture       *f,
   rule_row = only (f, CHP_TYPE_RULE_ROW);
   g_assert_true (chp_ui_test_shows_text (rule_row, "Changes on shop.example"));
   g_assert_true (chp_ui_test_shows_text (rule_row, "By test agent · " SHOP));
+  /* A rule is not tied to the browser it was made in. */
+  g_assert_true (chp_ui_test_shows_text (rule_row, "in any browser"));
   g_assert_true (chp_ui_test_shows_text (rule_row, "Not used yet"));
   chp_window_show_page (f->window, "grants");
   shoot (f, "rules-list.png");
@@ -284,6 +288,71 @@ test_always_allow (Fixture       *f,
   g_clear_pointer (&act.answer, json_node_unref);
 }
 
+/* The agent's write K1 on a card, always allowed by the person: the rule's row. */
+static GtkWidget *
+rule_from_card (Fixture *f)
+{
+  g_autoptr(JsonObject) request = NULL;
+  Act act = { 0 };
+
+  act_held (f, "K1", "write", &act);
+  chp_test_until (act.done && only (f, CHP_TYPE_HOLD_ROW) != NULL);
+  g_clear_pointer (&act.answer, json_node_unref);
+  g_assert_true (gtk_widget_activate_action (only (f, CHP_TYPE_HOLD_ROW), "hold.always-allow",
+                                             NULL));
+  request = next_request (f, "extension.hold.resolve");
+  send_text (f, NULL, "K1", "done", "write", request);
+  chp_test_until (count (f, CHP_TYPE_HOLD_ROW) == 0 && count (f, CHP_TYPE_RULE_ROW) == 1);
+  return only (f, CHP_TYPE_RULE_ROW);
+}
+
+/* Another connection to the engine's database makes a rule's revoke fail as a full disk would
+ * (@refuse), or lets it through again. */
+static void
+refuse_revokes (Fixture  *f,
+                gboolean  refuse)
+{
+  g_autofree char *path = g_build_filename (f->dir, "chaperone.db", NULL);
+  sqlite3 *db = NULL;
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  sqlite3_busy_timeout (db, CHP_TEST_WAIT_MS);
+  g_assert_cmpint (sqlite3_exec (db, refuse ? "CREATE TRIGGER disk_full BEFORE UPDATE OF "
+                                 "revoked_at ON rules BEGIN SELECT RAISE (ABORT, 'database or "
+                                 "disk is full'); END"
+                                            : "DROP TRIGGER disk_full",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+}
+
+/* A Revoke the disk did not save: the row says so and stays (a restart would bring the rule
+ * back), the rule lets nothing through meanwhile, and Revoke again takes it away. */
+static void
+test_revoke_not_saved (Fixture       *f,
+                       gconstpointer  data)
+{
+  /* Kept, so that a row taken away too soon fails the wait below rather than the test. */
+  g_autoptr(GtkWidget) rule_row = g_object_ref (rule_from_card (f));
+  Act act = { 0 };
+
+  refuse_revokes (f, TRUE);
+  g_assert_true (gtk_widget_activate_action (rule_row, "rule.revoke", NULL));
+  chp_test_until (chp_ui_test_shows_text (rule_row, "not saved"));
+  g_assert_cmpuint (count (f, CHP_TYPE_RULE_ROW), ==, 1);
+  chp_window_show_page (f->window, "grants");
+  shoot (f, "rules-not-saved.png");
+  chp_ui_test_assert_fits (GTK_WIDGET (f->window), 360, "a rule whose revoke was not saved");
+
+  /* The agent's next such write is a card: the rule already matches nothing. */
+  act_held (f, "K2", "write", &act);
+  chp_test_until (act.done && only (f, CHP_TYPE_HOLD_ROW) != NULL);
+  g_clear_pointer (&act.answer, json_node_unref);
+
+  refuse_revokes (f, FALSE);
+  g_assert_true (gtk_widget_activate_action (rule_row, "rule.revoke", NULL));
+  chp_test_until (count (f, CHP_TYPE_RULE_ROW) == 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -297,6 +366,8 @@ main (int   argc,
 
   g_test_add ("/chaperone/ui/rules/always-allow", Fixture, NULL, fixture_setup, test_always_allow,
               fixture_teardown);
+  g_test_add ("/chaperone/ui/rules/revoke-not-saved", Fixture, NULL, fixture_setup,
+              test_revoke_not_saved, fixture_teardown);
 
   return g_test_run ();
 }

@@ -225,14 +225,85 @@ chp_engine_get_hold_agent (ChpEngine *self,
 
 typedef struct
 {
-  ChpEngine *self;
-  AgentCall *call;     /* (nullable): the act the hold came from, answered once this has run */
-  JsonNode  *answer;   /* its answer as the browser gave it: `held` */
+  ChpEngine       *self;
+  AgentCall       *call;      /* (nullable): the act the hold came from, answered after this */
+  JsonNode        *answer;    /* its answer as the browser gave it, `held`; set with @call */
+  ChpApprovalRule *rule;      /* the rule that approved it */
+  char            *device_id;
+  JsonObject      *object;    /* the hold as the browser reported it, held */
 } RuleRun;
 
-/* What the agent's act answers when a rule ran it: the act done, with what it changed, as if it
- * had never been held; or, when the page changed meanwhile or the run failed, the browser's
- * own `held` answer, and browser_wait tells how the hold ended. */
+static void
+rule_run_free (RuleRun *run)
+{
+  g_clear_pointer (&run->answer, json_node_unref);
+  g_clear_object (&run->rule);
+  g_free (run->device_id);
+  json_object_unref (run->object);
+  g_object_unref (run->self);
+  g_free (run);
+}
+
+/* A rule's approval that was not done (no answer in time, the browser gone, the person's Stop):
+ * the hold is still held in the browser, so it becomes a card like any other and the person
+ * decides. It is not matched again: a listed hold is never a rule's (chp_engine_apply_by_rule()).
+ * One whose end came meanwhile (its end forgot its agent) or whose browser was removed is left
+ * alone. */
+static void
+hold_to_card (ChpEngine  *self,
+              const char *device_id,
+              JsonObject *object)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ChpHold) hold = chp_hold_new_from_json (device_id, object, NULL);
+
+  if (hold == NULL || chp_engine_get_hold_agent (self, hold) == NULL ||
+      chp_device_list_lookup (self->devices, device_id) == NULL)
+    return;
+
+  g_clear_object (&hold);
+  hold = chp_hold_list_apply (self->holds, device_id, object, &error);
+  if (hold == NULL)
+    {
+      g_message ("hold from %s not shown: %s", device_id,
+                 error != NULL ? error->message : "it ended");
+      return;
+    }
+  if (self->bridge != NULL)
+    chp_bridge_audit (self->bridge, "hold", chp_hold_get_kind (hold), chp_hold_get_state (hold),
+                      device_id, 0, NULL);
+  chp_engine_emit_hold_changed (self, hold, TRUE);
+}
+
+/* What the agent's act answers when a rule ran it. A click answers as if it had never been held:
+ * done, with what it changed. A call to the site's API or a batch answers as the browser held
+ * it, exactly as when the person approves its card: their tools read a status, a body or steps
+ * that only the browser's own answer has, and browser_wait tells how the hold ended (for a call,
+ * done with its status). So does any act whose approval was not done. */
+static JsonNode *
+agent_answer (RuleRun    *run,
+              JsonObject *ended,
+              gboolean    done)
+{
+  if (done && g_strcmp0 (run->call->method, "browser.node.action") == 0)
+    {
+      g_autoptr(JsonObject) object = json_object_new ();
+      JsonNode *reply = json_node_new (JSON_NODE_OBJECT);
+      JsonObject *changes = object_member (ended, "changes");
+
+      json_object_set_boolean_member (object, "done", TRUE);
+      if (changes != NULL)
+        json_object_set_object_member (object, "changes", json_object_ref (changes));
+      json_node_set_object (reply, object);
+      return reply;
+    }
+
+  return g_steal_pointer (&run->answer);
+}
+
+/* The rule's approval ran. Only an act that was done counts as the rule's use (in the list, the
+ * store and Activity); one that ended otherwise (changed, expired, failed) was mirrored and
+ * audited as it ended, and one that was not done at all becomes a card. */
 static void
 rule_resolved_cb (GObject      *source,
                   GAsyncResult *result,
@@ -245,41 +316,46 @@ rule_resolved_cb (GObject      *source,
   g_autoptr(JsonNode) node = chp_engine_person_call_finish (self, result, &error);
   JsonObject *ended = node != NULL && JSON_NODE_HOLDS_OBJECT (node)
                       ? json_node_get_object (node) : NULL;
+  const char *state = ended != NULL ? chp_json_get_string (ended, "state") : NULL;
+  gboolean done = g_strcmp0 (state, "done") == 0;
 
-  if (ended == NULL)
-    g_message ("a rule's approval was not done: %s", error != NULL ? error->message : "no hold");
+  if (done)
+    {
+      gint64 now = now_ms ();
+
+      chp_approval_rule_record_use (run->rule, now);
+      if (self->store != NULL)
+        chp_store_use_rule_async (self->store, chp_approval_rule_get_id (run->rule), now, NULL,
+                                  NULL, NULL);
+      if (self->bridge != NULL)
+        chp_bridge_audit (self->bridge, "rule", "use", "approved", run->device_id, 0, NULL);
+      g_message ("a rule approved hold %s on %s", chp_json_get_string (run->object, "holdId"),
+                 run->device_id);
+    }
+  else if (state == NULL || g_str_equal (state, "held"))
+    {
+      g_message ("a rule's approval was not done: %s",
+                 error != NULL ? error->message : "the hold is still held");
+      hold_to_card (self, run->device_id, run->object);
+    }
 
   if (call != NULL)
     {
       g_ptr_array_remove_fast (self->agent_calls, call);
-      if (!call->answered && ended != NULL &&
-          g_strcmp0 (chp_json_get_string (ended, "state"), "done") == 0)
-        {
-          g_autoptr(JsonObject) done = json_object_new ();
-          JsonNode *reply = json_node_new (JSON_NODE_OBJECT);
-          JsonObject *changes = object_member (ended, "changes");
-
-          json_object_set_boolean_member (done, "done", TRUE);
-          if (changes != NULL)
-            json_object_set_object_member (done, "changes", json_object_ref (changes));
-          json_node_set_object (reply, done);
-          g_task_return_pointer (call->task, reply, (GDestroyNotify) json_node_unref);
-        }
-      else if (!call->answered)
-        g_task_return_pointer (call->task, g_steal_pointer (&run->answer),
+      if (!call->answered)
+        g_task_return_pointer (call->task, agent_answer (run, ended, done),
                                (GDestroyNotify) json_node_unref);
       chp_engine_agent_call_free (call);
     }
 
-  g_clear_pointer (&run->answer, json_node_unref);
-  g_object_unref (run->self);
-  g_free (run);
+  rule_run_free (run);
 }
 
 /* A held hold about to be applied: when its agent is known and a standing rule covers it, the
- * rule approves it — counted, stored, audited — and it never becomes a card. TRUE then; @call
- * (when given) is answered once the approval has run. Never while the person has stopped
- * everything, and never for an act Stop all already answered. */
+ * rule approves it through the person's Approve path and it never becomes a card. TRUE then;
+ * @call (when given) is answered once the approval has run, and the use is counted only if the
+ * act was done (rule_resolved_cb()). Never while the person has stopped everything, and never
+ * for an act Stop all already answered. */
 gboolean
 chp_engine_apply_by_rule (ChpEngine  *self,
                           const char *device_id,
@@ -291,7 +367,6 @@ chp_engine_apply_by_rule (ChpEngine  *self,
   ChpApprovalRule *rule;
   const char *agent;
   RuleRun *run;
-  gint64 now = now_ms ();
 
   if (self->stopped || (call != NULL && call->answered) ||
       g_strcmp0 (chp_json_get_string (object, "state"), "held") != 0 ||
@@ -304,22 +379,18 @@ chp_engine_apply_by_rule (ChpEngine  *self,
   agent = chp_engine_get_hold_agent (self, hold);
   rule = agent != NULL ? chp_approval_rule_list_find_match (self->rules, agent,
                                                             chp_hold_get_site (hold),
-                                                            chp_hold_get_kind (hold), now)
+                                                            chp_hold_get_kind (hold), now_ms ())
                        : NULL;
   if (rule == NULL)
     return FALSE;
-
-  chp_approval_rule_record_use (rule, now);
-  if (self->store != NULL)
-    chp_store_use_rule_async (self->store, chp_approval_rule_get_id (rule), now, NULL, NULL, NULL);
-  if (self->bridge != NULL)
-    chp_bridge_audit (self->bridge, "rule", "use", "approved", device_id, 0, NULL);
-  g_message ("a rule approved hold %s on %s", chp_hold_get_id (hold), device_id);
 
   run = g_new0 (RuleRun, 1);
   run->self = g_object_ref (self);
   run->call = call;
   run->answer = answer != NULL ? json_node_ref (answer) : NULL;
+  run->rule = g_object_ref (rule);
+  run->device_id = g_strdup (device_id);
+  run->object = json_object_ref (object);
   chp_engine_resolve_hold_async (self, device_id, chp_hold_get_id (hold), "approve",
                                  rule_resolved_cb, run);
   return TRUE;
@@ -408,6 +479,60 @@ allow_resolved_cb (GObject      *source,
 }
 
 static void
+rule_revoked_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ChpEngine *self = g_task_get_source_object (task);
+  ChpApprovalRule *rule = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+
+  /* No standing rule of that id in the store is as good: nothing would bring it back. */
+  if (!chp_store_write_finish (CHP_STORE (source), result, &error) &&
+      !g_error_matches (error, CHP_STORE_ERROR, CHP_STORE_ERROR_NOT_FOUND))
+    {
+      g_message ("rule not revoked in the store: %s", error->message);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  if (self->rules != NULL)
+    chp_approval_rule_list_remove (self->rules, chp_approval_rule_get_id (rule));
+  if (self->bridge != NULL)
+    chp_bridge_audit (self->bridge, "rule", "revoke", "revoked", NULL, 0,
+                      g_object_get_data (G_OBJECT (task), "why"));
+  g_task_return_boolean (task, TRUE);
+}
+
+/* @rule stops matching now; once the store has it revoked it leaves the list and Activity says
+ * so, and not before: a revoke the disk refused would come back at the next start, and the
+ * person is told instead (chp_engine_revoke_rule_finish()'s error). @why is the audit's code. */
+static void
+revoke_rule (ChpEngine           *self,
+             ChpApprovalRule     *rule,
+             const char          *why,
+             GAsyncReadyCallback  callback,
+             gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, NULL, callback, user_data);
+
+  g_task_set_source_tag (task, chp_engine_revoke_rule_async);
+  g_task_set_task_data (task, g_object_ref (rule), g_object_unref);
+  g_object_set_data (G_OBJECT (task), "why", (gpointer) why);
+  chp_approval_rule_set_revoked (rule);
+
+  if (self->store == NULL)
+    {
+      g_task_return_new_error (task, CHP_PROTOCOL_ERROR, CHP_PROTOCOL_ERROR_DEVICE_OFFLINE,
+                               "Chaperone is not running");
+      return;
+    }
+  chp_store_revoke_rule_async (self->store, chp_approval_rule_get_id (rule), now_ms (), NULL,
+                               rule_revoked_cb, g_steal_pointer (&task));
+}
+
+static void
 rule_saved_cb (GObject      *source,
                GAsyncResult *result,
                gpointer      user_data)
@@ -426,8 +551,16 @@ rule_saved_cb (GObject      *source,
       return;
     }
 
+  /* At the cap the oldest rule makes room, revoked in the store too: else the next start would
+   * bring it back and leave this newest one out. */
   rule = chp_approval_rule_new (info);
-  chp_approval_rule_list_add (self->rules, rule);
+  while (!chp_approval_rule_list_add (self->rules, rule))
+    {
+      g_autoptr(ChpApprovalRule) oldest = g_list_model_get_item (G_LIST_MODEL (self->rules), 0);
+
+      chp_approval_rule_list_remove (self->rules, chp_approval_rule_get_id (oldest));
+      revoke_rule (self, oldest, "too_many_rules", NULL, NULL);
+    }
   if (self->bridge != NULL)
     chp_bridge_audit (self->bridge, "rule", "create", "created", chp_hold_get_device_id (hold),
                       0, NULL);
@@ -490,26 +623,13 @@ chp_engine_allow_always_async (ChpEngine           *self,
   chp_store_save_rule_async (self->store, info, NULL, rule_saved_cb, g_steal_pointer (&task));
 }
 
-static void
-rule_revoked_cb (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (!chp_store_write_finish (CHP_STORE (source), result, &error))
-    g_task_return_error (task, g_steal_pointer (&error));
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
 /**
  * chp_engine_revoke_rule_async:
  *
  * The person pressed Revoke in the Rules list (a widget action): the rule stops matching at once,
- * leaves the list, and is marked revoked in the store. Audited. Finish with
- * chp_engine_revoke_rule_finish().
+ * is marked revoked in the store, then leaves the list and is audited. When the store fails the
+ * rule stays listed, matching nothing, and the error says so: pressing Revoke again retries.
+ * Finish with chp_engine_revoke_rule_finish().
  */
 void
 chp_engine_revoke_rule_async (ChpEngine           *self,
@@ -517,30 +637,21 @@ chp_engine_revoke_rule_async (ChpEngine           *self,
                               GAsyncReadyCallback  callback,
                               gpointer             user_data)
 {
-  g_autoptr(GTask) task = NULL;
-  g_autofree char *id = NULL;
+  ChpApprovalRule *rule;
 
   g_return_if_fail (CHP_IS_ENGINE (self));
   g_return_if_fail (rule_id != NULL);
 
-  task = g_task_new (self, NULL, callback, user_data);
-  g_task_set_source_tag (task, chp_engine_revoke_rule_async);
-  /* @rule_id may be the rule's own string, which goes with it when it leaves the list. */
-  id = g_strdup (rule_id);
-  rule_id = id;
-
-  /* Out of the list before anything is awaited: the very next hold is not covered. */
-  if (!chp_approval_rule_list_remove (self->rules, rule_id) || self->store == NULL)
+  rule = chp_approval_rule_list_lookup (self->rules, rule_id);
+  if (rule == NULL)
     {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+      g_task_report_new_error (self, callback, user_data, chp_engine_revoke_rule_async,
+                               G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                                "No standing rule has the id %s", rule_id);
       return;
     }
 
-  if (self->bridge != NULL)
-    chp_bridge_audit (self->bridge, "rule", "revoke", "revoked", NULL, 0, NULL);
-  chp_store_revoke_rule_async (self->store, rule_id, now_ms (), NULL, rule_revoked_cb,
-                               g_steal_pointer (&task));
+  revoke_rule (self, rule, NULL, callback, user_data);
 }
 
 gboolean

@@ -6,9 +6,6 @@
 
 #include "chp-approval-rule-list.h"
 
-/* More than any person keeps; past it the oldest makes room. */
-#define MAX_RULES 200
-
 struct _ChpApprovalRuleList
 {
   ChpObjectList parent_instance;
@@ -127,9 +124,10 @@ schedule_expiry (ChpApprovalRuleList *self)
 
 /**
  * chp_approval_rule_list_set_all:
- * @infos: (element-type ChpRuleInfo): the store's standing rules
+ * @infos: (element-type ChpRuleInfo): the store's standing rules, oldest first
  *
- * Replaces the list (at start); a rule that expired meanwhile is left out.
+ * Replaces the list (at start); a rule that expired meanwhile is left out. Past the cap the
+ * newest are kept, as chp_approval_rule_list_add()'s caller keeps them while running.
  */
 void
 chp_approval_rule_list_set_all (ChpApprovalRuleList *self,
@@ -142,12 +140,12 @@ chp_approval_rule_list_set_all (ChpApprovalRuleList *self,
   g_return_if_fail (CHP_IS_APPROVAL_RULE_LIST (self));
   g_return_if_fail (infos != NULL);
 
-  for (guint i = 0; i < infos->len && rules->len < MAX_RULES; i++)
+  for (guint i = infos->len; i > 0 && rules->len < CHP_APPROVAL_RULE_LIST_MAX; i--)
     {
-      const ChpRuleInfo *info = g_ptr_array_index (infos, i);
+      const ChpRuleInfo *info = g_ptr_array_index (infos, i - 1);
 
       if (info->revoked_at == 0 && info->expires_at > now)
-        g_ptr_array_add (rules, chp_approval_rule_new (info));
+        g_ptr_array_insert (rules, 0, chp_approval_rule_new (info));
     }
 
   list = CHP_OBJECT_LIST (self);
@@ -155,20 +153,23 @@ chp_approval_rule_list_set_all (ChpApprovalRuleList *self,
   schedule_expiry (self);
 }
 
-void
+/* FALSE, and @rule not listed, when the list is full: the caller makes room first (and says so
+ * to the store, or the rule it dropped would come back at the next start). */
+gboolean
 chp_approval_rule_list_add (ChpApprovalRuleList *self,
                             ChpApprovalRule     *rule)
 {
   ChpObjectList *list;
 
-  g_return_if_fail (CHP_IS_APPROVAL_RULE_LIST (self));
-  g_return_if_fail (CHP_IS_APPROVAL_RULE (rule));
+  g_return_val_if_fail (CHP_IS_APPROVAL_RULE_LIST (self), FALSE);
+  g_return_val_if_fail (CHP_IS_APPROVAL_RULE (rule), FALSE);
 
   list = CHP_OBJECT_LIST (self);
-  if (chp_object_list_get_len (list) >= MAX_RULES)
-    chp_object_list_remove_at (list, 0);
+  if (chp_object_list_get_len (list) >= CHP_APPROVAL_RULE_LIST_MAX)
+    return FALSE;
   chp_object_list_append (list, rule);
   schedule_expiry (self);
+  return TRUE;
 }
 
 /* Returns: (transfer none) (nullable) */

@@ -10,6 +10,9 @@
 
 G_BEGIN_DECLS
 
+/* More than any person keeps. */
+#define CHP_APPROVAL_RULE_LIST_MAX 200
+
 #define CHP_TYPE_APPROVAL_RULE_LIST (chp_approval_rule_list_get_type ())
 
 G_DECLARE_FINAL_TYPE (ChpApprovalRuleList, chp_approval_rule_list, CHP, APPROVAL_RULE_LIST,
@@ -18,7 +21,7 @@ G_DECLARE_FINAL_TYPE (ChpApprovalRuleList, chp_approval_rule_list, CHP, APPROVAL
 ChpApprovalRuleList *chp_approval_rule_list_new        (void);
 void                 chp_approval_rule_list_set_all    (ChpApprovalRuleList *self,
                                                         GPtrArray           *infos);
-void                 chp_approval_rule_list_add        (ChpApprovalRuleList *self,
+gboolean             chp_approval_rule_list_add        (ChpApprovalRuleList *self,
                                                         ChpApprovalRule     *rule);
 ChpApprovalRule     *chp_approval_rule_list_lookup     (ChpApprovalRuleList *self,
                                                         const char          *rule_id);

@@ -21,6 +21,7 @@ struct _ChpApprovalRule
   gint64 expires_at;
   gint64 use_count;
   gint64 last_used;
+  gboolean revoked;  /* the person revoked it; it may still be listed until the store has it */
 };
 
 enum {
@@ -142,8 +143,25 @@ chp_approval_rule_record_use (ChpApprovalRule *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LAST_USED]);
 }
 
+/* The person revoked this rule: it never matches again, whatever the store does with it. */
+void
+chp_approval_rule_set_revoked (ChpApprovalRule *self)
+{
+  g_return_if_fail (CHP_IS_APPROVAL_RULE (self));
+
+  self->revoked = TRUE;
+}
+
+gboolean
+chp_approval_rule_get_revoked (ChpApprovalRule *self)
+{
+  g_return_val_if_fail (CHP_IS_APPROVAL_RULE (self), TRUE);
+
+  return self->revoked;
+}
+
 /* Whether this rule lets @agent's @kind of act on @site go through at @now. Exact: no wider
- * site, no other agent, nothing after the expiry. */
+ * site, no other agent, nothing after the expiry, nothing once revoked. */
 gboolean
 chp_approval_rule_matches (ChpApprovalRule *self,
                            const char      *agent,
@@ -153,7 +171,7 @@ chp_approval_rule_matches (ChpApprovalRule *self,
 {
   g_return_val_if_fail (CHP_IS_APPROVAL_RULE (self), FALSE);
 
-  return chp_approval_rule_kind_allowed (kind) &&
+  return !self->revoked && chp_approval_rule_kind_allowed (kind) &&
          g_strcmp0 (self->kind, kind) == 0 &&
          agent != NULL && g_strcmp0 (self->agent, agent) == 0 &&
          site != NULL && g_ascii_strcasecmp (self->site, site) == 0 &&

@@ -28,6 +28,8 @@ gint64           chp_approval_rule_get_use_count (ChpApprovalRule   *self);
 gint64           chp_approval_rule_get_last_used (ChpApprovalRule   *self);
 void             chp_approval_rule_record_use    (ChpApprovalRule   *self,
                                                   gint64             at);
+void             chp_approval_rule_set_revoked   (ChpApprovalRule   *self);
+gboolean         chp_approval_rule_get_revoked   (ChpApprovalRule   *self);
 gboolean         chp_approval_rule_matches       (ChpApprovalRule   *self,
                                                   const char        *agent,
                                                   const char        *site,

@@ -21,6 +21,7 @@ struct _ChpRuleRow
   GtkLabel *title_label;
   GtkLabel *agent_label;
   GtkLabel *uses_label;
+  GtkLabel *error_label;
   GtkWidget *revoke_button;
 
   ChpApprovalRule *rule;
@@ -62,8 +63,10 @@ fill (ChpRuleRow *self)
    * data (never a send, a payment or a delete) */
   title = g_strdup_printf (_("Changes on %s"), host);
   gtk_label_set_text (self->title_label, title);
-  /* Translators: %s is the agent's name as it gave it, then the site's full origin */
-  agent = g_strdup_printf (_("By %s · %s"), chp_approval_rule_get_agent (self->rule),
+  /* Translators: %s is the agent's name as it gave it, then the site's full origin. A rule
+   * covers that agent in every browser paired with Chaperone, not only the one it was made in. */
+  agent = g_strdup_printf (_("By %s · %s · in any browser"),
+                           chp_approval_rule_get_agent (self->rule),
                            chp_approval_rule_get_site (self->rule));
   gtk_label_set_text (self->agent_label, agent);
 
@@ -82,10 +85,18 @@ revoked_cb (GObject      *source,
   g_autoptr(ChpRuleRow) self = user_data;
   g_autoptr(GError) error = NULL;
 
-  /* The rule stopped matching before the store was asked; a disk that refused is said in the
-   * log, and the rule is gone from this run either way. */
-  if (!chp_engine_revoke_rule_finish (CHP_ENGINE (source), result, &error))
-    g_message ("rule not revoked in the store: %s", error->message);
+  /* Saved: the engine takes the rule out of the list, and this row with it. Not saved (a full
+   * disk): the rule already matches nothing, but a restart would bring it back, so the person
+   * is told, and Revoke tries again. */
+  if (chp_engine_revoke_rule_finish (CHP_ENGINE (source), result, &error))
+    return;
+
+  g_message ("rule not revoked: %s", error->message);
+  gtk_label_set_text (self->error_label,
+                      _("Revoked until Chaperone restarts, but not saved: it would come back "
+                        "then. Press Revoke to try again."));
+  gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "rule.revoke", TRUE);
 }
 
 static void
@@ -96,6 +107,7 @@ revoke_action (GtkWidget  *widget,
   ChpRuleRow *self = CHP_RULE_ROW (widget);
 
   gtk_widget_action_set_enabled (widget, "rule.revoke", FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
   chp_engine_revoke_rule_async (self->engine, chp_approval_rule_get_id (self->rule), revoked_cb,
                                 g_object_ref (self));
 }
@@ -135,6 +147,7 @@ chp_rule_row_class_init (ChpRuleRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ChpRuleRow, title_label);
   gtk_widget_class_bind_template_child (widget_class, ChpRuleRow, agent_label);
   gtk_widget_class_bind_template_child (widget_class, ChpRuleRow, uses_label);
+  gtk_widget_class_bind_template_child (widget_class, ChpRuleRow, error_label);
   gtk_widget_class_bind_template_child (widget_class, ChpRuleRow, revoke_button);
 
   /* A widget action: not exported on D-Bus. */
