@@ -121,21 +121,15 @@
   // page-holds.js LIST_ITEM says a page adds — is one record, and its controls and headings name
   // it ("Call Alice Smith"): the site memory never learns them (inList). A header row, or a row
   // of a table laid out for looks, holds no record; a navigation's list may (a chat's contacts).
-  // `seen`: item → whether it is a record, for one capture (a list's 500 controls share a few
-  // hundred items, and a row's test reads its cells).
-  function inRecordList(el, seen) {
+  // `seen`: item → whether it is a record, for one capture (a row's test reads its cells).
+  const isRecord = (item) => (item.localName !== 'tr' && item.getAttribute('role') !== 'row')
+    || (item.querySelector('td, [role=cell], [role=gridcell]') !== null
+      && !item.closest('thead, table[role=presentation], table[role=none]'));
+  function inRecordList(el, seen = new Map()) {
     for (let n = el; n;) {
       const item = n.closest(P.LIST_ITEM);
-      if (item) {
-        let record = seen ? seen.get(item) : undefined;
-        if (record === undefined) {
-          const row = item.localName === 'tr' || item.getAttribute('role') === 'row';
-          record = !row || (item.querySelector('td, [role=cell], [role=gridcell]') !== null
-            && !item.closest('thead, table[role=presentation], table[role=none]'));
-          if (seen) seen.set(item, record);
-        }
-        if (record) return true;
-      }
+      if (item && !seen.has(item)) seen.set(item, isRecord(item));
+      if (item && seen.get(item)) return true;
       n = (item ? item.parentElement : null) || (item || n).getRootNode().host;
     }
     return false;
