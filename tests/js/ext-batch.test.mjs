@@ -50,12 +50,13 @@ function pageAgent(s) {
   };
 }
 
-async function batchSetup({ preset = 'control', extras = ['browser.network.read', 'browser.api.call'] } = {}) {
+async function batchSetup({ preset = 'control', extras = ['browser.network.read', 'browser.api.call'],
+  url = 'https://app.example/inbox' } = {}) {
   const s = { ops: [], calls: [] };
   const fake = makeFakeChrome({ pageRun: pageAgent(s) });
   const wr = fakeWebRequest();
   fake.chrome.webRequest = wr;
-  fake.addTab({ id: 1, url: 'https://app.example/inbox', title: 'App', active: true });
+  fake.addTab({ id: 1, url, title: 'App', active: true });
   const router = new Router({ chrome: fake.chrome, emit: (s.emit = eventLog()), now: fakeClock(), timers: inertTimers() });
   await router.load();
   const reply = await router.onPopupMessage({ type: 'popup.createGrant', tabs: [{ tabId: 1, frameIds: [] }],
@@ -218,6 +219,51 @@ test('a step that fails halts the batch there and says which; no later step runs
   const missing = await batch(s, [read(9), read(10)]);
   assert.deepEqual([missing.halted.step, missing.halted.code, missing.steps[0].ok], [1, 'target_denied', false]);
   assert.match(missing.halted.message, /answered 404/);
+  // The site's status goes with the failed step, so the app counts the endpoint's miss as it
+  // does for a single call; no reply at all is 0.
+  assert.equal(missing.steps[0].status, 404);
+  s.reply = { error: 'network', message: 'Failed to fetch' };
+  const gone = await batch(s, [read(11)]);
+  assert.deepEqual([gone.halted.code, gone.steps[0].status], ['target_denied', 0]);
+});
+
+test('a batch keeps a single act\'s checks as it goes: the floor after a URL move, the time it has', async () => {
+  // A click whose page moved its URL (a pushState) onto a hands-only page: the next act is
+  // refused there, as a single act would be, and never reaches the page.
+  const s = await batchSetup({ url: 'https://github.com/acme/tools' });
+  s.onAction = (args) => {
+    if (args.ref !== 'e1') return null;
+    s.fake.frame(1, 0).url = 'https://github.com/settings/profile';
+    return { ok: true, value: { done: true, changes: { added: 3, removed: 0, urlChanged: true } } };
+  };
+  const r = await batch(s, [
+    { act: { target: { role: 'button', name: 'Save' }, action: 'click' } },
+    { act: { target: { role: 'textbox', name: 'Title' }, action: 'setValue', value: 'x' } },
+  ]);
+  assert.deepEqual([r.done, r.halted.step, r.halted.code], [1, 2, 'refused_floor']);
+  assert.deepEqual(s.ops.filter((o) => o.op === 'action').map((o) => o.args.ref), ['e1'], 'the fill never ran');
+
+  // An act starts only with time enough to answer before the app stops waiting; an API call gets
+  // the time left, not its own 30 s.
+  const t = await batchSetup();
+  const late = await batch(t, [{ act: { target: { role: 'button', name: 'Save' }, action: 'click' } }], { deadlineMs: 1000 });
+  assert.deepEqual([late.done, late.halted.step, late.halted.code], [0, 1, 'timeout']);
+  assert.equal(opsOf(t, 'action').length, 0);
+  await batch(t, [read(1)], { deadlineMs: 1000 });
+  assert.ok(t.calls[0].timeoutMs <= 3000, `the read may take ${t.calls[0].timeoutMs} ms`);
+});
+
+test('a click that only opened an editor spends no step of the plan', async () => {
+  const s = await batchSetup();
+  s.onAction = (args) => (args.ref === 'e1'
+    ? { ok: true, value: { done: true, changes: { added: 1, removed: 0 }, plan: { planId: 'plan-1', site: 'app.example', opens: true } } }
+    : null);
+  s.reply = { status: 204, ok: true, contentType: null, size: 0, truncated: false, ms: 1 };
+  const allow = { planId: 'plan-1', sites: ['app.example'], step: 1, of: 1, left: { 'app.example': 1 } };
+  const r = await batch(s, [{ act: { target: { role: 'button', name: 'Save' }, action: 'click' } },
+    { api: { method: 'PUT', url: 'https://app.example/api/notes/1', body: { text: 'x' } } }], { allow });
+  assert.equal(r.held, undefined, 'the plan\'s one step is left for the write');
+  assert.deepEqual([r.done, s.calls.filter((c) => c.method === 'PUT').length], [2, 1]);
 });
 
 test('a held click halts the batch at its step; the hold is the person\'s, as a single act\'s', async () => {

@@ -110,7 +110,7 @@ function floorRefusal(level, tabId, reason, message) {
  * call (hold.js); otherwise a write is held unless a plan covers it. `docs`: the tab's documents,
  * when the caller read them already. → {held: true, hold}, or {req, plan} for pageFetch.
  */
-async function prepareCall(ctx, p, { approved = false, docs } = {}) {
+async function prepareCall(ctx, p, { approved = false, docs, timeoutMs = CALL_TIMEOUT_MS } = {}) {
   const { router, tabId: tab, frameId: frame, documentId, grant } = ctx;
   // Judged by what it does, not its method alone: a GET may delete (lib/api-outward.js).
   const verdict = classifyCall(p);
@@ -174,7 +174,7 @@ async function prepareCall(ctx, p, { approved = false, docs } = {}) {
   }
   const body = p.body === undefined ? undefined
     : p.form ? new URLSearchParams(p.body.form).toString() : JSON.stringify(p.body);
-  return { plan, req: { url: p.url, method: p.method, headers, body, timeoutMs: CALL_TIMEOUT_MS,
+  return { plan, req: { url: p.url, method: p.method, headers, body, timeoutMs: Math.min(CALL_TIMEOUT_MS, timeoutMs),
     maxBytes: MAX_REPLY_BYTES, maxText: MAX_REPLY_TEXT } };
 }
 
@@ -210,8 +210,8 @@ function answerOf(r, prepared, { router, tabId: tab }) {
  * frame's document). `approved`: the person approved this very call (hold.js); otherwise a write
  * is held unless a plan covers it. → the answer, or {held: true, hold}.
  */
-export async function runCall(ctx, p, { approved = false } = {}) {
-  const prepared = await prepareCall(ctx, p, { approved });
+export async function runCall(ctx, p, { approved = false, timeoutMs } = {}) {
+  const prepared = await prepareCall(ctx, p, { approved, timeoutMs });
   if (prepared.held) return prepared;
   return answerOf(await inPage(ctx, prepared.req, [p]), prepared, ctx);
 }
@@ -224,13 +224,13 @@ export async function runCall(ctx, p, { approved = false } = {}) {
  * → [{value} | {error}] in order, up to the first failure (a read refused before it was sent
  * comes last as its error, once those before it succeeded; none after it is sent).
  */
-export async function runReads(ctx, calls) {
+export async function runReads(ctx, calls, timeoutMs) {
   const docs = await ctx.router.capture.documents(ctx.tabId);
   const prepared = [];
   let refused = null;
   for (const p of calls) {
     try {
-      prepared.push(await prepareCall(ctx, p, { docs }));
+      prepared.push(await prepareCall(ctx, p, { docs, timeoutMs }));
     } catch (e) {
       refused = e;
       break;

@@ -40,6 +40,14 @@ export const MAX_STEP_DATA = 16 * 1024;
  */
 const READS_PER_VISIT = MAX_STEPS;
 
+// The app waits BATCH_DEADLINE_SLACK (3 s) past the deadline it gives for the batch's answer
+// (src/core/agent/tools/chp-tool-batch.c). A step that started in time must answer within that,
+// or the app hears nothing of the steps that ran, and a plan's writes go uncounted: an act
+// (settling within 3 s, after its waits for the control) starts only with this much of the
+// deadline left, and an API call gets the time left plus most of the slack.
+const ACT_STEP_LEFT_MS = 2500;
+const API_STEP_SLACK_MS = 2000;
+
 const collapse = (s) => String(s ?? '').replace(/\s+/g, ' ').trim().toLowerCase();
 
 /** `allow.left`: {site: steps left} for the plan's sites, as the app counted them. */
@@ -154,7 +162,8 @@ function allowNow(run) {
 /** A write used the plan: one step of its site is spent. */
 function spend(run, value) {
   const site = value?.plan?.site;
-  if (!site) return;
+  // A click that only opened an editor used no step: the app counts none (chp-tool-plan.c).
+  if (!site || value.plan.opens) return;
   run.used += 1;
   if (run.left && run.left[site] > 0) run.left[site] -= 1;
 }
@@ -164,6 +173,12 @@ async function actStep(ctx, run, step, then) {
   const { router, grant, tabId: tab } = ctx;
   let p;
   let where = { tabId: tab, frameId: 0, documentId: ctx.documentId };
+  // A target or the focused element is in the top document, whose frame was checked at the
+  // start or after the last act that moved its URL (refreshTop()): a page that is not 'ok' for
+  // acts (hands-only settings reached by a pushState) is refused as a single act there is.
+  if (!step.checked && router.floorOf(ctx.frame?.url).level !== 'ok') {
+    throw new ChaperoneError('refused_floor', 'Agents may read this page but not act on it', { tabId: tab });
+  }
   if (step.target) {
     const key = `${step.target.role}\n${collapse(step.target.name)}`;
     const known = run.targets.get(key);
@@ -211,14 +226,19 @@ async function act(ctx, run, where, params, then) {
   const value = await runAction({ ...ctx, ...where, params: p });
   router._planUsed(tab, p, value);
   spend(run, value);
+  // The top document's URL moved (a pushState: Turbo, a router): the floor is asked again.
+  if (where.frameId === 0 && value?.changes?.urlChanged) run.moved = true;
   return value;
 }
 
 /** An API answer as a step's result: a reply that is not 2xx (or none) fails the step. */
 function apiResult(value) {
   if (!value.ok) {
+    // The status goes with the step (0: no reply), so the app moves the entry's confidence as
+    // it does for a single call (chp-tool-api.c).
     throw new ChaperoneError('target_denied', value.status
-      ? `The site answered ${value.status}` : `The call failed (${value.error ?? 'network'})`, { status: value.status });
+      ? `The site answered ${value.status}` : `The call failed (${value.error ?? 'network'})`,
+    { status: Number.isSafeInteger(value.status) ? value.status : 0 });
   }
   const out = { status: value.status, size: value.size ?? null };
   const data = Object.hasOwn(value, 'json') ? JSON.stringify(value.json) : value.text;
@@ -232,7 +252,7 @@ function apiResult(value) {
 
 async function apiStep(ctx, run, step) {
   const p = isRead(step) ? step.call : { ...step.call, allow: allowNow(run) };
-  const value = await runCall(ctx, p);
+  const value = await runCall(ctx, p, { timeoutMs: run.timeLeft() + API_STEP_SLACK_MS });
   if (value.held) return value;
   ctx.router._planUsed(ctx.tabId, p, value);
   spend(run, value);
@@ -243,11 +263,11 @@ async function apiStep(ctx, run, step) {
 const isRead = (step) => step?.kind === 'api' && classifyCall(step.call).kind === 'read';
 
 /** Steps i… while they are reads (at most READS_PER_VISIT): sent in one visit to the page. */
-async function readSteps(ctx, steps, i, results) {
+async function readSteps(ctx, run, steps, i, results) {
   let j = i;
   while (j < steps.length && j - i < READS_PER_VISIT && isRead(steps[j])) j++;
   const t0 = Date.now();
-  const made = await runReads(ctx, steps.slice(i, j).map((s) => s.call));
+  const made = await runReads(ctx, steps.slice(i, j).map((s) => s.call), run.timeLeft() + API_STEP_SLACK_MS);
   const share = Math.round((Date.now() - t0) / Math.max(1, made.length));
   for (const m of made) {
     // The page times each fetch; a read refused before it was sent took no time there.
@@ -271,13 +291,26 @@ async function waitStep(ctx, step) {
 }
 
 /** Why the batch must not start its next step, or null. */
-function haltBefore(ctx, started, deadlineMs) {
+function haltBefore(ctx, started, deadlineMs, step = null) {
   if (ctx.router.stopState.stopped) return new ChaperoneError('stopped', 'The person stopped the agent');
   if (ctx.signal?.aborted) {
     return ctx.signal.reason instanceof ChaperoneError ? ctx.signal.reason : new ChaperoneError('cancelled', 'The call was cancelled');
   }
-  if (Date.now() - started > deadlineMs) return new ChaperoneError('timeout', 'The batch ran out of time before this step');
+  const left = deadlineMs - (Date.now() - started);
+  if (left < 0 || (step?.kind === 'act' && left < ACT_STEP_LEFT_MS)) {
+    return new ChaperoneError('timeout', 'The batch ran out of time before this step');
+  }
   return null;
+}
+
+/** After an act moved the top document's URL: its frame read again, and the floor with it. */
+async function refreshTop(ctx, run) {
+  run.moved = false;
+  const { frame } = await ctx.router.checkFrame(ctx.grant, { tabId: ctx.tabId, frameId: 0, documentId: ctx.documentId });
+  ctx.frame = frame;
+  if (ctx.router.floorOf(frame?.url).level === 'blind') {
+    throw new ChaperoneError('refused_floor', 'This page is off limits to agents (the URL floor)', { tabId: ctx.tabId });
+  }
 }
 
 export async function runBatch(ctx) {
@@ -288,25 +321,36 @@ export async function runBatch(ctx) {
     throw new ChaperoneError('refused_floor', 'Agents may read this page but not act on it', { tabId: tab });
   }
   // targets: {role, name} → the element found for it, kept for the batch's later steps.
-  const run = { captureId: null, targets: new Map(), allow: params.allow, left: params.left, used: 0 };
   const started = Date.now();
+  const run = { captureId: null, targets: new Map(), allow: params.allow, left: params.left, used: 0, moved: false,
+    timeLeft: () => Math.max(0, params.deadlineMs - (Date.now() - started)) };
   const steps = [];
   const out = { done: 0, of: params.steps.length, steps };
   const halt = (i, err) => {
-    steps.push({ ok: false, ms: err.ms, error: { code: err.error.code, message: err.error.message } });
+    const status = err.error.data?.status;
+    steps.push({ ok: false, ms: err.ms, error: { code: err.error.code, message: err.error.message },
+      ...(Number.isSafeInteger(status) ? { status } : {}) });
     out.halted = { step: i + 1, code: err.error.code, message: err.error.message };
   };
   for (let i = 0; i < params.steps.length && !out.halted;) {
     const step = params.steps[i];
-    const stop = haltBefore(ctx, started, params.deadlineMs);
+    const stop = haltBefore(ctx, started, params.deadlineMs, step);
     if (stop) {
       out.halted = { step: i + 1, code: stop.code, message: stop.message };
       break;
     }
+    if (run.moved) {
+      try {
+        await refreshTop(ctx, run);
+      } catch (e) {
+        halt(i, { ms: 0, error: e instanceof ChaperoneError ? e : new ChaperoneError('internal', 'The step failed') });
+        break;
+      }
+    }
     if (isRead(step) && isRead(params.steps[i + 1])) {
       const made = [];
       try {
-        await readSteps(ctx, params.steps, i, made);
+        await readSteps(ctx, run, params.steps, i, made);
       } catch (e) {
         made.push({ ok: false, ms: 0, error: e instanceof ChaperoneError ? e : new ChaperoneError('internal', 'The step failed') });
       }
