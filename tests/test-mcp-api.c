@@ -129,7 +129,7 @@ test_build_url (void)
   g_autoptr(JsonArray) entries = entries_of (WIKI);
   JsonObject *list = json_array_get_object_element (entries, 0);
   JsonObject *one = json_array_get_object_element (entries, 1);
-  g_autoptr(JsonObject) title = object_of ("{\"tiddler\":\"../../admin/A b?c\"}");
+  g_autoptr(JsonObject) title = object_of ("{\"tiddler\":\"$:/admin/A b?c\"}");
   g_autoptr(JsonObject) filter = object_of ("{\"filter\":\"[tag[Journal]]\"}");
   g_autoptr(JsonObject) stray = object_of ("{\"limit\":\"5\"}");
   g_autoptr(GError) error = NULL;
@@ -137,11 +137,11 @@ test_build_url (void)
   g_autofree char *query = NULL;
   g_autofree char *none = NULL;
 
-  /* A value is one part of the path, escaped whole: no way up or out. */
+  /* A value is one part of the path, escaped whole: a system tiddler's slash goes as %2F. */
   url = chp_mcp_api_build_url (one, title, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (url, ==,
-                   "http://127.0.0.1:8080/recipes/default/tiddlers/..%2F..%2Fadmin%2FA%20b%3Fc");
+                   "http://127.0.0.1:8080/recipes/default/tiddlers/%24%3A%2Fadmin%2FA%20b%3Fc");
 
   query = chp_mcp_api_build_url (list, filter, &error);
   g_assert_no_error (error);
@@ -159,10 +159,16 @@ test_build_url (void)
   g_assert_error (error, CHP_MCP_API_ERROR, CHP_MCP_API_ERROR_MISSING_PARAM);
   g_clear_error (&error);
 
-  /* Nor a step up or none, which escaping would leave as it is: /tiddlers/.. is /recipes/default/. */
-  for (guint i = 0; i < 2; i++)
+  /* Nor a step up or none, which escaping would leave as it is (/tiddlers/.. is
+   * /recipes/default/), nor one between slashes or backslashes, which a proxy that decodes %2F,
+   * or IIS reading %5C as a slash, would follow out of the template. */
+  for (guint i = 0; i < 5; i++)
     {
-      g_autoptr(JsonObject) dots = object_of (i == 0 ? "{\"tiddler\":\"..\"}" : "{\"tiddler\":\".\"}");
+      static const char * const bad[] = {
+        "{\"tiddler\":\"..\"}", "{\"tiddler\":\".\"}", "{\"tiddler\":\"../../account/delete\"}",
+        "{\"tiddler\":\"a/./b\"}", "{\"tiddler\":\"x\\\\..\\\\admin\"}",
+      };
+      g_autoptr(JsonObject) dots = object_of (bad[i]);
 
       g_assert_null (chp_mcp_api_build_url (one, dots, &error));
       g_assert_error (error, CHP_MCP_API_ERROR, CHP_MCP_API_ERROR_BAD_VALUE);

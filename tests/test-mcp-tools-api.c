@@ -170,12 +170,12 @@ test_route_calls_the_read (void)
   learn (&w);
   call_start (w.env.tools, w.env.context, "browser_api",
               "{\"tab\":\"b1:7\",\"action\":\"route\",\"hint\":\"tiddler\","
-              "\"params\":{\"tiddler\":\"Harbour Notes/../x\"}}", NULL, &call);
+              "\"params\":{\"tiddler\":\"Harbour Notes/x\"}}", NULL, &call);
   request = browser_request (w.client, "browser.api.call");
   params = json_object_get_object_member (request, "params");
   g_assert_cmpstr (json_object_get_string_member (params, "method"), ==, "GET");
   g_assert_cmpstr (json_object_get_string_member (params, "url"), ==,
-                   WIKI "/recipes/default/tiddlers/Harbour%20Notes%2F..%2Fx");
+                   WIKI "/recipes/default/tiddlers/Harbour%20Notes%2Fx");
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (params,
                                                                                  "credential"),
                                                   "kind"), ==, "header");

@@ -159,7 +159,10 @@ function verdictOfName(name, { action = false } = {}) {
  * operation step (see above).
  */
 function pathNames(path) {
-  const steps = path.split('/').filter(Boolean).map((raw) => unescape(raw.split(';')[0]).trim());
+  // Split at the slashes a server may see too: an escaped one (%2F, decoded by some proxies) or
+  // a backslash (%5C, a slash to IIS), so "/notes/..%2Faccount%2Fdelete" says its "delete".
+  const steps = path.split('/').flatMap((raw) => unescape(raw.split(';')[0]).split(/[/\\]/))
+    .map((s) => s.trim()).filter(Boolean);
   const out = steps.filter((s) => STEP_DELETE_WORDS.has(s.toLowerCase()) || SEND_ALONE.has(s.toLowerCase()));
   let i = steps.length - 1;
   // Ids after the operation are passed over; one that is a name may be the operation itself

@@ -88,6 +88,8 @@ test('a GET that acts is judged by what it says it does: its members, its operat
     '/api/posts/5/delete', '/api/deleteaccount', '/api/users/5/deleteAccount', '/api/users/5/remove-avatar/',
     '/api/deleteAllMessages', '/posts/5/dElete', '/Posts/Delete/5', '/index.php/news/delete/5', '/post/delete/id/5',
     '/admin/delete.php?id=5', '/posts/5/delete.json', '/DeleteUser.do?id=5', '/api/chat.delete?channel=C1&ts=1',
+    // Steps behind an escaped slash or backslash, which a decoding proxy or IIS follows.
+    '/notes/..%2F..%2Faccount%2Fdelete', '/notes/x%2Fdelete', '/notes/x%5Cdelete',
     '/api/notes/5/%64elete', '/api/notes/5/delete;jsessionid=A1B2', '/posts/5/delete%20',
     // Any step that is a delete verb alone; a front controller's path in the query; the delete
     // table's phrases; admin panels' and mail's verbs.

@@ -121,6 +121,18 @@ param_given (JsonObject *params,
   return params != NULL && chp_json_get_string (params, name) != NULL;
 }
 
+/* Whether @value holds a "." or ".." step between its slashes or backslashes (or is one). */
+static gboolean
+has_dot_step (const char *value)
+{
+  g_auto(GStrv) steps = g_regex_split_simple ("[/\\\\]", value, 0, 0);
+
+  for (guint i = 0; steps[i] != NULL; i++)
+    if (g_str_equal (steps[i], ".") || g_str_equal (steps[i], ".."))
+      return TRUE;
+  return FALSE;
+}
+
 char *
 chp_mcp_api_build_url (JsonObject  *entry,
                        JsonObject  *params,
@@ -167,13 +179,17 @@ chp_mcp_api_build_url (JsonObject  *entry,
                        "params.%s is longer than %d characters", name, PARAM_MAX_CHARS);
           return NULL;
         }
-      /* Escaped whole: a value is one part of the path, never "../admin" or "a/b". Nor "." or
-       * "..", which escaping leaves as they are and a URL then reads as a step up or none
-       * (/notes/{id} with ".." is /). */
-      if (g_str_equal (value, ".") || g_str_equal (value, ".."))
+      /* A value is one part of the path, escaped whole (a wiki's "$:/SiteTitle" keeps its slash
+       * as %2F, as the page sends it). Never a step up or none, though, anywhere in it: "." or
+       * "..", which escaping leaves as they are and a URL reads as a step (/notes/{id} with ".."
+       * is /), nor "../../account" between slashes or backslashes, which a proxy that decodes
+       * %2F (nginx with a URI in proxy_pass) or a server that reads %5C as a slash (IIS) would
+       * take as steps out of the template. */
+      if (has_dot_step (value))
         {
           g_set_error (error, CHP_MCP_API_ERROR, CHP_MCP_API_ERROR_BAD_VALUE,
-                       "params.%s cannot be \"%s\": a value is one part of the path", name, value);
+                       "params.%s cannot be \"%s\": a value is one part of the path, with no "
+                       "\".\" or \"..\" step in it", name, value);
           return NULL;
         }
       escaped = g_uri_escape_string (value, NULL, TRUE);
