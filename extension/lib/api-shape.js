@@ -228,6 +228,11 @@ export function graphqlDocument(src) {
   return doc;
 }
 
+/** Forgets the documents read last: a capture that stops keeps nothing of the page's bodies. */
+export function forgetDocuments() {
+  recentDocuments.clear();
+}
+
 function readDocument(src) {
   const toks = typeof src === 'string' ? gqlTokens(src) : null;
   if (!toks) return null;
@@ -495,9 +500,14 @@ export const noBody = () => ({ kind: NONE.kind, keys: {} });
  * *-token, *csrf*, *xsrf*. The values of these (never of Cookie) are kept in the worker's memory
  * so a call can sign itself as the page did.
  */
+// Headers that say what a request does rather than who sends it: never carried along as a
+// "credential", where an agent's call could name one and turn a POST into a DELETE.
+const METHOD_OVERRIDES = new Set(['x-http-method', 'x-http-method-override', 'x-method-override']);
+
 export function isCredentialHeader(name) {
   const n = String(name).toLowerCase();
   if (n === 'cookie' || n === 'x-client-data') return false; // the cookie is the browser's to send
+  if (METHOD_OVERRIDES.has(n)) return false;
   return n === 'authorization' || n.startsWith('x-') || n.endsWith('-token') ||
     n.includes('csrf') || n.includes('xsrf');
 }

@@ -31,8 +31,8 @@
 
 import { templatePaths } from './api-learn.js';
 import {
-  credentialOfHeaders, isCredentialHeader, isMarkerHeader, mediaType, noBody, redactPath, requestBodyShape,
-  splitUrl,
+  credentialOfHeaders, forgetDocuments, isCredentialHeader, isMarkerHeader, mediaType, noBody, redactPath,
+  requestBodyShape, splitUrl,
 } from './api-shape.js';
 import { SCOPES } from './scopes.js';
 
@@ -215,6 +215,8 @@ export class Capture {
     t.ring.length = 0;
     t.pending.clear();
     t.secrets.clear();
+    // The GraphQL documents read last are the page's own bodies, inline arguments and all.
+    forgetDocuments();
   }
 
   /**

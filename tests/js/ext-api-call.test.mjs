@@ -111,6 +111,12 @@ test('only what the page already talks to; the floor; a credential the page neve
     (e) => e.code === 'target_denied' && /sign in again/.test(e.message));
   await assert.rejects(call(s, { method: 'GET', url: 'https://app.example/x', credential: { kind: 'header', header: 'cookie' } }),
     { code: 'invalid_params' });
+  // A method override says what a call does, not who sends it: never a "credential" to carry,
+  // which would turn a plan-covered POST into a DELETE.
+  for (const header of ['X-HTTP-Method', 'x-http-method-override', 'X-Method-Override']) {
+    await assert.rejects(call(s, { method: 'POST', url: 'https://app.example/api/notes/1', body: { a: 1 },
+      credential: { kind: 'header', header } }), { code: 'invalid_params' }, header);
+  }
   for (const bad of [{ method: 'TRACE', url: 'https://app.example/' }, { method: 'GET', url: 'ftp://app.example/' },
     { method: 'GET', url: 'https://u:p@app.example/' }, { method: 'GET', url: 'https://app.example/', body: {} },
     { method: 'POST', url: 'https://app.example/', body: { form: { a: 1 } } },
