@@ -160,6 +160,18 @@ function frameOf(url) {
 }
 
 /**
+ * Whether a captured request is the site's own: made by the top document, or by a frame of the
+ * origin it called. An ad's or a widget's frame calling the site (`fetch(…, {mode: 'no-cors'})`)
+ * would otherwise plant a route, widen what the page "already talks to", or lend its headers.
+ * @param docs Map documentId → {frameId, url} of the tab's frames now
+ */
+export function sitesOwn(e, docs) {
+  const doc = docs.get(e.documentId);
+  if (!doc) return false;
+  return doc.frameId === 0 || frameOf(doc.url).origin === e.origin;
+}
+
+/**
  * The learned routes of a tab's current documents.
  * @param entries capture entries (lib/capture.js; raw paths), oldest first
  * @param docs    Map documentId → {frameId, url} of the tab's frames now
@@ -167,7 +179,7 @@ function frameOf(url) {
  *            frameUrl, sampleStatus, contentType, count, lastAt}], most used first
  */
 export function learnRoutes(entries, docs) {
-  const calls = entries.filter((e) => e.type === 'xmlhttprequest' && !e.agent && docs.has(e.documentId));
+  const calls = entries.filter((e) => e.type === 'xmlhttprequest' && !e.agent && sitesOwn(e, docs));
   const byOrigin = new Map();
   for (const e of calls) {
     const list = byOrigin.get(e.origin) ?? [];

@@ -105,7 +105,9 @@ test('only what the page already talks to; the floor; a credential the page neve
   const s = await apiSetup();
   await assert.rejects(call(s, { method: 'GET', url: 'https://evil.example/api/x' }),
     (e) => e.code === 'target_denied' && /already talks to/.test(e.message));
-  await call(s, { method: 'GET', url: 'https://api.widget.example/v1/ping' }); // the widget's API, called by this tab
+  // The widget's frame talks to its API; the page itself never did: not the page's to call.
+  await assert.rejects(call(s, { method: 'GET', url: 'https://api.widget.example/v1/ping' }),
+    (e) => e.code === 'target_denied' && /already talks to/.test(e.message));
   await assert.rejects(call(s, { method: 'GET', url: 'https://mybank.example/api/x' }), { code: 'refused_floor' });
   await assert.rejects(call(s, { method: 'GET', url: 'https://app.example/api/x', credential: { kind: 'bearer' } }),
     (e) => e.code === 'target_denied' && /sign in again/.test(e.message));

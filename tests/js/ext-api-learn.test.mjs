@@ -80,8 +80,12 @@ test('learn: one route per (method, origin, template), counts, merged query keys
     entry({ method: 'PUT', path: '/api/notes/10', body: { kind: 'json', keys: { pinned: 'boolean' } } }),
     entry({ method: 'POST', path: '/graphql', body: { kind: 'json', keys: { query: 'string' }, operation: 'sendMessage', operationType: 'mutation' } }),
     entry({ method: 'POST', path: '/graphql', body: { kind: 'json', keys: { query: 'string', variables: 'object' }, operation: 'contacts', operationType: 'query' } }),
-    entry({ origin: 'https://api.widget.example', path: '/v1/track', documentId: 'D2', frameId: 7,
+    entry({ origin: 'https://widget.example', path: '/v1/track', documentId: 'D2', frameId: 7,
       credential: { cookie: false, bearer: true, headers: [] } }),
+    // A frame of another origin calling the site (an ad's no-cors fetch) plants no route of the
+    // site's, nor one of a third origin's.
+    entry({ path: '/api/account/email', documentId: 'D2', frameId: 7 }),
+    entry({ origin: 'https://api.widget.example', path: '/v1/ping', documentId: 'D2', frameId: 7 }),
     entry({ path: '/old', documentId: 'GONE' }),
     entry({ path: '/page.css', type: 'main_frame' }),
     entry({ path: '/api/agent-did-this', agent: true }),
@@ -89,9 +93,9 @@ test('learn: one route per (method, origin, template), counts, merged query keys
   const routes = learnRoutes(entries, DOCS);
   const by = Object.fromEntries(routes.map((r) => [`${r.method} ${r.origin}${r.pathTemplate}`, r]));
   assert.deepEqual(Object.keys(by).sort(), [
-    'GET https://api.widget.example/v1/track', 'GET https://app.example/api/contacts/{id}',
+    'GET https://app.example/api/contacts/{id}', 'GET https://widget.example/v1/track',
     'POST https://app.example/graphql', 'PUT https://app.example/api/notes/{id}',
-  ], 'old documents, navigations and the agent\'s own calls teach nothing');
+  ], 'old documents, navigations, the agent\'s own calls and another origin\'s frame calling out teach nothing');
   const contacts = by['GET https://app.example/api/contacts/{id}'];
   assert.equal(contacts.count, 2);
   assert.deepEqual(contacts.queryKeys, ['expand', 'fields']);
@@ -104,7 +108,7 @@ test('learn: one route per (method, origin, template), counts, merged query keys
   assert.deepEqual(notes.credential, { kind: 'header', header: 'x-csrf-token' }, 'the CSRF header, not x-requested-with');
   const gql = by['POST https://app.example/graphql'];
   assert.deepEqual(gql.body.operations, ['sendMessage', 'contacts']);
-  const track = by['GET https://api.widget.example/v1/track'];
+  const track = by['GET https://widget.example/v1/track'];
   assert.deepEqual(track.credential, { kind: 'bearer', header: 'authorization' });
   assert.equal(track.frameId, 7);
   assert.equal(track.frameUrl, 'https://widget.example');

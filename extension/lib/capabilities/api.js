@@ -127,7 +127,10 @@ async function prepareCall(ctx, p, { approved = false, docs, timeoutMs = CALL_TI
     throw floorRefusal(f.level, tab, f.reason, 'Agents may read this site but not change anything on it');
   }
   docs ??= await router.capture.documents(tab);
-  if (target !== webOrigin(ctx.frame?.url) && !router.capture.originsOf(tab, docs).has(target)) {
+  // What the calling document itself talks to: another frame's traffic (an ad's, a widget's) is
+  // not this page's, nor are the headers it sent.
+  const own = new Map(docs.has(documentId) ? [[documentId, docs.get(documentId)]] : []);
+  if (target !== webOrigin(ctx.frame?.url) && !router.capture.originsOf(tab, own).has(target)) {
     throw new ChaperoneError('target_denied', 'Chaperone calls only what the page already talks to',
       { tabId: tab, origin: target });
   }
@@ -169,7 +172,7 @@ async function prepareCall(ctx, p, { approved = false, docs, timeoutMs = CALL_TI
   }
   // The endpoint's marker headers, as the page sends them with it (TiddlyWiki's server refuses a
   // write without X-Requested-With): plain words, not credentials (lib/capture.js).
-  for (const [name, value] of Object.entries(router.capture.markersFor(tab, docs, p.method, p.url))) {
+  for (const [name, value] of Object.entries(router.capture.markersFor(tab, own, p.method, p.url))) {
     if (!Object.keys(headers).some((h) => h.toLowerCase() === name)) headers[name] = value;
   }
   const body = p.body === undefined ? undefined
