@@ -31,6 +31,8 @@ function numberText(v) {
   return formatDouble(v);
 }
 
+const PLAIN_NAME = /^[A-Za-z_-]*$/;
+
 function defineMember(into, key, value) {
   if (key === '__proto__') {
     Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
@@ -47,6 +49,23 @@ class Walk {
   }
 
   // A scalar under secretName (null: not a secret name).
+  /**
+   * A member's name as the text redactor reads it: a map keyed by tokens or session ids
+   * ({"ghp_…": {…}}) hides them as any text does. A masked name already in `into` is numbered
+   * (" #2", " #3"…), so two hidden keys do not become one.
+   */
+  key(k, into) {
+    // A short name of letters (ref, role, frameUrl) holds nothing the redactor finds: most of a
+    // large snapshot's members, passed over without a scan.
+    if (k.length < 16 && PLAIN_NAME.test(k)) return k;
+    const r = redactText(k);
+    if (r.count === 0) return k;
+    this.count += r.count;
+    let name = r.text;
+    for (let n = 2; Object.hasOwn(into, name); n++) name = `${r.text} #${n}`;
+    return name;
+  }
+
   scalar(v, secretName) {
     if (typeof v === 'string') {
       if (secretName !== null && v !== '' && !isMarker(v)) {
@@ -94,7 +113,7 @@ class Walk {
         let name = null;
         if (isSecretName(key)) name = key;
         else if (pairName !== null && key === 'value') name = pairName;
-        defineMember(out, key, this.node(v[key], name, depth + 1));
+        defineMember(out, this.key(key, out), this.node(v[key], name, depth + 1));
       }
       return out;
     } finally {
@@ -106,7 +125,8 @@ class Walk {
 /**
  * A deep copy of a JSON-like value with every string passed through redactText(), and strings and
  * numbers under secret member names (or in a `{name, value}` pair with a secret name) replaced by
- * a marker. Booleans, nulls, member names and the shape are kept; the input is not changed.
+ * a marker. Member names pass the text redactor too (a masked one is numbered when it would
+ * collide); booleans, nulls and the shape are kept; the input is not changed.
  */
 export function redactValue(v) {
   const walk = new Walk();

@@ -75,6 +75,19 @@ typedef struct
   guint *count;
 } ObjectWalk;
 
+/* A short name of letters (ref, role, frameUrl) holds nothing the redactor finds: most of a
+ * large snapshot's members, passed over without a scan (redact-json.js does the same). */
+static gboolean
+plain_name (const char *name)
+{
+  gsize n = 0;
+
+  for (; name[n] != '\0'; n++)
+    if (n >= 15 || !(g_ascii_isalpha (name[n]) || name[n] == '_' || name[n] == '-'))
+      return FALSE;
+  return TRUE;
+}
+
 static void
 redact_member_cb (JsonObject  *object,
                   const char  *member,
@@ -83,12 +96,34 @@ redact_member_cb (JsonObject  *object,
 {
   ObjectWalk *walk = user_data;
   const char *secret_name = NULL;
+  guint masked = 0;
+  g_autofree char *name = plain_name (member) ? NULL : chp_redact_text (member, &masked);
 
   if (chp_redact_name_is_secret (member, -1))
     secret_name = member;
   else if (walk->pair_name != NULL && g_str_equal (member, "value"))
     secret_name = walk->pair_name;
-  json_object_set_member (walk->into, member,
+  /* A member's name passes the text redactor too: a map keyed by tokens or session ids
+   * ({"ghp_…": {…}}) hides them as any text does. A masked name already there is numbered
+   * (" #2"…), so two hidden keys do not become one. */
+  if (masked > 0)
+    {
+      g_autofree char *base = g_steal_pointer (&name);
+
+      *walk->count += masked;
+      name = g_strdup (base);
+      for (guint n = 2; json_object_has_member (walk->into, name); n++)
+        {
+          g_free (name);
+          name = g_strdup_printf ("%s #%u", base, n);
+        }
+    }
+  else
+    {
+      g_free (name);
+      name = g_strdup (member);
+    }
+  json_object_set_member (walk->into, name,
                           redact_node (node, secret_name, walk->depth + 1, walk->count));
 }
 
