@@ -234,6 +234,132 @@ test_missing_param (void)
   world_stop (&w);
 }
 
+/* @n steps, each filling Title with @copies of {{a}}, and a of 1,024 characters: a small request
+ * that params would make large. */
+static char *
+big_fill_args (guint n,
+               guint copies)
+{
+  g_autoptr(GString) args = g_string_new ("{\"tab\":\"b1:7\",\"steps\":[");
+  g_autofree char *a = g_strnfill (1024, 'x');
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_string_append_printf (args, "%s{\"act\":{\"target\":{\"role\":\"textbox\",\"name\":"
+                              "\"Title\"},\"action\":\"fill\",\"value\":\"", i > 0 ? "," : "");
+      for (guint j = 0; j < copies; j++)
+        g_string_append (args, "{{a}}");
+      g_string_append (args, "\"}}");
+    }
+  g_string_append_printf (args, "],\"params\":{\"a\":\"%s\"}}", a);
+  return g_string_free (g_steal_pointer (&args), FALSE);
+}
+
+/* Params cannot make a value longer than the agent could type it, nor the whole batch larger
+ * than a request: refused, naming the step, before anything is built or sent. */
+static void
+test_filled_too_big (void)
+{
+  World w = { 0, };
+  g_autofree char *one = big_fill_args (1, 65);
+  g_autofree char *many = big_fill_args (17, 64);
+  g_autofree char *fits = big_fill_args (1, 64);
+  g_autoptr(JsonObject) request = NULL;
+  Call call = { 0, };
+
+  world_start (&w);
+  /* 65 × 1,024 characters: over the 65,536 a fill's value may have. */
+  call_run (w.env.tools, w.env.context, "browser_batch", one, &call);
+  g_assert_true (result_is_error (call.result));
+  g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "code"), ==,
+                   "invalid_params");
+  g_assert_nonnull (strstr (result_text (call.result),
+                            "Step 1: filled with params, value would be longer than 65536"));
+  call_clear (&call);
+
+  /* Each value fits, but 16 of them with their roles and names pass the bound for the batch. */
+  call_run (w.env.tools, w.env.context, "browser_batch", many, &call);
+  g_assert_true (result_is_error (call.result));
+  g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "code"), ==,
+                   "invalid_params");
+  g_assert_nonnull (strstr (result_text (call.result),
+                            "Step 16: filled with params, the steps would hold more than"));
+  call_clear (&call);
+
+  /* A value at the limit still goes, filled; the refused calls sent nothing before it. */
+  call_start (w.env.tools, w.env.context, "browser_batch", fits, NULL, &call);
+  request = browser_request (w.client, "browser.batch");
+  g_assert_cmpuint (json_array_get_length (wire_steps (request)), ==, 1);
+  g_assert_cmpuint (strlen (json_object_get_string_member (wire_step (request, 0, "act"),
+                                                           "value")), ==, 65536);
+  browser_answer (w.client, request, "{\"done\":1,\"of\":1,\"ms\":3,\"steps\":[{\"ok\":true,\"ms\":3}]}");
+  call_wait (&call);
+  call_clear (&call);
+  world_stop (&w);
+}
+
+/* A batch is one act for the loop guard: the same batch a third time in a row is not sent,
+ * however many frames the agent snapshots in between (the session's memory keeps 32), and three
+ * halted batches in a row pause the agent as three failed acts do. */
+static void
+test_loop_guard (void)
+{
+  World w = { 0, };
+  g_autoptr(ChpAgentSession) agent = chp_agent_session_new ("session-1", "test agent", 1);
+  const char *same = "{\"tab\":\"b1:7\",\"steps\":[{\"act\":{\"target\":{\"role\":\"button\","
+                     "\"name\":\"Like\"},\"action\":\"click\"}}]}";
+  Call call = { 0, };
+
+  world_start (&w);
+  chp_agent_session_list_add (chp_engine_get_agent_sessions (w.env.engine), agent);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(JsonObject) request = NULL;
+
+      call_start (w.env.tools, w.env.context, "browser_batch", same, NULL, &call);
+      request = browser_request (w.client, "browser.batch");
+      browser_answer (w.client, request,
+                      "{\"done\":1,\"of\":1,\"ms\":3,\"steps\":[{\"ok\":true,\"ms\":3}]}");
+      call_wait (&call);
+      g_assert_false (result_is_error (call.result));
+      /* Snapshots of many frames, each remembered, between the acts. */
+      for (guint j = 0; j < 40; j++)
+        {
+          g_autofree char *key = g_strdup_printf ("snapshot:%u:%u", i, j);
+          g_autoptr(JsonNode) node = json_from_string ("{}", NULL);
+
+          chp_mcp_context_remember (w.env.context, key, node);
+        }
+    }
+  call_run (w.env.tools, w.env.context, "browser_batch", same, &call);
+  g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "code"), ==,
+                   "paused");
+  g_assert_cmpstr (chp_agent_session_get_attention (agent), ==, "repeated");
+  chp_agent_session_request_resume (agent);
+
+  /* Three different batches that halt: the third answer says the agent is paused. */
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *args = g_strdup_printf ("{\"tab\":\"b1:7\",\"steps\":[{\"act\":{"
+                                               "\"target\":{\"role\":\"button\",\"name\":"
+                                               "\"Save %u\"},\"action\":\"click\"}}]}", i);
+      g_autoptr(JsonObject) request = NULL;
+
+      call_start (w.env.tools, w.env.context, "browser_batch", args, NULL, &call);
+      request = browser_request (w.client, "browser.batch");
+      browser_answer (w.client, request,
+                      "{\"done\":0,\"of\":1,\"ms\":3,\"steps\":[{\"ok\":false,\"ms\":3,\"error\":"
+                      "{\"code\":\"stale_node\"}}],\"halted\":{\"step\":1,\"code\":\"stale_node\"}}");
+      call_wait (&call);
+      g_assert_cmpint (result_is_error (call.result), ==, i == 2);
+    }
+  g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "code"), ==,
+                   "paused");
+  g_assert_cmpstr (chp_agent_session_get_attention (agent), ==, "failing");
+  call_clear (&call);
+  world_stop (&w);
+}
+
 /* Halted and held batches say at which step, and the page's words stay in their wrapper. */
 static void
 test_halted_and_held (void)
@@ -560,6 +686,8 @@ test_mcp_tools_add_batch (void)
 {
   g_test_add_func ("/mcp-tools/batch/one-request", test_one_request);
   g_test_add_func ("/mcp-tools/batch/missing-param", test_missing_param);
+  g_test_add_func ("/mcp-tools/batch/filled-too-big", test_filled_too_big);
+  g_test_add_func ("/mcp-tools/batch/loop-guard", test_loop_guard);
   g_test_add_func ("/mcp-tools/batch/halted-and-held", test_halted_and_held);
   g_test_add_func ("/mcp-tools/batch/recipes", test_recipes);
   g_test_add_func ("/mcp-tools/batch/stop-midway", test_stop_midway);

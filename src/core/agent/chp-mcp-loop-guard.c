@@ -7,31 +7,44 @@
 
 #include "chp-mcp-tools-private.h"
 
-/* Where the guard keeps what it saw, in the agent's context. */
+/* Where the guard keeps what it saw, on the agent's context. */
 #define LOOP_KEY               "loop-guard"
 
-/* Acts only: reading the same page twice harms nobody, doing the same thing twice may. */
+/* Acts only: reading the same page twice harms nobody, doing the same thing twice may. A batch
+ * is one act per call: the same steps with the same params (or recipe) make the same act. */
 static gboolean
 is_guarded (ToolCall *call)
 {
   return g_str_equal (call->spec->name, "browser_act") ||
-         g_str_equal (call->spec->name, "browser_navigate");
+         g_str_equal (call->spec->name, "browser_navigate") ||
+         g_str_equal (call->spec->name, "browser_batch");
 }
 
+/* A hash of @member of the arguments as JSON: what it holds may be a secret. */
+static guint
+hash_member (ToolCall   *call,
+             const char *member)
+{
+  JsonNode *node = json_object_get_member (call->args, member);
+  g_autofree char *json = node != NULL ? json_to_string (node, FALSE) : NULL;
+
+  return g_str_hash (json != NULL ? json : "");
+}
+
+/* Kept on the context object, not in its memory: that memory forgets its oldest entry after 32
+ * snapshots or recipes, and the counts must outlive them. */
 static JsonObject *
 loop_memory (ToolCall *call)
 {
-  JsonNode *node = chp_mcp_context_recall (call->context, LOOP_KEY);
+  JsonObject *memory = g_object_get_data (G_OBJECT (call->context), LOOP_KEY);
 
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+  if (memory == NULL)
     {
-      g_autoptr(JsonNode) fresh = json_node_new (JSON_NODE_OBJECT);
-
-      json_node_take_object (fresh, json_object_new ());
-      chp_mcp_context_remember (call->context, LOOP_KEY, fresh);
-      node = chp_mcp_context_recall (call->context, LOOP_KEY);
+      memory = json_object_new ();
+      g_object_set_data_full (G_OBJECT (call->context), LOOP_KEY, memory,
+                              (GDestroyNotify) json_object_unref);
     }
-  return json_node_get_object (node);
+  return memory;
 }
 
 /* Pauses the agent's session as the person's Pause would, and asks the person about it. */
@@ -43,7 +56,7 @@ loop_pause (ToolCall   *call,
   ChpAgentSession *agent;
 
   /* What tripped the guard is forgotten: after the person's Resume the agent starts afresh. */
-  chp_mcp_context_forget (call->context, LOOP_KEY);
+  g_object_set_data (G_OBJECT (call->context), LOOP_KEY, NULL);
   call->guard_paused = TRUE;
   if (engine == NULL)
     return;
@@ -86,14 +99,16 @@ chp_tool_loop_guard_enter (ToolCall *call)
   /* What is filled or typed is hashed, not kept: it may be a secret. A press of another key is
    * another act, and a drag onto another target. */
   press = chp_mcp_json_string (call->args, "key", "");
-  key = g_strdup_printf ("%s|%s|%s|%s|%s|%s|%s|%u|%u", call->spec->name,
+  key = g_strdup_printf ("%s|%s|%s|%s|%s|%s|%s|%u|%u|%u|%u|%s", call->spec->name,
                          chp_mcp_json_string (call->args, "tab", ""),
                          chp_mcp_json_string (call->args, "ref", ""),
                          chp_mcp_json_string (call->args, "to", ""),
                          chp_mcp_json_string (call->args, "url", ""),
                          chp_mcp_json_string (call->args, "action", ""), press,
                          g_str_hash (chp_mcp_json_string (call->args, "value", "")),
-                         g_str_hash (chp_mcp_json_string (call->args, "text", "")));
+                         g_str_hash (chp_mcp_json_string (call->args, "text", "")),
+                         hash_member (call, "steps"), hash_member (call, "params"),
+                         chp_mcp_json_string (call->args, "recipe", ""));
   memory = loop_memory (call);
   repeats = g_strcmp0 (chp_mcp_json_string (memory, "key", NULL), key) == 0
             ? chp_mcp_json_int (memory, "repeats", 0) + 1 : 1;
@@ -125,6 +140,9 @@ chp_tool_loop_guard_failed (ToolCall   *call,
   JsonObject *memory;
   gint64 failures;
 
+  /* A batch that halted answers with what it did, not an error: chp-tool-batch.c says how. */
+  if (code == NULL && call->task != NULL)
+    code = g_object_get_data (G_OBJECT (call->task), "chp-loop-failure");
   if (!is_guarded (call) || g_strv_contains (not_failures, code != NULL ? code : ""))
     return FALSE;
 

@@ -21,6 +21,7 @@
 #include "chp-mcp-tools-private.h"
 
 #include "chp-mcp-api.h"
+#include "chp-mcp-session.h"
 #include "chp-mcp-site-card.h"
 #include "chp-store-sites.h"
 
@@ -38,6 +39,9 @@
 /* A reply an API step gave, as the result shows it: enough to read an item or a short list. */
 #define BATCH_DATA_CHARS     2000
 #define BATCH_WHAT_CHARS       60
+/* What the filled steps' strings may hold in all: no more than one request the agent could have
+ * sent with the values typed in, well under what the bridge carries to the browser. */
+#define BATCH_FILLED_MAX_BYTES CHP_MCP_MAX_LINE_BYTES
 
 typedef struct
 {
@@ -84,73 +88,130 @@ is_param_name (const char *s,
   return TRUE;
 }
 
-/* @text with each {{name}} replaced by params' name; %NULL with *missing (the first name params
- * lacks). Braces that do not make a name stay as they are. @names: (nullable): collects the
- * names instead, and nothing is filled. */
-static char *
-fill_text (const char  *text,
-           JsonObject  *params,
-           GPtrArray   *names,
-           char       **missing)
+typedef struct
 {
-  g_autoptr(GString) out = g_string_new (NULL);
-  const char *p = text;
+  JsonObject *params;    /* (nullable) */
+  GPtrArray  *names;     /* (nullable): collects the names instead, and nothing is filled */
+  char       *missing;   /* the first name params lacks */
+  const char *too_long;  /* the first member a filled value would make too long */
+  glong       limit;     /* ...and the characters it may have */
+  gsize       bytes;     /* what the filled strings hold so far */
+} Fill;
 
-  for (;;)
+/* The characters a member (of @parent: an act, a wait, a target, params) may have once filled:
+ * what chp-mcp-args.c allows it unfilled, so params make no value longer than one typed. */
+static glong
+fill_limit (const char *parent,
+            const char *member)
+{
+  if (g_strcmp0 (parent, "act") == 0)
+    return g_strcmp0 (member, "text") == 0 ? 2000 : g_strcmp0 (member, "key") == 0 ? 64 : 65536;
+  if (g_strcmp0 (parent, "wait") == 0)
+    return 200;
+  if (g_strcmp0 (parent, "target") == 0)
+    return g_strcmp0 (member, "role") == 0 ? 64 : 200;
+  if (g_strcmp0 (parent, "params") == 0)
+    return 1024;
+  return 65536;
+}
+
+/* @text with each {{name}} replaced by params' name, or %NULL (see Fill). Braces that make no
+ * name stay. Counted before built: a small request full of {{a}} must not allocate much. */
+static char *
+fill_text (const char *text,
+           const char *member,
+           glong       limit,
+           Fill       *f)
+{
+  g_autoptr(GString) out = NULL;  /* built on the second pass only, when the count fits */
+  glong chars = 0;
+  gsize bytes = 0;
+
+  for (int pass = 0; pass < 2; pass++)
     {
-      const char *open = strstr (p, "{{");
-      const char *close = open != NULL ? strstr (open + 2, "}}") : NULL;
-      g_autofree char *name = NULL;
-      const char *value;
+      const char *p = text;
 
-      if (close == NULL)
+      for (;;)
         {
-          g_string_append (out, p);
-          break;
-        }
-      if (!is_param_name (open + 2, close - open - 2))
-        {
-          g_string_append_len (out, p, open + 2 - p);
-          p = open + 2;
-          continue;
-        }
-      name = g_strndup (open + 2, close - open - 2);
-      if (names != NULL)
-        {
-          if (!g_ptr_array_find_with_equal_func (names, name, g_str_equal, NULL))
-            g_ptr_array_add (names, g_steal_pointer (&name));
-          g_string_append_len (out, p, close + 2 - p);
+          const char *open = strstr (p, "{{");
+          const char *close = open != NULL ? strstr (open + 2, "}}") : NULL;
+          g_autofree char *name = NULL;
+          const char *value;
+
+          if (close == NULL)
+            {
+              if (out != NULL)
+                g_string_append (out, p);
+              chars += g_utf8_strlen (p, -1);
+              bytes += strlen (p);
+              break;
+            }
+          if (!is_param_name (open + 2, close - open - 2))
+            {
+              if (out != NULL)
+                g_string_append_len (out, p, open + 2 - p);
+              chars += g_utf8_strlen (p, open + 2 - p);
+              bytes += open + 2 - p;
+              p = open + 2;
+              continue;
+            }
+          name = g_strndup (open + 2, close - open - 2);
+          if (f->names != NULL)
+            {
+              if (!g_ptr_array_find_with_equal_func (f->names, name, g_str_equal, NULL))
+                g_ptr_array_add (f->names, g_steal_pointer (&name));
+              if (out != NULL)
+                g_string_append_len (out, p, close + 2 - p);
+              p = close + 2;
+              continue;
+            }
+          value = f->params != NULL ? chp_mcp_json_string (f->params, name, NULL) : NULL;
+          if (value == NULL)
+            {
+              f->missing = g_steal_pointer (&name);
+              return NULL;
+            }
+          if (out != NULL)
+            {
+              g_string_append_len (out, p, open - p);
+              g_string_append (out, value);
+            }
+          chars += g_utf8_strlen (p, open - p) + g_utf8_strlen (value, -1);
+          bytes += (open - p) + strlen (value);
           p = close + 2;
-          continue;
         }
-      value = params != NULL ? chp_mcp_json_string (params, name, NULL) : NULL;
-      if (value == NULL)
+      if (out != NULL)
+        break;
+      if (f->names == NULL && chars > limit)
         {
-          *missing = g_steal_pointer (&name);
+          f->too_long = member != NULL ? member : "a value";
+          f->limit = limit;
           return NULL;
         }
-      g_string_append_len (out, p, open - p);
-      g_string_append (out, value);
-      p = close + 2;
+      f->bytes += f->names == NULL ? bytes : 0;
+      if (f->bytes > BATCH_FILLED_MAX_BYTES)
+        return NULL;
+      out = g_string_sized_new (bytes);
     }
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
 /* A copy of @node with its strings filled; the members that name our things (an action, an
- * entry, a ref) are never filled. %NULL with *missing. */
+ * entry, a ref) are never filled. %NULL with f->missing, f->too_long, or f->bytes over the
+ * bound. @parent: the member holding @node's object; a body's strings count as the body's. */
 static JsonNode *
-fill_node (JsonNode    *node,
-           const char  *member,
-           JsonObject  *params,
-           GPtrArray   *names,
-           char       **missing)
+fill_node (JsonNode   *node,
+           const char *parent,
+           const char *member,
+           Fill       *f)
 {
   static const char * const fixed[] = { "action", "entryId", "ref", NULL };
 
   if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING &&
       (member == NULL || !g_strv_contains (fixed, member)))
     {
-      g_autofree char *s = fill_text (json_node_get_string (node), params, names, missing);
+      g_autofree char *s = fill_text (json_node_get_string (node), member,
+                                      fill_limit (parent, member), f);
 
       return s != NULL ? json_node_init_string (json_node_alloc (), s) : NULL;
     }
@@ -159,11 +220,11 @@ fill_node (JsonNode    *node,
       JsonObject *in = json_node_get_object (node);
       g_autoptr(JsonObject) out = json_object_new ();
       g_autoptr(GList) members = json_object_get_members (in);
+      const char *inner = g_strcmp0 (parent, "body") == 0 ? parent : member;
 
       for (GList *l = members; l != NULL; l = l->next)
         {
-          JsonNode *v = fill_node (json_object_get_member (in, l->data), l->data, params, names,
-                                   missing);
+          JsonNode *v = fill_node (json_object_get_member (in, l->data), inner, l->data, f);
 
           if (v == NULL)
             return NULL;
@@ -178,8 +239,7 @@ fill_node (JsonNode    *node,
 
       for (guint i = 0; i < json_array_get_length (in); i++)
         {
-          JsonNode *v = fill_node (json_array_get_element (in, i), member, params, names,
-                                   missing);
+          JsonNode *v = fill_node (json_array_get_element (in, i), parent, member, f);
 
           if (v == NULL)
             return NULL;
@@ -438,8 +498,6 @@ batch_send (GTask      *task,
   chp_tool_browser_call (task, "browser.batch", params, timeout, batch_answered_cb);
 }
 
-/* ---- the answer -------------------------------------------------------------------------- */
-
 static char *
 recipe_key (const char *site,
             const char *name)
@@ -458,9 +516,10 @@ save_recipe (ToolCall   *call,
   g_autoptr(JsonObject) kept = json_object_new ();
   g_autoptr(JsonNode) steps = json_node_init_array (json_node_alloc (), b->given);
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  Fill f = { .names = names };
 
   /* The names the steps use, for the agent's replay (filling nothing). */
-  json_node_unref (fill_node (steps, NULL, NULL, names, NULL));
+  json_node_unref (fill_node (steps, NULL, NULL, &f));
   json_object_set_member (kept, "steps", json_node_copy (steps));
   chp_tool_remember_object (call->context, key, kept);
   g_string_append_printf (text, " Saved as recipe \"%s\" for %s: replay it with browser_batch "
@@ -660,6 +719,8 @@ batch_answered_cb (GObject      *source,
       json_object_set_int_member (h, "step", n);
       json_object_set_string_member (h, "code", shown_code);
       json_object_set_object_member (structured, "halted", h);
+      /* A halted batch is a failed act for the loop guard (chp-mcp-loop-guard.c). */
+      g_object_set_data_full (G_OBJECT (task), "chp-loop-failure", g_strdup (shown_code), g_free);
       if (g_str_equal (code, "stopped"))
         g_string_append_printf (text, " The person stopped all agents at step %u (%s): the rest "
                                 "did not run.", n, (char *) g_ptr_array_index (b->what, n - 1));
@@ -704,25 +765,35 @@ batch_run (GTask     *task,
                        ? json_node_get_object (params_node) : NULL;
   gboolean acts = FALSE;
   gboolean api = FALSE;
+  Fill f_all = { .params = params };
 
   b->given = json_array_ref (steps);
 
-  /* Every placeholder is filled before anything is sent: a batch never half-runs for a name. */
+  /* Every placeholder is filled before anything is sent: a batch never half-runs for a name,
+   * nor for a value params made too big. */
   b->filled = json_array_new ();
   b->what = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < json_array_get_length (steps); i++)
     {
-      g_autofree char *missing = NULL;
-      JsonNode *filled = fill_node (json_array_get_element (steps, i), NULL, params, NULL,
-                                    &missing);
+      JsonNode *filled = fill_node (json_array_get_element (steps, i), NULL, NULL, &f_all);
       JsonObject *step;
 
       if (filled == NULL)
         {
-          g_autofree char *message =
-            g_strdup_printf ("Step %u uses {{%s}}, which params does not give: nothing ran",
-                             i + 1, missing);
+          g_autofree char *message = NULL;
 
+          if (f_all.missing != NULL)
+            message = g_strdup_printf ("Step %u uses {{%s}}, which params does not give: "
+                                       "nothing ran", i + 1, f_all.missing);
+          else if (f_all.too_long != NULL)
+            message = g_strdup_printf ("Step %u: filled with params, %s would be longer than "
+                                       "%ld characters: nothing ran", i + 1, f_all.too_long,
+                                       f_all.limit);
+          else
+            message = g_strdup_printf ("Step %u: filled with params, the steps would hold more "
+                                       "than %d bytes: nothing ran; use fewer or shorter params",
+                                       i + 1, BATCH_FILLED_MAX_BYTES);
+          g_free (f_all.missing);
           chp_tool_return_error (task, "invalid_params", message, NULL);
           return;
         }
