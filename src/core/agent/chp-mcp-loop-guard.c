@@ -142,7 +142,7 @@ chp_tool_loop_guard_failed (ToolCall   *call,
 
   /* A batch that halted answers with what it did, not an error: chp-tool-batch.c says how. */
   if (code == NULL && call->task != NULL)
-    code = g_object_get_data (G_OBJECT (call->task), "chp-loop-failure");
+    code = g_object_get_data (G_OBJECT (call->task), CHP_LOOP_FAILURE_KEY);
   if (!is_guarded (call) || g_strv_contains (not_failures, code != NULL ? code : ""))
     return FALSE;
 

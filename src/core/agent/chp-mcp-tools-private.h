@@ -196,6 +196,8 @@ gint64         chp_tool_int_argument         (JsonObject      *args,
                                               gint64           fallback);
 
 /* chp-mcp-loop-guard.c: an agent that repeats itself is paused */
+/* On a call's task: the code of a batch that halted, which the guard counts as a failed act. */
+#define CHP_LOOP_FAILURE_KEY "chp-loop-failure"
 gboolean       chp_tool_loop_guard_enter     (ToolCall        *call);
 gboolean       chp_tool_loop_guard_failed    (ToolCall        *call,
                                               const char      *code);

@@ -134,11 +134,18 @@ chp_engine_apply_hold_now (ChpEngine  *self,
                            const char *device_id,
                            JsonObject *object)
 {
+  if (!chp_engine_apply_by_rule (self, device_id, object, NULL, NULL))
+    chp_engine_mirror_hold (self, device_id, object);
+}
+
+/* A hold mirrored as the browser reported it, with no rule asked: a held one becomes a card. */
+void
+chp_engine_mirror_hold (ChpEngine  *self,
+                        const char *device_id,
+                        JsonObject *object)
+{
   g_autoptr(GError) error = NULL;
   g_autoptr(ChpHold) hold = NULL;
-
-  if (chp_engine_apply_by_rule (self, device_id, object, NULL, NULL))
-    return;
 
   hold = chp_hold_list_apply (self->holds, device_id, object, &error);
 

@@ -93,6 +93,9 @@ void chp_engine_apply_hold           (ChpEngine  *self,
 void chp_engine_apply_hold_now       (ChpEngine  *self,
                                       const char *device_id,
                                       JsonObject *object);
+void chp_engine_mirror_hold          (ChpEngine  *self,
+                                      const char *device_id,
+                                      JsonObject *object);
 
 /* chp-engine-rules.c: which agent's act a hold came from, and the person's rules. */
 void     chp_engine_rules_init        (ChpEngine    *self);

@@ -254,25 +254,12 @@ hold_to_card (ChpEngine  *self,
               const char *device_id,
               JsonObject *object)
 {
-  g_autoptr(GError) error = NULL;
   g_autoptr(ChpHold) hold = chp_hold_new_from_json (device_id, object, NULL);
 
   if (hold == NULL || chp_engine_get_hold_agent (self, hold) == NULL ||
       chp_device_list_lookup (self->devices, device_id) == NULL)
     return;
-
-  g_clear_object (&hold);
-  hold = chp_hold_list_apply (self->holds, device_id, object, &error);
-  if (hold == NULL)
-    {
-      g_message ("hold from %s not shown: %s", device_id,
-                 error != NULL ? error->message : "it ended");
-      return;
-    }
-  if (self->bridge != NULL)
-    chp_bridge_audit (self->bridge, "hold", chp_hold_get_kind (hold), chp_hold_get_state (hold),
-                      device_id, 0, NULL);
-  chp_engine_emit_hold_changed (self, hold, TRUE);
+  chp_engine_mirror_hold (self, device_id, object);
 }
 
 /* What the agent's act answers when a rule ran it. A click answers as if it had never been held:

@@ -720,7 +720,7 @@ batch_answered_cb (GObject      *source,
       json_object_set_string_member (h, "code", shown_code);
       json_object_set_object_member (structured, "halted", h);
       /* A halted batch is a failed act for the loop guard (chp-mcp-loop-guard.c). */
-      g_object_set_data_full (G_OBJECT (task), "chp-loop-failure", g_strdup (shown_code), g_free);
+      g_object_set_data_full (G_OBJECT (task), CHP_LOOP_FAILURE_KEY, g_strdup (shown_code), g_free);
       if (g_str_equal (code, "stopped"))
         g_string_append_printf (text, " The person stopped all agents at step %u (%s): the rest "
                                 "did not run.", n, (char *) g_ptr_array_index (b->what, n - 1));
