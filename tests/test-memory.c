@@ -105,6 +105,61 @@ test_memory_page_out (void)
 #endif
 }
 
+/* The resident KiB of the main thread's stack mapping. */
+static guint64
+stack_rss_kib (void)
+{
+  g_autofree char *smaps = NULL;
+  const char *at;
+
+  g_assert_true (g_file_get_contents ("/proc/self/smaps", &smaps, NULL, NULL));
+  at = strstr (smaps, "[stack]");
+  g_assert_nonnull (at);
+  at = strstr (at, "\nRss:");
+  g_assert_nonnull (at);
+  return g_ascii_strtoull (at + strlen ("\nRss:"), NULL, 10);
+}
+
+/* Uses `depth` frames of 16 KiB each, writing every page of them (as a window's layout recursing
+ * through its widgets does); → a sum that proves the frames held what was written. */
+static G_GNUC_NO_INLINE guint64
+deep (guint depth)
+{
+  volatile char frame[16 * 1024];
+  guint64 below;
+
+  for (gsize i = 0; i < sizeof frame; i += 512)
+    frame[i] = (char) (depth & 0x7f);
+  below = depth > 0 ? deep (depth - 1) : 0;
+  return below + (guint64) frame[sizeof frame - 512];
+}
+
+/* In the tray: the main thread's stack below what is in use gives its pages back, and a deep
+ * call afterwards works as before (it gets fresh pages). */
+static void
+test_memory_page_out_stack (void)
+{
+#ifdef MADV_PAGEOUT
+  guint64 sum, deep_rss, after;
+  guint64 expected = 0;
+
+  for (guint d = 1; d <= 128; d++)
+    expected += d & 0x7f;
+  sum = deep (128);                                    /* 2 MiB of stack, every page written */
+  g_assert_cmpuint (sum, ==, expected);
+  deep_rss = stack_rss_kib ();
+  chp_memory_page_out_now ();
+  after = stack_rss_kib ();
+  g_test_message ("stack RSS %" G_GUINT64_FORMAT " → %" G_GUINT64_FORMAT " KiB", deep_rss, after);
+  g_assert_cmpuint (deep_rss, >=, 2 * 1024);
+  g_assert_cmpuint (after, <=, deep_rss - 1536);
+  /* The stack is whole: the same calls again give the same answer. */
+  g_assert_cmpuint (deep (128), ==, expected);
+#else
+  g_test_skip ("this C library has no MADV_PAGEOUT");
+#endif
+}
+
 static void
 test_memory_small_payloads_do_not_trim (void)
 {
@@ -142,6 +197,7 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/memory/page-out-gives-back-file-pages", test_memory_page_out);
+  g_test_add_func ("/memory/page-out-gives-back-the-stack-below", test_memory_page_out_stack);
   g_test_add_func ("/memory/small-payloads-do-not-trim", test_memory_small_payloads_do_not_trim);
   g_test_add_func ("/memory/a-burst-trims-once", test_memory_a_burst_trims_once);
   return g_test_run ();

@@ -10,6 +10,7 @@
 #include "chp-activity-page.h"
 #include "chp-agent-row.h"
 #include "chp-device-row.h"
+#include "chp-display-memory.h"
 #include "chp-test-client.h"
 #include "chp-ui-test.h"
 #include "chp-window.h"
@@ -530,6 +531,68 @@ test_narrow_with_items (Fixture       *f,
     }
 }
 
+/* How many System V shared memory segments the process maps: cairo's images for X (MIT-SHM). */
+static guint
+shared_images_mapped (void)
+{
+  g_autofree char *maps = NULL;
+  guint n = 0;
+
+  g_assert_true (g_file_get_contents ("/proc/self/maps", &maps, NULL, NULL));
+  for (const char *at = maps; (at = strstr (at, "SYSV")) != NULL; at++)
+    n++;
+  return n;
+}
+
+/* Closed to the tray, the app gives back what drawing its window kept (the X server's shared
+ * images, Pango's fonts, GTK's icon lookups); the window opened again draws its pages as before. */
+static void
+test_tray_gives_drawing_memory_back (Fixture       *f,
+                                     gconstpointer  data)
+{
+  GdkDisplay *display = gtk_widget_get_display (GTK_WIDGET (f->window));
+
+  show_at (f, 800);
+  chp_window_show_page (f->window, "activity");
+  chp_ui_test_wait_frame (GTK_WIDGET (f->window));
+  if (shared_images_mapped () == 0)
+    {
+      g_test_skip ("this display draws without shared images (not X11, or no MIT-SHM)");
+      return;
+    }
+
+  g_object_add_weak_pointer (G_OBJECT (f->window), (gpointer *) &f->window);
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  chp_test_until (f->window == NULL);
+  /* The X server has read the window's last frame, as it has seconds later in the tray. */
+  gdk_display_sync (display);
+  chp_display_release_memory (display);
+  g_assert_cmpuint (shared_images_mapped (), ==, 0);
+
+  /* Opened again from the tray: it draws, with its text (fonts loaded again) and icons. */
+  f->window = chp_window_new (app);
+  chp_window_set_engine (f->window, f->engine);
+  show_at (f, 800);
+  for (guint i = 0; i < 2; i++)
+    {
+      chp_window_show_page (f->window, i == 0 ? "activity" : "browsers");
+      chp_ui_test_wait_frame (GTK_WIDGET (f->window));
+    }
+  g_assert_cmpuint (shared_images_mapped (), >, 0);
+  {
+    GtkWidget *browsers = page (f, g_type_from_name ("ChpBrowsersPage"));
+    PangoLayout *layout;
+    int width = 0;
+
+    g_assert_true (chp_ui_test_shows_text (browsers, "1. Add the extension"));
+    /* Its text laid out with the fonts Pango loaded again: a line of it has a width. */
+    layout = gtk_widget_create_pango_layout (browsers, "1. Add the extension");
+    pango_layout_get_pixel_size (layout, &width, NULL);
+    g_object_unref (layout);
+    g_assert_cmpint (width, >, 50);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -549,6 +612,7 @@ main (int   argc,
   ADD ("/chaperone/ui/window/clear-asks", test_clear_asks);
   ADD ("/chaperone/ui/window/rename", test_rename);
   ADD ("/chaperone/ui/window/narrow-with-items", test_narrow_with_items);
+  ADD ("/chaperone/ui/window/tray-gives-drawing-memory-back", test_tray_gives_drawing_memory_back);
 #undef ADD
 
   return g_test_run ();

@@ -56,6 +56,7 @@ struct _ChpApplication
 
   gboolean start_hidden;    /* --background: the first activation shows no window */
   gboolean background_hold; /* holding the app because it runs with no main window */
+  guint display_release_id; /* in the tray: the display's drawing memory given back soon */
   gboolean agents_hold;     /* holding the app while agents are connected */
   guint service_grace_id;   /* started by D-Bus activation: time for the agent to connect */
 

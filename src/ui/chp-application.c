@@ -11,6 +11,7 @@
 
 #include "chp-application-private.h"
 
+#include "chp-display-memory.h"
 #include "chp-memory.h"
 #include "chp-doctor-window.h"
 #include "chp-preferences-window.h"
@@ -91,6 +92,25 @@ run_in_background (ChpApplication *self)
   return self->settings == NULL || g_settings_get_boolean (self->settings, "run-in-background");
 }
 
+/* Seconds after the window closed: its last frame long read by the X server, and before the
+ * trim it asks for and the libraries' page-out (5 s, chp-memory.c), so that neither is undone. */
+#define DISPLAY_RELEASE_DELAY_S 2
+
+static gboolean
+display_release_cb (gpointer data)
+{
+  ChpApplication *self = data;
+  GdkDisplay *display = gdk_display_get_default ();
+
+  self->display_release_id = 0;
+  if (display != NULL && gtk_application_get_windows (GTK_APPLICATION (self)) == NULL)
+    {
+      chp_display_release_memory (display);
+      chp_memory_trim_soon ("the display's drawing memory was released");
+    }
+  return G_SOURCE_REMOVE;
+}
+
 /* With no main window GTK would end the app with its last window; the hold keeps the engine
  * (and the browsers' bridge) running until the person opens the window again or quits. */
 static void
@@ -102,8 +122,13 @@ enter_background (ChpApplication *self)
   g_debug ("running in the background");
   self->background_hold = TRUE;
   g_application_hold (G_APPLICATION (self));
-  /* Nothing draws in the tray: the libraries only a window uses give their pages back. */
+  /* Nothing draws in the tray: the libraries only a window uses give their pages back, and so
+   * does the display's drawing memory, once the X server has read the window's last frame. */
   chp_memory_page_out_soon ();
+  g_clear_handle_id (&self->display_release_id, g_source_remove);
+  self->display_release_id = g_timeout_add_seconds_full (G_PRIORITY_LOW, DISPLAY_RELEASE_DELAY_S,
+                                                         display_release_cb, self, NULL);
+  g_source_set_name_by_id (self->display_release_id, "[chaperone] display memory");
 }
 
 static void
@@ -114,6 +139,7 @@ leave_background (ChpApplication *self)
 
   /* The main window now keeps the app alive, as any GtkApplication window does. */
   chp_memory_page_out_cancel ();
+  g_clear_handle_id (&self->display_release_id, g_source_remove);
   self->background_hold = FALSE;
   g_application_release (G_APPLICATION (self));
 }
@@ -515,6 +541,7 @@ chp_application_dispose (GObject *object)
   ChpApplication *self = CHP_APPLICATION (object);
 
   chp_application_stop_engine (self);
+  g_clear_handle_id (&self->display_release_id, g_source_remove);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->notified, g_hash_table_unref);
 
