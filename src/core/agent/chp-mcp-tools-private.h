@@ -285,6 +285,7 @@ void           chp_tool_agent_call           (ChpMcpTools     *self,
 JsonNode      *chp_tool_reply_finish         (GAsyncResult    *result,
                                               GError         **error);
 gpointer       chp_tool_reply_get_data       (GAsyncResult    *result);
+JsonObject    *chp_tool_reply_get_rule_run   (GAsyncResult    *result);
 JsonNode      *chp_tool_json_copy_deep       (JsonNode        *node);
 void           chp_tool_browser_call         (GTask           *task,
                                               const char      *method,
@@ -352,14 +353,16 @@ void           chp_tool_plan_step_used       (ToolCall        *call,
                                               JsonObject      *structured,
                                               GString         *text);
 
-/* tools/chp-tool-held.c: a write the browser held for the person */
+/* tools/chp-tool-held.c: a write the browser held, for the person or for their rule */
 void           chp_tool_return_held          (GTask           *task,
                                               JsonObject      *answer,
-                                              const char      *action);
+                                              const char      *action,
+                                              JsonObject      *ruled);
 gboolean       chp_tool_batch_held           (GTask           *task,
                                               JsonObject      *answer,
                                               guint            n,
                                               const char      *what,
+                                              JsonObject      *ruled,
                                               JsonObject      *structured,
                                               GString         *text);
 

@@ -653,8 +653,8 @@ batch_answered_cb (GObject      *source,
     {
       guint n = CLAMP (chp_mcp_json_int (halted, "step", ran), 1, of);
 
-      if (!chp_tool_batch_held (task, answer, n, g_ptr_array_index (b->what, n - 1), structured,
-                                text))
+      if (!chp_tool_batch_held (task, answer, n, g_ptr_array_index (b->what, n - 1),
+                                chp_tool_reply_get_rule_run (result), structured, text))
         return;
     }
   else if (halted != NULL)
