@@ -101,6 +101,30 @@ test('a read goes from inside the page, signed by the page\'s own header, and co
   assert.deepEqual(plain.shape, { type: 'text' });
 });
 
+// Whatever the scheme of the page's Authorization header, a server that writes the credential
+// back (a "your token is …" page, an error that quotes the request) hands the agent nothing of it.
+test('an Authorization credential echoed back is scrubbed, whatever its scheme', async () => {
+  const s = await apiSetup();
+  const export_ = () => call(s, { method: 'GET', url: 'https://app.example/api/export' });
+  for (const [i, scheme] of ['Token', 'Basic', 'Digest', 'DPoP', 'MAC', 'Bearer', 'token', 'Api-Key_v2'].entries()) {
+    const secret = `q${i}Zr7vKp3Lm9Xw2Ns`;
+    request(s.wr, { url: 'https://app.example/api/contacts', documentId: s.top(),
+      headers: [{ name: 'Authorization', value: `${scheme}  ${secret}` }] });
+    s.reply = { status: 401, ok: false, contentType: 'text/plain', size: 60, truncated: false, ms: 1,
+      text: `you sent ${secret}, not valid; with its scheme: ${scheme}  ${secret}` };
+    const { text } = await export_();
+    assert.ok(text.startsWith('you sent [redacted], not valid;') && !text.includes(secret), `${scheme}: ${text}`);
+    s.reply = { status: 200, ok: true, contentType: 'application/json', size: 60, truncated: false, ms: 1,
+      json: { you: { sent: `"${secret}"` } } };
+    assert.ok(!JSON.stringify(await export_()).includes(secret), scheme);
+  }
+  // A token shorter than a secret (8 characters) is no secret worth a reply's words: it stays.
+  request(s.wr, { url: 'https://app.example/api/contacts', documentId: s.top(),
+    headers: [{ name: 'Authorization', value: 'Token ab12' }] });
+  s.reply = { status: 200, ok: true, contentType: 'text/plain', size: 20, truncated: false, ms: 1, text: 'id ab12 ok' };
+  assert.equal((await export_()).text, 'id ab12 ok');
+});
+
 test('only what the page already talks to; the floor; a credential the page never sent', async () => {
   const s = await apiSetup();
   await assert.rejects(call(s, { method: 'GET', url: 'https://evil.example/api/x' }),

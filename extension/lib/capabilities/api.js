@@ -267,12 +267,15 @@ const TOKEN_WORD = /csrf|xsrf|token|authenticity|nonce/i;
 const isTokenTag = (tag) => [...tag.matchAll(TAG_NAME)].some((m) => TOKEN_WORD.test(m[1]));
 const TAG_VALUE = /(\b(?:content|value)\s*=\s*)(?:"[^"]*"|'[^']*'|[^\s"'>]+)/gi;
 const MIN_SECRET = 8;
+// An Authorization value's scheme (RFC 7235: a token, then whitespace): Bearer, Token, Basic,
+// DPoP, MAC… A server that echoes the credential back writes its token68 alone as often as not.
+const AUTH_SCHEME = /^\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+\s+/;
 
-/** The forms a secret may take in a reply: as sent, its token without "Bearer", JSON- and URL-escaped. */
+/** The forms a secret may take in a reply: as sent, its token without a scheme, JSON- and URL-escaped. */
 function formsOf(secrets) {
   const out = new Set();
   for (const s of secrets) {
-    for (const v of [s, s.replace(/^\s*bearer\s+/i, '')]) {
+    for (const v of [s, s.replace(AUTH_SCHEME, '').trim()]) {
       if (v.length < MIN_SECRET) continue;
       out.add(v);
       out.add(v.replace(/\//g, '\\/'));
