@@ -125,6 +125,47 @@ test('an Authorization credential echoed back is scrubbed, whatever its scheme',
   assert.equal((await export_()).text, 'id ab12 ok');
 });
 
+// The page reads a text reply up to 64 KiB (api-fetch.js, run here for real on a fetch that
+// answers `body`); a secret the cut falls into leaves none of its first part at the end.
+test('a text reply cut in the middle of a secret leaves no part of it', async () => {
+  const s = await apiSetup();
+  const TOKEN68 = 'tK9wQ2xZ7mV4bN8rL3pJ6hF1';
+  const TAG_VALUE = 'mE7tA4cS9rF2tV8aL5uE3xQ0';   // a token tag's value the page never sent
+  request(s.wr, { url: 'https://app.example/api/contacts', documentId: s.top(),
+    headers: [{ name: 'Authorization', value: `Token ${TOKEN68}` }] });
+  const faked = s.fake.chrome.scripting.executeScript;
+  let body = '';
+  let type = 'text/plain';
+  s.fake.chrome.scripting.executeScript = async (inject) => {
+    if (inject.func?.name !== 'pageFetch') return faked(inject);
+    const fetch = globalThis.fetch;
+    globalThis.fetch = async () => new Response(body, { status: 200, headers: { 'content-type': type } });
+    try {
+      return [{ frameId: 0, documentId: inject.target.documentIds?.[0], result: await inject.func(...inject.args) }];
+    } finally {
+      globalThis.fetch = fetch;
+    }
+  };
+  const cases = [
+    ['an echoed token', 'text/plain', 'your key: ', TOKEN68, ' (keep it safe)'],
+    ['the page\'s CSRF header value', 'text/plain', 'csrf=', CSRF, '&next=1'],
+    ['a CSRF meta tag\'s value', 'text/html', '<meta name="csrf-token" content="', TAG_VALUE, '">'],
+    ['a hidden authenticity_token', 'text/html', '<input type="hidden" name="authenticity_token" value=\'', TAG_VALUE, '\'>'],
+    ['the page\'s CSRF value in its meta tag', 'text/html', '<meta name="csrf-token" content=', CSRF, '>'],
+  ];
+  for (const [what, contentType, before, secret, after] of cases) {
+    for (let k = 8; k < secret.length; k++) {
+      type = contentType;
+      // The 64 KiB cut falls k characters into the secret.
+      body = `${'x'.repeat(64 * 1024 - before.length - k)}${before}${secret}${after}${'y'.repeat(100)}`;
+      const answer = await call(s, { method: 'GET', url: 'https://app.example/api/export' });
+      assert.equal(answer.truncated, true);
+      assert.ok(answer.text.startsWith('xxxx'));
+      assert.ok(!answer.text.includes(secret.slice(0, 8)), `${what}, cut ${k} in: …${answer.text.slice(-60)}`);
+    }
+  }
+});
+
 test('only what the page already talks to; the floor; a credential the page never sent', async () => {
   const s = await apiSetup();
   await assert.rejects(call(s, { method: 'GET', url: 'https://evil.example/api/x' }),
