@@ -4,12 +4,12 @@
  * card makes a rule and runs; the agent's next matching write is approved by the engine through
  * the person's Approve path with no card, counted, stored and audited; another agent, another
  * site, a send, an expired or revoked rule get a card as before; and nothing a browser says or an
- * agent calls makes a rule. An API call or a batch a rule ran answers as the browser held it; an
- * approval not done is a card, not a use; a revoke not saved is not audited as one; at the cap
- * the oldest rule is revoked in the store too. */
+ * agent calls makes a rule; a revoke not saved is not audited as one; at the cap the oldest rule
+ * is revoked in the store too. What the agent is told of a rule's approval:
+ * test-mcp-tools-rules-ran.c. */
 #include "config.h"
 
-#include "test-mcp-tools-harness.h"
+#include "test-mcp-tools-rules.h"
 
 #include "chp-protocol-error.h"
 
@@ -21,17 +21,7 @@
   "\"word\":null,\"control\":\"Save draft\",\"site\":\"%s\",\"fields\":[]," \
   "\"signature\":\"9f2c\",\"tabId\":7,\"createdAt\":1%s}"
 
-#define SHOP "https://shop.example"
-
-typedef struct
-{
-  Env            env;
-  ChpTestClient *client;
-  guint          arrived;   /* ChpEngine::hold-arrived: a card and a notification */
-  guint          clicks;
-} World;
-
-static char *
+char *
 hold_json (const char *id,
            const char *state,
            const char *kind,
@@ -49,7 +39,7 @@ hold_arrived_cb (ChpEngine *engine,
   ((World *) user_data)->arrived++;
 }
 
-static guint
+guint
 n_holds (World *w)
 {
   return g_list_model_get_n_items (G_LIST_MODEL (chp_engine_get_holds (w->env.engine)));
@@ -61,7 +51,7 @@ n_rules (World *w)
   return g_list_model_get_n_items (G_LIST_MODEL (chp_engine_get_rules (w->env.engine)));
 }
 
-static ChpAgentSession *
+ChpAgentSession *
 add_agent (World      *w,
            const char *session_id,
            const char *name)
@@ -97,7 +87,7 @@ prime (World         *w,
 }
 
 /* A browser with a granted tab, which the first agent has read. */
-static void
+void
 world_start (World *w)
 {
   env_setup (&w->env, NULL);
@@ -106,7 +96,7 @@ world_start (World *w)
   prime (w, w->env.context);
 }
 
-static void
+void
 world_stop (World *w)
 {
   g_clear_pointer (&w->client, chp_test_client_free);
@@ -115,7 +105,7 @@ world_stop (World *w)
 
 /* The agent of @context clicks; the browser holds the click as @kind on @site: its event first,
  * then its answer, as the extension sends them. @call is left to the caller to wait on. */
-static void
+void
 act_held (World         *w,
           ChpMcpContext *context,
           const char    *id,
@@ -138,7 +128,7 @@ act_held (World         *w,
 }
 
 /* A held act that makes a card: the agent learns `held`, and the person sees it. */
-static ChpHold *
+ChpHold *
 act_makes_card (World         *w,
                 ChpMcpContext *context,
                 const char    *id,
@@ -156,7 +146,7 @@ act_makes_card (World         *w,
   return chp_hold_list_lookup (chp_engine_get_holds (w->env.engine), w->client->device_id, id);
 }
 
-static void
+void
 done_cb (GObject      *source,
          GAsyncResult *result,
          gpointer      user_data)
@@ -199,7 +189,7 @@ audit_cb (GObject      *source,
   read->done = TRUE;
 }
 
-static char *
+char *
 rule_audit (World *w)
 {
   g_autoptr(GString) out = g_string_new (NULL);
@@ -239,7 +229,7 @@ rules_cb (GObject      *source,
 }
 
 /* What a restart would load. */
-static GPtrArray *
+GPtrArray *
 stored_rules (World *w)
 {
   RulesRead read = { 0, };
@@ -442,6 +432,7 @@ test_nothing_else_makes_one (void)
   browser_answer (w.client, request, answer);
   call_wait (&call);
   g_assert_true (json_object_get_boolean_member (result_structured (call.result), "held"));
+  g_assert_nonnull (strstr (result_text (call.result), "The person decides"));
   g_assert_cmpuint (n_holds (&w), ==, 1);
   g_assert_cmpuint (n_rules (&w), ==, 0);
   g_clear_pointer (&request, json_object_unref);
@@ -510,7 +501,7 @@ test_nothing_else_makes_one (void)
 
 /* The person's "Always allow, for 1 hour" on the card of @id, a held write of the first agent's on
  * @site. Returns: (transfer none): the rule, as the list keeps it */
-static ChpApprovalRule *
+ChpApprovalRule *
 make_rule (World      *w,
            const char *id,
            const char *site)
@@ -536,181 +527,8 @@ make_rule (World      *w,
 typedef struct
 {
   gboolean  done;
-  JsonNode *node;
   GError   *error;
 } Answer;
-
-static void
-answered_cb (GObject      *source,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  Answer *answer = user_data;
-
-  answer->node = chp_engine_agent_call_finish (CHP_ENGINE (source), result, &answer->error);
-  answer->done = TRUE;
-}
-
-/* A call to the site's API or a batch that a rule approved answers as the browser held it, as
- * when the person approves its card: its tool reads a status or steps only that answer has, and
- * browser_wait tells how the hold ended. Never "done" in a click's shape: the agent would read a
- * failed write (and make it again) or a batch that ran no step (and keep it as a recipe). */
-static void
-test_call_and_batch (void)
-{
-  World w = { 0, };
-  g_autoptr(ChpAgentSession) agent = NULL;
-  g_autoptr(JsonObject) request = NULL;
-  ChpApprovalRule *rule;
-  JsonObject *structured;
-  const char *text;
-  Call call = { 0, };
-
-  world_start (&w);
-  agent = add_agent (&w, "session-1", "test-agent");
-  rule = make_rule (&w, "K1", SHOP);
-
-  /* browser.api.call, held as a write and approved by the rule. */
-  {
-    g_autofree char *held = hold_json ("K2", "held", "write", SHOP, "");
-    g_autofree char *answer = g_strdup_printf ("{\"held\":true,\"hold\":%s}", held);
-    g_autofree char *ran = hold_json ("K2", "done", "write", SHOP, ",\"changes\":{\"status\":204}");
-    Answer a = { 0, };
-    JsonObject *o;
-
-    chp_engine_agent_call_as_async (w.env.engine, "session-1", w.client->device_id,
-                                    "browser.api.call", NULL, 5000, NULL, answered_cb, &a);
-    request = browser_request (w.client, "browser.api.call");
-    browser_event (w.client, "hold.changed", held);
-    browser_answer (w.client, request, answer);
-    g_clear_pointer (&request, json_object_unref);
-    request = browser_request (w.client, "extension.hold.resolve");
-    browser_answer (w.client, request, ran);
-    g_clear_pointer (&request, json_object_unref);
-    chp_test_until (a.done);
-    g_assert_no_error (a.error);
-    o = json_node_get_object (a.node);
-    g_assert_true (json_object_get_boolean_member_with_default (o, "held", FALSE));
-    g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (o, "hold"),
-                                                    "holdId"), ==, "K2");
-    g_assert_false (json_object_has_member (o, "done"));
-    g_assert_cmpint (chp_approval_rule_get_use_count (rule), ==, 1);
-    json_node_unref (a.node);
-  }
-
-  /* browser_batch with saveAs, held at its first step: the agent learns which step was held,
-   * and no recipe is kept from a batch whose second step never ran. */
-  {
-    g_autofree char *held = hold_json ("K3", "held", "write", SHOP, "");
-    g_autofree char *answer = g_strdup_printf ("{\"done\":0,\"of\":2,\"ms\":8,\"steps\":["
-                                               "{\"ok\":false,\"held\":true,\"ms\":8}],"
-                                               "\"halted\":{\"step\":1,\"code\":\"held\","
-                                               "\"message\":\"Held for the person\"},"
-                                               "\"held\":true,\"hold\":%s}", held);
-    g_autofree char *ran = hold_json ("K3", "done", "write", SHOP, ",\"changes\":{}");
-    g_autofree char *grants = NULL;
-
-    /* A batch reads the tab's page from the grant, as the browser mirrors it. */
-    grants = g_strdup_printf ("{\"grants\":[{\"grantId\":\"g1\",\"label\":\"Buy a mug\","
-                              "\"createdAt\":1,\"expiresAt\":%" G_GINT64_FORMAT ",\"scopes\":"
-                              "[\"browser.dom.read\",\"browser.dom.write\"],\"targets\":["
-                              "{\"tabId\":7,\"frameId\":0,\"origin\":\"" SHOP "\","
-                              "\"url\":\"" SHOP "/cart\"}]}]}",
-                              g_get_real_time () / 1000 + 600000);
-    browser_event (w.client, "grant.changed", grants);
-    g_assert_true (chp_test_spin_until (has_items, chp_engine_get_grants (w.env.engine), 5000));
-    call_start (w.env.tools, w.env.context, "browser_batch",
-                "{\"tab\":\"b1:7\",\"saveAs\":\"save-draft\",\"steps\":[{\"act\":{\"target\":"
-                "{\"role\":\"button\",\"name\":\"Save draft\"},\"action\":\"click\"}},"
-                "{\"wait\":{\"text\":\"Saved\",\"timeoutMs\":2000}}]}", NULL, &call);
-    request = browser_request (w.client, "browser.batch");
-    browser_event (w.client, "hold.changed", held);
-    browser_answer (w.client, request, answer);
-    g_clear_pointer (&request, json_object_unref);
-    request = browser_request (w.client, "extension.hold.resolve");
-    browser_answer (w.client, request, ran);
-    g_clear_pointer (&request, json_object_unref);
-    call_wait (&call);
-    text = result_text (call.result);
-    g_test_message ("%s", text);
-    g_assert_false (result_is_error (call.result));
-    g_assert_nonnull (strstr (text, "Step 1 (click \"Save draft\") was held for the person"));
-    g_assert_null (strstr (text, "Saved as recipe"));
-    structured = result_structured (call.result);
-    g_assert_true (json_object_get_boolean_member (structured, "held"));
-    g_assert_cmpstr (json_object_get_string_member (structured, "id"), ==, "b1:k-K3");
-    g_assert_null (chp_mcp_context_recall (w.env.context, "recipe:" SHOP ":save-draft"));
-    g_assert_cmpint (chp_approval_rule_get_use_count (rule), ==, 2);
-    call_clear (&call);
-  }
-
-  /* browser_wait says how it ended, as after the person's own Approve. */
-  call_start (w.env.tools, w.env.context, "browser_wait", "{\"id\":\"b1:k-K3\",\"timeoutMs\":1000}",
-              NULL, &call);
-  {
-    g_autofree char *ran = hold_json ("K3", "done", "write", SHOP, ",\"changes\":{}");
-
-    request = browser_request (w.client, "browser.hold.status");
-    browser_answer (w.client, request, ran);
-    g_clear_pointer (&request, json_object_unref);
-  }
-  call_wait (&call);
-  g_assert_cmpstr (json_object_get_string_member (result_structured (call.result), "state"), ==,
-                   "done");
-  call_clear (&call);
-  world_stop (&w);
-}
-
-/* A rule's approval that the browser did not carry out (no answer in time, gone, a Stop) is not
- * a use of the rule, and the hold, still held in the browser, becomes a card the person decides
- * on: before, it was counted and audited, and nobody saw the hold. */
-static void
-test_not_done_is_a_card (void)
-{
-  World w = { 0, };
-  g_autoptr(ChpAgentSession) agent = NULL;
-  g_autoptr(JsonObject) request = NULL;
-  g_autoptr(GPtrArray) stored = NULL;
-  g_autofree char *audit = NULL;
-  g_autofree char *done = hold_json ("K2", "done", "write", SHOP, "");
-  ChpApprovalRule *rule;
-  ChpHold *hold;
-  gboolean finished = FALSE;
-  guint arrived;
-  Call call = { 0, };
-
-  world_start (&w);
-  agent = add_agent (&w, "session-1", "test-agent");
-  rule = make_rule (&w, "K1", SHOP);
-  arrived = w.arrived;
-
-  act_held (&w, w.env.context, "K2", "write", SHOP, &call);
-  request = browser_request (w.client, "extension.hold.resolve");
-  browser_refuse (w.client, request, "timeout", "The browser did not answer in time");
-  g_clear_pointer (&request, json_object_unref);
-  call_wait (&call);
-  g_assert_true (json_object_get_boolean_member (result_structured (call.result), "held"));
-  call_clear (&call);
-
-  g_assert_cmpuint (w.arrived, ==, arrived + 1);
-  hold = chp_hold_list_lookup (chp_engine_get_holds (w.env.engine), w.client->device_id, "K2");
-  g_assert_nonnull (hold);
-  g_assert_cmpint (chp_approval_rule_get_use_count (rule), ==, 0);
-  stored = stored_rules (&w);
-  g_assert_cmpint (((ChpRuleInfo *) g_ptr_array_index (stored, 0))->use_count, ==, 0);
-  audit = rule_audit (&w);
-  g_assert_cmpstr (audit, ==, "create created\n");
-
-  /* The person approves the card; that is their approval, not the rule's. */
-  chp_engine_resolve_hold_async (w.env.engine, w.client->device_id, "K2", "approve", done_cb,
-                                 &finished);
-  request = browser_request (w.client, "extension.hold.resolve");
-  browser_answer (w.client, request, done);
-  chp_test_until (finished);
-  g_assert_cmpuint (n_holds (&w), ==, 0);
-  g_assert_cmpint (chp_approval_rule_get_use_count (rule), ==, 0);
-  world_stop (&w);
-}
 
 /* Another connection to the engine's database makes a rule's revoke fail as a full disk would
  * (@refuse), or lets it through again; the engine's statement sees the change at its next step. */
@@ -841,8 +659,7 @@ test_mcp_tools_add_rules (void)
   g_test_add_func ("/chaperone/mcp-tools/rules/always-allow", test_always_allow);
   g_test_add_func ("/chaperone/mcp-tools/rules/expired", test_expired);
   g_test_add_func ("/chaperone/mcp-tools/rules/nothing-else-makes-one", test_nothing_else_makes_one);
-  g_test_add_func ("/chaperone/mcp-tools/rules/call-and-batch", test_call_and_batch);
-  g_test_add_func ("/chaperone/mcp-tools/rules/not-done-is-a-card", test_not_done_is_a_card);
+  test_mcp_tools_add_rules_ran ();
   g_test_add_func ("/chaperone/mcp-tools/rules/revoke-not-saved", test_revoke_not_saved);
   g_test_add_func ("/chaperone/mcp-tools/rules/cap", test_cap);
 }

@@ -25,6 +25,24 @@
 
 static GtkApplication *app;
 
+/* The label under @widget whose text starts with @start, or %NULL. */
+static GtkLabel *
+label_starting (GtkWidget  *widget,
+                const char *start)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *found;
+
+      if (GTK_IS_LABEL (child) && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (child)), start))
+        return GTK_LABEL (child);
+      if ((found = label_starting (child, start)) != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 typedef struct
 {
   ChpEngine *engine;
@@ -212,6 +230,7 @@ test_always_allow (Fixture       *f,
 {
   g_autoptr(JsonObject) request = NULL;
   GtkWidget *row;
+  GtkLabel *always;
   GtkWidget *rule_row;
   Act act = { 0 };
 
@@ -238,11 +257,19 @@ test_always_allow (Fixture       *f,
   chp_test_until (act.done && only (f, CHP_TYPE_HOLD_ROW) != NULL);
   g_clear_pointer (&act.answer, json_node_unref);
   row = only (f, CHP_TYPE_HOLD_ROW);
-  /* The agent as Chaperone knows it: its name, case-folded (the key its pauses use too). */
-  g_assert_true (chp_ui_test_shows_text (row, "Always allow changes on shop.example by test agent"));
+  /* The agent as Chaperone knows it: its name, case-folded (the key its pauses use too); and
+   * where the rule holds, as Grants says it: a rule made on this card approves the agent's
+   * writes in every paired browser. Said in full, even in a 360 px window. */
+  chp_ui_test_show_at (GTK_WINDOW (f->window), 360, 700);
+  always = label_starting (row, "Always allow");
+  g_assert_nonnull (always);
+  g_assert_cmpstr (gtk_label_get_text (always), ==,
+                   "Always allow changes on shop.example by test agent, in any browser");
+  g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (always)));
   g_assert_true (chp_ui_test_shows_text (row, "For 1 hour"));
   shoot (f, "rules-card.png");
   chp_ui_test_assert_fits (GTK_WIDGET (f->window), 360, "a write's card with Always Allow");
+  chp_ui_test_show_at (GTK_WINDOW (f->window), 800, 700);
   g_assert_cmpuint (chp_hold_row_duration_seconds (0), ==, 3600);
   g_assert_cmpuint (chp_hold_row_duration_seconds (1), <=, 24 * 3600);
   g_assert_cmpuint (chp_hold_row_duration_seconds (2), ==, 30 * 24 * 3600);

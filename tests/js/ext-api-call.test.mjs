@@ -101,6 +101,71 @@ test('a read goes from inside the page, signed by the page\'s own header, and co
   assert.deepEqual(plain.shape, { type: 'text' });
 });
 
+// Whatever the scheme of the page's Authorization header, a server that writes the credential
+// back (a "your token is …" page, an error that quotes the request) hands the agent nothing of it.
+test('an Authorization credential echoed back is scrubbed, whatever its scheme', async () => {
+  const s = await apiSetup();
+  const export_ = () => call(s, { method: 'GET', url: 'https://app.example/api/export' });
+  for (const [i, scheme] of ['Token', 'Basic', 'Digest', 'DPoP', 'MAC', 'Bearer', 'token', 'Api-Key_v2'].entries()) {
+    const secret = `q${i}Zr7vKp3Lm9Xw2Ns`;
+    request(s.wr, { url: 'https://app.example/api/contacts', documentId: s.top(),
+      headers: [{ name: 'Authorization', value: `${scheme}  ${secret}` }] });
+    s.reply = { status: 401, ok: false, contentType: 'text/plain', size: 60, truncated: false, ms: 1,
+      text: `you sent ${secret}, not valid; with its scheme: ${scheme}  ${secret}` };
+    const { text } = await export_();
+    assert.ok(text.startsWith('you sent [redacted], not valid;') && !text.includes(secret), `${scheme}: ${text}`);
+    s.reply = { status: 200, ok: true, contentType: 'application/json', size: 60, truncated: false, ms: 1,
+      json: { you: { sent: `"${secret}"` } } };
+    assert.ok(!JSON.stringify(await export_()).includes(secret), scheme);
+  }
+  // A token shorter than a secret (8 characters) is no secret worth a reply's words: it stays.
+  request(s.wr, { url: 'https://app.example/api/contacts', documentId: s.top(),
+    headers: [{ name: 'Authorization', value: 'Token ab12' }] });
+  s.reply = { status: 200, ok: true, contentType: 'text/plain', size: 20, truncated: false, ms: 1, text: 'id ab12 ok' };
+  assert.equal((await export_()).text, 'id ab12 ok');
+});
+
+// The page reads a text reply up to 64 KiB (api-fetch.js, run here for real on a fetch that
+// answers `body`); a secret the cut falls into leaves none of its first part at the end.
+test('a text reply cut in the middle of a secret leaves no part of it', async () => {
+  const s = await apiSetup();
+  const TOKEN68 = 'tK9wQ2xZ7mV4bN8rL3pJ6hF1';
+  const TAG_VALUE = 'mE7tA4cS9rF2tV8aL5uE3xQ0';   // a token tag's value the page never sent
+  request(s.wr, { url: 'https://app.example/api/contacts', documentId: s.top(),
+    headers: [{ name: 'Authorization', value: `Token ${TOKEN68}` }] });
+  const faked = s.fake.chrome.scripting.executeScript;
+  let body = '';
+  let type = 'text/plain';
+  s.fake.chrome.scripting.executeScript = async (inject) => {
+    if (inject.func?.name !== 'pageFetch') return faked(inject);
+    const fetch = globalThis.fetch;
+    globalThis.fetch = async () => new Response(body, { status: 200, headers: { 'content-type': type } });
+    try {
+      return [{ frameId: 0, documentId: inject.target.documentIds?.[0], result: await inject.func(...inject.args) }];
+    } finally {
+      globalThis.fetch = fetch;
+    }
+  };
+  const cases = [
+    ['an echoed token', 'text/plain', 'your key: ', TOKEN68, ' (keep it safe)'],
+    ['the page\'s CSRF header value', 'text/plain', 'csrf=', CSRF, '&next=1'],
+    ['a CSRF meta tag\'s value', 'text/html', '<meta name="csrf-token" content="', TAG_VALUE, '">'],
+    ['a hidden authenticity_token', 'text/html', '<input type="hidden" name="authenticity_token" value=\'', TAG_VALUE, '\'>'],
+    ['the page\'s CSRF value in its meta tag', 'text/html', '<meta name="csrf-token" content=', CSRF, '>'],
+  ];
+  for (const [what, contentType, before, secret, after] of cases) {
+    for (let k = 8; k < secret.length; k++) {
+      type = contentType;
+      // The 64 KiB cut falls k characters into the secret.
+      body = `${'x'.repeat(64 * 1024 - before.length - k)}${before}${secret}${after}${'y'.repeat(100)}`;
+      const answer = await call(s, { method: 'GET', url: 'https://app.example/api/export' });
+      assert.equal(answer.truncated, true);
+      assert.ok(answer.text.startsWith('xxxx'));
+      assert.ok(!answer.text.includes(secret.slice(0, 8)), `${what}, cut ${k} in: …${answer.text.slice(-60)}`);
+    }
+  }
+});
+
 test('only what the page already talks to; the floor; a credential the page never sent', async () => {
   const s = await apiSetup();
   await assert.rejects(call(s, { method: 'GET', url: 'https://evil.example/api/x' }),

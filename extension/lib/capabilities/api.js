@@ -266,13 +266,20 @@ const TAG_NAME = /\b(?:name|id|property)\s*=\s*("[^"]*|'[^']*|[^\s"'>]*)/gi;
 const TOKEN_WORD = /csrf|xsrf|token|authenticity|nonce/i;
 const isTokenTag = (tag) => [...tag.matchAll(TAG_NAME)].some((m) => TOKEN_WORD.test(m[1]));
 const TAG_VALUE = /(\b(?:content|value)\s*=\s*)(?:"[^"]*"|'[^']*'|[^\s"'>]+)/gi;
+// A tag a cut reply ends inside: its name may lie past the cut, so any value in it goes, the
+// one the cut left open included.
+const OPEN_TAG = /<(?:meta|input)\b[^<>]*$/i;
+const OPEN_TAG_VALUE = /(\b(?:content|value)\s*=\s*)(?:"[^"]*"?|'[^']*'?|[^\s"'>]+)/gi;
 const MIN_SECRET = 8;
+// An Authorization value's scheme (RFC 7235: a token, then whitespace): Bearer, Token, Basic,
+// DPoP, MAC… A server that echoes the credential back writes its token68 alone as often as not.
+const AUTH_SCHEME = /^\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+\s+/;
 
-/** The forms a secret may take in a reply: as sent, its token without "Bearer", JSON- and URL-escaped. */
+/** The forms a secret may take in a reply: as sent, its token without a scheme, JSON- and URL-escaped. */
 function formsOf(secrets) {
   const out = new Set();
   for (const s of secrets) {
-    for (const v of [s, s.replace(/^\s*bearer\s+/i, '')]) {
+    for (const v of [s, s.replace(AUTH_SCHEME, '').trim()]) {
       if (v.length < MIN_SECRET) continue;
       out.add(v);
       out.add(v.replace(/\//g, '\\/'));
@@ -291,6 +298,7 @@ function scrub(text, forms, cut = false) {
   let out = text.includes('<') ? text.replace(TOKEN_TAG, (tag) => (isTokenTag(tag) ? tag.replace(TAG_VALUE, '$1"[redacted]"') : tag)) : text;
   for (const v of forms) if (out.length >= v.length && out.includes(v)) out = out.split(v).join('[redacted]');
   if (cut) {
+    out = out.replace(OPEN_TAG, (tag) => tag.replace(OPEN_TAG_VALUE, '$1"[redacted]"'));
     for (const v of forms) {
       for (let n = v.length - 1; n >= MIN_SECRET / 2; n--) {
         if (out.endsWith(v.slice(0, n))) {

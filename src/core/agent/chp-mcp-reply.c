@@ -20,6 +20,7 @@ typedef struct
   ToolCall            *call;       /* for @format's prepare: the tool's task keeps it alive */
   const ReplyFormat   *format;     /* (nullable) */
   JsonNode            *answer;     /* the browser's, then the redacted one */
+  JsonNode            *ruled;      /* (nullable): the engine's word on a rule's approval, redacted */
   GError              *error;
   gpointer             data;       /* @format's, from prepare to the tool */
   GAsyncReadyCallback  callback;
@@ -33,6 +34,7 @@ static void
 reply_clear (Reply *reply)
 {
   g_clear_pointer (&reply->answer, json_node_unref);
+  g_clear_pointer (&reply->ruled, json_node_unref);
   g_clear_error (&reply->error);
   if (reply->data != NULL)
     reply->format->free (g_steal_pointer (&reply->data));
@@ -58,6 +60,14 @@ reply_work (Reply *reply)
   /* The browser's own tree is ours alone since the engine handed it over: it goes here. */
   json_node_unref (reply->answer);
   reply->answer = clean;
+  /* A rule's outcome carries what the approved act changed, which the browser reported. */
+  if (reply->ruled != NULL)
+    {
+      JsonNode *ruled = chp_redact_json (reply->ruled, &count);
+
+      json_node_unref (reply->ruled);
+      reply->ruled = ruled;
+    }
 
   if (reply->data != NULL)
     reply->format->format (reply->data, clean);
@@ -164,8 +174,18 @@ engine_answered_cb (GObject      *source,
   GTask *task = user_data;
   ChpMcpTools *self = g_task_get_source_object (task);
   Reply *reply = g_task_get_task_data (task);
+  JsonObject *ruled;
 
   reply->answer = chp_engine_agent_call_finish (CHP_ENGINE (source), result, &reply->error);
+  ruled = chp_engine_agent_call_get_rule_run (result);
+  /* A copy of its own: the engine's task, which holds it, goes away on the main thread while the
+   * worker reads this. */
+  if (ruled != NULL && reply->answer != NULL)
+    {
+      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), ruled);
+
+      reply->ruled = chp_tool_json_copy_deep (node);
+    }
   if (reply->call != NULL)
     note_queue (reply->call, reply->asked_us, chp_engine_agent_call_get_queue_us (result));
   g_queue_push_tail (&self->replies, task);
@@ -310,6 +330,24 @@ chp_tool_reply_get_data (GAsyncResult *result)
   Reply *reply = g_task_get_task_data (G_TASK (result));
 
   return reply->data;
+}
+
+/**
+ * chp_tool_reply_get_rule_run:
+ *
+ * When the browser held the act and the person's "Always allow" rule approved that hold at once,
+ * how the approval ended (chp_engine_agent_call_get_rule_run()), redacted: the engine's word,
+ * which nothing in the browser's answer can stand in for.
+ *
+ * Returns: (transfer none) (nullable): that, or %NULL when nothing but the person decides
+ */
+JsonObject *
+chp_tool_reply_get_rule_run (GAsyncResult *result)
+{
+  Reply *reply = g_task_get_task_data (G_TASK (result));
+
+  return reply->ruled != NULL && JSON_NODE_HOLDS_OBJECT (reply->ruled)
+         ? json_node_get_object (reply->ruled) : NULL;
 }
 
 /**

@@ -285,6 +285,7 @@ void           chp_tool_agent_call           (ChpMcpTools     *self,
 JsonNode      *chp_tool_reply_finish         (GAsyncResult    *result,
                                               GError         **error);
 gpointer       chp_tool_reply_get_data       (GAsyncResult    *result);
+JsonObject    *chp_tool_reply_get_rule_run   (GAsyncResult    *result);
 JsonNode      *chp_tool_json_copy_deep       (JsonNode        *node);
 void           chp_tool_browser_call         (GTask           *task,
                                               const char      *method,
@@ -344,16 +345,26 @@ ChpMcpSnapshot *chp_tool_remember_snapshot   (ToolCall        *call,
                                               gint64          *out_document);
 gboolean       chp_tool_capture_has_password (JsonObject      *answer);
 
-/* tools/chp-tool-plan.c: the person's approvals, for every tool that writes */
+/* tools/chp-tool-plan.c: the person's approved plan, for every tool that writes */
 JsonNode      *chp_tool_plan_allowance       (ToolCall        *call);
 gboolean       chp_tool_act_may_write        (const char      *action);
 void           chp_tool_plan_step_used       (ToolCall        *call,
                                               JsonObject      *answer,
                                               JsonObject      *structured,
                                               GString         *text);
+
+/* tools/chp-tool-held.c: a write the browser held, for the person or for their rule */
 void           chp_tool_return_held          (GTask           *task,
                                               JsonObject      *answer,
-                                              const char      *action);
+                                              const char      *action,
+                                              JsonObject      *ruled);
+gboolean       chp_tool_batch_held           (GTask           *task,
+                                              JsonObject      *answer,
+                                              guint            n,
+                                              const char      *what,
+                                              JsonObject      *ruled,
+                                              JsonObject      *structured,
+                                              GString         *text);
 
 /* tools/chp-tool-site.c: what snapshots teach the site memory, and its arrival card */
 typedef void (*ChpSiteThen) (GTask *task);

@@ -24,6 +24,8 @@
 #define MAX_PARKED 32
 /* Holds whose agent is known; more than the holds that can wait (32) and some that ended. */
 #define MAX_HOLD_AGENTS 256
+/* On an agent call's task: how a rule's approval of the hold it made ended. */
+#define RULE_RUN_KEY "chp-engine-rule-run"
 
 typedef struct
 {
@@ -265,8 +267,9 @@ hold_to_card (ChpEngine  *self,
 /* What the agent's act answers when a rule ran it. A click answers as if it had never been held:
  * done, with what it changed. A call to the site's API or a batch answers as the browser held
  * it, exactly as when the person approves its card: their tools read a status, a body or steps
- * that only the browser's own answer has, and browser_wait tells how the hold ended (for a call,
- * done with its status). So does any act whose approval was not done. */
+ * that only the browser's own answer has; how the hold ended is the engine's note beside it
+ * (note_rule_run()), and browser_wait tells the same. So does any act whose approval was not
+ * done. */
 static JsonNode *
 agent_answer (RuleRun    *run,
               JsonObject *ended,
@@ -286,6 +289,51 @@ agent_answer (RuleRun    *run,
     }
 
   return g_steal_pointer (&run->answer);
+}
+
+/* The agent's tool must not say that the person decides when no card waits: it learns from the
+ * engine, on the call's task, that the rule approved its hold and how that ended — the browser's
+ * answer, which it still gets as it was, is no witness to that. */
+static void
+note_rule_run (RuleRun    *run,
+               JsonObject *ended,
+               const char *state)
+{
+  JsonObject *ran = json_object_new ();
+  JsonObject *changes = object_member (ended, "changes");
+  const char *error = chp_json_get_string (ended, "error");
+
+  json_object_set_string_member (ran, "site", chp_approval_rule_get_site (run->rule));
+  json_object_set_int_member (ran, "expiresAt", chp_approval_rule_get_expires_at (run->rule));
+  json_object_set_string_member (ran, "state", state);
+  if (changes != NULL)
+    json_object_set_object_member (ran, "changes", json_object_ref (changes));
+  if (error != NULL)
+    json_object_set_string_member (ran, "error", error);
+  g_object_set_data_full (G_OBJECT (run->call->task), RULE_RUN_KEY, ran,
+                          (GDestroyNotify) json_object_unref);
+}
+
+/**
+ * chp_engine_agent_call_get_rule_run:
+ * @result: a finished chp_engine_agent_call_async()'s result
+ *
+ * When the call's act was held and the person's "Always allow" rule approved the hold at once
+ * (no card), how that ended: the rule's `site` and `expiresAt`, the hold's `state` (`done`,
+ * `changed`, `failed`, `expired`…), and the browser's `changes` and `error` code. The call's
+ * answer itself stays the browser's, `held`.
+ *
+ * Returns: (transfer none) (nullable): that, or %NULL when no rule's approval ended the hold
+ *   (none matched, or it was not carried out and the hold is a card for the person)
+ */
+JsonObject *
+chp_engine_agent_call_get_rule_run (GAsyncResult *result)
+{
+  g_return_val_if_fail (G_IS_TASK (result), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == chp_engine_agent_call_async,
+                        NULL);
+
+  return g_object_get_data (G_OBJECT (result), RULE_RUN_KEY);
 }
 
 /* The rule's approval ran. Only an act that was done counts as the rule's use (in the list, the
@@ -330,8 +378,12 @@ rule_resolved_cb (GObject      *source,
     {
       g_ptr_array_remove_fast (self->agent_calls, call);
       if (!call->answered)
-        g_task_return_pointer (call->task, agent_answer (run, ended, done),
-                               (GDestroyNotify) json_node_unref);
+        {
+          if (state != NULL && !g_str_equal (state, "held"))
+            note_rule_run (run, ended, state);
+          g_task_return_pointer (call->task, agent_answer (run, ended, done),
+                                 (GDestroyNotify) json_node_unref);
+        }
       chp_engine_agent_call_free (call);
     }
 

@@ -177,6 +177,7 @@ JsonNode          *chp_engine_agent_call_finish      (ChpEngine           *self,
                                                       GAsyncResult        *result,
                                                       GError             **error);
 gint64             chp_engine_agent_call_get_queue_us (GAsyncResult       *result);
+JsonObject        *chp_engine_agent_call_get_rule_run (GAsyncResult       *result);
 void               chp_engine_audit_agent            (ChpEngine           *self,
                                                       const char          *tool,
                                                       const char          *outcome,

@@ -289,7 +289,7 @@ acted_cb (GObject      *source,
 
   if (chp_mcp_json_bool (answer, "held"))
     {
-      chp_tool_return_held (task, answer, json_object_get_string_member (call->args, "action"));
+      chp_tool_return_held (task, answer, action, chp_tool_reply_get_rule_run (result));
       return;
     }
 

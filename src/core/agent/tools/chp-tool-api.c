@@ -693,7 +693,7 @@ called_cb (GObject      *source,
     }
   if (chp_mcp_json_bool (answer, "held"))
     {
-      chp_tool_return_held (task, answer, "api");
+      chp_tool_return_held (task, answer, "api", chp_tool_reply_get_rule_run (result));
       return;
     }
 

@@ -531,59 +531,6 @@ save_recipe (ToolCall   *call,
   chp_tool_site_remember_recipe (call, b->site, name, b->given, names, text);
 }
 
-static const char *
-held_words (const char *kind)
-{
-  if (g_strcmp0 (kind, "outward") == 0)
-    return "it would send something from the person's account";
-  if (g_strcmp0 (kind, "delete") == 0)
-    return "it would delete something";
-  return "it would change data with the person's login, and no plan they approved covers it";
-}
-
-/* The held step: the hold the person's card shows, and the id browser_wait takes. FALSE when the
- * browser's hold is malformed (answered here). */
-static gboolean
-batch_held (GTask      *task,
-            JsonObject *answer,
-            guint       n,
-            JsonObject *structured,
-            GString    *text)
-{
-  ToolCall *call = call_of (task);
-  Batch *b = batch_of (task);
-  JsonObject *hold_object = step_member (answer, "hold");
-  g_autoptr(ChpHold) hold = NULL;
-  g_autofree char *id = NULL;
-  g_autoptr(GString) page = g_string_new (NULL);
-  g_autofree char *control = NULL;
-
-  if (hold_object != NULL)
-    hold = chp_hold_new_from_json (call->device_id, hold_object, NULL);
-  if (hold == NULL || !chp_tool_is_plain_id (chp_hold_get_id (hold)))
-    {
-      json_object_unref (structured);
-      chp_tool_return_error (task, "internal", "The browser held a step but its hold is malformed",
-                             NULL);
-      return FALSE;
-    }
-  id = g_strdup_printf ("%s:k-%s", call->alias, chp_hold_get_id (hold));
-  json_object_set_boolean_member (structured, "held", TRUE);
-  json_object_set_string_member (structured, "id", id);
-  g_string_append_printf (text, " Step %u (%s) was held for the person: %s. Nothing of it was "
-                          "sent, and the steps after it did not run. The person decides in the "
-                          "Chaperone app; call browser_wait with id %s for the outcome, then run "
-                          "the rest.", n, (char *) g_ptr_array_index (b->what, n - 1),
-                          held_words (chp_hold_get_kind (hold)), id);
-  control = chp_hold_dup_act_text (hold);
-  g_string_append_printf (page, "control: %s\nsite: %s", control,
-                          chp_hold_get_site (hold));
-  g_string_append_c (text, '\n');
-  chp_mcp_format_add_untrusted (text, call->marker, chp_hold_get_site (hold), page->str);
-  chp_tool_progress (call, 0, "Held: waiting for the person…");
-  return TRUE;
-}
-
 /* One line per step that ran; an API step's reply goes in @data, in the page's wrapper. */
 static void
 step_line (ToolCall   *call,
@@ -706,7 +653,8 @@ batch_answered_cb (GObject      *source,
     {
       guint n = CLAMP (chp_mcp_json_int (halted, "step", ran), 1, of);
 
-      if (!batch_held (task, answer, n, structured, text))
+      if (!chp_tool_batch_held (task, answer, n, g_ptr_array_index (b->what, n - 1),
+                                chp_tool_reply_get_rule_run (result), structured, text))
         return;
     }
   else if (halted != NULL)
