@@ -641,6 +641,13 @@ batch_answered_cb (GObject      *source,
   json_object_set_array_member (structured, "steps", shown);
   chp_tool_api_record_uses (call, uses);
 
+  /* A held step the person's rule ran at once is done too: the count says so, as the words
+   * after it do (chp_tool_batch_held). */
+  if (halted != NULL && chp_mcp_json_bool (answer, "held") &&
+      g_strcmp0 (chp_mcp_json_string (chp_tool_reply_get_rule_run (result), "state", NULL),
+                 "done") == 0 && done < of)
+    json_object_set_int_member (structured, "done", ++done);
+
   if (done == of && halted == NULL)
     g_string_append_printf (text, "Ran all %u steps in %" G_GINT64_FORMAT " ms, in the page, "
                             "with no round trip between them.", of,
