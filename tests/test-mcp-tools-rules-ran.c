@@ -146,14 +146,42 @@ test_call_batch_and_click (void)
     call_wait (&call);
     structured = assert_told_ruled (&call, "done", "b1:k-K3");
     text = result_text (call.result);
-    /* The step the rule ran counts as done, in the words and in the figures. */
+    /* The step the rule ran counts as done, in the words, its line and the figures. */
     g_assert_true (g_str_has_prefix (text, "Ran 1 of 2 steps"));
     g_assert_cmpint (json_object_get_int_member (structured, "done"), ==, 1);
+    g_assert_true (json_object_get_boolean_member (
+      json_array_get_object_element (json_object_get_array_member (structured, "steps"), 0), "ok"));
+    g_assert_nonnull (strstr (text, "held, then run by the person's Always-allow rule"));
     g_assert_nonnull (strstr (text, "Step 1 (click \"Save draft\")"));
-    g_assert_nonnull (strstr (text, "the steps after it did not run"));
+    g_assert_nonnull (strstr (text, "the steps after it did not run: run the rest"));
     g_assert_null (strstr (text, "Saved as recipe"));
     g_assert_null (chp_mcp_context_recall (w.env.context, "recipe:" SHOP ":save-draft"));
     g_assert_cmpint (chp_approval_rule_get_use_count (rule), ==, 2);
+    call_clear (&call);
+  }
+
+  /* The same batch's last step, held and run by the rule: nothing is left, and the agent is not
+   * told to run anything again (it would repeat the write). */
+  {
+    g_autofree char *ran = hold_json ("K5", "done", "write", SHOP, ",\"changes\":{}");
+
+    call_start (w.env.tools, w.env.context, "browser_batch",
+                "{\"tab\":\"b1:7\",\"steps\":[{\"act\":{\"target\":"
+                "{\"role\":\"button\",\"name\":\"Save draft\"},\"action\":\"click\"}}]}",
+                NULL, &call);
+    request = browser_request (w.client, "browser.batch");
+    held_then_ruled (&w, request, "K5",
+                     "{\"done\":0,\"of\":1,\"ms\":8,\"steps\":[{\"ok\":false,\"held\":true,"
+                     "\"ms\":8}],\"halted\":{\"step\":1,\"code\":\"held\",\"message\":\"Held "
+                     "for the person\"},\"held\":true,\"hold\":", ran);
+    g_clear_pointer (&request, json_object_unref);
+    call_wait (&call);
+    structured = assert_told_ruled (&call, "done", "b1:k-K5");
+    text = result_text (call.result);
+    g_assert_true (g_str_has_prefix (text, "Ran 1 of 1 steps"));
+    g_assert_nonnull (strstr (text, "nothing is left to run"));
+    g_assert_null (strstr (text, "run the rest"));
+    g_assert_cmpint (chp_approval_rule_get_use_count (rule), ==, 3);
     call_clear (&call);
   }
 
@@ -185,7 +213,7 @@ test_call_batch_and_click (void)
     call_wait (&call);
     assert_told_ruled (&call, "changed", "b1:k-K4");
     g_assert_nonnull (strstr (result_text (call.result), "did not run"));
-    g_assert_cmpint (chp_approval_rule_get_use_count (rule), ==, 2);
+    g_assert_cmpint (chp_approval_rule_get_use_count (rule), ==, 3);
     call_clear (&call);
   }
 
@@ -248,10 +276,52 @@ test_not_done_is_a_card (void)
   world_stop (&w);
 }
 
+/* Writes the rule approved that did not run as held are failed acts for the loop guard, as any
+ * failed act is: retried as they are, each would run the person's rule again. The third in a row
+ * pauses the agent. */
+static void
+test_failed_runs_count (void)
+{
+  World w = { 0, };
+  g_autoptr(ChpAgentSession) agent = NULL;
+  const char *ids[] = { "K2", "K3", "K4" };
+
+  world_start (&w);
+  agent = add_agent (&w, "session-1", "test-agent");
+  make_rule (&w, "K1", SHOP);
+
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      g_autofree char *changed = hold_json (ids[i], "changed", "write", SHOP, "");
+      g_autoptr(JsonObject) request = NULL;
+      Call call = { 0, };
+
+      act_held (&w, w.env.context, ids[i], "write", SHOP, &call);
+      request = browser_request (w.client, "extension.hold.resolve");
+      browser_answer (w.client, request, changed);
+      browser_event (w.client, "hold.changed", changed);
+      call_wait (&call);
+      g_test_message ("%s", result_text (call.result));
+      if (i + 1 < G_N_ELEMENTS (ids))
+        {
+          g_assert_false (result_is_error (call.result));
+          g_assert_false (json_object_get_boolean_member (result_structured (call.result), "ok"));
+        }
+      else
+        {
+          g_assert_true (result_is_error (call.result));
+          g_assert_nonnull (strstr (result_text (call.result), "Paused by Chaperone"));
+          g_assert_nonnull (strstr (result_text (call.result), "(this one: changed)"));
+        }
+      call_clear (&call);
+    }
+  world_stop (&w);
+}
 
 void
 test_mcp_tools_add_rules_ran (void)
 {
   g_test_add_func ("/chaperone/mcp-tools/rules/call-batch-and-click", test_call_batch_and_click);
   g_test_add_func ("/chaperone/mcp-tools/rules/not-done-is-a-card", test_not_done_is_a_card);
+  g_test_add_func ("/chaperone/mcp-tools/rules/failed-runs-count", test_failed_runs_count);
 }

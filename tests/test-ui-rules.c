@@ -261,10 +261,10 @@ test_always_allow (Fixture       *f,
    * where the rule holds, as Grants says it: a rule made on this card approves the agent's
    * writes in every paired browser. Said in full, even in a 360 px window. */
   chp_ui_test_show_at (GTK_WINDOW (f->window), 360, 700);
-  always = label_starting (row, "Always allow");
+  always = label_starting (row, "In any browser");
   g_assert_nonnull (always);
   g_assert_cmpstr (gtk_label_get_text (always), ==,
-                   "Always allow changes on shop.example by test agent, in any browser");
+                   "In any browser, always allow changes on shop.example by test agent");
   g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (always)));
   g_assert_true (chp_ui_test_shows_text (row, "For 1 hour"));
   shoot (f, "rules-card.png");

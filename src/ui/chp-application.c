@@ -111,6 +111,26 @@ display_release_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* The last window went while the app runs in the tray (the main window closed, or a pairing
+ * window left open then closed): what drawing them kept goes in a moment. Not for an app that
+ * never drew (started in the background): there is nothing to give back, and looking would make
+ * the display's drawing state for nothing. */
+static void
+chp_application_window_removed (GtkApplication *application,
+                                GtkWindow      *window)
+{
+  ChpApplication *self = CHP_APPLICATION (application);
+
+  GTK_APPLICATION_CLASS (chp_application_parent_class)->window_removed (application, window);
+
+  if (!self->background_hold || gtk_application_get_windows (application) != NULL)
+    return;
+  g_clear_handle_id (&self->display_release_id, g_source_remove);
+  self->display_release_id = g_timeout_add_seconds_full (G_PRIORITY_LOW, DISPLAY_RELEASE_DELAY_S,
+                                                         display_release_cb, self, NULL);
+  g_source_set_name_by_id (self->display_release_id, "[chaperone] display memory");
+}
+
 /* With no main window GTK would end the app with its last window; the hold keeps the engine
  * (and the browsers' bridge) running until the person opens the window again or quits. */
 static void
@@ -122,13 +142,9 @@ enter_background (ChpApplication *self)
   g_debug ("running in the background");
   self->background_hold = TRUE;
   g_application_hold (G_APPLICATION (self));
-  /* Nothing draws in the tray: the libraries only a window uses give their pages back, and so
-   * does the display's drawing memory, once the X server has read the window's last frame. */
+  /* Nothing draws in the tray: the libraries only a window uses give their pages back (and the
+   * display's drawing memory, once the last window has gone: window_removed()). */
   chp_memory_page_out_soon ();
-  g_clear_handle_id (&self->display_release_id, g_source_remove);
-  self->display_release_id = g_timeout_add_seconds_full (G_PRIORITY_LOW, DISPLAY_RELEASE_DELAY_S,
-                                                         display_release_cb, self, NULL);
-  g_source_set_name_by_id (self->display_release_id, "[chaperone] display memory");
 }
 
 static void
@@ -573,6 +589,7 @@ chp_application_class_init (ChpApplicationClass *klass)
   app_class->startup = chp_application_startup;
   app_class->activate = chp_application_activate;
   app_class->shutdown = chp_application_shutdown;
+  GTK_APPLICATION_CLASS (klass)->window_removed = chp_application_window_removed;
 }
 
 static void

@@ -42,8 +42,13 @@ release_shared_images (GdkDisplay *display)
        * display's cairo device, whose pools these are. */
       root = cairo_xlib_surface_create (xdisplay, RootWindow (xdisplay, screen),
                                         DefaultVisual (xdisplay, screen), 1, 1);
+      /* The server has read every image so far: cairo may retire them all. */
+      gdk_display_sync (display);
       /* 16×16 ARGB: above cairo's least image of shared memory (128 bytes). */
       image = cairo_surface_create_similar_image (root, CAIRO_FORMAT_ARGB32, 16, 16);
+      /* Had no pool room for it, cairo attached a new pool: the server must have done so before
+       * the pool counts as free, or it would stay for good. */
+      gdk_display_sync (display);
       cairo_surface_destroy (image);
       cairo_surface_destroy (root);
     }

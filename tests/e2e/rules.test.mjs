@@ -71,7 +71,7 @@ test('Always Allow on a held Save draft: the next one runs with no card, the rul
     const held = await saveDraft('First');
     assert.equal(held.structuredContent?.held, true, JSON.stringify(held.structuredContent));
     assert.equal(held.structuredContent.kind, 'write');
-    await atspi('wait-label', `Always allow changes on ${host} by rules-e2e, in any browser`);
+    await atspi('wait-label', `In any browser, always allow changes on ${host} by rules-e2e`);
     await atspi('press', 'Always Allow');
     const done = H.ok(await call('browser_wait', { id: held.structuredContent.holdId, timeoutMs: 15000 }), 'wait');
     assert.equal(done.structuredContent.state, 'done', JSON.stringify(done.structuredContent));

@@ -358,6 +358,7 @@ void           chp_tool_return_held          (GTask           *task,
                                               JsonObject      *answer,
                                               const char      *action,
                                               JsonObject      *ruled);
+gboolean       chp_tool_rule_ran_ok          (JsonObject      *ruled);
 gboolean       chp_tool_batch_held           (GTask           *task,
                                               JsonObject      *answer,
                                               guint            n,

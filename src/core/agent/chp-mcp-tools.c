@@ -470,12 +470,17 @@ chp_tool_return (GTask      *task,
 
   if (chp_tool_loop_guard_failed (call, code))
     {
+      /* A failure that answers ok (a halted batch, a write a rule could not run) is noted on
+       * the task instead (chp-mcp-loop-guard.c). */
+      const char *failure = code != NULL ? code
+                            : g_object_get_data (G_OBJECT (task), CHP_LOOP_FAILURE_KEY);
       g_autofree char *message =
         g_strdup_printf ("Paused by Chaperone: your last %d acts on tab %s failed (this one: %s). "
                          "The person must resume you in the Chaperone app; meanwhile every call "
                          "answers paused. When resumed, take a new snapshot and try another way, "
                          "or ask the person.", LOOP_FAILURES,
-                         chp_mcp_json_string (call->args, "tab", ""), code);
+                         chp_mcp_json_string (call->args, "tab", ""),
+                         failure != NULL ? failure : "failed");
 
       json_node_unref (result);
       result = chp_mcp_format_error ("paused", message, NULL, call->self->result_max_chars);

@@ -120,8 +120,8 @@ static gboolean
 release_stack_below (unsigned long start,
                      unsigned long end)
 {
-  volatile char here = 0;
-  unsigned long sp = (unsigned long) &here;
+  /* The frame's own address, not a local's: under AddressSanitizer locals may live elsewhere. */
+  unsigned long sp = (unsigned long) __builtin_frame_address (0);
   unsigned long page = (unsigned long) sysconf (_SC_PAGESIZE);
   unsigned long limit;
 

@@ -170,10 +170,10 @@ fill_always (ChpHoldRow *self)
 
   host = chp_hold_site_for_title (chp_hold_get_site (self->hold));
   /* Translators: the first %s is a site's host name, the second an agent's name, e.g.
-   * "Always allow changes on notes.example by Claude Code, in any browser". The rule covers
+   * "In any browser, always allow changes on notes.example by Claude Code". The rule covers
    * that agent in every browser paired with Chaperone, not only the one this card came from,
    * as the rule's row in Grants says. */
-  text = g_strdup_printf (_("Always allow changes on %s by %s, in any browser"), host,
+  text = g_strdup_printf (_("In any browser, always allow changes on %s by %s"), host,
                           chp_engine_get_hold_agent (self->engine, self->hold));
   gtk_label_set_text (self->always_label, text);
   chp_a11y_name_dropdown (self->duration_dropdown, _("How long to always allow"));

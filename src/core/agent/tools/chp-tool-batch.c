@@ -545,7 +545,9 @@ step_line (ToolCall   *call,
   const char *what = g_ptr_array_index (b->what, n - 1);
 
   g_string_append_printf (lines, "%u. %s: ", n, what);
-  if (chp_mcp_json_bool (r, "held"))
+  if (chp_mcp_json_bool (r, "held") && chp_mcp_json_bool (r, "ranByRule"))
+    g_string_append (lines, "held, then run by the person's Always-allow rule");
+  else if (chp_mcp_json_bool (r, "held"))
     g_string_append (lines, "held");
   else if (error != NULL)
     g_string_append_printf (lines, "%s", chp_mcp_json_string (error, "code", "internal"));
@@ -592,6 +594,7 @@ batch_answered_cb (GObject      *source,
   guint of = json_array_get_length (b->wire);
   guint ran;
   gint64 done;
+  gboolean ran_by_rule;
 
   if (answer == NULL)
     return;
@@ -599,6 +602,10 @@ batch_answered_cb (GObject      *source,
   ran = results != NULL ? MIN (json_array_get_length (results), of) : 0;
   done = CLAMP (chp_mcp_json_int (answer, "done", 0), 0, (gint64) ran);
   halted = step_member (answer, "halted");
+  /* A held step the person's rule ran at once is done too: the count, its line and its `ok` say
+   * so, as the words after them do (chp_tool_batch_held). */
+  ran_by_rule = halted != NULL && chp_mcp_json_bool (answer, "held") &&
+                chp_tool_rule_ran_ok (chp_tool_reply_get_rule_run (result));
 
   structured = json_object_new ();
   json_object_set_int_member (structured, "done", done);
@@ -614,6 +621,11 @@ batch_answered_cb (GObject      *source,
 
       if (r == NULL)
         continue;
+      if (ran_by_rule && chp_mcp_json_bool (r, "held"))
+        {
+          json_object_set_boolean_member (r, "ok", TRUE);
+          json_object_set_boolean_member (r, "ranByRule", TRUE);
+        }
       json_object_set_boolean_member (s, "ok", chp_mcp_json_bool (r, "ok"));
       json_object_set_int_member (s, "ms", chp_mcp_json_int (r, "ms", 0));
       if (step_member (r, "error") != NULL)
@@ -641,11 +653,7 @@ batch_answered_cb (GObject      *source,
   json_object_set_array_member (structured, "steps", shown);
   chp_tool_api_record_uses (call, uses);
 
-  /* A held step the person's rule ran at once is done too: the count says so, as the words
-   * after it do (chp_tool_batch_held). */
-  if (halted != NULL && chp_mcp_json_bool (answer, "held") &&
-      g_strcmp0 (chp_mcp_json_string (chp_tool_reply_get_rule_run (result), "state", NULL),
-                 "done") == 0 && done < of)
+  if (ran_by_rule && done < of)
     json_object_set_int_member (structured, "done", ++done);
 
   if (done == of && halted == NULL)

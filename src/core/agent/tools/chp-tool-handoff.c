@@ -170,8 +170,9 @@ wait_text (ToolCall   *call,
   if (g_str_equal (kind, "k"))
     {
       if (g_str_equal (state, "done"))
-        return g_strdup_printf ("The person approved %s and it ran once. Take a new "
-                                "browser_snapshot to see the page now.", id);
+        return g_strdup_printf ("%s was approved (by the person, or by their Always-allow "
+                                "rule) and ran once. Take a new browser_snapshot to see the page "
+                                "now.", id);
       if (g_str_equal (state, "declined"))
         return g_strdup_printf ("The person declined %s: it did not run. Do not try it another "
                                 "way; ask the person how to continue.", id);
@@ -180,7 +181,7 @@ wait_text (ToolCall   *call,
                                 "person would approve is not what is there now. Take a new "
                                 "snapshot; if the act is still wanted, it will be held again.", id);
       if (g_str_equal (state, "failed"))
-        return g_strdup_printf ("The person approved %s, but it failed on the page. Take a new "
+        return g_strdup_printf ("%s was approved, but it failed on the page. Take a new "
                                 "snapshot.", id);
       return g_strdup_printf ("%s ended unanswered (its grant ended or the tab closed): it did not "
                               "run.", id);

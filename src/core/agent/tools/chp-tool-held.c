@@ -40,6 +40,40 @@ rule_site (JsonObject *ruled)
   return site;
 }
 
+/**
+ * chp_tool_rule_ran_ok:
+ * @ruled: (nullable): how the person's rule's approval of a held write ended
+ *   (chp_tool_reply_get_rule_run())
+ *
+ * Returns: whether the write ran, and the site did not answer it with an error
+ */
+gboolean
+chp_tool_rule_ran_ok (JsonObject *ruled)
+{
+  JsonNode *changes = ruled != NULL ? json_object_get_member (ruled, "changes") : NULL;
+  gint64 status = 0;
+
+  if (g_strcmp0 (chp_mcp_json_string (ruled, "state", NULL), "done") != 0)
+    return FALSE;
+  if (changes != NULL && JSON_NODE_HOLDS_OBJECT (changes))
+    status = chp_mcp_json_int (json_node_get_object (changes), "status", 0);
+  return status == 0 || (status >= 200 && status < 300);
+}
+
+/* A write the rule approved that did not run as asked is a failed act for the loop guard
+ * (chp-mcp-loop-guard.c): retried as it is, each try would run the person's rule again. */
+static void
+count_failure (GTask      *task,
+               JsonObject *structured)
+{
+  const char *code = chp_mcp_json_string (structured, "code", NULL);
+
+  g_object_set_data_full (G_OBJECT (task), CHP_LOOP_FAILURE_KEY,
+                          g_strdup (code != NULL ? code
+                                    : chp_mcp_json_string (structured, "state", "failed")),
+                          g_free);
+}
+
 /* "Approved at once by the person's rule…: @what ran once" or "…, but @what did not run: why",
  * and the same in @structured, which no longer says held: nobody is asked. Returns: whether it
  * was done, and the site did not answer it with an error */
@@ -100,7 +134,7 @@ ruled_outcome (ToolCall   *call,
     g_string_append_printf (text, ", but %s did not run: its grant ended or the tab closed", what);
   else
     g_string_append_printf (text, ", but %s did not run (%s)", what, state);
-  return g_str_equal (state, "done") && (status == 0 || (status >= 200 && status < 300));
+  return chp_tool_rule_ran_ok (ruled);
 }
 
 /* The browser held the act (@action: "click", "dblclick", "press", "drag", or "api" for a call
@@ -164,8 +198,11 @@ chp_tool_return_held (GTask      *task,
       g_autofree char *this = g_strdup_printf ("this %s", what);
       gboolean done = g_strcmp0 (chp_mcp_json_string (ruled, "state", NULL), "done") == 0;
 
-      json_object_set_boolean_member (structured, "ok",
-                                      ruled_outcome (call, ruled, this, id, structured, text));
+      gboolean ok = ruled_outcome (call, ruled, this, id, structured, text);
+
+      json_object_set_boolean_member (structured, "ok", ok);
+      if (!ok)
+        count_failure (task, structured);
       if (done)
         g_string_append_printf (text, ". %s Do not %s again.",
                                 api ? "Its reply is not kept: read the data again to see it."
@@ -230,11 +267,22 @@ chp_tool_batch_held (GTask      *task,
   id = g_strdup_printf ("%s:k-%s", call->alias, chp_hold_get_id (hold));
   if (ruled != NULL)
     {
+      gboolean last = n >= json_object_get_int_member_with_default (structured, "of", n);
+      gboolean ok;
+
       g_string_append_printf (text, " Step %u (%s) was held: it %s. ", n, what,
                               hold_words (chp_hold_get_kind (hold), TRUE));
-      ruled_outcome (call, ruled, "it", id, structured, text);
-      if (g_strcmp0 (chp_mcp_json_string (ruled, "state", NULL), "done") == 0)
+      ok = ruled_outcome (call, ruled, "it", id, structured, text);
+      if (!ok)
+        count_failure (task, structured);
+      if (ok && last)
+        g_string_append (text, ". It was the batch's last step: nothing is left to run; do not "
+                               "run the batch again.");
+      else if (ok)
         g_string_append (text, "; the steps after it did not run: run the rest.");
+      else if (last)
+        g_string_append (text, ". It was the batch's last step: take a new snapshot before "
+                               "trying it again.");
       else
         g_string_append (text, "; the steps after it did not run either: take a new snapshot, "
                                "then run the rest.");
