@@ -118,6 +118,24 @@ test('an Authorization credential echoed back is scrubbed, whatever its scheme',
       json: { you: { sent: `"${secret}"` } } };
     assert.ok(!JSON.stringify(await export_()).includes(secret), scheme);
   }
+  // Escaped as JSON writers and URL encoders write it (a cut JSON reply comes as text), and a
+  // Basic credential's user:password and password as the server decoded them.
+  const TOKEN = 'k+9/Zr7=vKp3Lm9';
+  const BASIC = `Basic ${btoa('alice:Pa55+word-long!')}`;
+  for (const [value, echoed] of [
+    [`Bearer ${TOKEN}`, 'k\\u002B9/Zr7=vKp3Lm9'],
+    [`Bearer ${TOKEN}`, 'k\\u002b9\\u002fZr7\\u003dvKp3Lm9'],
+    [`Bearer ${TOKEN}`, encodeURIComponent(TOKEN).replace(/%[0-9A-F]{2}/g, (x) => x.toLowerCase())],
+    [BASIC, 'Pa55+word-long!'],
+    [BASIC, 'alice:Pa55+word-long!'],
+  ]) {
+    request(s.wr, { url: 'https://app.example/api/contacts', documentId: s.top(),
+      headers: [{ name: 'Authorization', value }] });
+    s.reply = { status: 401, ok: false, contentType: 'text/plain', size: 60, truncated: false, ms: 1,
+      text: `{"sent":"${echoed}"` };
+    const { text } = await export_();
+    assert.equal(text, '{"sent":"[redacted]"', `${echoed}: ${text}`);
+  }
   // A token shorter than a secret (8 characters) is no secret worth a reply's words: it stays.
   request(s.wr, { url: 'https://app.example/api/contacts', documentId: s.top(),
     headers: [{ name: 'Authorization', value: 'Token ab12' }] });

@@ -275,15 +275,45 @@ const MIN_SECRET = 8;
 // DPoP, MAC… A server that echoes the credential back writes its token68 alone as often as not.
 const AUTH_SCHEME = /^\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+\s+/;
 
-/** The forms a secret may take in a reply: as sent, its token without a scheme, JSON- and URL-escaped. */
+const hex4 = (c, upper) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')[upper ? 'toUpperCase' : 'toLowerCase']()}`;
+// What JSON writers escape as \uXXXX besides quotes: ASP.NET's (+ < > & ' ") and the cautious
+// ones (every character that is not a letter or a digit).
+const HTML_SAFE = /[+<>&'"]/g;
+const NOT_ALNUM = /[^0-9A-Za-z]/g;
+
+/** A Basic credential's decoded `user:password`, and its password, or []. */
+function basicParts(value) {
+  const m = /^\s*basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i.exec(value);
+  if (!m) return [];
+  let plain = '';
+  try {
+    plain = atob(m[1]);
+  } catch {
+    return [];
+  }
+  const colon = plain.indexOf(':');
+  return colon < 0 ? [plain] : [plain, plain.slice(colon + 1)];
+}
+
+/**
+ * The forms a secret may take in a reply: as sent, its token without a scheme (and a Basic
+ * credential's decoded user:password and password), with slashes escaped, URL-encoded (either
+ * case of hex) and JSON-escaped as \uXXXX.
+ */
 function formsOf(secrets) {
   const out = new Set();
   for (const s of secrets) {
-    for (const v of [s, s.replace(AUTH_SCHEME, '').trim()]) {
+    for (const v of [s, s.replace(AUTH_SCHEME, '').trim(), ...basicParts(s)]) {
       if (v.length < MIN_SECRET) continue;
+      const url = encodeURIComponent(v);
       out.add(v);
       out.add(v.replace(/\//g, '\\/'));
-      out.add(encodeURIComponent(v));
+      out.add(url);
+      out.add(url.replace(/%[0-9A-F]{2}/g, (x) => x.toLowerCase()));
+      for (const upper of [true, false]) {
+        out.add(v.replace(HTML_SAFE, (c) => hex4(c, upper)));
+        out.add(v.replace(NOT_ALNUM, (c) => hex4(c, upper)));
+      }
     }
   }
   return [...out].sort((a, b) => b.length - a.length);
