@@ -105,6 +105,17 @@ test_memory_page_out (void)
 #endif
 }
 
+/* AddressSanitizer may keep a function's locals on a heap of its own (to find uses after
+ * return): deep calls would not grow the thread's stack at all. */
+#if defined(__SANITIZE_ADDRESS__)
+#define STACK_ON_HEAP 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STACK_ON_HEAP 1
+#endif
+#endif
+
+#if defined(MADV_PAGEOUT) && !defined(STACK_ON_HEAP)
 /* The resident KiB of the main thread's stack mapping. */
 static guint64
 stack_rss_kib (void)
@@ -133,23 +144,14 @@ deep (guint depth)
   below = depth > 0 ? deep (depth - 1) : 0;
   return below + (guint64) frame[sizeof frame - 512];
 }
+#endif
 
 /* In the tray: the main thread's stack below what is in use gives its pages back, and a deep
  * call afterwards works as before (it gets fresh pages). */
-#if defined(__SANITIZE_ADDRESS__)
-#define STACK_ON_HEAP 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define STACK_ON_HEAP 1
-#endif
-#endif
-
 static void
 test_memory_page_out_stack (void)
 {
 #ifdef STACK_ON_HEAP
-  /* AddressSanitizer may keep a function's locals on a heap of its own (to find uses after
-   * return): the deep calls would not grow the thread's stack at all. */
   g_test_skip ("built with AddressSanitizer: locals may not live on the stack");
 #elif defined(MADV_PAGEOUT)
   guint64 sum, deep_rss, after;
