@@ -59,6 +59,28 @@ held_then_ruled (World      *w,
   browser_event (w->client, "hold.changed", ended);
 }
 
+/* The batch @args, held at its first step as @id and run by the rule; → the answer, in @call.
+ * The browser halts there, as it does at any hold: @of steps, none done. */
+static void
+batch_ruled (World      *w,
+             const char *id,
+             const char *args,
+             guint       of,
+             Call       *call)
+{
+  g_autofree char *ran = hold_json (id, "done", "write", SHOP, ",\"changes\":{}");
+  g_autofree char *halted = g_strdup_printf (
+    "{\"done\":0,\"of\":%u,\"ms\":8,\"steps\":[{\"ok\":false,\"held\":true,\"ms\":8}],"
+    "\"halted\":{\"step\":1,\"code\":\"held\",\"message\":\"Held for the person\"},"
+    "\"held\":true,\"hold\":", of);
+  g_autoptr(JsonObject) request = NULL;
+
+  call_start (w->env.tools, w->env.context, "browser_batch", args, NULL, call);
+  request = browser_request (w->client, "browser.batch");
+  held_then_ruled (w, request, id, halted, ran);
+  call_wait (call);
+}
+
 /* The answer says what happened: no card waits for anyone, so it never says the person decides,
  * and it says which rule approved it and how that ended (@state, as browser_wait would). */
 static JsonObject *
@@ -131,19 +153,10 @@ test_call_batch_and_click (void)
   /* browser_batch with saveAs, held at its first step: the rule ran that step, the rest did not
    * run, and no recipe is kept from a batch whose second step never ran. */
   {
-    g_autofree char *ran = hold_json ("K3", "done", "write", SHOP, ",\"changes\":{}");
-
-    call_start (w.env.tools, w.env.context, "browser_batch",
-                "{\"tab\":\"b1:7\",\"saveAs\":\"save-draft\",\"steps\":[{\"act\":{\"target\":"
-                "{\"role\":\"button\",\"name\":\"Save draft\"},\"action\":\"click\"}},"
-                "{\"wait\":{\"text\":\"Saved\",\"timeoutMs\":2000}}]}", NULL, &call);
-    request = browser_request (w.client, "browser.batch");
-    held_then_ruled (&w, request, "K3",
-                     "{\"done\":0,\"of\":2,\"ms\":8,\"steps\":[{\"ok\":false,\"held\":true,"
-                     "\"ms\":8}],\"halted\":{\"step\":1,\"code\":\"held\",\"message\":\"Held "
-                     "for the person\"},\"held\":true,\"hold\":", ran);
-    g_clear_pointer (&request, json_object_unref);
-    call_wait (&call);
+    batch_ruled (&w, "K3",
+                 "{\"tab\":\"b1:7\",\"saveAs\":\"save-draft\",\"steps\":[{\"act\":{\"target\":"
+                 "{\"role\":\"button\",\"name\":\"Save draft\"},\"action\":\"click\"}},"
+                 "{\"wait\":{\"text\":\"Saved\",\"timeoutMs\":2000}}]}", 2, &call);
     structured = assert_told_ruled (&call, "done", "b1:k-K3");
     text = result_text (call.result);
     /* The step the rule ran counts as done, in the words, its line and the figures. */
@@ -163,19 +176,10 @@ test_call_batch_and_click (void)
   /* The same batch's last step, held and run by the rule: nothing is left, and the agent is not
    * told to run anything again (it would repeat the write). */
   {
-    g_autofree char *ran = hold_json ("K5", "done", "write", SHOP, ",\"changes\":{}");
-
-    call_start (w.env.tools, w.env.context, "browser_batch",
-                "{\"tab\":\"b1:7\",\"steps\":[{\"act\":{\"target\":"
-                "{\"role\":\"button\",\"name\":\"Save draft\"},\"action\":\"click\"}}]}",
-                NULL, &call);
-    request = browser_request (w.client, "browser.batch");
-    held_then_ruled (&w, request, "K5",
-                     "{\"done\":0,\"of\":1,\"ms\":8,\"steps\":[{\"ok\":false,\"held\":true,"
-                     "\"ms\":8}],\"halted\":{\"step\":1,\"code\":\"held\",\"message\":\"Held "
-                     "for the person\"},\"held\":true,\"hold\":", ran);
-    g_clear_pointer (&request, json_object_unref);
-    call_wait (&call);
+    batch_ruled (&w, "K5",
+                 "{\"tab\":\"b1:7\",\"steps\":[{\"act\":{\"target\":"
+                 "{\"role\":\"button\",\"name\":\"Save draft\"},\"action\":\"click\"}}]}",
+                 1, &call);
     structured = assert_told_ruled (&call, "done", "b1:k-K5");
     text = result_text (call.result);
     g_assert_true (g_str_has_prefix (text, "Ran 1 of 1 steps"));

@@ -33,17 +33,29 @@ wait_trims_above (guint count,
   return chp_memory_get_trims () > count;
 }
 
-/* The RSS of the process's file mappings, in KiB, as a person's tools see it. */
+/* The KiB that /proc file @path gives for @field ("RssFile:"), the first one after @section when
+ * there is one ("[stack]" in smaps): what a person's tools see. */
+static guint64
+proc_kib (const char *path,
+          const char *section,
+          const char *field)
+{
+  g_autofree char *contents = NULL;
+  const char *at;
+
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  at = section != NULL ? strstr (contents, section) : contents;
+  g_assert_nonnull (at);
+  at = strstr (at, field);
+  g_assert_nonnull (at);
+  return g_ascii_strtoull (at + strlen (field), NULL, 10);
+}
+
+/* The RSS of the process's file mappings. */
 static guint64
 rss_file_kib (void)
 {
-  g_autofree char *status = NULL;
-  const char *at;
-
-  g_assert_true (g_file_get_contents ("/proc/self/status", &status, NULL, NULL));
-  at = strstr (status, "RssFile:");
-  g_assert_nonnull (at);
-  return g_ascii_strtoull (at + strlen ("RssFile:"), NULL, 10);
+  return proc_kib ("/proc/self/status", NULL, "RssFile:");
 }
 
 /* In the tray: a read-only file mapping (a library's code, a font) and a private writable one
@@ -120,15 +132,7 @@ test_memory_page_out (void)
 static guint64
 stack_rss_kib (void)
 {
-  g_autofree char *smaps = NULL;
-  const char *at;
-
-  g_assert_true (g_file_get_contents ("/proc/self/smaps", &smaps, NULL, NULL));
-  at = strstr (smaps, "[stack]");
-  g_assert_nonnull (at);
-  at = strstr (at, "\nRss:");
-  g_assert_nonnull (at);
-  return g_ascii_strtoull (at + strlen ("\nRss:"), NULL, 10);
+  return proc_kib ("/proc/self/smaps", "[stack]", "\nRss:");
 }
 
 /* Uses `depth` frames of 16 KiB each, writing every page of them (as a window's layout recursing
